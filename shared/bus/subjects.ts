@@ -1,0 +1,40 @@
+// Every NATS subject of every contract, in one place. The version token lets a new contract run
+// beside an old one during a rolling upgrade.
+
+export const BUS_VERSION = 'v1';
+const root = `platform.${BUS_VERSION}`;
+
+/** Service names double as queue groups and as `$SRV.PING.<name>` targets for readiness checks. */
+export const ServiceName = {
+  storage: 'platform-storage',
+  authn: 'platform-authn',
+  authz: 'platform-authz',
+  admission: 'platform-admission',
+} as const;
+export type ServiceName = (typeof ServiceName)[keyof typeof ServiceName];
+
+/** Group prefixes under which each service adds its endpoints. */
+export const SubjectGroup = {
+  storage: `${root}.storage`,
+  authn: `${root}.authn`,
+  authz: `${root}.authz`,
+  admission: `${root}.admission`,
+} as const;
+
+export const Subjects = {
+  storageCreate: `${SubjectGroup.storage}.create`,
+  storageUpdate: `${SubjectGroup.storage}.update`,
+  storageDelete: `${SubjectGroup.storage}.delete`,
+  storageGet: `${SubjectGroup.storage}.get`,
+  authnAuthenticate: `${SubjectGroup.authn}.authenticate`,
+  authzAuthorize: `${SubjectGroup.authz}.authorize`,
+  admissionAdmit: `${SubjectGroup.admission}.admit`,
+} as const;
+
+/** The endpoint name is the last token of its subject. */
+export function endpointName(subject: string): string {
+  return subject.slice(subject.lastIndexOf('.') + 1);
+}
+
+/** Header carrying the Status code on an error reply (set by `@nats-io/services` respondError). */
+export const ERROR_CODE_HEADER = 'Nats-Service-Error-Code';

@@ -1,0 +1,101 @@
+// The shape of a registered resource type. One entry describes everything the generic machinery
+// needs: routes, discovery, OpenAPI, authorization attributes, validation and table output.
+
+import type { FieldError } from '../api/status.js';
+import type { ApiObject } from '../api/types.js';
+
+/** A JSON Schema (draft-07 subset that is also valid OpenAPI v2/v3): type, properties, required,
+ *  items, additionalProperties, enum, format, minimum/maximum, minLength/maxLength, pattern,
+ *  minItems/maxItems, description, and `x-kubernetes-*` markers (list-type, list-map-keys,
+ *  patch-merge-key, patch-strategy, int-or-string, preserve-unknown-fields, embedded-resource). */
+export type JsonSchema = Record<string, unknown>;
+
+export type Scope = 'Namespaced' | 'Cluster';
+
+/** Name rules per type (upstream ValidateObjectMeta name functions). */
+export type NameRule = 'dns-subdomain' | 'dns-label' | 'path-segment';
+
+export interface TableColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format?: string;
+  description?: string;
+  /** 0 = always shown, 1 = shown with `-o wide`. */
+  priority?: number;
+  /** Cell value for one object. */
+  cell(obj: ApiObject): unknown;
+}
+
+export interface VersionDef {
+  name: string;
+  /** Schema of the whole object except apiVersion/kind/metadata (those are added by the registry). */
+  schema: JsonSchema;
+  deprecated?: boolean;
+  /** Text of the `Warning` header for a deprecated version. */
+  deprecationWarning?: string;
+  /** Release in which the version is removed, for `apiserver_requested_deprecated_apis`. */
+  removedRelease?: string;
+  /** Version-specific defaults applied to objects written through this version. */
+  defaults?(obj: ApiObject): void;
+}
+
+/** Hooks of the generic store, after kube-apiserver's RESTCreateStrategy/RESTUpdateStrategy. */
+export interface Strategy {
+  /** Fill defaults in place (after decoding, before validation). */
+  defaults?(obj: ApiObject): void;
+  /** Normalise on create, e.g. clear `status` for types with a status subresource. */
+  prepareForCreate?(obj: ApiObject): void;
+  /** Normalise on update of the main resource, e.g. keep `status` from `old`. */
+  prepareForUpdate?(obj: ApiObject, old: ApiObject): void;
+  /** Type-specific validation beyond the JSON schema (metadata is validated generically). */
+  validate?(obj: ApiObject): FieldError[];
+  validateUpdate?(obj: ApiObject, old: ApiObject): FieldError[];
+}
+
+export interface Subresources {
+  /** `/status`: updates only `status`; the main resource ignores `status` changes. */
+  status?: boolean;
+  /** `/scale` (autoscaling/v1 Scale). */
+  scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
+  /** Other subresources served by later issues (`log`, `exec`, `approval`, `token`, `eviction`,
+   *  `binding`, `proxy`, ...): listed in discovery with their verbs. */
+  others?: Array<{ name: string; kind: string; verbs: string[] }>;
+}
+
+export interface ResourceType {
+  group: string;
+  versions: VersionDef[];
+  /** Version objects are stored in (the first served version when absent). */
+  storageVersion?: string;
+  kind: string;
+  listKind?: string;
+  plural: string;
+  singular: string;
+  scope: Scope;
+  shortNames?: string[];
+  categories?: string[];
+  /** Verbs served; default for stored types: create delete deletecollection get list patch update watch.
+   *  Virtual types (reviews) use ['create']. */
+  verbs?: string[];
+  /** Not stored: a POSTed object is processed and answered, never persisted. */
+  virtual?: boolean;
+  nameRule?: NameRule;
+  subresources?: Subresources;
+  /** Extra table columns after `Name` (the default table is Name + Created At). */
+  columns?: TableColumn[];
+  /** Field selectors beyond metadata.name/metadata.namespace, e.g. `spec.nodeName` for pods. */
+  fieldSelectors?: Record<string, (obj: ApiObject) => string | undefined>;
+  /** Whether updates to anything but metadata/status bump metadata.generation (default true). */
+  generation?: boolean;
+  strategy?: Strategy;
+  /** Objects live in another resource's storage (e.g. events.platform.io Events in core events),
+   *  converted on the way in and out. */
+  storedAs?: {
+    group: string;
+    resource: string;
+    toStored(obj: ApiObject): ApiObject;
+    fromStored(obj: ApiObject): ApiObject;
+  };
+}
+
+export const DEFAULT_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] as const;
