@@ -1,0 +1,121 @@
+// Service configuration: flags named as in the spec (`--token-auth-file`), the same options as
+// environment variables (`PLATFORM_TOKEN_AUTH_FILE`) and as keys of a YAML file given with
+// `--config` (`token-auth-file: ...`). Precedence: flag > env > file > default.
+
+import { readFileSync } from 'node:fs';
+import YAML from 'yaml';
+
+export type OptionType = 'string' | 'boolean' | 'number' | 'list' | 'duration';
+
+export interface OptionSpec {
+  type: OptionType;
+  default?: string | boolean | number | string[];
+  description?: string;
+  /** Repeatable flag (`--oidc-required-claim a=b --oidc-required-claim c=d`); implies type list. */
+  repeatable?: boolean;
+}
+
+export type OptionSpecs = Record<string, OptionSpec>;
+export type OptionValue = string | boolean | number | string[] | undefined;
+export type Options<S extends OptionSpecs> = { [K in keyof S]: OptionValue };
+
+export class OptionsError extends Error {
+  override name = 'OptionsError';
+}
+
+export function envName(flag: string): string {
+  return 'PLATFORM_' + flag.toUpperCase().replace(/-/g, '_');
+}
+
+/** Parses Go-style durations (`2m`, `1h30m`, `500ms`, `10s`) and bare seconds into milliseconds. */
+export function parseDuration(s: string): number {
+  if (/^\d+(\.\d+)?$/.test(s)) return Number(s) * 1000;
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
+  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  let total = 0;
+  let consumed = 0;
+  for (const m of s.matchAll(re)) {
+    total += Number(m[1]) * units[m[2]!]!;
+    consumed += m[0].length;
+  }
+  if (consumed !== s.length || consumed === 0) throw new OptionsError(`invalid duration ${JSON.stringify(s)}`);
+  return total;
+}
+
+function convert(flag: string, spec: OptionSpec, raw: unknown): OptionValue {
+  if (raw === undefined || raw === null) return undefined;
+  switch (spec.type) {
+    case 'boolean':
+      if (typeof raw === 'boolean') return raw;
+      if (raw === '' || raw === 'true' || raw === '1') return true;
+      if (raw === 'false' || raw === '0') return false;
+      throw new OptionsError(`--${flag} expects true or false, got ${JSON.stringify(raw)}`);
+    case 'number': {
+      const n = Number(raw);
+      if (!Number.isFinite(n)) throw new OptionsError(`--${flag} expects a number, got ${JSON.stringify(raw)}`);
+      return n;
+    }
+    case 'duration':
+      return typeof raw === 'number' ? raw * 1000 : parseDuration(String(raw));
+    case 'list':
+      if (Array.isArray(raw)) return raw.map(String);
+      return String(raw)
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+    default:
+      return String(raw);
+  }
+}
+
+/** Parses argv (without node and script), env and an optional `--config` YAML file. */
+export function parseOptions<S extends OptionSpecs>(specs: S, argv: string[], env: NodeJS.ProcessEnv = {}): Options<S> & { config?: string } {
+  const fromFlags = new Map<string, unknown>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) throw new OptionsError(`unexpected argument ${JSON.stringify(arg)}`);
+    const eq = arg.indexOf('=');
+    const name = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
+    const spec = name === 'config' ? ({ type: 'string' } as OptionSpec) : specs[name];
+    if (!spec) throw new OptionsError(`unknown flag --${name}`);
+    let value: string;
+    if (eq >= 0) value = arg.slice(eq + 1);
+    else if (spec.type === 'boolean' && (argv[i + 1] === undefined || argv[i + 1]!.startsWith('--'))) value = 'true';
+    else {
+      const next = argv[++i];
+      if (next === undefined) throw new OptionsError(`--${name} needs a value`);
+      value = next;
+    }
+    if (spec.repeatable) fromFlags.set(name, [...((fromFlags.get(name) as string[]) ?? []), value]);
+    else fromFlags.set(name, value);
+  }
+  const configPath = (fromFlags.get('config') as string | undefined) ?? env.PLATFORM_CONFIG;
+  let fromFile: Record<string, unknown> = {};
+  if (configPath) {
+    const parsed = YAML.parse(readFileSync(configPath, 'utf8')) as unknown;
+    if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) throw new OptionsError(`${configPath}: expected a mapping of flag names to values`);
+    fromFile = (parsed ?? {}) as Record<string, unknown>;
+    for (const k of Object.keys(fromFile)) if (!specs[k]) throw new OptionsError(`${configPath}: unknown option ${k}`);
+  }
+  const out: Record<string, OptionValue> = {};
+  for (const [flag, spec] of Object.entries(specs)) {
+    const raw = fromFlags.has(flag) ? fromFlags.get(flag) : env[envName(flag)] !== undefined ? env[envName(flag)] : fromFile[flag];
+    out[flag] = raw === undefined ? spec.default : convert(flag, spec, raw);
+  }
+  if (configPath) out.config = configPath;
+  return out as Options<S> & { config?: string };
+}
+
+/** `--help` text listing each flag with its env name and default. */
+export function describeOptions(specs: OptionSpecs): string {
+  return Object.entries(specs)
+    .map(([flag, s]) => `  --${flag} (${s.type}; env ${envName(flag)})${s.default !== undefined ? ` [default ${JSON.stringify(s.default)}]` : ''}${s.description ? `\n      ${s.description}` : ''}`)
+    .join('\n');
+}
+
+/** Options every service shares. */
+export const commonOptions = {
+  'nats-url': { type: 'string', default: 'nats://127.0.0.1:4222', description: 'NATS server URL(s), comma separated' },
+  'nats-creds': { type: 'string', description: 'NATS credentials file' },
+  'log-level': { type: 'string', default: 'info', description: 'pino log level' },
+} satisfies OptionSpecs;
