@@ -1,0 +1,392 @@
+// The gateway's watch cache: current state of every object plus a change log covering the
+// retention window, fed in revision order by one KV watch. It answers get/list at any revision
+// inside the window (rolling the current state back through the log), waits for revisions for
+// consistent reads, and fans each change out to every HTTP watcher with one serialization.
+
+import type { ApiObject } from '../api/types.js';
+import { resourceExpired, gone, timeout, type Status } from '../api/status.js';
+import type { ObjectRef } from '../bus/messages.js';
+import { decodeKey } from './key-codec.js';
+
+export const DEFAULT_WINDOW_MS = 5 * 60_000;
+const DEFAULT_MAX_LOG_EVENTS = 500_000;
+
+export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** One object as the cache holds it. `object` is shared: callers must clone before changing it. */
+export interface CachedObject {
+  readonly ref: ObjectRef;
+  readonly sortKey: string;
+  readonly object: ApiObject;
+  readonly revision: number;
+  json?: string;
+}
+
+export function objectJson(o: CachedObject): string {
+  return (o.json ??= JSON.stringify(o.object));
+}
+
+interface ChangeEvent {
+  readonly revision: number;
+  readonly type: EventType;
+  /** New state; for DELETED the last state stamped with the deletion's revision. */
+  readonly obj: CachedObject;
+  readonly prev: CachedObject | undefined;
+  readonly at: number;
+  line?: string;
+}
+
+/** Where a watcher's bytes go. `write` returns false when the client is too slow; the cache then closes it. */
+export interface WatchSink {
+  write(chunk: string): boolean;
+  close(error?: Status): void;
+}
+
+export interface WatchOptions {
+  /** Objects outside the filter are invisible: leaving it looks like DELETED, entering like ADDED. */
+  filter?: (obj: ApiObject) => boolean;
+  /** Converts stored objects to the requested version/kind; null means the stored form. */
+  transform?: ((obj: ApiObject) => ApiObject) | null;
+  /** Send events with revision greater than this. */
+  afterRevision: number;
+  /** Initial state sent as ADDED first (already taken at `afterRevision`). */
+  initial?: CachedObject[];
+  /** After the initial events, a BOOKMARK annotated as their end (streaming lists). */
+  initialEventsEnd?: boolean;
+  bookmarks?: { apiVersion: string; kind: string } | null;
+  sink: WatchSink;
+}
+
+export interface WatchHandle {
+  stop(): void;
+}
+
+const INITIAL_EVENTS_END_ANNOTATION = 'platform.io/initial-events-end';
+
+class Watcher implements WatchHandle {
+  closed = false;
+  lastBookmark = 0;
+  constructor(
+    readonly state: ResourceState,
+    readonly opts: WatchOptions,
+  ) {}
+
+  matches(o: CachedObject | undefined): boolean {
+    if (!o) return false;
+    return !this.opts.filter || this.opts.filter(o.object);
+  }
+
+  serialize(type: EventType, o: CachedObject): string {
+    const t = this.opts.transform;
+    const json = t ? JSON.stringify(t(o.object)) : objectJson(o);
+    return `{"type":"${type}","object":${json}}\n`;
+  }
+
+  /** Decides what this watcher sees of one change and sends it. */
+  deliver(ev: ChangeEvent): void {
+    if (ev.revision <= this.opts.afterRevision) return;
+    const was = this.matches(ev.prev);
+    const is = ev.type !== 'DELETED' && this.matches(ev.obj);
+    let type: EventType;
+    if (ev.type === 'DELETED') {
+      if (!was) return;
+      type = 'DELETED';
+    } else if (was && is) type = 'MODIFIED';
+    else if (is) type = 'ADDED';
+    else if (was) type = 'DELETED';
+    else return;
+    // Watchers that see the event exactly as it happened share one serialized line.
+    let line: string;
+    if (!this.opts.transform && type === ev.type) line = ev.line ??= this.serialize(type, ev.obj);
+    else line = this.serialize(type, ev.obj);
+    this.send(line);
+  }
+
+  send(line: string): void {
+    if (this.closed) return;
+    if (!this.opts.sink.write(line)) {
+      this.stop();
+      this.opts.sink.close();
+    }
+  }
+
+  bookmark(revision: number, annotations?: Record<string, string>): void {
+    const b = this.opts.bookmarks;
+    if (!b || this.closed) return;
+    this.lastBookmark = revision;
+    const meta: Record<string, unknown> = { resourceVersion: String(revision) };
+    if (annotations) meta.annotations = annotations;
+    this.send(JSON.stringify({ type: 'BOOKMARK', object: { kind: b.kind, apiVersion: b.apiVersion, metadata: meta } }) + '\n');
+  }
+
+  stop(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.state.watchers.delete(this);
+  }
+}
+
+class ResourceState {
+  readonly objects = new Map<string, CachedObject>();
+  readonly log: ChangeEvent[] = [];
+  readonly watchers = new Set<Watcher>();
+  // Sorted keys change only when objects appear or vanish; values are looked up per read so
+  // modifications never need a re-sort.
+  private sortedKeys: string[] | null = null;
+
+  sorted(): CachedObject[] {
+    this.sortedKeys ??= [...this.objects.keys()].sort();
+    return this.sortedKeys.map((k) => this.objects.get(k)!);
+  }
+
+  invalidate(): void {
+    this.sortedKeys = null;
+  }
+}
+
+export function resourceKey(group: string, resource: string): string {
+  return `${group}/${resource}`;
+}
+
+export function sortKeyOf(ref: ObjectRef): string {
+  return ref.namespace ? `${ref.namespace}/${ref.name}` : ref.name;
+}
+
+interface Waiter {
+  revision: number;
+  resolve(): void;
+}
+
+export interface WatchCacheOptions {
+  windowMs?: number;
+  maxLogEvents?: number;
+  now?: () => number;
+}
+
+export interface KvChange {
+  key: string;
+  revision: number;
+  operation: 'PUT' | 'DEL' | 'PURGE';
+  value?: Uint8Array;
+}
+
+export class WatchCache {
+  /** Highest revision applied. */
+  revision = 0;
+  /** Oldest revision whose state can still be reconstructed; older exact reads are 410. */
+  compactedRevision = 0;
+  synced = false;
+  private readonly resources = new Map<string, ResourceState>();
+  private waiters: Waiter[] = [];
+  private readonly syncWaiters: Array<() => void> = [];
+  private readonly windowMs: number;
+  private readonly maxLogEvents: number;
+  private readonly now: () => number;
+  private logSize = 0;
+  private readonly snapshots = new Map<string, { at: number; items: CachedObject[] }>();
+  private readonly decoder = new TextDecoder();
+
+  constructor(opts: WatchCacheOptions = {}) {
+    this.windowMs = opts.windowMs ?? DEFAULT_WINDOW_MS;
+    this.maxLogEvents = opts.maxLogEvents ?? DEFAULT_MAX_LOG_EVENTS;
+    this.now = opts.now ?? Date.now;
+  }
+
+  private state(resource: string): ResourceState {
+    let s = this.resources.get(resource);
+    if (!s) this.resources.set(resource, (s = new ResourceState()));
+    return s;
+  }
+
+  /** Applies one KV entry. Entries at or below the applied revision are redeliveries and dropped. */
+  apply(change: KvChange): void {
+    if (change.revision <= this.revision) return;
+    let ref: ObjectRef;
+    try {
+      ref = decodeKey(change.key);
+    } catch {
+      this.advance(change.revision);
+      return;
+    }
+    if (change.operation === 'PUT') {
+      const object = JSON.parse(this.decoder.decode(change.value)) as ApiObject;
+      (object.metadata ??= {}).resourceVersion = String(change.revision);
+      this.record(ref, change.revision, object);
+    } else {
+      this.record(ref, change.revision, null);
+    }
+    this.advance(change.revision);
+  }
+
+  private record(ref: ObjectRef, revision: number, object: ApiObject | null): void {
+    const st = this.state(resourceKey(ref.group, ref.resource));
+    const sortKey = sortKeyOf(ref);
+    const prev = st.objects.get(sortKey);
+    let ev: ChangeEvent;
+    if (object) {
+      const obj: CachedObject = { ref, sortKey, object, revision };
+      if (!prev) st.invalidate();
+      st.objects.set(sortKey, obj);
+      ev = { revision, type: prev ? 'MODIFIED' : 'ADDED', obj, prev, at: this.now() };
+    } else {
+      if (!prev) return;
+      st.objects.delete(sortKey);
+      st.invalidate();
+      const last: ApiObject = { ...prev.object, metadata: { ...prev.object.metadata, resourceVersion: String(revision) } };
+      ev = { revision, type: 'DELETED', obj: { ref, sortKey, object: last, revision }, prev, at: this.now() };
+    }
+    if (this.synced) {
+      st.log.push(ev);
+      this.logSize++;
+      for (const w of st.watchers) w.deliver(ev);
+      if (this.logSize > this.maxLogEvents) this.compact(true);
+    }
+  }
+
+  private advance(revision: number): void {
+    this.revision = revision;
+    if (this.waiters.length && this.waiters[0]!.revision <= revision) {
+      const ready = this.waiters.filter((w) => w.revision <= revision);
+      this.waiters = this.waiters.filter((w) => w.revision > revision);
+      for (const w of ready) w.resolve();
+    }
+  }
+
+  /** Called by the feed once the initial state is loaded; history before this is not available. */
+  markSynced(revision: number): void {
+    if (revision > this.revision) this.advance(revision);
+    this.compactedRevision = this.revision;
+    this.synced = true;
+    for (const f of this.syncWaiters.splice(0)) f();
+  }
+
+  whenSynced(): Promise<void> {
+    return this.synced ? Promise.resolve() : new Promise((r) => this.syncWaiters.push(r));
+  }
+
+  /** Resolves once `revision` is applied; rejects with 504 after `timeoutMs`. */
+  waitFor(revision: number, timeoutMs: number): Promise<void> {
+    if (revision <= this.revision && this.synced) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        revision,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(timeout(`Too large resource version: ${revision}, current: ${this.revision}`, 1));
+      }, timeoutMs);
+      timer.unref?.();
+      const i = this.waiters.findIndex((w) => w.revision > revision);
+      if (i < 0) this.waiters.push(waiter);
+      else this.waiters.splice(i, 0, waiter);
+    });
+  }
+
+  /** Drops log events older than the window (or beyond the size cap) and raises compactedRevision. */
+  compact(force = false): void {
+    const cutoff = this.now() - this.windowMs;
+    for (const st of this.resources.values()) {
+      let n = 0;
+      while (n < st.log.length && (st.log[n]!.at < cutoff || (force && n < st.log.length / 2))) n++;
+      if (n === 0) continue;
+      this.compactedRevision = Math.max(this.compactedRevision, st.log[n - 1]!.revision);
+      st.log.splice(0, n);
+      this.logSize -= n;
+    }
+    for (const [k, s] of this.snapshots) if (s.at < cutoff) this.snapshots.delete(k);
+  }
+
+  get(resource: string, namespace: string | undefined, name: string): CachedObject | undefined {
+    return this.resources.get(resource)?.objects.get(namespace ? `${namespace}/${name}` : name);
+  }
+
+  /** Current objects of a resource in key order (namespace, then name). Do not mutate. */
+  current(resource: string): CachedObject[] {
+    return this.resources.get(resource)?.sorted() ?? [];
+  }
+
+  count(resource: string): number {
+    return this.resources.get(resource)?.objects.size ?? 0;
+  }
+
+  /** Objects of a resource exactly as they were at `revision`, in key order. */
+  snapshot(resource: string, revision: number): CachedObject[] {
+    if (revision >= this.revision) return this.current(resource);
+    if (revision < this.compactedRevision) {
+      throw resourceExpired(`The resourceVersion for the provided list is too old: ${revision} (current window starts at ${this.compactedRevision})`);
+    }
+    const st = this.resources.get(resource);
+    if (!st) return [];
+    const memoKey = `${resource}@${revision}`;
+    const memo = this.snapshots.get(memoKey);
+    if (memo) return memo.items;
+    const log = st.log;
+    if (log.length === 0 || log[log.length - 1]!.revision <= revision) return st.sorted();
+    const m = new Map(st.objects);
+    for (let i = log.length - 1; i >= 0 && log[i]!.revision > revision; i--) {
+      const ev = log[i]!;
+      if (ev.prev) m.set(ev.prev.sortKey, ev.prev);
+      else m.delete(ev.obj.sortKey);
+    }
+    const items = [...m.keys()].sort().map((k) => m.get(k)!);
+    // Chunked lists read the same snapshot once per page; keep a few around.
+    if (this.snapshots.size >= 16) this.snapshots.delete(this.snapshots.keys().next().value!);
+    this.snapshots.set(memoKey, { at: this.now(), items });
+    return items;
+  }
+
+  /**
+   * Starts a watcher: sends the initial state (if any), replays logged changes after
+   * `afterRevision`, then follows live changes. Too old a revision → an ERROR event with 410.
+   */
+  watch(resource: string, opts: WatchOptions): WatchHandle {
+    const st = this.state(resource);
+    const w = new Watcher(st, opts);
+    if (opts.afterRevision < this.compactedRevision && !opts.initial) {
+      const status = gone(`too old resource version: ${opts.afterRevision} (${this.compactedRevision})`).status;
+      status.reason = 'Expired';
+      opts.sink.write(JSON.stringify({ type: 'ERROR', object: status }) + '\n');
+      opts.sink.close();
+      w.closed = true;
+      return w;
+    }
+    for (const o of opts.initial ?? []) {
+      if (w.closed) return w;
+      if (w.matches(o)) w.send(w.serialize('ADDED', o));
+    }
+    if (opts.initialEventsEnd) w.bookmark(opts.afterRevision, { [INITIAL_EVENTS_END_ANNOTATION]: 'true' });
+    for (const ev of st.log) {
+      if (w.closed) return w;
+      w.deliver(ev);
+    }
+    if (!w.closed) st.watchers.add(w);
+    return w;
+  }
+
+  /** Sends a BOOKMARK at the current revision to every watcher that asked for them and is behind. */
+  sendBookmarks(): void {
+    for (const st of this.resources.values()) {
+      for (const w of st.watchers) if (w.lastBookmark < this.revision) w.bookmark(this.revision);
+    }
+  }
+
+  watcherCount(): number {
+    let n = 0;
+    for (const st of this.resources.values()) n += st.watchers.size;
+    return n;
+  }
+
+  /** Closes every watcher (shutdown). */
+  closeAll(): void {
+    for (const st of this.resources.values()) {
+      for (const w of [...st.watchers]) {
+        w.stop();
+        w.opts.sink.close();
+      }
+    }
+  }
+}
