@@ -1,0 +1,68 @@
+// Helpers for handling decoded JSON that came from a client. Patches are hostile input: keys such
+// as `__proto__` and `constructor` must stay plain data, so every read checks own properties and
+// every write of `__proto__` defines a property instead of assigning (assignment would replace
+// the object's prototype).
+
+export type JsonObject = Record<string, unknown>;
+
+/** A JSON object: not null, not an array. */
+export function isJsonObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function hasOwn(o: JsonObject, key: string): boolean {
+  return Object.hasOwn(o, key);
+}
+
+/** The own value of `key`; inherited members (`constructor`, `toString`, ...) read as absent. */
+export function getOwn(o: JsonObject, key: string): unknown {
+  return Object.hasOwn(o, key) ? o[key] : undefined;
+}
+
+export function setOwn(o: JsonObject, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    o[key] = value;
+  }
+}
+
+/** A deep copy, so results never share structure with the caller's inputs. */
+export function cloneJson<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(cloneJson) as T;
+  if (isJsonObject(v)) {
+    const out: JsonObject = {};
+    for (const k of Object.keys(v)) setOwn(out, k, cloneJson(v[k]));
+    return out as T;
+  }
+  return v;
+}
+
+/** JSON equality: member order does not matter, types do (`10` is not `"10"`). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (isJsonObject(a)) {
+    if (!isJsonObject(b)) return false;
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(b).length) return false;
+    for (const k of ka) if (!Object.hasOwn(b, k) || !jsonEqual(a[k], b[k])) return false;
+    return true;
+  }
+  return false;
+}
+
+/** A short rendering of a value for error messages (a hostile value may be megabytes). */
+export function preview(v: unknown, max = 120): string {
+  let s: string;
+  try {
+    s = JSON.stringify(v) ?? String(v);
+  } catch {
+    s = String(v);
+  }
+  return s.length > max ? `${s.slice(0, max)}...` : s;
+}
