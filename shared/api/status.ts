@@ -40,7 +40,8 @@ export interface StatusDetails {
 export interface Status {
   kind: 'Status';
   apiVersion: 'v1';
-  metadata: Record<string, never>;
+  /** ListMeta: only an expired-continue 410 carries a (fresh, inconsistent) `continue` token. */
+  metadata: { continue?: string; resourceVersion?: string };
   status: 'Failure' | 'Success';
   message: string;
   reason: StatusReason | string;

@@ -1,0 +1,84 @@
+// Serves discovery (/api, /apis, group and group-version resource lists, aggregated discovery),
+// /version and OpenAPI v2/v3. Every document is generated from the registry once and served
+// from its serialized form with an ETag.
+
+import type { Registry } from '../../shared/registry/registry.js';
+import { negotiate, type Offer } from '../../shared/api/negotiate.js';
+import {
+  AGGREGATED_DISCOVERY_GROUP,
+  aggregatedDiscovery,
+  apiGroup,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  serializeDocument,
+  versionInfo,
+  type SerializedDocument,
+} from '../../shared/registry/discovery.js';
+import { openApiV2, openApiV3, type OpenApiV3Set } from '../../shared/registry/openapi.js';
+import type { Reply } from './reply.js';
+
+const AGGREGATED_AS = 'APIGroupDiscoveryList';
+const DISCOVERY_OFFERS: Offer[] = [
+  { mediaType: 'application/json', as: AGGREGATED_AS, group: AGGREGATED_DISCOVERY_GROUP, version: 'v2' },
+  { mediaType: 'application/json', as: AGGREGATED_AS, group: AGGREGATED_DISCOVERY_GROUP, version: 'v2beta1' },
+  { mediaType: 'application/json' },
+  { mediaType: 'application/yaml' },
+];
+
+export class Discovery {
+  private readonly docs = new Map<string, SerializedDocument>();
+  private readonly aggregated = new Map<string, SerializedDocument>();
+  private v2: SerializedDocument | undefined;
+  private v3: OpenApiV3Set | undefined;
+  private v3Root: SerializedDocument | undefined;
+
+  constructor(private readonly registry: Registry) {
+    this.docs.set('/api', serializeDocument(apiVersions()));
+    this.docs.set('/apis', serializeDocument(apiGroupList(registry)));
+    this.docs.set('/version', serializeDocument(versionInfo()));
+    const core = apiResourceList(registry, '', 'v1');
+    if (core) this.docs.set('/api/v1', serializeDocument(core));
+    for (const g of registry.groups()) {
+      const group = apiGroup(registry, g.name);
+      if (group) this.docs.set(`/apis/${g.name}`, serializeDocument(group));
+      for (const v of g.versions) {
+        const list = apiResourceList(registry, g.name, v);
+        if (list) this.docs.set(`/apis/${g.name}/${v}`, serializeDocument(list));
+      }
+    }
+    for (const which of ['api', 'apis'] as const) {
+      for (const v of ['v2', 'v2beta1'] as const) this.aggregated.set(`${which}:${v}`, serializeDocument(aggregatedDiscovery(registry, which, v)));
+    }
+  }
+
+  /** The document at `path`, or null when the path is not a discovery/OpenAPI path. */
+  document(path: string, _query: URLSearchParams, accept: string | undefined): Reply | null {
+    const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+    if (p === '/api' || p === '/apis') {
+      const offer = negotiate(accept, DISCOVERY_OFFERS);
+      if (offer.as === AGGREGATED_AS) {
+        const doc = this.aggregated.get(`${p.slice(1)}:${offer.version}`)!;
+        return { code: 200, body: doc.body, raw: true, etag: doc.etag, contentType: `application/json;g=${AGGREGATED_DISCOVERY_GROUP};v=${offer.version};as=${AGGREGATED_AS}` };
+      }
+    }
+    const doc = this.docs.get(p);
+    if (doc) return { code: 200, body: doc.body, raw: true, etag: doc.etag };
+    if (p === '/openapi/v2') {
+      this.v2 ??= serializeDocument(openApiV2(this.registry));
+      return { code: 200, body: this.v2.body, raw: true, etag: this.v2.etag };
+    }
+    if (p === '/openapi/v3') {
+      this.v3 ??= openApiV3(this.registry);
+      this.v3Root ??= serializeDocument(this.v3.root);
+      return { code: 200, body: this.v3Root.body, raw: true, etag: this.v3Root.etag };
+    }
+    if (p.startsWith('/openapi/v3/')) {
+      this.v3 ??= openApiV3(this.registry);
+      const entry = this.v3.documents.get(p.slice('/openapi/v3/'.length));
+      if (!entry) return null;
+      return { code: 200, body: entry.serialized.body, raw: true, etag: entry.serialized.etag };
+    }
+    return null;
+  }
+}

@@ -1,0 +1,106 @@
+// Authentication and authorization of a request through the authn and authz services, each
+// answer cached briefly so a busy client does not cost a bus round trip per request.
+
+import { createHash } from 'node:crypto';
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { UserInfo } from '../../shared/api/types.js';
+import { forbidden, unauthorized, failure, StatusReason } from '../../shared/api/status.js';
+import { busRequest } from '../../shared/bus/client.js';
+import { Subjects } from '../../shared/bus/subjects.js';
+import type { AuthnReply, AuthnRequest, AuthzAttributes, AuthzReply } from '../../shared/bus/messages.js';
+import { TtlCache } from '../../shared/ttl-cache.js';
+import type { RequestInfo } from '../../shared/api/request-info.js';
+
+export interface IdentityOptions {
+  authnCacheTtlMs: number;
+  authnFailureCacheTtlMs: number;
+  authzAllowCacheTtlMs: number;
+  authzDenyCacheTtlMs: number;
+  busTimeoutMs: number;
+}
+
+export const defaultIdentityOptions: IdentityOptions = {
+  authnCacheTtlMs: 10_000,
+  authnFailureCacheTtlMs: 2_000,
+  authzAllowCacheTtlMs: 1_000,
+  authzDenyCacheTtlMs: 1_000,
+  busTimeoutMs: 5_000,
+};
+
+/** Credentials taken from one request; never logged. */
+export interface Credentials {
+  token?: string;
+  certificates?: string[];
+  headers?: Record<string, string[]>;
+}
+
+export class Identity {
+  private readonly authnCache = new TtlCache<AuthnReply>(10_000);
+  private readonly authzCache = new TtlCache<AuthzReply>(50_000);
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly opts: IdentityOptions = defaultIdentityOptions,
+  ) {}
+
+  async authenticate(creds: Credentials): Promise<UserInfo> {
+    const key = credentialKey(creds);
+    let reply = this.authnCache.get(key);
+    if (!reply) {
+      const req: AuthnRequest = {};
+      if (creds.token !== undefined) req.token = creds.token;
+      if (creds.certificates?.length) req.certificates = creds.certificates;
+      if (creds.headers && Object.keys(creds.headers).length) req.headers = creds.headers;
+      reply = await busRequest<AuthnReply>(this.nc, Subjects.authnAuthenticate, req, this.opts.busTimeoutMs);
+      this.authnCache.set(key, reply, reply.authenticated ? this.opts.authnCacheTtlMs : this.opts.authnFailureCacheTtlMs);
+    }
+    if (!reply.authenticated || !reply.user) throw unauthorized();
+    return reply.user;
+  }
+
+  async authorize(attrs: AuthzAttributes): Promise<void> {
+    const key = JSON.stringify([attrs.user.username, attrs.user.uid, attrs.user.groups, attrs.user.extra, attrs.verb, attrs.isResourceRequest, attrs.path, attrs.apiGroup, attrs.resource, attrs.subresource, attrs.namespace, attrs.name]);
+    let reply = this.authzCache.get(key);
+    if (!reply) {
+      reply = await busRequest<AuthzReply>(this.nc, Subjects.authzAuthorize, attrs, this.opts.busTimeoutMs);
+      this.authzCache.set(key, reply, reply.decision === 'Allow' ? this.opts.authzAllowCacheTtlMs : this.opts.authzDenyCacheTtlMs);
+    }
+    if (reply.decision !== 'Allow') throw denial(attrs, reply.reason);
+  }
+}
+
+function credentialKey(c: Credentials): string {
+  const h = createHash('sha256');
+  h.update(c.token ?? '');
+  h.update('\0');
+  for (const cert of c.certificates ?? []) h.update(cert);
+  h.update('\0');
+  if (c.headers) h.update(JSON.stringify(c.headers));
+  return h.digest('base64');
+}
+
+/** The upstream-shaped 403: `User "bob" cannot get resource "secrets" in API group "" in the namespace "x"`. */
+export function denial(a: AuthzAttributes, reason?: string): Error {
+  const who = `User "${a.user.username}"`;
+  const suffix = reason ? `: ${reason}` : '';
+  if (!a.isResourceRequest) {
+    return failure(403, StatusReason.Forbidden, `forbidden: ${who} cannot ${a.verb} path "${a.path}"${suffix}`);
+  }
+  const res = a.subresource ? `${a.resource}/${a.subresource}` : a.resource!;
+  const scope = a.namespace ? ` in the namespace "${a.namespace}"` : a.resource === 'namespaces' && a.name ? '' : ' at the cluster scope';
+  const msg = `${who} cannot ${a.verb} resource "${res}" in API group "${a.apiGroup ?? ''}"${scope}${suffix}`;
+  return forbidden({ group: a.apiGroup ?? '', resource: a.resource! }, a.name ?? '', msg);
+}
+
+export function attributesFor(user: UserInfo, info: RequestInfo): AuthzAttributes {
+  const a: AuthzAttributes = { user, verb: info.verb, isResourceRequest: info.isResourceRequest, path: info.path };
+  if (info.isResourceRequest) {
+    a.apiGroup = info.apiGroup;
+    a.apiVersion = info.apiVersion;
+    a.resource = info.resource;
+    if (info.subresource) a.subresource = info.subresource;
+    if (info.namespace) a.namespace = info.namespace;
+    if (info.name) a.name = info.name;
+  }
+  return a;
+}

@@ -1,0 +1,63 @@
+// Gateway entry point: reads flags/env/config, connects to NATS, serves HTTPS.
+
+import { readFileSync } from 'node:fs';
+import { connect } from '@nats-io/transport-node';
+import { commonOptions, describeOptions, parseOptions, type OptionSpecs } from '../../shared/config/options.js';
+import { createLogger } from '../../shared/log.js';
+import { createBuiltinRegistry } from '../../shared/registry/builtin-registry.js';
+import { createGatewayService, defaultGatewayConfig } from './service.js';
+
+const specs = {
+  ...commonOptions,
+  'secure-port': { type: 'number', default: 6443, description: 'HTTPS port' },
+  'bind-address': { type: 'string', default: '127.0.0.1', description: 'address to listen on' },
+  'tls-cert-file': { type: 'string', description: 'serving certificate (PEM); without it the gateway serves plain HTTP' },
+  'tls-private-key-file': { type: 'string', description: 'serving key (PEM)' },
+  'client-ca-file': { type: 'string', description: 'CA bundle that client certificates are verified against' },
+  bucket: { type: 'string', default: 'objects', description: 'KV bucket holding the objects' },
+  'runtime-config': { type: 'string', default: '', description: 'enable/disable API versions: <group>/<version>[=true|false],...' },
+  'watch-cache-window': { type: 'duration', default: 5 * 60_000, description: 'how long watch history and continue tokens stay valid' },
+} satisfies OptionSpecs;
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--help')) {
+    process.stdout.write(`platform gateway\n\n${describeOptions(specs)}\n`);
+    return;
+  }
+  const o = parseOptions(specs, process.argv.slice(2), process.env);
+  const log = createLogger('gateway', o['log-level'] as string);
+  const read = (f: unknown) => (f ? readFileSync(f as string, 'utf8') : undefined);
+  const cert = read(o['tls-cert-file']);
+  const key = read(o['tls-private-key-file']);
+  if (Boolean(cert) !== Boolean(key)) throw new Error('--tls-cert-file and --tls-private-key-file go together');
+  const registry = createBuiltinRegistry({ runtimeConfig: o['runtime-config'] as string });
+  const nc = await connect({ servers: (o['nats-url'] as string).split(','), name: 'platform-gateway', maxReconnectAttempts: -1 });
+  const clientCA = read(o['client-ca-file']);
+  const gw = await createGatewayService({
+    nc,
+    registry,
+    log,
+    config: {
+      bucket: o.bucket as string,
+      watchWindowMs: o['watch-cache-window'] as number,
+      ...(cert && key ? { tls: { cert, key, ...(clientCA ? { clientCA } : {}) } } : {}),
+      identity: defaultGatewayConfig.identity,
+    },
+  });
+  await gw.ready;
+  const address = await gw.app.listen({ port: o['secure-port'] as number, host: o['bind-address'] as string });
+  log.info({ address }, 'gateway serving');
+  const stop = async () => {
+    log.info('shutting down');
+    await gw.close();
+    await nc.drain();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((err) => {
+  process.stderr.write(`gateway: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

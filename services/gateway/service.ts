@@ -1,0 +1,398 @@
+// The gateway: the HTTP(S) front of the API. It parses each request, authenticates and
+// authorizes it through the authn/authz services, serves discovery, OpenAPI and health, answers
+// reads from its watch cache and sends writes through admission to the storage service.
+
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { KV } from '@nats-io/kv';
+import YAML from 'yaml';
+import type { Logger } from 'pino';
+import { failure, methodNotSupported, StatusError, StatusReason, toStatus, type Status } from '../../shared/api/status.js';
+import { MAX_BODY_BYTES } from '../../shared/api/decode.js';
+import { negotiate, type Offer } from '../../shared/api/negotiate.js';
+import { parseRequestInfo, type RequestInfo } from '../../shared/api/request-info.js';
+import { ServiceName } from '../../shared/bus/subjects.js';
+import { Registry } from '../../shared/registry/registry.js';
+import { openObjectBucket } from '../../shared/store/kv-bucket.js';
+import { startCacheFeed, type CacheFeed } from '../../shared/store/kv-feed.js';
+import { WatchCache } from '../../shared/store/watch-cache.js';
+import { defaultHandlerOptions, ResourceHandlers, warningHeaders, type HandlerOptions, type RequestContext } from './handlers.js';
+import { attributesFor, defaultIdentityOptions, Identity, type Credentials, type IdentityOptions } from './identity.js';
+import { Discovery } from './discovery-routes.js';
+import { runChecks, type HealthCheck } from './health.js';
+import type { Reply } from './reply.js';
+import { ensureSystemNamespaces } from './bootstrap.js';
+import { GatewayMetrics } from './metrics.js';
+import { resolveTarget, type Target } from './target.js';
+
+export interface GatewayConfig {
+  bucket: string;
+  /** PEM material; without it the gateway serves plain HTTP (tests, or TLS terminated in front). */
+  tls?: { cert: string; key: string; clientCA?: string };
+  watchWindowMs: number;
+  bookmarkIntervalMs: number;
+  servicePingTimeoutMs: number;
+  identity: IdentityOptions;
+  handlers: HandlerOptions;
+}
+
+export const defaultGatewayConfig: GatewayConfig = {
+  bucket: 'objects',
+  watchWindowMs: 5 * 60_000,
+  bookmarkIntervalMs: 10_000,
+  servicePingTimeoutMs: 1_000,
+  identity: defaultIdentityOptions,
+  handlers: defaultHandlerOptions,
+};
+
+export interface GatewayDeps {
+  nc: NatsConnection;
+  registry: Registry;
+  config?: Partial<GatewayConfig>;
+  log: Logger;
+}
+
+export interface GatewayService {
+  app: FastifyInstance;
+  cache: WatchCache;
+  /** Resolves once the watch cache holds the initial state. */
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+const RESPONSE_OFFERS: Offer[] = [{ mediaType: 'application/json' }, { mediaType: 'application/yaml' }];
+
+export async function createGatewayService(deps: GatewayDeps): Promise<GatewayService> {
+  const config: GatewayConfig = { ...defaultGatewayConfig, ...deps.config };
+  const { nc, registry, log } = deps;
+  const kv: KV = await openObjectBucket(nc, { bucket: config.bucket, create: false });
+  const cache = new WatchCache({ windowMs: config.watchWindowMs });
+  const feed: CacheFeed = await startCacheFeed(kv, cache, { log });
+  const identity = new Identity(nc, config.identity);
+  const handlers = new ResourceHandlers(nc, registry, cache, feed.latestRevision, config.handlers);
+  const discovery = new Discovery(registry);
+  const targets = new Map<string, Target>();
+  const metrics = new GatewayMetrics();
+  let shuttingDown = false;
+
+  const timers = [
+    setInterval(() => cache.sendBookmarks(), config.bookmarkIntervalMs),
+    setInterval(() => cache.compact(), Math.min(10_000, config.watchWindowMs)),
+  ];
+  for (const t of timers) t.unref();
+
+  const pingCache = new Map<string, number>();
+  const pingService = (name: string) => async () => {
+    const okUntil = pingCache.get(name) ?? 0;
+    if (okUntil > Date.now()) return;
+    await nc.request(`$SRV.PING.${name}`, undefined, { timeout: config.servicePingTimeoutMs });
+    pingCache.set(name, Date.now() + 1_000);
+  };
+  const natsCheck: HealthCheck = {
+    name: 'nats',
+    check: () => {
+      if (nc.isClosed()) throw new Error('NATS connection closed');
+    },
+  };
+  const livez: HealthCheck[] = [{ name: 'ping', check: () => undefined }, natsCheck];
+  const readyz: HealthCheck[] = [
+    ...livez,
+    {
+      name: 'watch-cache',
+      check: () => {
+        if (!cache.synced || !feed.healthy()) throw new Error('watch cache not synced');
+      },
+    },
+    ...Object.values(ServiceName).map((n) => ({ name: `service-${n.replace(/^platform-/, '')}`, check: pingService(n) })),
+    {
+      name: 'shutdown',
+      check: () => {
+        if (shuttingDown) throw new Error('shutting down');
+      },
+    },
+  ];
+
+  const app = Fastify({
+    logger: false,
+    bodyLimit: MAX_BODY_BYTES,
+    ...(config.tls
+      ? {
+          https: {
+            cert: config.tls.cert,
+            key: config.tls.key,
+            ...(config.tls.clientCA ? { ca: config.tls.clientCA, requestCert: true, rejectUnauthorized: false } : {}),
+          },
+        }
+      : {}),
+  }) as unknown as FastifyInstance;
+
+  // Request metrics: labels come from the parsed RequestInfo stored on the request.
+  app.decorateRequest('apiInfo', null);
+  app.decorateRequest('startedAt', 0);
+  app.addHook('onRequest', async (req) => {
+    (req as ApiRequest).startedAt = performance.now();
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    const info = (req as ApiRequest).apiInfo;
+    if (!info) return;
+    const labels = {
+      verb: info.verb.toUpperCase(),
+      group: info.apiGroup,
+      version: info.apiVersion,
+      resource: info.resource,
+      subresource: info.subresource,
+      scope: !info.isResourceRequest ? '' : info.namespace ? 'namespace' : info.name ? 'cluster' : 'cluster',
+      component: 'apiserver',
+    };
+    metrics.requests.inc({ ...labels, code: String(reply.statusCode) });
+    metrics.duration.observe(labels, (performance.now() - (req as ApiRequest).startedAt) / 1000);
+  });
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES }, (_req, body, done) => done(null, body));
+
+  const send = (req: FastifyRequest, reply: FastifyReply, r: Reply, warnings: string[]) => {
+    for (const [k, v] of Object.entries(warningHeaders(warnings))) reply.header(k, v);
+    const query = new URLSearchParams(queryOf(req.raw.url ?? ''));
+    const pretty = query.has('pretty') && query.get('pretty') !== 'false' && query.get('pretty') !== '0';
+    if (r.etag) {
+      reply.header('etag', r.etag);
+      if (req.headers['if-none-match'] === r.etag) return reply.code(304).send();
+    }
+    if (r.contentType) return reply.code(r.code).type(r.contentType).send(r.body as string);
+    const offer = negotiate(req.headers.accept, RESPONSE_OFFERS);
+    reply.code(r.code);
+    if (offer.mediaType === 'application/yaml') {
+      const value = r.raw ? JSON.parse(r.body as string) : r.body;
+      return reply.type('application/yaml').send(YAML.stringify(value));
+    }
+    reply.type('application/json');
+    if (r.raw && !pretty) return reply.send(r.body as string);
+    const value = r.raw ? JSON.parse(r.body as string) : r.body;
+    return reply.send(pretty ? JSON.stringify(value, null, 2) + '\n' : JSON.stringify(value));
+  };
+
+  const sendStatus = (req: FastifyRequest, reply: FastifyReply, status: Status, warnings: string[] = []) => {
+    if (status.details?.retryAfterSeconds) reply.header('retry-after', String(status.details.retryAfterSeconds));
+    if (reply.raw.headersSent) {
+      reply.raw.end();
+      return reply;
+    }
+    let accept = req.headers.accept;
+    try {
+      negotiate(accept, RESPONSE_OFFERS);
+    } catch {
+      accept = undefined; // errors are always readable: fall back to JSON
+    }
+    return send({ ...req, headers: { ...req.headers, accept } } as FastifyRequest, reply, { code: status.code, body: status }, warnings);
+  };
+
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+    let status: Status;
+    if (err instanceof StatusError) status = err.status;
+    else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') status = failure(413, StatusReason.RequestEntityTooLarge, `the request body is larger than ${MAX_BODY_BYTES} bytes`).status;
+    else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') status = failure(415, StatusReason.UnsupportedMediaType, err.message).status;
+    else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) status = failure(err.statusCode, StatusReason.BadRequest, err.message).status;
+    else {
+      log.error({ err, url: req.raw.url }, 'request failed');
+      status = toStatus(err);
+    }
+    return sendStatus(req, reply, status);
+  });
+
+  app.setNotFoundHandler((req, reply) => sendStatus(req, reply, notFoundPath().status));
+
+  const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+    const auditId = randomUUID();
+    reply.header('audit-id', auditId);
+    const url = req.raw.url ?? '/';
+    const path = pathOf(url);
+    const query = new URLSearchParams(queryOf(url));
+    const info = parseRequestInfo(req.method, path, query);
+    (req as ApiRequest).apiInfo = info;
+    const user = await identity.authenticate(credentialsOf(req.raw));
+    await identity.authorize(attributesFor(user, info));
+    const warnings: string[] = [];
+
+    if (!info.isResourceRequest) {
+      const r = await nonResource(path, query, req);
+      if (r) return r.text !== undefined ? reply.code(r.code).type(r.type ?? 'text/plain; charset=utf-8').send(r.text) : send(req, reply, r.reply!, warnings);
+      return sendStatus(req, reply, notFoundPath().status);
+    }
+
+    const target = targetFor(info);
+    const ctx: RequestContext = {
+      info,
+      target,
+      user,
+      query,
+      body: req.body as Buffer | undefined,
+      contentType: req.headers['content-type'],
+      warnings,
+      res: reply.raw,
+      hijack: () => reply.hijack(),
+      onClose: (fn) => reply.raw.on('close', fn),
+    };
+    if (target.served.version.deprecated) warnings.push(target.served.version.deprecationWarning ?? `${target.apiVersion} ${target.kind} is deprecated`);
+    const r = await dispatch(ctx);
+    if (r.code === 0) return reply; // streamed
+    return send(req, reply, r, warnings);
+  };
+
+  const targetFor = (info: RequestInfo): Target => {
+    const key = `${info.apiGroup}/${info.apiVersion}/${info.resource}`;
+    let t = targets.get(key);
+    if (!t) {
+      const served = registry.lookup(info.apiGroup, info.apiVersion, info.resource);
+      if (!served) throw notFoundPath();
+      t = resolveTarget(registry, served);
+      targets.set(key, t);
+    }
+    // A cluster-scoped type has no namespaced URL (namespaces themselves excepted).
+    if (!t.namespaced && info.namespace && info.resource !== 'namespaces') throw notFoundPath();
+    return t;
+  };
+
+  const dispatch = (ctx: RequestContext): Promise<Reply> => {
+    const { info, target: t } = ctx;
+    const verbs = t.type.verbs ?? ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+    const sub = info.subresource;
+    if (sub) {
+      const allowed = (sub === 'status' && t.type.subresources?.status) || (sub === 'finalize' && t.kind === 'Namespace');
+      if (!allowed) throw notFoundPath();
+      if (!['get', 'update', 'patch'].includes(info.verb) || (sub === 'finalize' && info.verb !== 'update')) throw methodNotSupported(t.gr, info.verb);
+    } else if (!verbs.includes(info.verb)) {
+      throw methodNotSupported(t.gr, info.verb);
+    }
+    if (t.namespaced && !info.namespace && !['list', 'watch'].includes(info.verb)) {
+      throw failure(405, StatusReason.MethodNotAllowed, `${info.verb} is only supported on namespaced ${t.type.plural} within a namespace`);
+    }
+    switch (info.verb) {
+      case 'get':
+        return handlers.get(ctx);
+      case 'list':
+        return handlers.list(ctx);
+      case 'watch':
+        metrics.watchers.inc({ group: t.served.group, version: t.served.version.name, resource: t.type.plural });
+        return handlers.watch(ctx);
+      case 'create':
+        return handlers.create(ctx);
+      case 'update':
+        return handlers.update(ctx);
+      case 'patch':
+        return handlers.patch(ctx);
+      case 'delete':
+        return handlers.delete(ctx);
+      case 'deletecollection':
+        return handlers.deleteCollection(ctx);
+      default:
+        throw methodNotSupported(t.gr, info.verb);
+    }
+  };
+
+  interface NonResourceReply {
+    code: number;
+    text?: string;
+    type?: string;
+    reply?: Reply;
+  }
+
+  const nonResource = async (path: string, query: URLSearchParams, req: FastifyRequest): Promise<NonResourceReply | null> => {
+    const health = /^\/(healthz|livez|readyz)(?:\/([^/]+))?\/?$/.exec(path);
+    if (health) {
+      const endpoint = health[1]!;
+      const checks = endpoint === 'livez' ? livez : readyz;
+      const r = await runChecks(endpoint, checks, query, health[2]);
+      return r ? { code: r.code, text: r.text } : null;
+    }
+    if (path === '/metrics') return { code: 200, text: await metrics.text(), type: 'text/plain; version=0.0.4; charset=utf-8' };
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      throw failure(405, StatusReason.MethodNotAllowed, `the server does not allow this method on the requested resource`);
+    }
+    const doc = discovery.document(path, query, req.headers.accept);
+    if (doc) return { code: 200, reply: doc };
+    return null;
+  };
+
+  app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/*', handler });
+  app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/', handler });
+
+  const ready = (async () => {
+    await feed.synced;
+    // The storage service may still be starting: keep trying for a while before giving up.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await ensureSystemNamespaces(nc, cache, log);
+        return;
+      } catch (err) {
+        if (attempt >= 60 || shuttingDown) throw err;
+        log.warn({ err: (err as Error).message }, 'cannot create system namespaces yet; retrying');
+        await new Promise((r) => setTimeout(r, 1_000));
+      }
+    }
+  })();
+  ready.catch(() => undefined);
+
+  return {
+    app,
+    cache,
+    ready,
+    close: async () => {
+      shuttingDown = true;
+      for (const t of timers) clearInterval(t);
+      cache.closeAll();
+      await app.close();
+      await feed.stop();
+    },
+  };
+}
+
+interface ApiRequest extends FastifyRequest {
+  apiInfo: RequestInfo | null;
+  startedAt: number;
+}
+
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+}
+
+function queryOf(url: string): string {
+  const q = url.indexOf('?');
+  return q < 0 ? '' : url.slice(q + 1);
+}
+
+function notFoundPath(): StatusError {
+  return failure(404, StatusReason.NotFound, 'the server could not find the requested resource', {});
+}
+
+/** Credentials the request carries: bearer token, client certificate chain, front-proxy headers. */
+function credentialsOf(raw: IncomingMessage): Credentials {
+  const creds: Credentials = {};
+  const auth = raw.headers.authorization;
+  if (auth) {
+    const m = /^bearer\s+(.*)$/i.exec(auth.trim());
+    if (m) creds.token = m[1]!.trim();
+  }
+  const socket = raw.socket as TLSSocket;
+  if (typeof socket.getPeerCertificate === 'function') {
+    const chain: string[] = [];
+    let cert = socket.getPeerCertificate(true);
+    const seen = new Set<string>();
+    while (cert && cert.raw && !seen.has(cert.fingerprint256)) {
+      seen.add(cert.fingerprint256);
+      chain.push(`-----BEGIN CERTIFICATE-----\n${cert.raw.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`);
+      cert = cert.issuerCertificate;
+    }
+    if (chain.length) creds.certificates = chain;
+  }
+  const headers: Record<string, string[]> = {};
+  for (const [k, v] of Object.entries(raw.headers)) {
+    if (k.startsWith('x-remote-') && v !== undefined) headers[k] = Array.isArray(v) ? v : [v];
+  }
+  if (Object.keys(headers).length) creds.headers = headers;
+  return creds;
+}

@@ -1,0 +1,69 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ResourceType } from '../../../shared/registry/types.js';
+import { DeleteOutcome, generateName, markTerminating, nowTimestamp, planDelete, prepareForCreate, prepareForStatusUpdate, prepareForUpdate, readyForRemoval, validateLifecycleUpdate } from '../object-prep.js';
+
+const deployments: ResourceType = {
+  group: 'apps',
+  versions: [{ name: 'v1', schema: {} }],
+  kind: 'Deployment',
+  plural: 'deployments',
+  singular: 'deployment',
+  scope: 'Namespaced',
+  subresources: { status: true },
+};
+const configmaps: ResourceType = { ...deployments, group: '', kind: 'ConfigMap', plural: 'configmaps', singular: 'configmap', subresources: {}, generation: false };
+
+test('object prep - create sets server-owned metadata, generates names and drops status', () => {
+  const obj: any = { metadata: { generateName: 'web-', resourceVersion: '5', uid: 'client-chosen' }, spec: { replicas: 1 }, status: { replicas: 9 } };
+  prepareForCreate(deployments, obj, '2026-01-01T00:00:00Z');
+  assert.match(obj.metadata.name as string, /^web-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+  assert.notEqual(obj.metadata.uid, 'client-chosen');
+  assert.equal((obj.metadata as any).resourceVersion, undefined);
+  assert.equal((obj.metadata as any).generation, 1);
+  assert.equal((obj as any).status, undefined);
+  const cm = { metadata: { name: 'c', generation: 4 }, data: {} };
+  prepareForCreate(configmaps, cm, nowTimestamp());
+  assert.equal((cm.metadata as any).generation, undefined);
+  assert.match((cm.metadata as any).creationTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+});
+
+test('object prep - update keeps server-owned metadata and status, bumps generation on spec change only', () => {
+  const old = { metadata: { name: 'd', uid: 'u1', creationTimestamp: 't0', generation: 3 }, spec: { replicas: 1 }, status: { replicas: 1 } };
+  const sameSpec = { metadata: { name: 'd', uid: 'forged', labels: { a: 'b' } }, spec: { replicas: 1 }, status: { replicas: 50 } };
+  prepareForUpdate(deployments, sameSpec, old);
+  assert.equal(sameSpec.metadata.uid, 'u1');
+  assert.equal((sameSpec.metadata as any).generation, 3);
+  assert.deepEqual(sameSpec.status, { replicas: 1 });
+  const newSpec = { metadata: { name: 'd' }, spec: { replicas: 2 } };
+  prepareForUpdate(deployments, newSpec, old);
+  assert.equal((newSpec.metadata as any).generation, 4);
+});
+
+test('object prep - status update changes only status', () => {
+  const old = { metadata: { name: 'd', labels: { a: '1' } }, spec: { replicas: 1 }, status: { replicas: 1 } };
+  const next = prepareForStatusUpdate({ metadata: { name: 'd', labels: { a: 'changed' }, resourceVersion: '7' }, spec: { replicas: 5 }, status: { replicas: 2 } }, old);
+  assert.deepEqual(next.spec, { replicas: 1 });
+  assert.deepEqual(next.metadata.labels, { a: '1' });
+  assert.deepEqual(next.status, { replicas: 2 });
+});
+
+test('object prep - deletion table: finalizers keep the object terminating until empty', () => {
+  const live = { kind: 'ConfigMap', metadata: { name: 'c', finalizers: ['x/y'] } };
+  assert.equal(planDelete({ kind: 'ConfigMap', metadata: { name: 'c' } }), DeleteOutcome.Remove);
+  assert.equal(planDelete(live), DeleteOutcome.MarkTerminating);
+  const term = markTerminating(live, '2026-01-01T00:00:00Z');
+  assert.equal(term.metadata.deletionTimestamp, '2026-01-01T00:00:00Z');
+  assert.equal(planDelete(term), DeleteOutcome.AlreadyTerminating);
+  assert.equal(readyForRemoval(term), false);
+  assert.equal(readyForRemoval({ ...term, metadata: { ...term.metadata, finalizers: [] } }), true);
+  assert.equal(validateLifecycleUpdate({ metadata: { finalizers: ['x/y', 'new/one'] } }, term).length, 1);
+  const ns = { kind: 'Namespace', metadata: { name: 'n' }, spec: { finalizers: ['platform'] }, status: { phase: 'Active' } };
+  const nsTerm = markTerminating(ns, 't');
+  assert.deepEqual(nsTerm.status, { phase: 'Terminating' });
+  assert.equal(readyForRemoval(nsTerm), false);
+});
+
+test('object prep - generated names never exceed the subdomain limit', () => {
+  assert.equal(generateName('a'.repeat(300)).length, 253);
+});

@@ -1,0 +1,8 @@
+// The registry of every built-in type, honouring `--runtime-config`.
+
+import { builtinTypes } from './index.js';
+import { Registry } from './registry.js';
+
+export function createBuiltinRegistry(opts: { runtimeConfig?: string } = {}): Registry {
+  return new Registry(builtinTypes, opts);
+}

@@ -1,0 +1,124 @@
+// An in-process cluster for end-to-end tests: a real nats-server, the storage, authn, authz and
+// admission services, and a gateway serving HTTPS with a dev CA on a free loopback port. Also
+// writes a kubeconfig so real clients (client-node, kubectl) can talk to it.
+
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import https from 'node:https';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { startTestNats, type TestNats } from './nats.js';
+import { silentLogger } from '../../shared/log.js';
+import { createBuiltinRegistry } from '../../shared/registry/builtin-registry.js';
+import { createStorageService } from '../../services/storage/service.js';
+import { createAuthnService } from '../../services/authn/service.js';
+import { createAuthzService } from '../../services/authz/service.js';
+import { createAdmissionService } from '../../services/admission/service.js';
+import { createGatewayService, type GatewayConfig, type GatewayService } from '../../services/gateway/service.js';
+import { createCA, issueServingCert } from '../../shared/local/pki.js';
+import { kubeconfigYaml } from '../../shared/local/kubeconfig.js';
+
+export interface TestCluster {
+  /** https://127.0.0.1:<port> */
+  url: string;
+  /** Bearer token of an admin user (group system:masters). */
+  adminToken: string;
+  /** Bearer token of a user in no special group. */
+  userToken: string;
+  caPem: string;
+  kubeconfigPath: string;
+  nats: TestNats;
+  nc: NatsConnection;
+  gateway: GatewayService;
+  /** fetch against the gateway with the admin token and the dev CA trusted. */
+  request(method: string, path: string, opts?: { body?: unknown; headers?: Record<string, string>; token?: string | null; rawBody?: string | Buffer }): Promise<{ status: number; headers: Headers; text: string; json: any }>;
+  stop(): Promise<void>;
+}
+
+export interface ClusterOptions {
+  authorizationModes?: string[];
+  anonymousAuth?: boolean;
+  gateway?: Partial<GatewayConfig>;
+  runtimeConfig?: string;
+}
+
+export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestCluster> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'platform-cluster-'));
+  const nats = await startTestNats();
+  const log = silentLogger();
+  const nc = await nats.connect('cluster-services');
+  const storage = await createStorageService({ nc, log });
+  const adminToken = randomBytes(24).toString('hex');
+  const userToken = randomBytes(24).toString('hex');
+  const tokenFile = path.join(dir, 'tokens.csv');
+  await writeFile(tokenFile, `${adminToken},platform-admin,platform-admin,"system:masters"\n${userToken},jane,jane-uid,"developers,qa"\n`);
+  const authn = await createAuthnService({ nc, log, config: { tokenAuthFile: tokenFile, anonymousAuth: opts.anonymousAuth ?? true } });
+  const authz = await createAuthzService({ nc, log, config: { modes: opts.authorizationModes ?? ['AlwaysAllow'] } });
+  const admission = await createAdmissionService({ nc, log, config: {} });
+  const ca = await createCA('platform-test-ca');
+  const serving = await issueServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+  const gwNc = await nats.connect('cluster-gateway');
+  const registry = createBuiltinRegistry(opts.runtimeConfig ? { runtimeConfig: opts.runtimeConfig } : {});
+  const gateway = await createGatewayService({ nc: gwNc, registry, log, config: { ...opts.gateway, tls: { cert: serving.certPem, key: serving.keyPem } } });
+  await gateway.ready;
+  const address = await gateway.app.listen({ port: 0, host: '127.0.0.1' });
+  const url = address.replace('http://', 'https://');
+  const kubeconfigPath = path.join(dir, 'kubeconfig');
+  await writeFile(kubeconfigPath, kubeconfigYaml({ server: url, caPem: ca.certPem, token: adminToken }));
+
+  const agent = new https.Agent({ ca: ca.certPem, keepAlive: true });
+  const request: TestCluster['request'] = (method, p, o = {}) => {
+    const headers: Record<string, string> = { ...(o.headers ?? {}) };
+    const token = o.token === undefined ? adminToken : o.token;
+    if (token) headers.authorization = `Bearer ${token}`;
+    let body: string | Buffer | undefined = o.rawBody;
+    if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    return new Promise((resolve, reject) => {
+      const req = https.request(url + p, { method, headers, agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          const h = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) for (const x of Array.isArray(v) ? v : [v]) h.append(k, x);
+          resolve({ status: res.statusCode ?? 0, headers: h, text, json });
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  };
+
+  return {
+    url,
+    adminToken,
+    userToken,
+    caPem: ca.certPem,
+    kubeconfigPath,
+    nats,
+    nc,
+    gateway,
+    request,
+    stop: async () => {
+      agent.destroy();
+      await gateway.close();
+      await admission.stop();
+      await authz.stop();
+      await authn.stop();
+      await storage.stop();
+      await nats.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
