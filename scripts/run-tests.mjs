@@ -5,7 +5,7 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const unitOnly = process.argv.includes('--unit');
-const roots = unitOnly ? ['shared'] : ['shared', 'services', 'test'];
+const roots = unitOnly ? ['shared'] : ['shared', 'services', 'scripts', 'test'];
 const files = [];
 function walk(dir) {
   for (const name of readdirSync(dir)) {

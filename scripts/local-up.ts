@@ -1,0 +1,404 @@
+// `npm start`: brings the whole API server up on this machine — a JetStream nats-server (unless
+// NATS_URL points at one), then storage, authn, authz, admission and gateway as child processes —
+// and prints how to reach it. State lives in $PLATFORM_LOCAL_DIR (default ./.local) and is created
+// once: the dev CA, certificates, admin token, NATS port and JetStream data survive a restart, so a
+// kubeconfig handed out earlier keeps working. `npm start -- --init-only` writes that state and
+// exits (docker compose mounts it).
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, realpathSync } from 'node:fs';
+import { appendFile, chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import https from 'node:https';
+import net from 'node:net';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { ServiceName } from '../shared/bus/subjects.js';
+import { writeKubeconfig } from '../shared/local/kubeconfig.js';
+import { freePort, startLocalNats, type LocalNats } from '../shared/local/nats-server.js';
+import { ADMIN_GROUPS, ADMIN_USER, ensurePki, type LocalPki } from '../shared/local/pki.js';
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Start order: storage provisions the bucket the others rely on; the gateway comes last. */
+export const SERVICE_STAGES: readonly (readonly LocalServiceName[])[] = [['storage'], ['authn', 'authz', 'admission'], ['gateway']];
+export type LocalServiceName = 'storage' | 'authn' | 'authz' | 'admission' | 'gateway';
+
+export interface LocalConfig {
+  dir: string;
+  port: number;
+  /** Set when NATS_URL is given: no local nats-server is started. */
+  natsUrl?: string;
+  /** Where services/<name>/main.ts live; tests point this at fakes. */
+  servicesDir: string;
+  readyTimeoutMs: number;
+  /** Extra names for the serving certificate (PLATFORM_CERT_SANS). */
+  servingNames: string[];
+}
+
+export function localConfigFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig {
+  const port = Number(env.PLATFORM_PORT ?? 6443);
+  if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`PLATFORM_PORT must be a port number, got ${JSON.stringify(env.PLATFORM_PORT)}`);
+  return {
+    dir: path.resolve(env.PLATFORM_LOCAL_DIR ?? '.local'),
+    port,
+    ...(env.NATS_URL ? { natsUrl: env.NATS_URL } : {}),
+    // Test hook: the local-up tests run this script against fake services.
+    servicesDir: path.resolve(env.PLATFORM_LOCAL_SERVICES_DIR ?? path.join(REPO_ROOT, 'services')),
+    readyTimeoutMs: Number(env.PLATFORM_READY_TIMEOUT_SECONDS ?? 60) * 1000,
+    servingNames: (env.PLATFORM_CERT_SANS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  };
+}
+
+// ---- State kept in the local directory -------------------------------------------------------
+
+export interface LocalState {
+  dir: string;
+  pki: LocalPki;
+  tokenFile: string;
+  adminTokenFile: string;
+  adminToken: string;
+  kubeconfig: string;
+}
+
+async function writePrivate(file: string, data: string): Promise<void> {
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, data, { mode: 0o600 });
+  await chmod(tmp, 0o600);
+  await rename(tmp, file);
+}
+
+/**
+ * Returns the admin's token from the static token file (`token,user,uid,"group1,group2"`),
+ * creating the file, or adding the admin line to a file the user edited, when needed.
+ */
+export async function ensureTokenFile(file: string): Promise<string> {
+  const line = (token: string) => `${token},${ADMIN_USER},${ADMIN_USER},"${ADMIN_GROUPS.join(',')}"\n`;
+  if (existsSync(file)) {
+    const text = await readFile(file, 'utf8');
+    for (const row of text.split(/\r?\n/)) {
+      const [token, user] = row.split(',');
+      if (token && user === ADMIN_USER) return token.trim();
+    }
+    const token = randomBytes(32).toString('hex');
+    await appendFile(file, (text === '' || text.endsWith('\n') ? '' : '\n') + line(token));
+    return token;
+  }
+  const token = randomBytes(32).toString('hex');
+  await writePrivate(file, line(token));
+  return token;
+}
+
+/** PKI, token file and kubeconfig under `cfg.dir`; existing files are reused. */
+export async function prepareLocalState(cfg: Pick<LocalConfig, 'dir' | 'port' | 'servingNames'>): Promise<LocalState> {
+  await mkdir(cfg.dir, { recursive: true, mode: 0o700 });
+  const pki = await ensurePki(path.join(cfg.dir, 'pki'), { servingNames: cfg.servingNames });
+  const tokenFile = path.join(cfg.dir, 'tokens.csv');
+  const adminToken = await ensureTokenFile(tokenFile);
+  // A file of its own so shell snippets can use it without parsing the CSV.
+  const adminTokenFile = path.join(cfg.dir, 'admin-token');
+  await writePrivate(adminTokenFile, adminToken + '\n');
+  const kubeconfig = path.join(cfg.dir, 'kubeconfig');
+  // Rewritten every start: the port may differ from the last run.
+  await writeKubeconfig(kubeconfig, { server: `https://127.0.0.1:${cfg.port}`, caPem: pki.ca.certPem, token: adminToken, clientCertPem: pki.admin.certPem, clientKeyPem: pki.admin.keyPem });
+  return { dir: cfg.dir, pki, tokenFile, adminTokenFile, adminToken, kubeconfig };
+}
+
+/** PLATFORM_NATS_PORT, else the port remembered in `<dir>/nats-port`, else a new free one (remembered). */
+export async function localNatsPort(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  if (env.PLATFORM_NATS_PORT) return Number(env.PLATFORM_NATS_PORT);
+  const file = path.join(dir, 'nats-port');
+  if (existsSync(file)) {
+    const n = Number((await readFile(file, 'utf8')).trim());
+    if (Number.isInteger(n) && n > 0) return n;
+  }
+  const port = await freePort();
+  await writeFile(file, `${port}\n`);
+  return port;
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+/** The command line of one service in local mode. */
+export function serviceArgs(name: LocalServiceName, ctx: { natsUrl: string; state: LocalState; port: number }): string[] {
+  const common = [`--nats-url=${ctx.natsUrl}`];
+  switch (name) {
+    case 'storage':
+      return common;
+    case 'authn':
+      return [...common, `--token-auth-file=${ctx.state.tokenFile}`, '--anonymous-auth=true'];
+    case 'authz':
+      // A later step switches local mode to Node,RBAC once bootstrap policy exists.
+      return [...common, '--authorization-mode=AlwaysAllow'];
+    case 'admission':
+      return common;
+    case 'gateway':
+      return [
+        ...common,
+        `--secure-port=${ctx.port}`,
+        '--bind-address=127.0.0.1',
+        `--tls-cert-file=${ctx.state.pki.files.servingCert}`,
+        `--tls-private-key-file=${ctx.state.pki.files.servingKey}`,
+        `--client-ca-file=${ctx.state.pki.files.caCert}`,
+      ];
+  }
+}
+
+// ---- Processes -----------------------------------------------------------------------------
+
+const COLORS = [36, 33, 35, 32, 34, 31];
+
+function prefixer(name: string, index: number): (line: string) => void {
+  const label = name.padEnd(9);
+  const tag = process.stdout.isTTY ? `\x1b[${COLORS[index % COLORS.length]}m${label}|\x1b[0m ` : `${label}| `;
+  return (line) => process.stdout.write(tag + line + '\n');
+}
+
+function pipeLines(child: ChildProcess, write: (line: string) => void): void {
+  for (const stream of [child.stdout, child.stderr]) if (stream) createInterface({ input: stream }).on('line', write);
+}
+
+interface Running {
+  name: string;
+  child: ChildProcess;
+}
+
+function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const kill = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+async function waitForPing(nc: NatsConnection, service: string, child: ChildProcess, deadlineMs: number): Promise<boolean> {
+  const until = Date.now() + deadlineMs;
+  while (Date.now() < until && child.exitCode === null) {
+    try {
+      await nc.request(`$SRV.PING.${service}`, undefined, { timeout: 500 });
+      return true;
+    } catch {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  return false;
+}
+
+function getReadyz(url: string, ca: string, token: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = https.get(url, { ca, headers: { authorization: `Bearer ${token}` }, timeout: 2_000, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+  });
+}
+
+class Supervisor {
+  readonly running: Running[] = [];
+  nats?: LocalNats;
+  private stopping = false;
+  private exitCode = 0;
+  private done!: () => void;
+  readonly finished = new Promise<void>((r) => (this.done = r));
+
+  get isStopping(): boolean {
+    return this.stopping;
+  }
+
+  watch(name: string, child: ChildProcess): void {
+    child.once('exit', (code, signal) => {
+      // A terminal Ctrl-C also reaches nats-server directly; give our own SIGINT handler a moment
+      // to run so that is not mistaken for a crash.
+      setTimeout(() => {
+        if (this.stopping) return;
+        process.stderr.write(`\nlocal-up: ${name} exited unexpectedly (${signal ?? `code ${code}`}); stopping everything\n`);
+        void this.shutdown(code && code > 0 ? code : 1);
+      }, 150);
+    });
+  }
+
+  spawnService(name: LocalServiceName, args: string[], servicesDir: string, index: number): ChildProcess {
+    const main = path.join(servicesDir, name, 'main.ts');
+    if (!existsSync(main)) throw new Error(`${main} does not exist`);
+    // detached: a terminal Ctrl-C reaches only this process, which then stops the services in order.
+    const child = spawn(process.execPath, ['--import', 'tsx', main, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: process.env });
+    pipeLines(child, prefixer(name, index));
+    child.once('error', (err) => process.stderr.write(`local-up: cannot start ${name}: ${err.message}\n`));
+    this.running.push({ name, child });
+    this.watch(name, child);
+    return child;
+  }
+
+  async shutdown(code: number): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.exitCode = code;
+    // Reverse start order: the gateway stops taking requests before its backends go away.
+    for (const stage of [...SERVICE_STAGES].reverse()) {
+      await Promise.all(this.running.filter((r) => (stage as readonly string[]).includes(r.name)).map((r) => stopChild(r.child)));
+    }
+    if (this.nats) await this.nats.stop();
+    this.done();
+  }
+
+  /** Synchronous last resort when this process dies some other way: leave no orphans behind. */
+  killAll(): void {
+    for (const r of this.running) if (r.child.exitCode === null) r.child.kill('SIGKILL');
+    if (this.nats && this.nats.process.exitCode === null) this.nats.process.kill('SIGTERM');
+  }
+
+  get code(): number {
+    return this.exitCode;
+  }
+}
+
+const USAGE = `usage: npm start [-- --init-only]
+
+Starts nats-server (unless NATS_URL is set) and every service, with state in $PLATFORM_LOCAL_DIR.
+  --init-only   write the PKI, token file and kubeconfig, then exit
+Environment: PLATFORM_LOCAL_DIR (./.local), PLATFORM_PORT (6443), NATS_URL, PLATFORM_NATS_PORT,
+             PLATFORM_CERT_SANS (extra serving-certificate names), PLATFORM_LOG_LEVEL
+`;
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const unknown = argv.filter((a) => a !== '--init-only');
+  if (unknown.length) {
+    process.stderr.write(`local-up: unknown argument ${unknown[0]}\n${USAGE}`);
+    return 2;
+  }
+  const cfg = localConfigFromEnv();
+  const state = await prepareLocalState(cfg);
+  const rel = (p: string) => path.relative(process.cwd(), p) || '.';
+  if (argv.includes('--init-only')) {
+    process.stdout.write(`wrote ${rel(state.pki.files.dir)}/, ${rel(state.tokenFile)}, ${rel(state.kubeconfig)}\n`);
+    return 0;
+  }
+
+  const sup = new Supervisor();
+  process.once('exit', () => sup.killAll());
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (sup.isStopping) return;
+    process.stdout.write(`\nlocal-up: ${sig}, stopping services, then NATS\n`);
+    void sup.shutdown(0);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  if (!(await portIsFree(cfg.port))) throw new Error(`port ${cfg.port} is in use — is another \`npm start\` running? Set PLATFORM_PORT to use another port`);
+  let natsUrl = cfg.natsUrl;
+  if (!natsUrl) {
+    const natsPort = await localNatsPort(cfg.dir);
+    if (!(await portIsFree(natsPort))) {
+      throw new Error(
+        `NATS port ${natsPort} (remembered in ${rel(path.join(cfg.dir, 'nats-port'))}) is in use — is another \`npm start\` running? ` + `Stop it, or delete that file to pick a new port, or set NATS_URL to use a running server.`,
+      );
+    }
+    const natsLog = prefixer('nats', 5);
+    sup.nats = await startLocalNats(path.join(cfg.dir, 'nats'), { port: natsPort, log: (chunk) => chunk.split('\n').filter(Boolean).forEach(natsLog) });
+    sup.watch('nats-server', sup.nats.process);
+    natsUrl = sup.nats.url;
+  }
+
+  const nc = await connect({ servers: natsUrl.split(','), name: 'platform-local-up' });
+  try {
+    let index = 0;
+    for (const stage of SERVICE_STAGES) {
+      if (sup.isStopping) break;
+      const started = stage.map((name) => ({ name, child: sup.spawnService(name, serviceArgs(name, { natsUrl: natsUrl!, state, port: cfg.port }), cfg.servicesDir, index++) }));
+      if (stage.includes('gateway')) break;
+      // Wait until each answers $SRV.PING so the next stage finds its dependencies; a service that
+      // never registers is reported but not fatal — /readyz below is the real verdict.
+      const results = await Promise.all(started.map(async (s) => ({ ...s, ok: await waitForPing(nc, ServiceName[s.name as keyof typeof ServiceName], s.child, 20_000) })));
+      if (results.some((r) => r.child.exitCode !== null || r.child.signalCode !== null)) {
+        await sup.finished; // the exit watcher is stopping everything
+        break;
+      }
+      for (const r of results) if (!r.ok) process.stderr.write(`local-up: ${r.name} did not answer $SRV.PING yet; continuing\n`);
+    }
+  } finally {
+    await nc.close();
+  }
+
+  const url = `https://127.0.0.1:${cfg.port}`;
+  const until = Date.now() + cfg.readyTimeoutMs;
+  let last = 'no answer';
+  while (!sup.isStopping) {
+    try {
+      const r = await getReadyz(`${url}/readyz?verbose`, state.pki.ca.certPem, state.adminToken);
+      if (r.status === 200) break;
+      last = `HTTP ${r.status}: ${r.body.trim().split('\n').filter((l) => l.startsWith('[-]')).join(', ') || r.body.trim().slice(0, 200)}`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    if (Date.now() > until) {
+      process.stderr.write(`\nlocal-up: ${url}/readyz did not answer 200 within ${Math.round(cfg.readyTimeoutMs / 1000)} s (last: ${last}); stopping everything\n`);
+      await sup.shutdown(1);
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+
+  if (!sup.isStopping) {
+    const lines = [
+      '',
+      'platform-apiserver is up',
+      `  NATS       ${natsUrl}${sup.nats ? ` (nats-server pid ${sup.nats.process.pid}, data in ${rel(path.join(cfg.dir, 'nats'))})` : ' (external)'}`,
+      ...sup.running.map((r) => `  ${r.name.padEnd(10)} pid ${r.child.pid}`),
+      `  API        ${url}`,
+      '',
+      `  export KUBECONFIG=${state.kubeconfig}`,
+      '  kubectl get ns',
+      '  kubectl --user platform-admin-cert get ns    # same admin, client certificate instead of token',
+      `  curl --cacert ${rel(state.pki.files.caCert)} -H "Authorization: Bearer $(cat ${rel(state.adminTokenFile)})" ${url}/api/v1/namespaces`,
+      '',
+      'Ctrl-C stops everything.',
+      '',
+    ];
+    process.stdout.write(lines.join('\n'));
+  }
+  await sup.finished;
+  return sup.code;
+}
+
+function isEntryPoint(): boolean {
+  if (!process.argv[1]) return false;
+  try {
+    return realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return import.meta.url === pathToFileURL(process.argv[1]).href;
+  }
+}
+
+if (isEntryPoint()) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`local-up: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,87 @@
+// No Docker engine is assumed here, so docker-compose.yml is checked by parsing it: the structure
+// `docker compose` relies on, the one shared image, NATS limits, and the flags each service gets.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
+import { NATS_MAX_PAYLOAD } from '../../shared/local/nats-server.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+// merge: true resolves the `<<: *platform` keys the way compose does.
+const compose = YAML.parse(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, Record<string, any>>;
+  volumes?: Record<string, unknown>;
+};
+const platformServices = ['storage', 'authn', 'authz', 'admission', 'gateway'];
+
+function natsConf(): string {
+  return readFileSync(path.join(root, 'deploy/nats.conf'), 'utf8');
+}
+
+test('compose - every platform service runs the one image built from deploy/Dockerfile', () => {
+  const images = new Set<string>();
+  const builds = new Set<string>();
+  for (const name of [...platformServices, 'init']) {
+    const s = compose.services[name];
+    assert.ok(s, `service ${name}`);
+    images.add(s.image);
+    builds.add(JSON.stringify(s.build));
+  }
+  assert.equal(images.size, 1);
+  assert.deepEqual([...builds].map((b) => JSON.parse(b)), [{ context: '.', dockerfile: 'deploy/Dockerfile' }]);
+  assert.ok(existsSync(path.join(root, 'deploy/Dockerfile')));
+  for (const name of platformServices) assert.deepEqual(compose.services[name]!.command, [name], `${name} picked by argument`);
+});
+
+test('compose - the Dockerfile runs scripts/service.ts through tsx as a non-root user', () => {
+  const dockerfile = readFileSync(path.join(root, 'deploy/Dockerfile'), 'utf8');
+  assert.match(dockerfile, /^FROM node:20-bookworm-slim/m);
+  assert.match(dockerfile, /^ENTRYPOINT \["node", "--import", "tsx", "scripts\/service\.ts"\]/m);
+  assert.match(dockerfile, /^USER node$/m);
+  assert.match(readFileSync(path.join(root, 'deploy/Dockerfile.dockerignore'), 'utf8'), /^\.local$/m, 'dev keys stay out of the image');
+});
+
+test('compose - NATS runs with JetStream and a raised max_payload', () => {
+  const nats = compose.services.nats!;
+  assert.match(nats.image, /^nats:2\.10/);
+  assert.deepEqual(nats.command, ['-c', '/etc/nats/nats.conf']);
+  assert.ok(nats.volumes.includes('./deploy/nats.conf:/etc/nats/nats.conf:ro'));
+  assert.ok(nats.volumes.some((v: string) => v.startsWith('nats-data:/data')));
+  assert.ok(compose.volumes && 'nats-data' in compose.volumes);
+  const conf = natsConf();
+  assert.match(conf, /^jetstream \{[^}]*store_dir: \/data$/ms);
+  assert.equal(Number(/^max_payload: (\d+)$/m.exec(conf)?.[1]), NATS_MAX_PAYLOAD);
+  assert.ok(NATS_MAX_PAYLOAD > 3 * 1024 * 1024, 'room for 3 MiB request bodies');
+});
+
+test('compose - services reach NATS and get their flags as PLATFORM_* env', () => {
+  for (const name of platformServices) {
+    const s = compose.services[name]!;
+    assert.equal(s.environment.PLATFORM_NATS_URL, 'nats://nats:4222', name);
+    assert.ok(s.depends_on, `${name} depends_on`);
+  }
+  assert.equal(compose.services.storage!.depends_on.nats.condition, 'service_healthy');
+  assert.equal(compose.services.authz!.environment.PLATFORM_AUTHORIZATION_MODE, 'AlwaysAllow');
+  assert.equal(compose.services.authn!.environment.PLATFORM_TOKEN_AUTH_FILE, '/local/tokens.csv');
+  const gw = compose.services.gateway!;
+  for (const dep of ['storage', 'authn', 'authz', 'admission', 'init']) assert.ok(dep in gw.depends_on, `gateway after ${dep}`);
+  assert.equal(gw.depends_on.init.condition, 'service_completed_successfully');
+});
+
+test('compose - gateway publishes 6443 with the certificates written by init', () => {
+  const gw = compose.services.gateway!;
+  assert.ok(gw.ports.some((p: string) => /:6443$/.test(p) && /6443|PLATFORM_PORT/.test(p.split(':').slice(0, -1).join(':'))));
+  assert.equal(gw.environment.PLATFORM_SECURE_PORT, '6443');
+  assert.equal(gw.environment.PLATFORM_BIND_ADDRESS, '0.0.0.0');
+  assert.equal(gw.environment.PLATFORM_TLS_CERT_FILE, '/local/pki/serving.crt');
+  assert.equal(gw.environment.PLATFORM_TLS_PRIVATE_KEY_FILE, '/local/pki/serving.key');
+  assert.equal(gw.environment.PLATFORM_CLIENT_CA_FILE, '/local/pki/ca.crt');
+  assert.ok(gw.volumes.includes('./.local:/local:ro'));
+  const init = compose.services.init!;
+  assert.deepEqual(init.entrypoint, ['node', '--import', 'tsx', 'scripts/local-up.ts', '--init-only']);
+  assert.equal(init.environment.PLATFORM_LOCAL_DIR, '/local');
+  assert.equal(init.environment.PLATFORM_CERT_SANS, 'gateway');
+  assert.equal(init.restart, 'no');
+});

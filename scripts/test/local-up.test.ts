@@ -1,0 +1,201 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
+import { freePort } from '../../shared/local/nats-server.js';
+import { ensureTokenFile, prepareLocalState, serviceArgs } from '../local-up.js';
+import { SERVICES, serviceMain } from '../service.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const fakes = path.join(root, 'scripts/test/fixtures/fake-services');
+
+interface Run {
+  child: ChildProcess;
+  output(): string;
+  waitFor(re: RegExp, ms?: number): Promise<void>;
+  exited: Promise<number | null>;
+}
+
+function startLocalUp(env: Record<string, string>, args: string[] = []): Run {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/local-up.ts', ...args], {
+    cwd: root,
+    env: { ...process.env, NATS_URL: '', PLATFORM_LOCAL_SERVICES_DIR: fakes, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    output: () => out,
+    exited,
+    waitFor: async (re, ms = 30_000) => {
+      const until = Date.now() + ms;
+      while (!re.test(out)) {
+        if (child.exitCode !== null) throw new Error(`local-up exited ${child.exitCode} before ${re}:\n${out}`);
+        if (Date.now() > until) throw new Error(`timed out waiting for ${re}:\n${out}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+  };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function recorded(dir: string, name: string): Promise<Array<{ pid: number; argv: string[] }>> {
+  return (await readFile(path.join(dir, `${name}.args`), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+}
+
+describe('local-up state', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'platform-local-state-'));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  test('local-up - state is created once and reused, kubeconfig follows the port', async () => {
+    const a = await prepareLocalState({ dir, port: 6443, servingNames: [] });
+    const b = await prepareLocalState({ dir, port: 7443, servingNames: [] });
+    assert.equal(a.adminToken, b.adminToken);
+    assert.match(a.adminToken, /^[0-9a-f]{64}$/);
+    assert.equal(a.pki.ca.certPem, b.pki.ca.certPem);
+    assert.equal(await readFile(a.tokenFile, 'utf8'), `${a.adminToken},platform-admin,platform-admin,"system:masters"\n`);
+    const kc = YAML.parse(await readFile(b.kubeconfig, 'utf8'));
+    assert.equal(kc.clusters[0].cluster.server, 'https://127.0.0.1:7443');
+    assert.equal(kc.users.find((u: { name: string }) => u.name === 'platform-admin').user.token, a.adminToken);
+    const cert = new X509Certificate(Buffer.from(kc.users.find((u: { name: string }) => u.name === 'platform-admin-cert').user['client-certificate-data'], 'base64'));
+    assert.match(cert.subject, /CN=platform-admin/);
+  });
+
+  test('local-up - token file edited by the user keeps its lines and gains the admin', async () => {
+    const f = path.join(dir, 'edited.csv');
+    await writeFile(f, 'abc,jane,jane-uid,"dev,qa"');
+    const token = await ensureTokenFile(f);
+    assert.equal(await readFile(f, 'utf8'), `abc,jane,jane-uid,"dev,qa"\n${token},platform-admin,platform-admin,"system:masters"\n`);
+    assert.equal(await ensureTokenFile(f), token);
+  });
+
+  test('local-up - service flags use the names the services define', async () => {
+    const state = await prepareLocalState({ dir, port: 6443, servingNames: [] });
+    const ctx = { natsUrl: 'nats://127.0.0.1:4222', state, port: 6443 };
+    assert.deepEqual(serviceArgs('authz', ctx), ['--nats-url=nats://127.0.0.1:4222', '--authorization-mode=AlwaysAllow']);
+    assert.ok(serviceArgs('authn', ctx).includes('--anonymous-auth=true'));
+    assert.ok(serviceArgs('authn', ctx).includes(`--token-auth-file=${state.tokenFile}`));
+    const gw = serviceArgs('gateway', ctx);
+    for (const f of ['--secure-port=6443', '--bind-address=127.0.0.1', `--tls-cert-file=${state.pki.files.servingCert}`, `--tls-private-key-file=${state.pki.files.servingKey}`, `--client-ca-file=${state.pki.files.caCert}`]) assert.ok(gw.includes(f), f);
+  });
+
+  test('local-up - --init-only writes the state and exits', () => {
+    const d = path.join(dir, 'init');
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/local-up.ts', '--init-only'], { cwd: root, env: { ...process.env, PLATFORM_LOCAL_DIR: d }, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    for (const f of ['pki/ca.crt', 'pki/serving.key', 'pki/admin.crt', 'tokens.csv', 'admin-token', 'kubeconfig']) assert.ok(existsSync(path.join(d, f)), f);
+    assert.equal(existsSync(path.join(d, 'nats')), false);
+  });
+});
+
+describe('local-up processes', { timeout: 120_000 }, () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'platform-local-up-'));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  test('local-up - starts NATS and every service in order, stops all on SIGTERM, exits 0, reuses its NATS port', async () => {
+    const local = path.join(dir, 'a');
+    const rec = path.join(dir, 'rec');
+    await rm(rec, { recursive: true, force: true });
+    await import('node:fs/promises').then((fs) => fs.mkdir(rec));
+    const port = await freePort();
+    const env = { PLATFORM_LOCAL_DIR: local, PLATFORM_PORT: String(port), FAKE_RECORD_DIR: rec };
+    const run = startLocalUp(env);
+    await run.waitFor(/Ctrl-C stops everything/);
+    const out = run.output();
+    assert.match(out, new RegExp(`API +https://127\\.0\\.0\\.1:${port}`));
+    assert.match(out, /NATS +nats:\/\/127\.0\.0\.1:\d+ \(nats-server pid \d+/);
+    assert.match(out, new RegExp(`export KUBECONFIG=${local.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/kubeconfig`));
+    assert.match(out, /kubectl get ns/);
+    assert.match(out, /curl --cacert .*ca\.crt -H "Authorization: Bearer \$\(cat .*admin-token\)"/);
+    // Log lines of each child carry its name.
+    for (const name of ['storage', 'authn', 'authz', 'admission', 'gateway']) assert.match(out, new RegExp(`${name} *\\| ${name}: up`));
+    const natsPort = Number((await readFile(path.join(local, 'nats-port'), 'utf8')).trim());
+    assert.ok(out.includes(`nats://127.0.0.1:${natsPort}`));
+    const pids: number[] = [];
+    for (const name of ['storage', 'authn', 'authz', 'admission', 'gateway']) {
+      const [r] = await recorded(rec, name);
+      assert.ok(r!.argv.some((a) => a.startsWith('--nats-url=nats://127.0.0.1:')));
+      pids.push(r!.pid);
+      assert.ok(out.includes(`pid ${r!.pid}`), `${name} pid printed`);
+    }
+    assert.ok((await recorded(rec, 'authz'))[0]!.argv.includes('--authorization-mode=AlwaysAllow'));
+    const natsPid = Number(/nats-server pid (\d+)/.exec(out)![1]);
+
+    run.child.kill('SIGTERM');
+    assert.equal(await run.exited, 0, run.output());
+    for (const pid of [...pids, natsPid]) assert.equal(alive(pid), false, `pid ${pid} stopped`);
+    assert.ok(existsSync(path.join(local, 'nats', 'jetstream')));
+
+    const again = startLocalUp(env);
+    await again.waitFor(/Ctrl-C stops everything/);
+    assert.ok(again.output().includes(`nats://127.0.0.1:${natsPort}`), 'same NATS port after restart');
+    again.child.kill('SIGINT');
+    assert.equal(await again.exited, 0, again.output());
+  });
+
+  test('local-up - a crashing service stops the rest and exits non-zero', async () => {
+    const rec = path.join(dir, 'rec2');
+    await import('node:fs/promises').then((fs) => fs.mkdir(rec, { recursive: true }));
+    const run = startLocalUp({ PLATFORM_LOCAL_DIR: path.join(dir, 'b'), PLATFORM_PORT: String(await freePort()), FAKE_CRASH: 'authz', FAKE_RECORD_DIR: rec });
+    const code = await run.exited;
+    assert.notEqual(code, 0);
+    assert.match(run.output(), /authz exited unexpectedly \(code 3\); stopping everything/);
+    const storage = (await recorded(rec, 'storage'))[0]!;
+    assert.equal(alive(storage.pid), false);
+    assert.equal(existsSync(path.join(rec, 'gateway.args')), false, 'gateway never started');
+  });
+
+  test('local-up - gives up with a clear message when /readyz never answers 200', async () => {
+    const run = startLocalUp({ PLATFORM_LOCAL_DIR: path.join(dir, 'c'), PLATFORM_PORT: String(await freePort()), FAKE_READYZ_STATUS: '500', PLATFORM_READY_TIMEOUT_SECONDS: '2' });
+    assert.equal(await run.exited, 1);
+    assert.match(run.output(), /readyz did not answer 200 within 2 s \(last: HTTP 500/);
+  });
+
+  test('local-up - a missing service main is reported and nothing is left running', async () => {
+    const run = startLocalUp({ PLATFORM_LOCAL_DIR: path.join(dir, 'd'), PLATFORM_PORT: String(await freePort()), PLATFORM_LOCAL_SERVICES_DIR: path.join(dir, 'nowhere') });
+    assert.equal(await run.exited, 1);
+    assert.match(run.output(), /nowhere\/storage\/main\.ts does not exist/);
+  });
+});
+
+test('service - unknown name prints usage and exits 2', () => {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/service.ts', 'nope'], { cwd: root, encoding: 'utf8' });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /unknown service "nope"/);
+  assert.match(r.stderr, /names: storage, authn, authz, admission, gateway/);
+});
+
+test('service - finds mains by name only', () => {
+  assert.equal(serviceMain('../scripts/local-up'), undefined);
+  assert.equal(serviceMain('nope'), undefined);
+  for (const name of SERVICES) {
+    const main = serviceMain(name);
+    if (main) assert.equal(main, path.join(root, 'services', name, 'main.ts'));
+  }
+});
