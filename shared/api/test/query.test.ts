@@ -1,0 +1,171 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { StatusError } from '../status.js';
+import { parseBoolParam, parseDeleteOptions, parseListOptions, parseWriteOptions } from '../query.js';
+
+const q = (s: string) => new URLSearchParams(s);
+
+function bad(fn: () => unknown, msg: RegExp): void {
+  assert.throws(fn, (e: unknown) => e instanceof StatusError && e.code === 400 && e.status.reason === 'BadRequest' && msg.test(e.message));
+}
+
+test('query - list options defaults', () => {
+  assert.deepEqual(parseListOptions(q('')), { watch: false, allowWatchBookmarks: false });
+});
+
+test('query - list options, every parameter', () => {
+  assert.deepEqual(
+    parseListOptions(
+      q('labelSelector=app%3Dweb&fieldSelector=metadata.name%3Dx&resourceVersion=42&resourceVersionMatch=NotOlderThan&limit=500&continue=tok&watch=1&allowWatchBookmarks=true&timeoutSeconds=30&sendInitialEvents=false'),
+    ),
+    {
+      labelSelector: 'app=web',
+      fieldSelector: 'metadata.name=x',
+      resourceVersion: '42',
+      resourceVersionMatch: 'NotOlderThan',
+      limit: 500,
+      continue: 'tok',
+      watch: true,
+      allowWatchBookmarks: true,
+      timeoutSeconds: 30,
+      sendInitialEvents: false,
+    },
+  );
+});
+
+test('query - empty values mean unset', () => {
+  assert.deepEqual(parseListOptions(q('labelSelector=&fieldSelector=&resourceVersion=&resourceVersionMatch=&limit=&continue=&timeoutSeconds=')), { watch: false, allowWatchBookmarks: false });
+  assert.equal(parseListOptions(q('limit=0')).limit, 0);
+  assert.equal(parseListOptions(q('resourceVersion=0')).resourceVersion, '0');
+});
+
+const badList: { name: string; query: string; msg: RegExp }[] = [
+  { name: 'non-integer limit', query: 'limit=ten', msg: /^limit: Invalid value: "ten": must be a non-negative integer/ },
+  { name: 'fractional limit', query: 'limit=1.5', msg: /^limit: Invalid value/ },
+  { name: 'negative limit', query: 'limit=-1', msg: /^limit: Invalid value: "-1"/ },
+  { name: 'huge limit', query: 'limit=99999999999999999', msg: /^limit: Invalid value/ },
+  { name: 'non-integer timeoutSeconds', query: 'timeoutSeconds=1m', msg: /^timeoutSeconds: Invalid value/ },
+  { name: 'negative timeoutSeconds', query: 'timeoutSeconds=-5', msg: /^timeoutSeconds: Invalid value/ },
+  { name: 'resourceVersionMatch', query: 'resourceVersion=1&resourceVersionMatch=exact', msg: /^resourceVersionMatch: Unsupported value: "exact": supported values: "Exact", "NotOlderThan"/ },
+  { name: 'non-numeric resourceVersion', query: 'resourceVersion=abc', msg: /^resourceVersion: Invalid value: "abc"/ },
+  { name: 'negative resourceVersion', query: 'resourceVersion=-1', msg: /^resourceVersion: Invalid value/ },
+  { name: 'bad watch', query: 'watch=yes', msg: /^watch: Invalid value: "yes"/ },
+  { name: 'bad allowWatchBookmarks', query: 'allowWatchBookmarks=2', msg: /^allowWatchBookmarks: Invalid value/ },
+  { name: 'bad sendInitialEvents', query: 'sendInitialEvents=maybe', msg: /^sendInitialEvents: Invalid value/ },
+];
+
+for (const c of badList) {
+  test(`query - list rejects ${c.name}`, () => bad(() => parseListOptions(q(c.query)), c.msg));
+}
+
+test('query - boolean parameters', () => {
+  const cases: [string, boolean | undefined][] = [
+    ['', undefined],
+    ['f=true', true],
+    ['f=True', true],
+    ['f=1', true],
+    ['f', true],
+    ['f=', true],
+    ['f=false', false],
+    ['f=FALSE', false],
+    ['f=0', false],
+  ];
+  for (const [s, want] of cases) assert.equal(parseBoolParam(q(s), 'f'), want, s);
+  bad(() => parseBoolParam(q('f=on'), 'f'), /^f: Invalid value: "on"/);
+});
+
+test('query - write options defaults', () => {
+  assert.deepEqual(parseWriteOptions(q('')), { dryRun: false, fieldValidation: 'Warn', pretty: false, force: false });
+});
+
+test('query - write options, every parameter', () => {
+  assert.deepEqual(parseWriteOptions(q('dryRun=All&fieldManager=kubectl-client-side-apply&fieldValidation=Strict&pretty=true&force=true')), {
+    dryRun: true,
+    fieldManager: 'kubectl-client-side-apply',
+    fieldValidation: 'Strict',
+    pretty: true,
+    force: true,
+  });
+  assert.equal(parseWriteOptions(q('fieldValidation=Ignore')).fieldValidation, 'Ignore');
+  assert.equal(parseWriteOptions(q('fieldValidation=')).fieldValidation, 'Warn');
+  assert.equal(parseWriteOptions(q('dryRun')).dryRun, false, 'a bare dryRun allows side effects');
+  assert.equal(parseWriteOptions(q('dryRun=All&dryRun=All')).dryRun, true);
+  assert.equal(parseWriteOptions(q('pretty=nonsense')).pretty, false);
+  assert.equal(parseWriteOptions(q(`fieldManager=${'m'.repeat(128)}`)).fieldManager, 'm'.repeat(128));
+  assert.equal(parseWriteOptions(q('fieldManager=Gestionnaire%20%C3%A9t%C3%A9')).fieldManager, 'Gestionnaire été');
+});
+
+const badWrite: { name: string; query: string; msg: RegExp }[] = [
+  { name: 'dryRun other than All', query: 'dryRun=true', msg: /^dryRun: Unsupported value: \["true"\]: supported values: "All"/ },
+  { name: 'dryRun lowercase all', query: 'dryRun=all', msg: /^dryRun: Unsupported value/ },
+  { name: 'one bad dryRun among several', query: 'dryRun=All&dryRun=Some', msg: /^dryRun: Unsupported value/ },
+  { name: 'fieldManager too long', query: `fieldManager=${'m'.repeat(129)}`, msg: /^fieldManager: Too long/ },
+  { name: 'fieldManager multibyte too long', query: `fieldManager=${'é'.repeat(65)}`, msg: /^fieldManager: Too long/ },
+  { name: 'fieldManager control characters', query: 'fieldManager=a%0Ab', msg: /^fieldManager: Invalid value: "a\\nb": must only contain printable characters/ },
+  { name: 'fieldValidation', query: 'fieldValidation=strict', msg: /^fieldValidation: Unsupported value: "strict": supported values: "Ignore", "Strict", "Warn"/ },
+  { name: 'force', query: 'force=please', msg: /^force: Invalid value/ },
+];
+
+for (const c of badWrite) {
+  test(`query - write rejects ${c.name}`, () => bad(() => parseWriteOptions(q(c.query)), c.msg));
+}
+
+test('query - delete options from the query', () => {
+  assert.deepEqual(parseDeleteOptions(q('')), { preconditions: {}, dryRun: false });
+  assert.deepEqual(parseDeleteOptions(q('gracePeriodSeconds=0&propagationPolicy=Foreground&dryRun=All')), {
+    preconditions: {},
+    dryRun: true,
+    gracePeriodSeconds: 0,
+    propagationPolicy: 'Foreground',
+  });
+  assert.deepEqual(parseDeleteOptions(q('orphanDependents=true')), { preconditions: {}, dryRun: false, orphanDependents: true });
+});
+
+test('query - delete options from the body', () => {
+  assert.deepEqual(
+    parseDeleteOptions(q(''), {
+      kind: 'DeleteOptions',
+      apiVersion: 'v1',
+      gracePeriodSeconds: 30,
+      propagationPolicy: 'Background',
+      preconditions: { uid: 'u-1', resourceVersion: '7' },
+      dryRun: ['All'],
+    }),
+    { preconditions: { uid: 'u-1', resourceVersion: '7' }, dryRun: true, gracePeriodSeconds: 30, propagationPolicy: 'Background' },
+  );
+});
+
+test('query - delete options: body wins where both are set, the query fills the rest', () => {
+  const o = parseDeleteOptions(q('gracePeriodSeconds=0&propagationPolicy=Orphan&dryRun=All'), { gracePeriodSeconds: 10, propagationPolicy: 'Foreground' });
+  assert.equal(o.gracePeriodSeconds, 10);
+  assert.equal(o.propagationPolicy, 'Foreground');
+  assert.equal(o.dryRun, true, 'a dry run asked for in the query is honoured even with a body');
+  // A body stating orphanDependents replaces the query's propagationPolicy rather than conflicting.
+  const p = parseDeleteOptions(q('propagationPolicy=Foreground'), { orphanDependents: false });
+  assert.equal(p.propagationPolicy, undefined);
+  assert.equal(p.orphanDependents, false);
+  assert.deepEqual(parseDeleteOptions(q('gracePeriodSeconds=5'), {}).gracePeriodSeconds, 5);
+});
+
+const badDelete: { name: string; query: string; body?: Record<string, unknown>; msg: RegExp }[] = [
+  { name: 'propagationPolicy', query: 'propagationPolicy=Cascade', msg: /^propagationPolicy: Unsupported value: "Cascade"/ },
+  { name: 'body propagationPolicy', query: '', body: { propagationPolicy: 'orphan' }, msg: /^propagationPolicy: Unsupported value/ },
+  { name: 'gracePeriodSeconds', query: 'gracePeriodSeconds=soon', msg: /^gracePeriodSeconds: Invalid value/ },
+  { name: 'body gracePeriodSeconds', query: '', body: { gracePeriodSeconds: '5' }, msg: /^gracePeriodSeconds: Invalid value/ },
+  { name: 'dryRun', query: 'dryRun=yes', msg: /^dryRun: Unsupported value/ },
+  { name: 'body dryRun', query: '', body: { dryRun: ['Everything'] }, msg: /^dryRun: Unsupported value/ },
+  { name: 'body dryRun not a list', query: '', body: { dryRun: 'All' }, msg: /^dryRun: Invalid value/ },
+  { name: 'both orphanDependents and propagationPolicy', query: '', body: { orphanDependents: true, propagationPolicy: 'Orphan' }, msg: /cannot be both set/ },
+  { name: 'both in the query', query: 'orphanDependents=false&propagationPolicy=Orphan', msg: /cannot be both set/ },
+  { name: 'preconditions not an object', query: '', body: { preconditions: 'x' }, msg: /^preconditions: Invalid value/ },
+  { name: 'precondition uid not a string', query: '', body: { preconditions: { uid: 5 } }, msg: /^preconditions.uid: Invalid value/ },
+  { name: 'wrong kind', query: '', body: { kind: 'Pod' }, msg: /must be a DeleteOptions object/ },
+];
+
+for (const c of badDelete) {
+  test(`query - delete rejects ${c.name}`, () => bad(() => parseDeleteOptions(q(c.query), c.body), c.msg));
+}
+
+test('query - negative grace period is allowed (immediate deletion)', () => {
+  assert.equal(parseDeleteOptions(q('gracePeriodSeconds=-1')).gracePeriodSeconds, -1);
+});

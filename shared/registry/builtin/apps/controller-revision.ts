@@ -1,0 +1,41 @@
+// ControllerRevisions: immutable snapshots of a controller's template, for rollbacks.
+
+import type { FieldError } from '../../../api/status.js';
+import type { ApiObject } from '../../../api/types.js';
+import type { ResourceType } from '../../types.js';
+import { ageColumn } from '../common/columns.js';
+import { invalidValue } from '../common/field-errors.js';
+import { anyValue, int64, obj } from '../common/schema.js';
+import { immutableFields, updateValidation } from '../common/strategy.js';
+
+const schema = obj({ data: anyValue, revision: int64 }, ['revision']);
+
+function validate(o: ApiObject): FieldError[] {
+  return typeof o.revision === 'number' && o.revision < 0 ? [invalidValue('revision', o.revision, 'must be greater than or equal to 0')] : [];
+}
+
+function controllerCell(o: ApiObject): string {
+  const owner = (o.metadata.ownerReferences ?? []).find((r) => r.controller);
+  if (!owner) return '<none>';
+  const group = owner.apiVersion.includes('/') ? owner.apiVersion.split('/')[0]! : '';
+  return `${owner.kind.toLowerCase()}${group ? `.${group}` : ''}/${owner.name}`;
+}
+
+export const controllerrevisions: ResourceType = {
+  group: 'apps',
+  versions: [{ name: 'v1', schema }],
+  kind: 'ControllerRevision',
+  plural: 'controllerrevisions',
+  singular: 'controllerrevision',
+  scope: 'Namespaced',
+  generation: false,
+  columns: [
+    { name: 'Controller', type: 'string', description: 'Controller of the object', cell: controllerCell },
+    { name: 'Revision', type: 'integer', description: 'Revision of the ControllerRevision', cell: (o) => o.revision ?? 0 },
+    ageColumn,
+  ],
+  strategy: {
+    validate,
+    validateUpdate: updateValidation(validate, (o, old) => immutableFields(o, old, ['data'])),
+  },
+};

@@ -1,0 +1,104 @@
+// DaemonSets: one pod per eligible node.
+
+import type { FieldError } from '../../../api/status.js';
+import type { ApiObject } from '../../../api/types.js';
+import type { ResourceType } from '../../types.js';
+import { ageColumn } from '../common/columns.js';
+import { asObject, at, ensureObject, forbidden, invalidValue, setDefault } from '../common/field-errors.js';
+import { conditionList, labelSelector, typedCondition } from '../common/meta.js';
+import { defaultPodTemplate, podTemplateSpec } from '../common/pod-spec.js';
+import { int32, int64, intOrString, obj, strEnum } from '../common/schema.js';
+import { updateValidation } from '../common/strategy.js';
+import { countColumn, nonNegative, selectorImmutable, validateSelectorAndTemplate, wideTemplateColumns } from '../common/workload.js';
+import { parseIntOrPercent, validateIntOrPercent } from './deployment.js';
+
+const schema = obj({
+  spec: obj(
+    {
+      selector: labelSelector,
+      template: podTemplateSpec,
+      updateStrategy: obj({ type: strEnum('RollingUpdate', 'OnDelete'), rollingUpdate: obj({ maxUnavailable: intOrString, maxSurge: intOrString }) }),
+      minReadySeconds: int32,
+      revisionHistoryLimit: int32,
+    },
+    ['selector', 'template'],
+  ),
+  status: obj(
+    {
+      currentNumberScheduled: int32,
+      numberMisscheduled: int32,
+      desiredNumberScheduled: int32,
+      numberReady: int32,
+      observedGeneration: int64,
+      updatedNumberScheduled: int32,
+      numberAvailable: int32,
+      numberUnavailable: int32,
+      collisionCount: int32,
+      conditions: conditionList(typedCondition()),
+    },
+    ['currentNumberScheduled', 'numberMisscheduled', 'desiredNumberScheduled', 'numberReady'],
+  ),
+});
+
+function validateDaemonSet(o: ApiObject): FieldError[] {
+  const spec = asObject(o.spec) ?? {};
+  const errs = validateSelectorAndTemplate(spec, { kind: 'daemonset' });
+  errs.push(...nonNegative(spec, ['minReadySeconds', 'revisionHistoryLimit']));
+  const us = asObject(spec.updateStrategy) ?? {};
+  if (us.type === 'OnDelete' && us.rollingUpdate) errs.push(forbidden('spec.updateStrategy.rollingUpdate', 'may not be specified when strategy `type` is \'OnDelete\''));
+  const ru = asObject(us.rollingUpdate);
+  if (ru) {
+    errs.push(...validateIntOrPercent(ru.maxUnavailable, 'spec.updateStrategy.rollingUpdate.maxUnavailable'));
+    errs.push(...validateIntOrPercent(ru.maxSurge, 'spec.updateStrategy.rollingUpdate.maxSurge'));
+    const mu = parseIntOrPercent(ru.maxUnavailable ?? 0);
+    const ms = parseIntOrPercent(ru.maxSurge ?? 0);
+    if (typeof mu !== 'string' && typeof ms !== 'string' && mu.value === 0 && ms.value === 0) {
+      errs.push(invalidValue('spec.updateStrategy.rollingUpdate.maxUnavailable', ru.maxUnavailable, 'may not be 0 when `maxSurge` is 0'));
+    }
+  }
+  return errs;
+}
+
+function nodeSelectorCell(o: ApiObject): string {
+  const sel = asObject(at(o, 'spec.template.spec.nodeSelector')) ?? {};
+  const parts = Object.entries(sel).map(([k, v]) => `${k}=${String(v)}`);
+  return parts.length ? parts.join(',') : '<none>';
+}
+
+export const daemonsets: ResourceType = {
+  group: 'apps',
+  versions: [{ name: 'v1', schema }],
+  kind: 'DaemonSet',
+  plural: 'daemonsets',
+  singular: 'daemonset',
+  scope: 'Namespaced',
+  shortNames: ['ds'],
+  categories: ['all'],
+  subresources: { status: true },
+  columns: [
+    countColumn('Desired', 'status.desiredNumberScheduled', 'The total number of nodes that should be running the daemon pod.'),
+    countColumn('Current', 'status.currentNumberScheduled', 'The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod.'),
+    countColumn('Ready', 'status.numberReady', 'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and ready.'),
+    countColumn('Up-to-date', 'status.updatedNumberScheduled', 'The total number of nodes that are running updated daemon pod'),
+    countColumn('Available', 'status.numberAvailable', 'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available.'),
+    { name: 'Node Selector', type: 'string', description: 'Node selector of the daemon pods', cell: nodeSelectorCell },
+    ageColumn,
+    ...wideTemplateColumns(),
+  ],
+  strategy: {
+    defaults(o) {
+      const spec = ensureObject(o, 'spec');
+      const us = ensureObject(spec, 'updateStrategy');
+      setDefault(us, 'type', 'RollingUpdate');
+      if (us.type === 'RollingUpdate') {
+        const ru = ensureObject(us, 'rollingUpdate');
+        setDefault(ru, 'maxUnavailable', 1);
+        setDefault(ru, 'maxSurge', 0);
+      }
+      setDefault(spec, 'revisionHistoryLimit', 10);
+      defaultPodTemplate(spec.template);
+    },
+    validate: validateDaemonSet,
+    validateUpdate: updateValidation(validateDaemonSet, selectorImmutable),
+  },
+};

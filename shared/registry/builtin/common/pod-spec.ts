@@ -1,0 +1,506 @@
+// PodSpec, PodTemplateSpec and PodStatus schemas plus the pod defaulting and validation rules
+// shared by pods, pod templates and every workload controller that embeds a template.
+
+import type { FieldError } from '../../../api/status.js';
+import type { JsonSchema } from '../../types.js';
+import {
+  asArray,
+  asObject,
+  dnsLabelError,
+  duplicate,
+  ensureObject,
+  isDnsLabel,
+  type Json,
+  required,
+  setDefault,
+} from './field-errors.js';
+import { conditionList, embeddedObjectMeta, labelSelector, localObjectReference, resourceRequirements, typedLocalObjectReference } from './meta.js';
+import {
+  anyValue,
+  atomicList,
+  bool,
+  int32,
+  int64,
+  intOrString,
+  mapList,
+  mergeList,
+  obj,
+  partial,
+  quantity,
+  quantityMap,
+  str,
+  strEnum,
+  strMap,
+  time,
+} from './schema.js';
+
+const keyToPath = obj({ key: str, path: str, mode: int32 }, ['key', 'path']);
+const optionalKeyRef = obj({ name: str, key: str, optional: bool }, ['key'], { 'x-kubernetes-map-type': 'atomic' });
+const objectFieldSelector = obj({ apiVersion: str, fieldPath: str }, ['fieldPath'], { 'x-kubernetes-map-type': 'atomic' });
+const resourceFieldSelector = obj({ containerName: str, resource: str, divisor: quantity }, ['resource'], { 'x-kubernetes-map-type': 'atomic' });
+
+const envVar = obj(
+  {
+    name: str,
+    value: str,
+    valueFrom: obj({ fieldRef: objectFieldSelector, resourceFieldRef: resourceFieldSelector, configMapKeyRef: optionalKeyRef, secretKeyRef: optionalKeyRef }),
+  },
+  ['name'],
+);
+
+const envFromSource = obj({
+  prefix: str,
+  configMapRef: obj({ name: str, optional: bool }, undefined, { 'x-kubernetes-map-type': 'atomic' }),
+  secretRef: obj({ name: str, optional: bool }, undefined, { 'x-kubernetes-map-type': 'atomic' }),
+});
+
+const containerPort = obj(
+  { name: str, hostPort: int32, containerPort: int32, protocol: strEnum('TCP', 'UDP', 'SCTP'), hostIP: str },
+  ['containerPort'],
+);
+
+const execAction = obj({ command: atomicList(str) });
+const httpGetAction = obj(
+  { path: str, port: intOrString, host: str, scheme: strEnum('HTTP', 'HTTPS'), httpHeaders: atomicList(obj({ name: str, value: str }, ['name', 'value'])) },
+  ['port'],
+);
+const tcpSocketAction = obj({ port: intOrString, host: str }, ['port']);
+const grpcAction = obj({ port: int32, service: str }, ['port']);
+
+const probe = obj({
+  exec: execAction,
+  httpGet: httpGetAction,
+  tcpSocket: tcpSocketAction,
+  grpc: grpcAction,
+  initialDelaySeconds: int32,
+  timeoutSeconds: int32,
+  periodSeconds: int32,
+  successThreshold: int32,
+  failureThreshold: int32,
+  terminationGracePeriodSeconds: int64,
+});
+
+const lifecycleHandler = obj({ exec: execAction, httpGet: httpGetAction, tcpSocket: tcpSocketAction, sleep: obj({ seconds: int64 }, ['seconds']) });
+
+export const seLinuxOptions: JsonSchema = obj({ user: str, role: str, type: str, level: str });
+const windowsOptions = obj({ gmsaCredentialSpecName: str, gmsaCredentialSpec: str, runAsUserName: str, hostProcess: bool });
+const seccompProfile = obj({ type: strEnum('Unconfined', 'RuntimeDefault', 'Localhost'), localhostProfile: str }, ['type']);
+const appArmorProfile = obj({ type: strEnum('Unconfined', 'RuntimeDefault', 'Localhost'), localhostProfile: str }, ['type']);
+
+const securityContext = obj({
+  capabilities: obj({ add: atomicList(str), drop: atomicList(str) }),
+  privileged: bool,
+  seLinuxOptions,
+  windowsOptions,
+  runAsUser: int64,
+  runAsGroup: int64,
+  runAsNonRoot: bool,
+  readOnlyRootFilesystem: bool,
+  allowPrivilegeEscalation: bool,
+  procMount: strEnum('Default', 'Unmasked'),
+  seccompProfile,
+  appArmorProfile,
+});
+
+const podSecurityContext = obj({
+  seLinuxOptions,
+  windowsOptions,
+  runAsUser: int64,
+  runAsGroup: int64,
+  runAsNonRoot: bool,
+  supplementalGroups: atomicList(int64),
+  supplementalGroupsPolicy: strEnum('Merge', 'Strict'),
+  fsGroup: int64,
+  fsGroupChangePolicy: strEnum('OnRootMismatch', 'Always'),
+  sysctls: atomicList(obj({ name: str, value: str }, ['name', 'value'])),
+  seccompProfile,
+  appArmorProfile,
+});
+
+const containerProps: Record<string, JsonSchema> = {
+  name: str,
+  image: str,
+  command: atomicList(str),
+  args: atomicList(str),
+  workingDir: str,
+  ports: mapList(containerPort, ['containerPort', 'protocol'], 'containerPort'),
+  envFrom: atomicList(envFromSource),
+  env: mapList(envVar, ['name']),
+  resources: resourceRequirements,
+  resizePolicy: atomicList(obj({ resourceName: str, restartPolicy: str }, ['resourceName', 'restartPolicy'])),
+  restartPolicy: strEnum('Always'),
+  volumeMounts: mergeList(
+    obj({ name: str, readOnly: bool, recursiveReadOnly: str, mountPath: str, subPath: str, mountPropagation: strEnum('None', 'HostToContainer', 'Bidirectional'), subPathExpr: str }, ['name', 'mountPath']),
+    'mountPath',
+  ),
+  volumeDevices: mergeList(obj({ name: str, devicePath: str }, ['name', 'devicePath']), 'devicePath'),
+  livenessProbe: probe,
+  readinessProbe: probe,
+  startupProbe: probe,
+  lifecycle: obj({ postStart: lifecycleHandler, preStop: lifecycleHandler, stopSignal: str }),
+  terminationMessagePath: str,
+  terminationMessagePolicy: strEnum('File', 'FallbackToLogsOnError'),
+  imagePullPolicy: strEnum('Always', 'Never', 'IfNotPresent'),
+  securityContext,
+  stdin: bool,
+  stdinOnce: bool,
+  tty: bool,
+};
+
+export const container: JsonSchema = obj(containerProps, ['name']);
+const ephemeralContainer: JsonSchema = obj({ ...containerProps, targetContainerName: str }, ['name']);
+
+const downwardAPIFile = obj({ path: str, fieldRef: objectFieldSelector, resourceFieldRef: resourceFieldSelector, mode: int32 }, ['path']);
+
+/** PersistentVolumeClaimSpec, shared by PVCs, StatefulSet claim templates and ephemeral volumes. */
+export const persistentVolumeClaimSpec: JsonSchema = obj({
+  accessModes: atomicList(strEnum('ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod')),
+  selector: labelSelector,
+  resources: obj({ limits: quantityMap, requests: quantityMap }),
+  volumeName: str,
+  storageClassName: str,
+  volumeMode: strEnum('Block', 'Filesystem'),
+  dataSource: typedLocalObjectReference,
+  dataSourceRef: obj({ apiGroup: str, kind: str, name: str, namespace: str }, ['kind', 'name']),
+  volumeAttributesClassName: str,
+});
+
+/**
+ * Volume: the common in-tree sources are modelled; the many vendor sources (rbd, cephfs, ...)
+ * are kept as sent, so the item is partial.
+ */
+export const volume: JsonSchema = partial(
+  {
+    name: str,
+    emptyDir: obj({ medium: str, sizeLimit: quantity }),
+    hostPath: obj({ path: str, type: strEnum('', 'DirectoryOrCreate', 'Directory', 'FileOrCreate', 'File', 'Socket', 'CharDevice', 'BlockDevice') }, ['path']),
+    secret: obj({ secretName: str, items: atomicList(keyToPath), defaultMode: int32, optional: bool }),
+    configMap: obj({ name: str, items: atomicList(keyToPath), defaultMode: int32, optional: bool }),
+    persistentVolumeClaim: obj({ claimName: str, readOnly: bool }, ['claimName']),
+    downwardAPI: obj({ items: atomicList(downwardAPIFile), defaultMode: int32 }),
+    projected: obj({
+      defaultMode: int32,
+      sources: atomicList(
+        obj({
+          secret: obj({ name: str, items: atomicList(keyToPath), optional: bool }),
+          configMap: obj({ name: str, items: atomicList(keyToPath), optional: bool }),
+          downwardAPI: obj({ items: atomicList(downwardAPIFile) }),
+          serviceAccountToken: obj({ audience: str, expirationSeconds: int64, path: str }, ['path']),
+          clusterTrustBundle: partial({ path: str }, ['path']),
+        }),
+      ),
+    }),
+    nfs: obj({ server: str, path: str, readOnly: bool }, ['server', 'path']),
+    csi: obj({ driver: str, readOnly: bool, fsType: str, volumeAttributes: strMap, nodePublishSecretRef: localObjectReference }, ['driver']),
+    ephemeral: obj({ volumeClaimTemplate: obj({ metadata: embeddedObjectMeta, spec: persistentVolumeClaimSpec }, ['spec']) }),
+  },
+  ['name'],
+);
+
+const nodeSelectorRequirement = obj({ key: str, operator: strEnum('In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'), values: atomicList(str) }, ['key', 'operator']);
+export const nodeSelectorTerm: JsonSchema = obj({ matchExpressions: atomicList(nodeSelectorRequirement), matchFields: atomicList(nodeSelectorRequirement) }, undefined, { 'x-kubernetes-map-type': 'atomic' });
+export const nodeSelector: JsonSchema = obj({ nodeSelectorTerms: atomicList(nodeSelectorTerm) }, ['nodeSelectorTerms'], { 'x-kubernetes-map-type': 'atomic' });
+const podAffinityTerm = obj(
+  { labelSelector, namespaces: atomicList(str), topologyKey: str, namespaceSelector: labelSelector, matchLabelKeys: atomicList(str), mismatchLabelKeys: atomicList(str) },
+  ['topologyKey'],
+);
+const weightedPodAffinityTerm = obj({ weight: int32, podAffinityTerm }, ['weight', 'podAffinityTerm']);
+const podAffinity = obj({ requiredDuringSchedulingIgnoredDuringExecution: atomicList(podAffinityTerm), preferredDuringSchedulingIgnoredDuringExecution: atomicList(weightedPodAffinityTerm) });
+
+export const affinity: JsonSchema = obj({
+  nodeAffinity: obj({
+    requiredDuringSchedulingIgnoredDuringExecution: nodeSelector,
+    preferredDuringSchedulingIgnoredDuringExecution: atomicList(obj({ weight: int32, preference: nodeSelectorTerm }, ['weight', 'preference'])),
+  }),
+  podAffinity,
+  podAntiAffinity: podAffinity,
+});
+
+export const toleration: JsonSchema = obj({
+  key: str,
+  operator: strEnum('Exists', 'Equal', ''),
+  value: str,
+  effect: strEnum('NoSchedule', 'PreferNoSchedule', 'NoExecute', ''),
+  tolerationSeconds: int64,
+});
+
+export const podSpec: JsonSchema = obj(
+  {
+    volumes: { ...mapList(volume, ['name']), 'x-kubernetes-patch-strategy': 'merge,retainKeys' },
+    initContainers: mapList(container, ['name']),
+    containers: mapList(container, ['name']),
+    ephemeralContainers: mapList(ephemeralContainer, ['name']),
+    restartPolicy: strEnum('Always', 'OnFailure', 'Never'),
+    terminationGracePeriodSeconds: int64,
+    activeDeadlineSeconds: int64,
+    dnsPolicy: strEnum('ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'),
+    nodeSelector: { ...strMap, 'x-kubernetes-map-type': 'atomic' },
+    serviceAccountName: str,
+    serviceAccount: str,
+    automountServiceAccountToken: bool,
+    nodeName: str,
+    hostNetwork: bool,
+    hostPID: bool,
+    hostIPC: bool,
+    shareProcessNamespace: bool,
+    securityContext: podSecurityContext,
+    imagePullSecrets: mapList(localObjectReference, ['name']),
+    hostname: str,
+    subdomain: str,
+    affinity,
+    schedulerName: str,
+    tolerations: atomicList(toleration),
+    hostAliases: mapList(obj({ ip: str, hostnames: atomicList(str) }, ['ip']), ['ip']),
+    priorityClassName: str,
+    priority: int32,
+    dnsConfig: obj({ nameservers: atomicList(str), searches: atomicList(str), options: atomicList(obj({ name: str, value: str })) }),
+    readinessGates: atomicList(obj({ conditionType: str }, ['conditionType'])),
+    runtimeClassName: str,
+    enableServiceLinks: bool,
+    preemptionPolicy: strEnum('PreemptLowerPriority', 'Never'),
+    overhead: quantityMap,
+    topologySpreadConstraints: mapList(
+      obj(
+        {
+          maxSkew: int32,
+          topologyKey: str,
+          whenUnsatisfiable: strEnum('DoNotSchedule', 'ScheduleAnyway'),
+          labelSelector,
+          minDomains: int32,
+          nodeAffinityPolicy: strEnum('Honor', 'Ignore'),
+          nodeTaintsPolicy: strEnum('Honor', 'Ignore'),
+          matchLabelKeys: atomicList(str),
+        },
+        ['maxSkew', 'topologyKey', 'whenUnsatisfiable'],
+      ),
+      ['topologyKey', 'whenUnsatisfiable'],
+    ),
+    setHostnameAsFQDN: bool,
+    os: obj({ name: strEnum('linux', 'windows') }, ['name']),
+    hostUsers: bool,
+    schedulingGates: mapList(obj({ name: str }, ['name']), ['name']),
+    resourceClaims: mapList(partial({ name: str }, ['name']), ['name']),
+    resources: resourceRequirements,
+  },
+  ['containers'],
+);
+
+export const podTemplateSpec: JsonSchema = obj({ metadata: embeddedObjectMeta, spec: podSpec });
+
+const containerState = obj({
+  waiting: obj({ reason: str, message: str }),
+  running: obj({ startedAt: time }),
+  terminated: obj({ exitCode: int32, signal: int32, reason: str, message: str, startedAt: time, finishedAt: time, containerID: str }, ['exitCode']),
+});
+
+/** Newer kubelets report extra fields (allocatedResources, user, volumeMounts); kept as sent. */
+const containerStatus = partial(
+  { name: str, state: containerState, lastState: containerState, ready: bool, restartCount: int32, image: str, imageID: str, containerID: str, started: bool },
+  ['name', 'ready', 'restartCount', 'image', 'imageID'],
+);
+
+export const podStatus: JsonSchema = obj({
+  observedGeneration: int64,
+  phase: strEnum('Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'),
+  conditions: conditionList(obj({ type: str, observedGeneration: int64, status: str, lastProbeTime: { type: ['string', 'null'], format: 'date-time' }, lastTransitionTime: time, reason: str, message: str }, ['type', 'status'])),
+  message: str,
+  reason: str,
+  nominatedNodeName: str,
+  hostIP: str,
+  hostIPs: atomicList(obj({ ip: str }, ['ip'])),
+  podIP: str,
+  podIPs: mergeList(obj({ ip: str }, ['ip']), 'ip'),
+  startTime: time,
+  initContainerStatuses: atomicList(containerStatus),
+  containerStatuses: atomicList(containerStatus),
+  ephemeralContainerStatuses: atomicList(containerStatus),
+  qosClass: strEnum('Guaranteed', 'Burstable', 'BestEffort'),
+  resize: str,
+  resourceClaimStatuses: atomicList(anyValue),
+});
+
+// ---- defaults ----
+
+/** Upstream pull policy rule: `:latest` or no tag pulls always, anything else if not present. */
+export function defaultPullPolicy(image: string): string {
+  if (image.includes('@')) return 'IfNotPresent';
+  const lastSegment = image.slice(image.lastIndexOf('/') + 1);
+  const colon = lastSegment.lastIndexOf(':');
+  if (colon < 0) return 'Always';
+  return lastSegment.slice(colon + 1) === 'latest' ? 'Always' : 'IfNotPresent';
+}
+
+function defaultProbe(p: unknown): void {
+  const probeObj = asObject(p);
+  if (!probeObj) return;
+  setDefault(probeObj, 'timeoutSeconds', 1);
+  setDefault(probeObj, 'periodSeconds', 10);
+  setDefault(probeObj, 'successThreshold', 1);
+  setDefault(probeObj, 'failureThreshold', 3);
+  const http = asObject(probeObj.httpGet);
+  if (http) {
+    setDefault(http, 'path', '/');
+    setDefault(http, 'scheme', 'HTTP');
+  }
+}
+
+function defaultContainer(c: Json, hostNetwork: boolean): void {
+  if (typeof c.image === 'string' && c.image && c.imagePullPolicy === undefined) c.imagePullPolicy = defaultPullPolicy(c.image);
+  setDefault(c, 'terminationMessagePath', '/dev/termination-log');
+  setDefault(c, 'terminationMessagePolicy', 'File');
+  for (const p of asArray(c.ports)) {
+    const port = asObject(p);
+    if (!port) continue;
+    setDefault(port, 'protocol', 'TCP');
+    if (hostNetwork && port.hostPort === undefined && port.containerPort !== undefined) port.hostPort = port.containerPort;
+  }
+  for (const e of asArray(c.env)) {
+    const fieldRef = asObject(asObject(asObject(e)?.valueFrom)?.fieldRef);
+    if (fieldRef) setDefault(fieldRef, 'apiVersion', 'v1');
+  }
+  defaultProbe(c.livenessProbe);
+  defaultProbe(c.readinessProbe);
+  defaultProbe(c.startupProbe);
+  const lc = asObject(c.lifecycle);
+  for (const h of [lc?.postStart, lc?.preStop]) {
+    const http = asObject(asObject(h)?.httpGet);
+    if (http) {
+      setDefault(http, 'path', '/');
+      setDefault(http, 'scheme', 'HTTP');
+    }
+  }
+}
+
+function defaultVolume(v: Json): void {
+  for (const k of ['secret', 'configMap', 'downwardAPI', 'projected']) {
+    const src = asObject(v[k]);
+    if (src) setDefault(src, 'defaultMode', 420);
+  }
+  const hp = asObject(v.hostPath);
+  if (hp) setDefault(hp, 'type', '');
+  for (const s of asArray(asObject(v.projected)?.sources)) {
+    const sat = asObject(asObject(s)?.serviceAccountToken);
+    if (sat) setDefault(sat, 'expirationSeconds', 3600);
+  }
+  for (const item of asArray(asObject(v.downwardAPI)?.items)) {
+    const fieldRef = asObject(asObject(item)?.fieldRef);
+    if (fieldRef) setDefault(fieldRef, 'apiVersion', 'v1');
+  }
+  if (Object.keys(v).length === 1 && typeof v.name === 'string') v.emptyDir = {};
+}
+
+/** SetDefaults for a PodSpec wherever it appears (pods and templates). */
+export function defaultPodSpec(spec: Json | undefined): void {
+  if (!spec) return;
+  setDefault(spec, 'restartPolicy', 'Always');
+  setDefault(spec, 'dnsPolicy', 'ClusterFirst');
+  setDefault(spec, 'terminationGracePeriodSeconds', 30);
+  setDefault(spec, 'schedulerName', 'default-scheduler');
+  setDefault(spec, 'securityContext', {});
+  // serviceAccount is the deprecated alias; both are served so old clients keep working.
+  if (!spec.serviceAccountName && typeof spec.serviceAccount === 'string' && spec.serviceAccount) spec.serviceAccountName = spec.serviceAccount;
+  if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName && !spec.serviceAccount) spec.serviceAccount = spec.serviceAccountName;
+  const hostNetwork = spec.hostNetwork === true;
+  for (const list of ['initContainers', 'containers', 'ephemeralContainers']) {
+    for (const c of asArray(spec[list])) {
+      const co = asObject(c);
+      if (co) defaultContainer(co, hostNetwork);
+    }
+  }
+  for (const v of asArray(spec.volumes)) {
+    const vo = asObject(v);
+    if (vo) defaultVolume(vo);
+  }
+}
+
+export function defaultPodTemplate(template: unknown): void {
+  const t = asObject(template);
+  if (t) defaultPodSpec(asObject(t.spec));
+}
+
+/** Pods only (not templates): requests default to limits; service links on. */
+export function defaultPodOnly(spec: Json | undefined): void {
+  if (!spec) return;
+  setDefault(spec, 'enableServiceLinks', true);
+  for (const list of ['initContainers', 'containers']) {
+    for (const c of asArray(spec[list])) {
+      const res = asObject(asObject(c)?.resources);
+      const limits = asObject(res?.limits);
+      if (!res || !limits) continue;
+      const requests = ensureObject(res, 'requests');
+      for (const [k, v] of Object.entries(limits)) if (requests[k] === undefined) requests[k] = v;
+    }
+  }
+}
+
+// ---- validation ----
+
+/** Rules of a PodSpec the schema cannot state: unique names, known volumes, required images. */
+export function validatePodSpec(spec: unknown, field: string): FieldError[] {
+  const s = asObject(spec);
+  if (!s) return [required(field)];
+  const errs: FieldError[] = [];
+  const containers = asArray(s.containers);
+  if (containers.length === 0) errs.push(required(`${field}.containers`));
+  const volumeNames = new Set<string>();
+  asArray(s.volumes).forEach((v, i) => {
+    const name = asObject(v)?.name;
+    if (typeof name !== 'string') return;
+    if (!isDnsLabel(name)) errs.push(dnsLabelError(`${field}.volumes[${i}].name`, name));
+    if (volumeNames.has(name)) errs.push(duplicate(`${field}.volumes[${i}].name`, name));
+    volumeNames.add(name);
+  });
+  const containerNames = new Set<string>();
+  for (const list of ['initContainers', 'containers']) {
+    asArray(s[list]).forEach((c, i) => {
+      const co = asObject(c) ?? {};
+      const f = `${field}.${list}[${i}]`;
+      if (typeof co.name === 'string') {
+        if (!isDnsLabel(co.name)) errs.push(dnsLabelError(`${f}.name`, co.name));
+        if (containerNames.has(co.name)) errs.push(duplicate(`${f}.name`, co.name));
+        containerNames.add(co.name);
+      }
+      if (typeof co.image !== 'string' || co.image.trim() === '') errs.push(required(`${f}.image`));
+      asArray(co.volumeMounts).forEach((m, j) => {
+        const mo = asObject(m);
+        if (mo && typeof mo.name === 'string' && !volumeNames.has(mo.name)) errs.push({ type: 'Not found', field: `${f}.volumeMounts[${j}].name`, value: mo.name });
+      });
+      const portNames = new Set<string>();
+      asArray(co.ports).forEach((p, j) => {
+        const po = asObject(p) ?? {};
+        const n = po.containerPort;
+        if (typeof n === 'number' && (n < 1 || n > 65535)) errs.push({ type: 'Invalid value', field: `${f}.ports[${j}].containerPort`, value: n, detail: 'must be between 1 and 65535, inclusive' });
+        if (typeof po.name === 'string') {
+          if (portNames.has(po.name)) errs.push(duplicate(`${f}.ports[${j}].name`, po.name));
+          portNames.add(po.name);
+        }
+      });
+    });
+  }
+  return errs;
+}
+
+export function validatePodTemplate(template: unknown, field: string): FieldError[] {
+  const t = asObject(template);
+  if (!t) return [required(field)];
+  return validatePodSpec(t.spec, `${field}.spec`);
+}
+
+/** QoS class as the API server records it on pod creation. */
+export function podQosClass(spec: Json | undefined): 'Guaranteed' | 'Burstable' | 'BestEffort' {
+  const containers = [...asArray(spec?.initContainers), ...asArray(spec?.containers)].map((c) => asObject(c) ?? {});
+  let any = false;
+  let guaranteed = containers.length > 0;
+  for (const c of containers) {
+    const res = asObject(c.resources) ?? {};
+    const limits = asObject(res.limits) ?? {};
+    const requests = asObject(res.requests) ?? {};
+    if (Object.keys(limits).length || Object.keys(requests).length) any = true;
+    for (const r of ['cpu', 'memory']) {
+      if (limits[r] === undefined) guaranteed = false;
+      else if (requests[r] !== undefined && String(requests[r]) !== String(limits[r])) guaranteed = false;
+    }
+  }
+  if (!any) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}

@@ -1,0 +1,45 @@
+// ConfigMaps: non-secret configuration as string (`data`) and binary (`binaryData`) entries.
+
+import type { FieldError } from '../../../api/status.js';
+import type { ApiObject } from '../../../api/types.js';
+import type { ResourceType } from '../../types.js';
+import { ageColumn } from '../common/columns.js';
+import { asObject, invalidValue } from '../common/field-errors.js';
+import { bool, bytesMap, obj, strMap } from '../common/schema.js';
+import { updateValidation } from '../common/strategy.js';
+import { configKeyErrors, decodedLength, immutableDataErrors, sizeError } from './data-rules.js';
+
+const schema = obj({ data: strMap, binaryData: bytesMap, immutable: bool });
+
+function validateConfigMap(o: ApiObject): FieldError[] {
+  const data = asObject(o.data) ?? {};
+  const binary = asObject(o.binaryData) ?? {};
+  const errs = [...configKeyErrors('data', data), ...configKeyErrors('binaryData', binary)];
+  let total = 0;
+  for (const [k, v] of Object.entries(data)) {
+    if (typeof v === 'string') total += Buffer.byteLength(v);
+    if (k in binary) errs.push(invalidValue('data', k, 'duplicate of key present in binaryData'));
+  }
+  for (const v of Object.values(binary)) if (typeof v === 'string') total += decodedLength(v);
+  errs.push(...sizeError('', total));
+  return errs;
+}
+
+export const configmaps: ResourceType = {
+  group: '',
+  versions: [{ name: 'v1', schema }],
+  kind: 'ConfigMap',
+  plural: 'configmaps',
+  singular: 'configmap',
+  scope: 'Namespaced',
+  shortNames: ['cm'],
+  generation: false,
+  columns: [
+    { name: 'Data', type: 'integer', description: 'Number of data entries', cell: (o) => Object.keys(asObject(o.data) ?? {}).length + Object.keys(asObject(o.binaryData) ?? {}).length },
+    ageColumn,
+  ],
+  strategy: {
+    validate: validateConfigMap,
+    validateUpdate: updateValidation(validateConfigMap, (o, old) => immutableDataErrors(o, old, ['data', 'binaryData'])),
+  },
+};

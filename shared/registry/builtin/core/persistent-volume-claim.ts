@@ -1,0 +1,84 @@
+// PersistentVolumeClaims: a namespaced request for storage, bound to a PersistentVolume.
+
+import type { FieldError } from '../../../api/status.js';
+import type { ApiObject } from '../../../api/types.js';
+import type { ResourceType } from '../../types.js';
+import { ageColumn } from '../common/columns.js';
+import { asArray, asObject, at, ensureObject, forbidden, jsonEqual, required, setDefault } from '../common/field-errors.js';
+import { conditionList, typedCondition } from '../common/meta.js';
+import { persistentVolumeClaimSpec } from '../common/pod-spec.js';
+import { atomicList, obj, quantityMap, str, strEnum, strMap } from '../common/schema.js';
+import { updateValidation } from '../common/strategy.js';
+import { ACCESS_MODES, accessModesCell } from './persistent-volume.js';
+
+const schema = obj({
+  spec: persistentVolumeClaimSpec,
+  status: obj({
+    phase: strEnum('Pending', 'Bound', 'Lost'),
+    accessModes: atomicList(strEnum(...ACCESS_MODES)),
+    capacity: quantityMap,
+    conditions: conditionList(typedCondition(['lastProbeTime'])),
+    allocatedResources: quantityMap,
+    allocatedResourceStatuses: strMap,
+    currentVolumeAttributesClassName: str,
+    modifyVolumeStatus: obj({ targetVolumeAttributesClassName: str, status: str }, ['status']),
+  }),
+});
+
+export function validateClaimSpec(spec: unknown, field: string): FieldError[] {
+  const s = asObject(spec) ?? {};
+  const errs: FieldError[] = [];
+  if (!asArray(s.accessModes).length) errs.push(required(`${field}.accessModes`, 'at least 1 access mode is required'));
+  if (at(s, 'resources.requests.storage') === undefined && !s.dataSourceRef) errs.push(required(`${field}.resources[storage]`));
+  return errs;
+}
+
+function validatePVC(o: ApiObject): FieldError[] {
+  return validateClaimSpec(o.spec, 'spec');
+}
+
+// After creation a claim may only grow its storage request or get bound to a volume.
+function mutableMasked(spec: unknown, old: unknown): unknown {
+  const s = structuredClone(asObject(spec) ?? {});
+  delete s.resources;
+  if (!asObject(old)?.volumeName) delete s.volumeName;
+  delete s.volumeAttributesClassName;
+  return s;
+}
+
+function validatePVCUpdate(o: ApiObject, old: ApiObject): FieldError[] {
+  const oldMasked = mutableMasked(old.spec, old.spec);
+  if (jsonEqual(mutableMasked(o.spec, old.spec), oldMasked)) return [];
+  return [forbidden('spec', 'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims')];
+}
+
+export const persistentvolumeclaims: ResourceType = {
+  group: '',
+  versions: [{ name: 'v1', schema }],
+  kind: 'PersistentVolumeClaim',
+  plural: 'persistentvolumeclaims',
+  singular: 'persistentvolumeclaim',
+  scope: 'Namespaced',
+  shortNames: ['pvc'],
+  subresources: { status: true },
+  columns: [
+    { name: 'Status', type: 'string', cell: (o) => String(at(o, 'status.phase') ?? '') },
+    { name: 'Volume', type: 'string', cell: (o) => String(at(o, 'spec.volumeName') ?? '') },
+    { name: 'Capacity', type: 'string', cell: (o) => String(at(o, 'status.capacity.storage') ?? '') },
+    { name: 'Access Modes', type: 'string', cell: (o) => accessModesCell(at(o, 'status.accessModes')) },
+    { name: 'StorageClass', type: 'string', cell: (o) => String(at(o, 'spec.storageClassName') ?? '') },
+    { name: 'VolumeAttributesClass', type: 'string', cell: (o) => String(at(o, 'spec.volumeAttributesClassName') ?? '<unset>') },
+    ageColumn,
+    { name: 'VolumeMode', type: 'string', priority: 1, cell: (o) => String(at(o, 'spec.volumeMode') ?? '') },
+  ],
+  strategy: {
+    defaults(o) {
+      setDefault(ensureObject(o, 'spec'), 'volumeMode', 'Filesystem');
+    },
+    prepareForCreate(o) {
+      o.status = { phase: 'Pending' };
+    },
+    validate: validatePVC,
+    validateUpdate: updateValidation(validatePVC, validatePVCUpdate),
+  },
+};

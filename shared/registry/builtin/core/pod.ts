@@ -1,0 +1,151 @@
+// Pods: the unit of scheduling. Spec is mostly immutable after creation; status belongs to the
+// node agent and is written through /status.
+
+import type { FieldError } from '../../../api/status.js';
+import type { ApiObject } from '../../../api/types.js';
+import type { ResourceType } from '../../types.js';
+import { ageColumn, since } from '../common/columns.js';
+import { asArray, asObject, at, forbidden, jsonEqual, type Json } from '../common/field-errors.js';
+import { defaultPodOnly, defaultPodSpec, podQosClass, podSpec, podStatus, validatePodSpec } from '../common/pod-spec.js';
+import { obj } from '../common/schema.js';
+import { updateValidation } from '../common/strategy.js';
+
+const schema = obj({ spec: podSpec, status: podStatus });
+
+function containerStatuses(o: ApiObject): Json[] {
+  return asArray(at(o, 'status.containerStatuses')).map((c) => asObject(c) ?? {});
+}
+
+/** kubectl's STATUS column: the most telling reason among pod and container states. */
+export function podDisplayStatus(o: ApiObject): string {
+  const status = asObject(o.status) ?? {};
+  let reason = typeof status.reason === 'string' && status.reason ? status.reason : String(status.phase ?? 'Unknown');
+  asArray(status.initContainerStatuses).forEach((c, i) => {
+    const st = asObject(asObject(c)?.state) ?? {};
+    const term = asObject(st.terminated);
+    const wait = asObject(st.waiting);
+    if (term && term.exitCode === 0) return;
+    if (term) reason = term.reason ? `Init:${String(term.reason)}` : `Init:ExitCode:${String(term.exitCode)}`;
+    else if (wait && wait.reason && wait.reason !== 'PodInitializing') reason = `Init:${String(wait.reason)}`;
+    else if (reason === String(status.phase ?? 'Unknown') || reason.startsWith('Init:')) reason = `Init:${i}/${asArray(at(o, 'spec.initContainers')).length}`;
+  });
+  if (!reason.startsWith('Init:')) {
+    for (const c of containerStatuses(o).reverse()) {
+      const st = asObject(c.state) ?? {};
+      const wait = asObject(st.waiting);
+      const term = asObject(st.terminated);
+      if (wait?.reason) reason = String(wait.reason);
+      else if (term?.reason) reason = String(term.reason);
+      else if (term) reason = term.signal ? `Signal:${String(term.signal)}` : `ExitCode:${String(term.exitCode)}`;
+    }
+  }
+  if (o.metadata.deletionTimestamp) reason = status.reason === 'NodeLost' ? 'Unknown' : 'Terminating';
+  return reason;
+}
+
+function readyCell(o: ApiObject): string {
+  const total = asArray(at(o, 'spec.containers')).length;
+  const ready = containerStatuses(o).filter((c) => c.ready === true).length;
+  return `${ready}/${total}`;
+}
+
+function restartsCell(o: ApiObject): string {
+  let restarts = 0;
+  let lastRestart: string | undefined;
+  for (const c of containerStatuses(o)) {
+    restarts += typeof c.restartCount === 'number' ? c.restartCount : 0;
+    const finished = at(c, 'lastState.terminated.finishedAt');
+    if (typeof finished === 'string' && (!lastRestart || finished > lastRestart)) lastRestart = finished;
+  }
+  return lastRestart && restarts > 0 ? `${restarts} (${since(lastRestart)} ago)` : String(restarts);
+}
+
+function readinessGatesCell(o: ApiObject): string {
+  const gates = asArray(at(o, 'spec.readinessGates')).map((g) => String(asObject(g)?.conditionType ?? ''));
+  if (!gates.length) return '<none>';
+  const conds = asArray(at(o, 'status.conditions')).map((c) => asObject(c) ?? {});
+  const ok = gates.filter((g) => conds.some((c) => c.type === g && c.status === 'True')).length;
+  return `${ok}/${gates.length}`;
+}
+
+// Fields a pod update may change; everything else in spec is fixed at creation.
+function mutableMasked(spec: unknown): Json {
+  const s = structuredClone(asObject(spec) ?? {});
+  for (const list of ['containers', 'initContainers']) for (const c of asArray(s[list])) delete (asObject(c) ?? {}).image;
+  delete s.activeDeadlineSeconds;
+  delete s.tolerations;
+  delete s.terminationGracePeriodSeconds;
+  delete s.schedulingGates;
+  delete s.ephemeralContainers;
+  return s;
+}
+
+function validatePodUpdate(o: ApiObject, old: ApiObject): FieldError[] {
+  if (jsonEqual(mutableMasked(o.spec), mutableMasked(old.spec))) return [];
+  return [
+    forbidden(
+      'spec',
+      'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)',
+    ),
+  ];
+}
+
+function validatePod(o: ApiObject): FieldError[] {
+  return validatePodSpec(o.spec, 'spec');
+}
+
+export const pods: ResourceType = {
+  group: '',
+  versions: [{ name: 'v1', schema }],
+  kind: 'Pod',
+  plural: 'pods',
+  singular: 'pod',
+  scope: 'Namespaced',
+  shortNames: ['po'],
+  categories: ['all'],
+  subresources: {
+    status: true,
+    others: [
+      { name: 'ephemeralcontainers', kind: 'Pod', verbs: ['get', 'patch', 'update'] },
+      { name: 'log', kind: 'Pod', verbs: ['get'] },
+      { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'] },
+      { name: 'attach', kind: 'PodAttachOptions', verbs: ['create', 'get'] },
+      { name: 'portforward', kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
+      { name: 'proxy', kind: 'PodProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] },
+      { name: 'binding', kind: 'Binding', verbs: ['create'] },
+      { name: 'eviction', kind: 'Eviction', verbs: ['create'] },
+    ],
+  },
+  columns: [
+    { name: 'Ready', type: 'string', description: 'The aggregate readiness state of this pod for accepting traffic.', cell: readyCell },
+    { name: 'Status', type: 'string', description: 'The aggregate status of the containers in this pod.', cell: podDisplayStatus },
+    { name: 'Restarts', type: 'string', description: 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.', cell: restartsCell },
+    ageColumn,
+    { name: 'IP', type: 'string', priority: 1, description: 'IP address allocated to the pod.', cell: (o) => (at(o, 'status.podIP') as string | undefined) || '<none>' },
+    { name: 'Node', type: 'string', priority: 1, description: 'Name of the Node this pod is assigned to.', cell: (o) => (at(o, 'spec.nodeName') as string | undefined) || '<none>' },
+    { name: 'Nominated Node', type: 'string', priority: 1, description: 'Name of the node the pod is nominated to run on.', cell: (o) => (at(o, 'status.nominatedNodeName') as string | undefined) || '<none>' },
+    { name: 'Readiness Gates', type: 'string', priority: 1, description: 'Pod readiness gates.', cell: readinessGatesCell },
+  ],
+  fieldSelectors: {
+    'spec.nodeName': (o) => (at(o, 'spec.nodeName') as string | undefined) ?? '',
+    'spec.restartPolicy': (o) => at(o, 'spec.restartPolicy') as string | undefined,
+    'spec.schedulerName': (o) => at(o, 'spec.schedulerName') as string | undefined,
+    'spec.serviceAccountName': (o) => at(o, 'spec.serviceAccountName') as string | undefined,
+    'spec.hostNetwork': (o) => String(at(o, 'spec.hostNetwork') === true),
+    'status.phase': (o) => at(o, 'status.phase') as string | undefined,
+    'status.podIP': (o) => (at(o, 'status.podIP') as string | undefined) ?? '',
+    'status.nominatedNodeName': (o) => (at(o, 'status.nominatedNodeName') as string | undefined) ?? '',
+  },
+  strategy: {
+    defaults(o) {
+      const spec = asObject(o.spec);
+      defaultPodSpec(spec);
+      defaultPodOnly(spec);
+    },
+    prepareForCreate(o) {
+      o.status = { phase: 'Pending', qosClass: podQosClass(asObject(o.spec)) };
+    },
+    validate: validatePod,
+    validateUpdate: updateValidation(validatePod, validatePodUpdate),
+  },
+};

@@ -1,0 +1,83 @@
+// ReplicationControllers: the original replicated pod controller, with an equality-only selector.
+
+import type { FieldError } from '../../../api/status.js';
+import type { ApiObject } from '../../../api/types.js';
+import type { ResourceType } from '../../types.js';
+import { ageColumn, templateContainers } from '../common/columns.js';
+import { asObject, at, ensureObject, invalidValue, required, setDefault } from '../common/field-errors.js';
+import { conditionList, typedCondition } from '../common/meta.js';
+import { defaultPodTemplate, podTemplateSpec, validatePodTemplate } from '../common/pod-spec.js';
+import { int32, int64, obj, strMap } from '../common/schema.js';
+import { updateValidation } from '../common/strategy.js';
+import { countColumn, nonNegative } from '../common/workload.js';
+
+const schema = obj({
+  spec: obj({ replicas: int32, minReadySeconds: int32, selector: { ...strMap, 'x-kubernetes-map-type': 'atomic' }, template: podTemplateSpec }),
+  status: obj(
+    { replicas: int32, fullyLabeledReplicas: int32, readyReplicas: int32, availableReplicas: int32, observedGeneration: int64, conditions: conditionList(typedCondition()) },
+    ['replicas'],
+  ),
+});
+
+function validateRC(o: ApiObject): FieldError[] {
+  const spec = asObject(o.spec) ?? {};
+  const errs = nonNegative(spec, ['replicas', 'minReadySeconds']);
+  const selector = asObject(spec.selector) ?? {};
+  if (!Object.keys(selector).length) errs.push(required('spec.selector'));
+  const template = asObject(spec.template);
+  if (!template) {
+    errs.push(required('spec.template'));
+    return errs;
+  }
+  const labels = asObject(asObject(template.metadata)?.labels) ?? {};
+  if (Object.entries(selector).some(([k, v]) => labels[k] !== v)) {
+    errs.push(invalidValue('spec.template.metadata.labels', labels, '`selector` does not match template `labels`'));
+  }
+  errs.push(...validatePodTemplate(template, 'spec.template'));
+  const restart = at(template, 'spec.restartPolicy');
+  if (restart !== undefined && restart !== 'Always') errs.push({ type: 'Unsupported value', field: 'spec.template.spec.restartPolicy', value: restart, detail: 'supported values: "Always"' });
+  return errs;
+}
+
+export const replicationcontrollers: ResourceType = {
+  group: '',
+  versions: [{ name: 'v1', schema }],
+  kind: 'ReplicationController',
+  plural: 'replicationcontrollers',
+  singular: 'replicationcontroller',
+  scope: 'Namespaced',
+  shortNames: ['rc'],
+  categories: ['all'],
+  subresources: { status: true, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
+  columns: [
+    countColumn('Desired', 'spec.replicas', 'Number of desired pods.'),
+    countColumn('Current', 'status.replicas', 'Number of actually running pods.'),
+    countColumn('Ready', 'status.readyReplicas', 'Number of ready pods.'),
+    ageColumn,
+    { name: 'Containers', type: 'string', priority: 1, cell: (o) => templateContainers(at(o, 'spec.template')).names },
+    { name: 'Images', type: 'string', priority: 1, cell: (o) => templateContainers(at(o, 'spec.template')).images },
+    {
+      name: 'Selector',
+      type: 'string',
+      priority: 1,
+      cell: (o) => Object.entries(asObject(at(o, 'spec.selector')) ?? {}).map(([k, v]) => `${k}=${String(v)}`).join(',') || '<none>',
+    },
+  ],
+  fieldSelectors: { 'status.replicas': (o) => String(at(o, 'status.replicas') ?? 0) },
+  strategy: {
+    defaults(o) {
+      const spec = ensureObject(o, 'spec');
+      const labels = asObject(asObject(asObject(spec.template)?.metadata)?.labels);
+      // An RC without a selector selects its template's labels, and is labelled like its pods.
+      if (labels && Object.keys(labels).length) {
+        if (!asObject(spec.selector) || !Object.keys(asObject(spec.selector)!).length) spec.selector = { ...labels };
+        if (!o.metadata.labels || !Object.keys(o.metadata.labels).length) o.metadata.labels = { ...(labels as Record<string, string>) };
+      }
+      setDefault(spec, 'replicas', 1);
+      defaultPodTemplate(spec.template);
+    },
+    validate: validateRC,
+    validateUpdate: updateValidation(validateRC),
+  },
+};
+

@@ -1,0 +1,177 @@
+// Services: a stable virtual address in front of selected pods. Names are DNS-1035 labels
+// (they become DNS names and environment variable prefixes, so they must start with a letter).
+
+import type { FieldError } from '../../../api/status.js';
+import type { ApiObject } from '../../../api/types.js';
+import type { ResourceType } from '../../types.js';
+import { ageColumn, joinList } from '../common/columns.js';
+import { asArray, asObject, at, duplicate, ensureObject, invalidValue, isDns1035Label, type Json, required, setDefault } from '../common/field-errors.js';
+import { conditionList, metaCondition } from '../common/meta.js';
+import { atomicList, bool, int32, intOrString, mapList, obj, str, strEnum, strMap } from '../common/schema.js';
+import { updateValidation } from '../common/strategy.js';
+
+const servicePort = obj(
+  { name: str, protocol: strEnum('TCP', 'UDP', 'SCTP'), appProtocol: str, port: int32, targetPort: intOrString, nodePort: int32 },
+  ['port'],
+);
+
+const schema = obj({
+  spec: obj({
+    ports: mapList(servicePort, ['port', 'protocol'], 'port'),
+    selector: { ...strMap, 'x-kubernetes-map-type': 'atomic' },
+    clusterIP: str,
+    clusterIPs: atomicList(str),
+    type: strEnum('ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'),
+    externalIPs: atomicList(str),
+    sessionAffinity: strEnum('ClientIP', 'None'),
+    loadBalancerIP: str,
+    loadBalancerSourceRanges: atomicList(str),
+    externalName: str,
+    externalTrafficPolicy: strEnum('Cluster', 'Local'),
+    healthCheckNodePort: int32,
+    publishNotReadyAddresses: bool,
+    sessionAffinityConfig: obj({ clientIP: obj({ timeoutSeconds: int32 }) }),
+    ipFamilies: atomicList(strEnum('IPv4', 'IPv6')),
+    ipFamilyPolicy: strEnum('SingleStack', 'PreferDualStack', 'RequireDualStack'),
+    allocateLoadBalancerNodePorts: bool,
+    loadBalancerClass: str,
+    internalTrafficPolicy: strEnum('Cluster', 'Local'),
+    trafficDistribution: str,
+  }),
+  status: obj({
+    loadBalancer: obj({
+      ingress: atomicList(
+        obj({
+          ip: str,
+          hostname: str,
+          ipMode: strEnum('VIP', 'Proxy'),
+          ports: atomicList(obj({ port: int32, protocol: strEnum('TCP', 'UDP', 'SCTP'), error: str }, ['port', 'protocol'])),
+        }),
+      ),
+    }),
+    conditions: conditionList(metaCondition),
+  }),
+});
+
+function defaults(o: ApiObject): void {
+  const spec = ensureObject(o, 'spec');
+  setDefault(spec, 'type', 'ClusterIP');
+  setDefault(spec, 'sessionAffinity', 'None');
+  if (spec.sessionAffinity === 'ClientIP') {
+    const cfg = ensureObject(ensureObject(spec, 'sessionAffinityConfig'), 'clientIP');
+    setDefault(cfg, 'timeoutSeconds', 10800);
+  }
+  for (const p of asArray(spec.ports)) {
+    const port = asObject(p);
+    if (!port) continue;
+    setDefault(port, 'protocol', 'TCP');
+    if (port.targetPort === undefined || port.targetPort === 0 || port.targetPort === '') port.targetPort = port.port;
+  }
+  if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') setDefault(spec, 'externalTrafficPolicy', 'Cluster');
+  if (spec.type !== 'ExternalName') setDefault(spec, 'internalTrafficPolicy', 'Cluster');
+  if (spec.type === 'LoadBalancer') setDefault(spec, 'allocateLoadBalancerNodePorts', true);
+}
+
+function validateService(o: ApiObject): FieldError[] {
+  const errs: FieldError[] = [];
+  const name = o.metadata.name;
+  if (name && !isDns1035Label(name)) {
+    errs.push(invalidValue('metadata.name', name, "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"));
+  }
+  const spec = asObject(o.spec) ?? {};
+  const ports = asArray(spec.ports).map((p) => asObject(p) ?? {});
+  const headless = spec.clusterIP === 'None';
+  if (spec.type === 'ExternalName') {
+    if (typeof spec.externalName !== 'string' || !spec.externalName) errs.push(required('spec.externalName'));
+  } else if (ports.length === 0 && !headless) {
+    errs.push(required('spec.ports'));
+  }
+  const names = new Set<string>();
+  const keys = new Set<string>();
+  ports.forEach((p, i) => {
+    const f = `spec.ports[${i}]`;
+    if (ports.length > 1 && (typeof p.name !== 'string' || !p.name)) errs.push(required(`${f}.name`));
+    if (typeof p.name === 'string' && p.name) {
+      if (names.has(p.name)) errs.push(duplicate(`${f}.name`, p.name));
+      names.add(p.name);
+    }
+    if (typeof p.port === 'number' && (p.port < 1 || p.port > 65535)) errs.push(invalidValue(`${f}.port`, p.port, 'must be between 1 and 65535, inclusive'));
+    const key = `${String(p.port)}/${String(p.protocol ?? 'TCP')}`;
+    if (keys.has(key)) errs.push(duplicate(`${f}`, { port: p.port, protocol: p.protocol }));
+    keys.add(key);
+    if (p.nodePort !== undefined && spec.type !== 'NodePort' && spec.type !== 'LoadBalancer' && p.nodePort !== 0) {
+      errs.push({ type: 'Forbidden', field: `${f}.nodePort`, detail: 'may not be used when `type` is \'ClusterIP\'' });
+    }
+  });
+  if (spec.sessionAffinity === 'ClientIP') {
+    const t = at(spec, 'sessionAffinityConfig.clientIP.timeoutSeconds');
+    if (typeof t === 'number' && (t <= 0 || t > 86400)) errs.push(invalidValue('spec.sessionAffinityConfig.clientIP.timeoutSeconds', t, 'must be greater than 0 and less than 86400'));
+  }
+  return errs;
+}
+
+function validateServiceUpdate(o: ApiObject, old: ApiObject): FieldError[] {
+  const spec = asObject(o.spec) ?? {};
+  const oldSpec = asObject(old.spec) ?? {};
+  // The allocated address stays unless the service moves to or from ExternalName.
+  if (spec.type !== 'ExternalName' && oldSpec.type !== 'ExternalName' && oldSpec.clusterIP && spec.clusterIP !== undefined && spec.clusterIP !== '' && spec.clusterIP !== oldSpec.clusterIP) {
+    return [invalidValue('spec.clusterIP', spec.clusterIP, 'field is immutable')];
+  }
+  return [];
+}
+
+function externalIPCell(o: ApiObject): string {
+  const spec = asObject(o.spec) ?? {};
+  const ingress = asArray(at(o, 'status.loadBalancer.ingress')).map((i) => asObject(i) ?? {});
+  switch (spec.type) {
+    case 'ExternalName':
+      return String(spec.externalName ?? '<none>');
+    case 'LoadBalancer': {
+      const ips = [...ingress.map((i) => String(i.ip || i.hostname || '')), ...asArray(spec.externalIPs).map(String)].filter(Boolean);
+      return ips.length ? ips.join(',') : '<pending>';
+    }
+    default:
+      return joinList(spec.externalIPs);
+  }
+}
+
+function portsCell(o: ApiObject): string {
+  const ports = asArray(at(o, 'spec.ports')).map((p) => asObject(p) ?? ({} as Json));
+  if (!ports.length) return '<none>';
+  return ports.map((p) => (p.nodePort ? `${String(p.port)}:${String(p.nodePort)}/${String(p.protocol ?? 'TCP')}` : `${String(p.port)}/${String(p.protocol ?? 'TCP')}`)).join(',');
+}
+
+function selectorCell(o: ApiObject): string {
+  const sel = asObject(at(o, 'spec.selector'));
+  if (!sel || !Object.keys(sel).length) return '<none>';
+  return Object.entries(sel).map(([k, v]) => `${k}=${String(v)}`).join(',');
+}
+
+export const services: ResourceType = {
+  group: '',
+  versions: [{ name: 'v1', schema }],
+  kind: 'Service',
+  plural: 'services',
+  singular: 'service',
+  scope: 'Namespaced',
+  shortNames: ['svc'],
+  categories: ['all'],
+  nameRule: 'dns-label',
+  subresources: {
+    status: true,
+    others: [{ name: 'proxy', kind: 'ServiceProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] }],
+  },
+  columns: [
+    { name: 'Type', type: 'string', description: 'The type of the service.', cell: (o) => at(o, 'spec.type') ?? 'ClusterIP' },
+    { name: 'Cluster-IP', type: 'string', description: 'The IP address of the service.', cell: (o) => (at(o, 'spec.clusterIP') as string | undefined) || '<none>' },
+    { name: 'External-IP', type: 'string', description: 'The external IP addresses of the service.', cell: externalIPCell },
+    { name: 'Port(s)', type: 'string', description: 'The ports exposed by the service.', cell: portsCell },
+    ageColumn,
+    { name: 'Selector', type: 'string', priority: 1, description: 'The label selector of the service.', cell: selectorCell },
+  ],
+  strategy: {
+    defaults,
+    validate: validateService,
+    validateUpdate: updateValidation(validateService, validateServiceUpdate),
+  },
+};

@@ -1,0 +1,153 @@
+// events.platform.io/v1 Events: the structured event API. Objects live in core `events`
+// storage; `storedAs` renames fields between the two shapes so either API reads every event.
+
+import type { FieldError } from '../../../api/status.js';
+import type { ApiObject } from '../../../api/types.js';
+import type { ResourceType } from '../../types.js';
+import { since } from '../common/columns.js';
+import { asObject, at, forbidden, invalidValue, isQualifiedName, required, tooLong, unsupported } from '../common/field-errors.js';
+import { objectReference } from '../common/meta.js';
+import { int32, obj, str, time } from '../common/schema.js';
+import { eventSource } from '../core/event.js';
+
+const nullableTime = { type: ['string', 'null'], format: 'date-time' };
+
+const schema = obj(
+  {
+    eventTime: nullableTime,
+    series: obj({ count: int32, lastObservedTime: time }, ['count', 'lastObservedTime']),
+    reportingController: str,
+    reportingInstance: str,
+    action: str,
+    reason: str,
+    regarding: objectReference,
+    related: objectReference,
+    note: str,
+    type: str,
+    deprecatedSource: eventSource,
+    deprecatedFirstTimestamp: nullableTime,
+    deprecatedLastTimestamp: nullableTime,
+    deprecatedCount: int32,
+  },
+  // eventTime is required on create only: events written through core v1 may lack it.
+);
+
+// [v1 field, core field] pairs; fields with the same name in both shapes are listed once.
+const RENAMES: Array<[string, string]> = [
+  ['regarding', 'involvedObject'],
+  ['note', 'message'],
+  ['deprecatedSource', 'source'],
+  ['deprecatedFirstTimestamp', 'firstTimestamp'],
+  ['deprecatedLastTimestamp', 'lastTimestamp'],
+  ['deprecatedCount', 'count'],
+  ['reportingController', 'reportingComponent'],
+  ['series', 'series'],
+  ['eventTime', 'eventTime'],
+  ['action', 'action'],
+  ['related', 'related'],
+  ['reportingInstance', 'reportingInstance'],
+  ['reason', 'reason'],
+  ['type', 'type'],
+];
+
+function rename(o: ApiObject, pairs: Array<[string, string]>, apiVersion: string): ApiObject {
+  const out: ApiObject = { apiVersion, kind: 'Event', metadata: o.metadata };
+  for (const [from, to] of pairs) if (o[from] !== undefined) out[to] = structuredClone(o[from]);
+  return out;
+}
+
+/** events.platform.io/v1 → core v1 (the stored shape). */
+export function eventToCore(o: ApiObject): ApiObject {
+  const out = rename(o, RENAMES, 'v1');
+  // The core shape requires involvedObject; an event about nothing refers to an empty reference.
+  if (out.involvedObject === undefined) out.involvedObject = {};
+  return out;
+}
+
+/** core v1 → events.platform.io/v1. */
+export function eventFromCore(o: ApiObject): ApiObject {
+  return rename(
+    o,
+    RENAMES.map(([a, b]) => [b, a]),
+    'events.platform.io/v1',
+  );
+}
+
+const MAX_NOTE_BYTES = 1024;
+const EVENT_TYPES = ['Normal', 'Warning'];
+
+function validateEventCreate(o: ApiObject): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!o.eventTime) errs.push(required('eventTime'));
+  if (typeof o.type !== 'string' || !o.type) errs.push(required('type'));
+  else if (!EVENT_TYPES.includes(o.type)) errs.push(unsupported('type', o.type, EVENT_TYPES));
+  if (!asObject(o.regarding)) errs.push(required('regarding'));
+  for (const f of ['action', 'reason', 'reportingInstance']) {
+    const v = o[f];
+    if (typeof v !== 'string' || !v) errs.push(required(f));
+    else if (v.length > 128) errs.push(tooLong(f, 128));
+  }
+  const rc = o.reportingController;
+  if (typeof rc !== 'string' || !rc) errs.push(required('reportingController'));
+  else if (!isQualifiedName(rc)) errs.push(invalidValue('reportingController', rc, 'must be a qualified name (e.g. "example.com/my-controller")'));
+  if (typeof o.note === 'string' && Buffer.byteLength(o.note) > MAX_NOTE_BYTES) errs.push(tooLong('note', MAX_NOTE_BYTES));
+  for (const f of ['deprecatedSource', 'deprecatedFirstTimestamp', 'deprecatedLastTimestamp', 'deprecatedCount']) {
+    const v = o[f];
+    const set = v !== undefined && v !== null && v !== 0 && !(typeof v === 'object' && Object.keys(v).length === 0);
+    if (set) errs.push(forbidden(f, 'deprecated field must not be set'));
+  }
+  const series = asObject(o.series);
+  if (series && typeof series.count === 'number' && series.count < 2) errs.push(invalidValue('series.count', series.count, 'should be at least 2'));
+  // Events about namespaced objects live in that object's namespace.
+  const ns = at(o, 'regarding.namespace');
+  if (typeof ns === 'string' && ns && o.metadata.namespace && ns !== o.metadata.namespace) {
+    errs.push(invalidValue('regarding.namespace', ns, 'does not match event.namespace'));
+  }
+  return errs;
+}
+
+// Updates keep the identifying fields; an event created through core v1 may carry any
+// deprecated fields, so the create-only rules do not apply here.
+function validateEventUpdate(o: ApiObject, old: ApiObject): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const f of ['eventTime', 'action', 'reason', 'reportingController', 'reportingInstance', 'regarding', 'related', 'type', 'deprecatedSource', 'deprecatedFirstTimestamp', 'deprecatedLastTimestamp', 'deprecatedCount']) {
+    if (JSON.stringify(o[f] ?? null) !== JSON.stringify(old[f] ?? null)) errs.push(invalidValue(f, o[f], 'field is immutable'));
+  }
+  if (typeof o.note === 'string' && Buffer.byteLength(o.note) > MAX_NOTE_BYTES) errs.push(tooLong('note', MAX_NOTE_BYTES));
+  return errs;
+}
+
+export const eventsV1: ResourceType = {
+  group: 'events.platform.io',
+  versions: [{ name: 'v1', schema }],
+  kind: 'Event',
+  plural: 'events',
+  singular: 'event',
+  scope: 'Namespaced',
+  shortNames: ['ev'],
+  generation: false,
+  columns: [
+    { name: 'Last Seen', type: 'string', cell: (o) => since(at(o, 'series.lastObservedTime') ?? o.deprecatedLastTimestamp ?? o.eventTime ?? o.metadata.creationTimestamp) },
+    { name: 'Type', type: 'string', cell: (o) => o.type ?? '' },
+    { name: 'Reason', type: 'string', cell: (o) => o.reason ?? '' },
+    { name: 'Object', type: 'string', cell: (o) => `${String(at(o, 'regarding.kind') ?? '').toLowerCase()}/${String(at(o, 'regarding.name') ?? '')}` },
+    { name: 'Message', type: 'string', cell: (o) => String(o.note ?? '').trim() },
+  ],
+  fieldSelectors: {
+    'regarding.kind': (o) => (at(o, 'regarding.kind') as string | undefined) ?? '',
+    'regarding.namespace': (o) => (at(o, 'regarding.namespace') as string | undefined) ?? '',
+    'regarding.name': (o) => (at(o, 'regarding.name') as string | undefined) ?? '',
+    'regarding.uid': (o) => (at(o, 'regarding.uid') as string | undefined) ?? '',
+    'regarding.apiVersion': (o) => (at(o, 'regarding.apiVersion') as string | undefined) ?? '',
+    'regarding.resourceVersion': (o) => (at(o, 'regarding.resourceVersion') as string | undefined) ?? '',
+    'regarding.fieldPath': (o) => (at(o, 'regarding.fieldPath') as string | undefined) ?? '',
+    reason: (o) => (o.reason as string | undefined) ?? '',
+    reportingController: (o) => (o.reportingController as string | undefined) ?? '',
+    type: (o) => (o.type as string | undefined) ?? '',
+  },
+  strategy: {
+    validate: validateEventCreate,
+    validateUpdate: validateEventUpdate,
+  },
+  storedAs: { group: '', resource: 'events', toStored: eventToCore, fromStored: eventFromCore },
+};

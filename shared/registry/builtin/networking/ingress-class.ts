@@ -1,0 +1,50 @@
+// IngressClasses: which controller implements an ingress class, and its parameters.
+
+import type { FieldError } from '../../../api/status.js';
+import type { ApiObject } from '../../../api/types.js';
+import type { ResourceType } from '../../types.js';
+import { ageColumn } from '../common/columns.js';
+import { at, invalidValue } from '../common/field-errors.js';
+import { obj, str, strEnum } from '../common/schema.js';
+import { immutableFields, updateValidation } from '../common/strategy.js';
+
+const schema = obj({
+  spec: obj({
+    controller: str,
+    parameters: obj({ apiGroup: str, kind: str, name: str, scope: strEnum('Cluster', 'Namespace'), namespace: str }, ['kind', 'name']),
+  }),
+});
+
+function validate(o: ApiObject): FieldError[] {
+  const errs: FieldError[] = [];
+  const c = at(o, 'spec.controller');
+  if (typeof c === 'string' && c.length > 250) errs.push(invalidValue('spec.controller', c, 'must be no more than 250 characters'));
+  const scope = at(o, 'spec.parameters.scope');
+  const ns = at(o, 'spec.parameters.namespace');
+  if (scope === 'Namespace' && !ns) errs.push({ type: 'Required value', field: 'spec.parameters.namespace', detail: '`parameters.scope` is set to "Namespace"' });
+  if (scope !== 'Namespace' && ns) errs.push({ type: 'Forbidden', field: 'spec.parameters.namespace', detail: '`parameters.scope` is set to "Cluster"' });
+  return errs;
+}
+
+export const ingressclasses: ResourceType = {
+  group: 'networking.platform.io',
+  versions: [{ name: 'v1', schema }],
+  kind: 'IngressClass',
+  listKind: 'IngressClassList',
+  plural: 'ingressclasses',
+  singular: 'ingressclass',
+  scope: 'Cluster',
+  columns: [
+    { name: 'Controller', type: 'string', cell: (o) => at(o, 'spec.controller') ?? '' },
+    {
+      name: 'Parameters',
+      type: 'string',
+      cell: (o) => {
+        const p = at(o, 'spec.parameters') as Record<string, unknown> | undefined;
+        return p ? `${String(p.kind)}.${String(p.apiGroup ?? '')}/${String(p.name)}`.replace('./', '/') : '<none>';
+      },
+    },
+    ageColumn,
+  ],
+  strategy: { validate, validateUpdate: updateValidation(validate, (o, old) => immutableFields(o, old, ['spec.controller'])) },
+};

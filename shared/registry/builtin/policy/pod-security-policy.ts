@@ -1,0 +1,259 @@
+// PodSecurityPolicies (policy/v1beta1, deprecated): cluster-level rules on pod security fields.
+// Every field of the spec's table is modelled and the cross-field rules are enforced here.
+
+import type { FieldError } from '../../../api/status.js';
+import type { ApiObject } from '../../../api/types.js';
+import type { ResourceType } from '../../types.js';
+import { joinList } from '../common/columns.js';
+import { asArray, asObject, at, duplicates, forbidden, invalidValue, isDnsSubdomain, type Json, required, setDefault, unsupported } from '../common/field-errors.js';
+import { seLinuxOptions } from '../common/pod-spec.js';
+import { atomicList, bool, int32, int64, obj, str, strEnum } from '../common/schema.js';
+import { updateValidation } from '../common/strategy.js';
+
+export const PSP_VOLUMES = [
+  'azureFile', 'flocker', 'flexVolume', 'hostPath', 'emptyDir', 'gcePersistentDisk', 'awsElasticBlockStore', 'gitRepo', 'secret',
+  'nfs', 'iscsi', 'glusterfs', 'persistentVolumeClaim', 'rbd', 'cinder', 'cephFS', 'downwardAPI', 'fc', 'configMap', 'vsphereVolume',
+  'quobyte', 'azureDisk', 'photonPersistentDisk', 'projected', 'portworxVolume', 'scaleIO', 'storageos', 'csi', 'ephemeral', '*',
+];
+const RUN_AS_USER_RULES = ['MustRunAs', 'MustRunAsNonRoot', 'RunAsAny'];
+const RUN_AS_GROUP_RULES = ['MustRunAs', 'MayRunAs', 'RunAsAny'];
+const GROUP_RULES = ['MustRunAs', 'MayRunAs', 'RunAsAny'];
+const SELINUX_RULES = ['MustRunAs', 'RunAsAny'];
+
+const idRange = obj({ min: int64, max: int64 }, ['min', 'max']);
+const ranges = atomicList(idRange);
+
+const schema = obj({
+  spec: obj(
+    {
+      privileged: bool,
+      defaultAddCapabilities: atomicList(str),
+      requiredDropCapabilities: atomicList(str),
+      allowedCapabilities: atomicList(str),
+      volumes: atomicList(strEnum(...PSP_VOLUMES)),
+      hostNetwork: bool,
+      hostPorts: atomicList(obj({ min: int32, max: int32 }, ['min', 'max'])),
+      hostPID: bool,
+      hostIPC: bool,
+      seLinux: obj({ rule: strEnum(...SELINUX_RULES), seLinuxOptions }, ['rule']),
+      runAsUser: obj({ rule: strEnum(...RUN_AS_USER_RULES), ranges }, ['rule']),
+      runAsGroup: obj({ rule: strEnum(...RUN_AS_GROUP_RULES), ranges }, ['rule']),
+      supplementalGroups: obj({ rule: strEnum(...GROUP_RULES), ranges }),
+      fsGroup: obj({ rule: strEnum(...GROUP_RULES), ranges }),
+      readOnlyRootFilesystem: bool,
+      defaultAllowPrivilegeEscalation: bool,
+      allowPrivilegeEscalation: bool,
+      allowedHostPaths: atomicList(obj({ pathPrefix: str, readOnly: bool })),
+      allowedFlexVolumes: atomicList(obj({ driver: str }, ['driver'])),
+      allowedCSIDrivers: atomicList(obj({ name: str }, ['name'])),
+      allowedUnsafeSysctls: atomicList(str),
+      forbiddenSysctls: atomicList(str),
+      allowedProcMountTypes: atomicList(strEnum('Default', 'Unmasked')),
+      runtimeClass: obj({ allowedRuntimeClassNames: atomicList(str), defaultRuntimeClassName: str }, ['allowedRuntimeClassNames']),
+    },
+    ['seLinux', 'runAsUser', 'supplementalGroups', 'fsGroup'],
+  ),
+});
+
+function validateRanges(list: unknown, f: string): FieldError[] {
+  const errs: FieldError[] = [];
+  asArray(list).forEach((r, i) => {
+    const range = asObject(r) ?? {};
+    const min = range.min;
+    const max = range.max;
+    if (typeof min === 'number' && min < 0) errs.push(invalidValue(`${f}[${i}]`, min, 'min cannot be negative'));
+    if (typeof max === 'number' && max < 0) errs.push(invalidValue(`${f}[${i}]`, max, 'max cannot be negative'));
+    if (typeof min === 'number' && typeof max === 'number' && min > max) errs.push(invalidValue(`${f}[${i}]`, { min, max }, 'min cannot be greater than max'));
+  });
+  return errs;
+}
+
+/** A `rule` + `ranges` strategy: known rule, valid ranges, ranges present for MustRunAs. */
+function validateStrategy(s: unknown, f: string, rules: string[], optional: boolean): FieldError[] {
+  const strat = asObject(s);
+  if (!strat) return optional ? [] : [required(f)];
+  const errs: FieldError[] = [];
+  const rule = strat.rule;
+  if (typeof rule !== 'string' || !rules.includes(rule)) errs.push(unsupported(`${f}.rule`, rule ?? '', rules));
+  if (rule === 'MustRunAs' && !asArray(strat.ranges).length) errs.push(required(`${f}.ranges`, 'ranges are required for rule MustRunAs'));
+  errs.push(...validateRanges(strat.ranges, `${f}.ranges`));
+  return errs;
+}
+
+// A sysctl name, or a prefix ending in `*`; `*` alone means all.
+const SYSCTL_SEGMENT = '[a-z0-9]([-_a-z0-9]*[a-z0-9])?';
+const SYSCTL_PATTERN = new RegExp(`^(${SYSCTL_SEGMENT}[./])*(${SYSCTL_SEGMENT}|(${SYSCTL_SEGMENT})?\\*)$`);
+
+function validateSysctls(list: unknown, f: string): FieldError[] {
+  const values = asArray(list).map(String);
+  const errs: FieldError[] = [];
+  values.forEach((v, i) => {
+    if (v === '*') {
+      if (values.length > 1) errs.push(forbidden(`${f}[${i}]`, 'if \'*\' is present, must not specify other sysctls'));
+      return;
+    }
+    if (v.length > 253 || !SYSCTL_PATTERN.test(v) || (v.includes('*') && !v.endsWith('*'))) {
+      errs.push(invalidValue(`${f}[${i}]`, v, `must have at most 253 characters and match regex ${SYSCTL_PATTERN.source.slice(1, -1)}`));
+    }
+  });
+  errs.push(...duplicates(f, values));
+  return errs;
+}
+
+function sysctlCovers(pattern: string, name: string): boolean {
+  if (pattern === '*') return true;
+  return pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : pattern === name;
+}
+
+function validateSysctlOverlap(spec: Json): FieldError[] {
+  const allowed = asArray(spec.allowedUnsafeSysctls).map(String);
+  const forbiddenList = asArray(spec.forbiddenSysctls).map(String);
+  const errs: FieldError[] = [];
+  allowed.forEach((a, i) => {
+    if (forbiddenList.some((fb) => sysctlCovers(fb, a.endsWith('*') ? a.slice(0, -1) : a) || (fb.endsWith('*') && a.endsWith('*') && a.startsWith(fb.slice(0, -1))))) {
+      errs.push(invalidValue(`spec.allowedUnsafeSysctls[${i}]`, a, 'sysctl overlaps with a forbidden sysctl'));
+    }
+  });
+  return errs;
+}
+
+function validateCapabilities(spec: Json): FieldError[] {
+  const drop = new Set(asArray(spec.requiredDropCapabilities).map(String));
+  const errs: FieldError[] = [];
+  for (const field of ['allowedCapabilities', 'defaultAddCapabilities']) {
+    for (const cap of asArray(spec[field]).map(String)) {
+      if (drop.has(cap)) errs.push(invalidValue(`spec.${field}`, cap, `capability is listed in ${field} and requiredDropCapabilities`));
+    }
+  }
+  return errs;
+}
+
+function validateHostPaths(spec: Json): FieldError[] {
+  const errs: FieldError[] = [];
+  asArray(spec.allowedHostPaths).forEach((p, i) => {
+    const prefix = asObject(p)?.pathPrefix;
+    const f = `spec.allowedHostPaths[${i}].pathPrefix`;
+    if (typeof prefix !== 'string' || !prefix) errs.push(required(f));
+    else if (prefix.includes('*')) errs.push(invalidValue(f, prefix, "must not contain '*'"));
+    else if (prefix.split('/').includes('..')) errs.push(invalidValue(f, prefix, "must not contain '..'"));
+  });
+  return errs;
+}
+
+function validateHostPorts(spec: Json): FieldError[] {
+  const errs: FieldError[] = [];
+  asArray(spec.hostPorts).forEach((p, i) => {
+    const r = asObject(p) ?? {};
+    const f = `spec.hostPorts[${i}]`;
+    for (const k of ['min', 'max']) {
+      const v = r[k];
+      if (typeof v === 'number' && (v < 0 || v > 65535)) errs.push(invalidValue(`${f}.${k}`, v, 'must be between 0 and 65535, inclusive'));
+    }
+    if (typeof r.min === 'number' && typeof r.max === 'number' && r.min > r.max) errs.push(invalidValue(f, { min: r.min, max: r.max }, 'min cannot be greater than max'));
+  });
+  return errs;
+}
+
+function validateRuntimeClass(spec: Json): FieldError[] {
+  const rc = asObject(spec.runtimeClass);
+  if (!rc) return [];
+  const errs: FieldError[] = [];
+  const allowed = asArray(rc.allowedRuntimeClassNames).map(String);
+  if (!Array.isArray(rc.allowedRuntimeClassNames)) errs.push(required('spec.runtimeClass.allowedRuntimeClassNames'));
+  allowed.forEach((n, i) => {
+    const f = `spec.runtimeClass.allowedRuntimeClassNames[${i}]`;
+    if (n === '*') {
+      if (allowed.length > 1) errs.push(invalidValue(f, n, "if '*' is present, must not specify other RuntimeClass names"));
+    } else if (!isDnsSubdomain(n)) errs.push(invalidValue(f, n, 'must be a valid RuntimeClass name (a DNS subdomain)'));
+  });
+  errs.push(...duplicates('spec.runtimeClass.allowedRuntimeClassNames', allowed));
+  const def = rc.defaultRuntimeClassName;
+  if (typeof def === 'string') {
+    if (!isDnsSubdomain(def)) errs.push(invalidValue('spec.runtimeClass.defaultRuntimeClassName', def, 'must be a valid RuntimeClass name (a DNS subdomain)'));
+    else if (!allowed.includes('*') && !allowed.includes(def)) errs.push(invalidValue('spec.runtimeClass.defaultRuntimeClassName', def, 'default must be allowed'));
+  }
+  return errs;
+}
+
+export function validatePodSecurityPolicy(o: ApiObject): FieldError[] {
+  const spec = asObject(o.spec);
+  if (!spec) return [required('spec')];
+  const errs: FieldError[] = [
+    ...validateStrategy(spec.runAsUser, 'spec.runAsUser', RUN_AS_USER_RULES, false),
+    ...validateStrategy(spec.runAsGroup, 'spec.runAsGroup', RUN_AS_GROUP_RULES, true),
+    ...validateStrategy(spec.fsGroup, 'spec.fsGroup', GROUP_RULES, false),
+    ...validateStrategy(spec.supplementalGroups, 'spec.supplementalGroups', GROUP_RULES, false),
+  ];
+  const se = asObject(spec.seLinux);
+  if (!se) errs.push(required('spec.seLinux'));
+  else {
+    if (typeof se.rule !== 'string' || !SELINUX_RULES.includes(se.rule)) errs.push(unsupported('spec.seLinux.rule', se.rule ?? '', SELINUX_RULES));
+    if (se.rule === 'MustRunAs' && !asObject(se.seLinuxOptions)) errs.push(required('spec.seLinux.seLinuxOptions', 'seLinuxOptions are required for rule MustRunAs'));
+  }
+  asArray(spec.volumes).forEach((v, i) => {
+    if (!PSP_VOLUMES.includes(String(v))) errs.push(unsupported(`spec.volumes[${i}]`, v, PSP_VOLUMES));
+  });
+  errs.push(...validateCapabilities(spec));
+  errs.push(...validateHostPaths(spec));
+  errs.push(...validateHostPorts(spec));
+  errs.push(...validateSysctls(spec.allowedUnsafeSysctls, 'spec.allowedUnsafeSysctls'));
+  errs.push(...validateSysctls(spec.forbiddenSysctls, 'spec.forbiddenSysctls'));
+  errs.push(...validateSysctlOverlap(spec));
+  errs.push(...validateRuntimeClass(spec));
+  asArray(spec.allowedFlexVolumes).forEach((v, i) => {
+    const d = asObject(v)?.driver;
+    if (typeof d !== 'string' || !d) errs.push(required(`spec.allowedFlexVolumes[${i}].driver`));
+  });
+  asArray(spec.allowedCSIDrivers).forEach((v, i) => {
+    const n = asObject(v)?.name;
+    if (typeof n !== 'string' || !n) errs.push(required(`spec.allowedCSIDrivers[${i}].name`));
+  });
+  if (spec.allowPrivilegeEscalation === false && spec.defaultAllowPrivilegeEscalation === true) {
+    errs.push(invalidValue('spec.defaultAllowPrivilegeEscalation', true, 'Cannot set DefaultAllowPrivilegeEscalation to true without also setting AllowPrivilegeEscalation to true'));
+  }
+  return errs;
+}
+
+export function defaultPodSecurityPolicy(o: ApiObject): void {
+  const spec = asObject(o.spec);
+  if (!spec) return;
+  setDefault(spec, 'allowPrivilegeEscalation', true);
+  for (const p of asArray(spec.allowedHostPaths)) {
+    const hp = asObject(p);
+    // `/foo/` and `/foo` are the same prefix; only the root keeps its slash.
+    if (hp && typeof hp.pathPrefix === 'string' && hp.pathPrefix.length > 1) hp.pathPrefix = hp.pathPrefix.replace(/\/+$/, '') || '/';
+  }
+}
+
+export const podsecuritypolicies: ResourceType = {
+  group: 'policy',
+  versions: [
+    {
+      name: 'v1beta1',
+      schema,
+      deprecated: true,
+      removedRelease: '1.25',
+      deprecationWarning: 'policy/v1beta1 PodSecurityPolicy is deprecated in v1.21+, unavailable in v1.25+',
+    },
+  ],
+  kind: 'PodSecurityPolicy',
+  plural: 'podsecuritypolicies',
+  singular: 'podsecuritypolicy',
+  scope: 'Cluster',
+  shortNames: ['psp'],
+  columns: [
+    { name: 'Priv', type: 'string', description: 'Whether privileged pods are allowed', cell: (o) => String(at(o, 'spec.privileged') === true) },
+    { name: 'Caps', type: 'string', description: 'Allowed capabilities', cell: (o) => joinList(at(o, 'spec.allowedCapabilities'), '') },
+    { name: 'SELinux', type: 'string', description: 'SELinux strategy', cell: (o) => at(o, 'spec.seLinux.rule') ?? '' },
+    { name: 'RunAsUser', type: 'string', description: 'User strategy', cell: (o) => at(o, 'spec.runAsUser.rule') ?? '' },
+    { name: 'FsGroup', type: 'string', description: 'FSGroup strategy', cell: (o) => at(o, 'spec.fsGroup.rule') ?? '' },
+    { name: 'SupGroup', type: 'string', description: 'Supplemental groups strategy', cell: (o) => at(o, 'spec.supplementalGroups.rule') ?? '' },
+    { name: 'ReadOnlyRootFS', type: 'string', description: 'Whether the root filesystem must be read-only', cell: (o) => String(at(o, 'spec.readOnlyRootFilesystem') === true) },
+    { name: 'Volumes', type: 'string', description: 'Allowed volume plugins', cell: (o) => joinList(at(o, 'spec.volumes'), '') },
+  ],
+  strategy: {
+    defaults: defaultPodSecurityPolicy,
+    validate: validatePodSecurityPolicy,
+    validateUpdate: updateValidation(validatePodSecurityPolicy),
+  },
+};

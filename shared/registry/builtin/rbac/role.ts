@@ -1,0 +1,26 @@
+// Roles: namespaced sets of permissions. The default table (Name, Created At) is what kubectl shows.
+
+import type { FieldError } from '../../../api/status.js';
+import type { ApiObject } from '../../../api/types.js';
+import type { ResourceType } from '../../types.js';
+import { atomicList, obj } from '../common/schema.js';
+import { updateValidation } from '../common/strategy.js';
+import { policyRule, RBAC_GROUP, validateRules } from './rules.js';
+
+const schema = obj({ rules: atomicList(policyRule) });
+
+function validate(o: ApiObject): FieldError[] {
+  return validateRules(o.rules, true);
+}
+
+export const roles: ResourceType = {
+  group: RBAC_GROUP,
+  versions: [{ name: 'v1', schema }],
+  kind: 'Role',
+  plural: 'roles',
+  singular: 'role',
+  scope: 'Namespaced',
+  nameRule: 'path-segment',
+  generation: false,
+  strategy: { validate, validateUpdate: updateValidation(validate) },
+};

@@ -1,0 +1,66 @@
+// StorageClasses: provisioner and parameters for dynamically provisioned volumes.
+
+import type { FieldError } from '../../../api/status.js';
+import type { ApiObject } from '../../../api/types.js';
+import type { ResourceType } from '../../types.js';
+import { ageColumn } from '../common/columns.js';
+import { forbidden, isDnsSubdomain, invalidValue, jsonEqual, required, setDefault } from '../common/field-errors.js';
+import { topologySelectorTerm } from '../common/meta.js';
+import { atomicList, bool, obj, str, strEnum, strMap } from '../common/schema.js';
+import { immutableFields, updateValidation } from '../common/strategy.js';
+
+const schema = obj(
+  {
+    provisioner: str,
+    parameters: strMap,
+    reclaimPolicy: strEnum('Delete', 'Retain'),
+    mountOptions: atomicList(str),
+    allowVolumeExpansion: bool,
+    volumeBindingMode: strEnum('Immediate', 'WaitForFirstConsumer'),
+    allowedTopologies: atomicList(topologySelectorTerm),
+  },
+  ['provisioner'],
+);
+
+function validate(o: ApiObject): FieldError[] {
+  const p = o.provisioner;
+  if (typeof p !== 'string' || !p) return [required('provisioner')];
+  // Provisioner names are qualified names such as `example.com/nfs`.
+  const [prefix, name, extra] = p.split('/');
+  const ok = extra === undefined && (name === undefined ? /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(prefix!) : isDnsSubdomain(prefix!) && /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(name));
+  return ok && p.length <= 253 ? [] : [invalidValue('provisioner', p, 'must be a qualified name (e.g. "example.com/my-provisioner")')];
+}
+
+function validateUpdate(o: ApiObject, old: ApiObject): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const f of ['parameters', 'provisioner', 'reclaimPolicy']) {
+    if (!jsonEqual(o[f] ?? null, old[f] ?? null)) errs.push(forbidden(f, `updates to ${f} are forbidden.`));
+  }
+  return [...errs, ...immutableFields(o, old, ['volumeBindingMode'])];
+}
+
+export const storageclasses: ResourceType = {
+  group: 'storage.platform.io',
+  versions: [{ name: 'v1', schema }],
+  kind: 'StorageClass',
+  plural: 'storageclasses',
+  singular: 'storageclass',
+  scope: 'Cluster',
+  shortNames: ['sc'],
+  generation: false,
+  columns: [
+    { name: 'Provisioner', type: 'string', cell: (o) => o.provisioner ?? '' },
+    { name: 'ReclaimPolicy', type: 'string', cell: (o) => o.reclaimPolicy ?? 'Delete' },
+    { name: 'VolumeBindingMode', type: 'string', cell: (o) => o.volumeBindingMode ?? 'Immediate' },
+    { name: 'AllowVolumeExpansion', type: 'string', cell: (o) => String(o.allowVolumeExpansion === true) },
+    ageColumn,
+  ],
+  strategy: {
+    defaults(o) {
+      setDefault(o, 'reclaimPolicy', 'Delete');
+      setDefault(o, 'volumeBindingMode', 'Immediate');
+    },
+    validate,
+    validateUpdate: updateValidation(validate, validateUpdate),
+  },
+};

@@ -1,0 +1,93 @@
+// Every built-in resource type, one line each: adding a type is one file under builtin/ plus one
+// line here. Order is the discovery order within each group.
+
+import type { ResourceType } from './types.js';
+import { namespaces } from './builtin/core/namespace.js';
+import { pods } from './builtin/core/pod.js';
+import { services } from './builtin/core/service.js';
+import { nodes } from './builtin/core/node.js';
+import { configmaps } from './builtin/core/config-map.js';
+import { secrets } from './builtin/core/secret.js';
+import { serviceaccounts } from './builtin/core/service-account.js';
+import { events } from './builtin/core/event.js';
+import { endpoints } from './builtin/core/endpoints.js';
+import { limitranges } from './builtin/core/limit-range.js';
+import { resourcequotas } from './builtin/core/resource-quota.js';
+import { persistentvolumes } from './builtin/core/persistent-volume.js';
+import { persistentvolumeclaims } from './builtin/core/persistent-volume-claim.js';
+import { podtemplates } from './builtin/core/pod-template.js';
+import { replicationcontrollers } from './builtin/core/replication-controller.js';
+import { deployments } from './builtin/apps/deployment.js';
+import { statefulsets } from './builtin/apps/stateful-set.js';
+import { daemonsets } from './builtin/apps/daemon-set.js';
+import { replicasets } from './builtin/apps/replica-set.js';
+import { controllerrevisions } from './builtin/apps/controller-revision.js';
+import { jobs } from './builtin/batch/job.js';
+import { cronjobs } from './builtin/batch/cron-job.js';
+import { eventsV1 } from './builtin/events/event.js';
+import { roles } from './builtin/rbac/role.js';
+import { rolebindings } from './builtin/rbac/role-binding.js';
+import { clusterroles } from './builtin/rbac/cluster-role.js';
+import { clusterrolebindings } from './builtin/rbac/cluster-role-binding.js';
+import { certificatesigningrequests } from './builtin/certificates/certificate-signing-request.js';
+import { mutatingwebhookconfigurations } from './builtin/admissionregistration/mutating-webhook-configuration.js';
+import { validatingwebhookconfigurations } from './builtin/admissionregistration/validating-webhook-configuration.js';
+import { leases } from './builtin/coordination/lease.js';
+import { priorityclasses } from './builtin/scheduling/priority-class.js';
+import { storageclasses } from './builtin/storage/storage-class.js';
+import { csidrivers } from './builtin/storage/csi-driver.js';
+import { csinodes } from './builtin/storage/csi-node.js';
+import { volumeattachments } from './builtin/storage/volume-attachment.js';
+import { csistoragecapacities } from './builtin/storage/csi-storage-capacity.js';
+import { networkpolicies } from './builtin/networking/network-policy.js';
+import { ingresses } from './builtin/networking/ingress.js';
+import { ingressclasses } from './builtin/networking/ingress-class.js';
+import { runtimeclasses } from './builtin/node/runtime-class.js';
+import { poddisruptionbudgets } from './builtin/policy/pod-disruption-budget.js';
+import { podsecuritypolicies } from './builtin/policy/pod-security-policy.js';
+
+export const builtinTypes: ResourceType[] = [
+  namespaces,
+  pods,
+  services,
+  nodes,
+  configmaps,
+  secrets,
+  serviceaccounts,
+  events,
+  endpoints,
+  limitranges,
+  resourcequotas,
+  persistentvolumes,
+  persistentvolumeclaims,
+  podtemplates,
+  replicationcontrollers,
+  deployments,
+  statefulsets,
+  daemonsets,
+  replicasets,
+  controllerrevisions,
+  jobs,
+  cronjobs,
+  eventsV1,
+  roles,
+  rolebindings,
+  clusterroles,
+  clusterrolebindings,
+  certificatesigningrequests,
+  mutatingwebhookconfigurations,
+  validatingwebhookconfigurations,
+  leases,
+  priorityclasses,
+  storageclasses,
+  csidrivers,
+  csinodes,
+  volumeattachments,
+  csistoragecapacities,
+  networkpolicies,
+  ingresses,
+  ingressclasses,
+  runtimeclasses,
+  poddisruptionbudgets,
+  podsecuritypolicies,
+];
