@@ -21,7 +21,7 @@ import {
 } from '../../shared/api/status.js';
 import type { RequestInfo } from '../../shared/api/request-info.js';
 import { parseLabelSelector } from '../../shared/api/labels.js';
-import { parseFieldSelector } from '../../shared/api/fields.js';
+import { escapeFieldValue, parseFieldSelector } from '../../shared/api/fields.js';
 import { parseDeleteOptions, parseListOptions, parseWriteOptions, type WriteOptions } from '../../shared/api/query.js';
 import { busRequest } from '../../shared/bus/client.js';
 import { Subjects } from '../../shared/bus/subjects.js';
@@ -236,7 +236,10 @@ export class ResourceHandlers {
     const plan = planWatch(lo);
     await this.settle(plan);
     let fieldSelector = lo.fieldSelector;
-    if (info.name) fieldSelector = fieldSelector ? `${fieldSelector},metadata.name=${info.name}` : `metadata.name=${info.name}`;
+    if (info.name) {
+      const byName = `metadata.name=${escapeFieldValue(info.name)}`;
+      fieldSelector = fieldSelector ? `${fieldSelector},${byName}` : byName;
+    }
     const filter = this.filterFor(ctx, nsOf(ctx), lo.labelSelector, fieldSelector);
 
     let after: number;

@@ -16,7 +16,7 @@ import { negotiate, type Offer } from '../../shared/api/negotiate.js';
 import { parseRequestInfo, type RequestInfo } from '../../shared/api/request-info.js';
 import { ServiceName } from '../../shared/bus/subjects.js';
 import { Registry } from '../../shared/registry/registry.js';
-import { openObjectBucket } from '../../shared/store/kv-bucket.js';
+import { BucketNotFoundError, lastRevision, openObjectBucket } from '../../shared/store/kv-bucket.js';
 import { startCacheFeed, type CacheFeed } from '../../shared/store/kv-feed.js';
 import { WatchCache } from '../../shared/store/watch-cache.js';
 import { defaultHandlerOptions, ResourceHandlers, warningHeaders, type HandlerOptions, type RequestContext } from './handlers.js';
@@ -68,11 +68,11 @@ const RESPONSE_OFFERS: Offer[] = [{ mediaType: 'application/json' }, { mediaType
 export async function createGatewayService(deps: GatewayDeps): Promise<GatewayService> {
   const config: GatewayConfig = { ...defaultGatewayConfig, ...deps.config };
   const { nc, registry, log } = deps;
-  const kv: KV = await openObjectBucket(nc, { bucket: config.bucket, create: false });
+  const kv: KV = await openBucketWhenProvisioned(nc, config.bucket, log);
   const cache = new WatchCache({ windowMs: config.watchWindowMs });
   const feed: CacheFeed = await startCacheFeed(kv, cache, { log });
   const identity = new Identity(nc, config.identity);
-  const handlers = new ResourceHandlers(nc, registry, cache, feed.latestRevision, config.handlers);
+  const handlers = new ResourceHandlers(nc, registry, cache, () => lastRevision(nc, config.bucket), config.handlers);
   const discovery = new Discovery(registry);
   const targets = new Map<string, Target>();
   const metrics = new GatewayMetrics();
@@ -348,6 +348,19 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
       await feed.stop();
     },
   };
+}
+
+/** The storage service provisions the bucket; a gateway started first waits for it (up to a minute). */
+async function openBucketWhenProvisioned(nc: NatsConnection, bucket: string, log: Logger): Promise<KV> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await openObjectBucket(nc, { bucket, create: false });
+    } catch (err) {
+      if (!(err instanceof BucketNotFoundError) || attempt >= 60) throw err;
+      if (attempt === 0) log.info({ bucket }, 'waiting for the storage service to provision the bucket');
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+  }
 }
 
 interface ApiRequest extends FastifyRequest {

@@ -8,8 +8,6 @@ import { WatchCache } from './watch-cache.js';
 export interface CacheFeed {
   /** Resolves once the initial state is loaded. */
   readonly synced: Promise<void>;
-  /** The stream's last revision, read from the stream leader. */
-  latestRevision(): Promise<number>;
   /** Whether the watch is running (for readiness). */
   healthy(): boolean;
   stop(): Promise<void>;
@@ -24,8 +22,6 @@ export interface CacheFeedOptions {
 export async function startCacheFeed(kv: KV, cache: WatchCache, opts: CacheFeedOptions = {}): Promise<CacheFeed> {
   let running = true;
   let failed = false;
-  const latestRevision = async () => (await kv.status()).streamInfo.state.last_seq;
-
   const status = await kv.status();
   const initialLast = status.streamInfo.state.last_seq;
   const empty = status.streamInfo.state.messages === 0;
@@ -56,7 +52,6 @@ export async function startCacheFeed(kv: KV, cache: WatchCache, opts: CacheFeedO
 
   return {
     synced,
-    latestRevision,
     healthy: () => running && !failed,
     stop: async () => {
       running = false;

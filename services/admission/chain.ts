@@ -1,0 +1,63 @@
+// Runs one admission phase: in the mutating phase every enabled plugin with a `mutate` hook, in
+// chain order, each seeing the object as the previous one left it; in the validating phase every
+// `validate` hook on the final object. The first rejection ends the phase with its Status.
+
+import { StatusError, internalError, isStatus, type Status } from '../../shared/api/status.js';
+import type { ApiObject } from '../../shared/api/types.js';
+import { AdmissionPhase, type AdmissionReply, type AdmissionRequest } from '../../shared/bus/messages.js';
+import type { Logger } from '../../shared/log.js';
+import type { AdmissionContext, AdmissionPlugin, PluginMatch } from './types.js';
+
+export function pluginMatches(match: PluginMatch | undefined, req: AdmissionRequest): boolean {
+  if (!match) return true;
+  if (match.operations && !match.operations.includes(req.operation)) return false;
+  if (match.resources) {
+    const { group, resource } = req.resource;
+    return match.resources.some((m) => (m.group === '*' || m.group === group) && (m.resource === '*' || m.resource === resource));
+  }
+  return true;
+}
+
+function denied(status: Status, warnings: string[]): AdmissionReply {
+  const reply: AdmissionReply = { allowed: false, status };
+  if (warnings.length) reply.warnings = warnings;
+  return reply;
+}
+
+export async function runAdmissionChain(plugins: AdmissionPlugin[], req: AdmissionRequest, log: Logger): Promise<AdmissionReply> {
+  const mutating = req.phase === AdmissionPhase.Mutating;
+  const warnings: string[] = [];
+  const annotations: Record<string, string> = {};
+  let current: ApiObject | null = req.object;
+  let copied = false;
+
+  for (const plugin of plugins) {
+    const hook = mutating ? plugin.mutate : plugin.validate;
+    if (!hook || !pluginMatches(plugin.match, req)) continue;
+    const ctx: AdmissionContext = {
+      log,
+      warn: (m) => warnings.push(m),
+      annotate: (k, v) => (annotations[k] = v),
+    };
+    // A mutator gets its own copy so a rejected request never leaves a half-changed object.
+    if (mutating && current && !copied) {
+      current = structuredClone(current);
+      copied = true;
+    }
+    try {
+      const out = await hook.call(plugin, mutating ? { ...req, object: current } : req, ctx);
+      if (mutating && out) current = out;
+    } catch (err) {
+      if (err instanceof StatusError) return denied(err.status, warnings);
+      if (isStatus(err)) return denied(err, warnings);
+      log.error({ err, plugin: plugin.name }, 'admission plugin failed');
+      return denied(internalError(`admission plugin "${plugin.name}" failed to complete`).status, warnings);
+    }
+  }
+
+  const reply: AdmissionReply = { allowed: true };
+  if (mutating && current) reply.object = current;
+  if (warnings.length) reply.warnings = warnings;
+  if (Object.keys(annotations).length) reply.auditAnnotations = annotations;
+  return reply;
+}

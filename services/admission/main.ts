@@ -1,0 +1,50 @@
+// Entry point of the admission service: reads flags/env/config file, connects to NATS, wires.
+
+import { readFileSync } from 'node:fs';
+import { connect } from '@nats-io/transport-node';
+import { credsAuthenticator } from '@nats-io/nats-core';
+import { commonOptions, describeOptions, parseOptions, type OptionSpecs } from '../../shared/config/options.js';
+import { createLogger } from '../../shared/log.js';
+import { ServiceName } from '../../shared/bus/subjects.js';
+import { resolvePlugins } from './config.js';
+import { createAdmissionService, DEFAULT_BUCKET } from './service.js';
+
+const specs = {
+  ...commonOptions,
+  'enable-admission-plugins': { type: 'list', default: [], description: 'admission plugins to enable besides the default ones (order irrelevant)' },
+  'disable-admission-plugins': { type: 'list', default: [], description: 'admission plugins to disable, default ones included (order irrelevant)' },
+  bucket: { type: 'string', default: DEFAULT_BUCKET, description: 'JetStream KV bucket holding the objects' },
+} satisfies OptionSpecs;
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help')) {
+    process.stdout.write(`${describeOptions(specs)}\n`);
+    return;
+  }
+  const opts = parseOptions(specs, argv, process.env);
+  const config = { enable: opts['enable-admission-plugins'] as string[], disable: opts['disable-admission-plugins'] as string[] };
+  // Fail on a bad plugin list before touching the network, so the error is the first thing seen.
+  resolvePlugins(config);
+  const log = createLogger('admission', opts['log-level'] as string);
+  const creds = opts['nats-creds'] as string | undefined;
+  const nc = await connect({
+    servers: String(opts['nats-url']).split(','),
+    name: ServiceName.admission,
+    maxReconnectAttempts: -1,
+    ...(creds ? { authenticator: credsAuthenticator(readFileSync(creds)) } : {}),
+  });
+  const service = await createAdmissionService({ nc, log, config, bucket: opts.bucket as string });
+  const shutdown = async () => {
+    await service.stop();
+    await nc.drain();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown());
+  process.once('SIGINT', () => void shutdown());
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${ServiceName.admission}: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,90 @@
+// The admission service: answers `admission.admit` on the bus by running the enabled plugins for
+// the requested phase. No environment access; main.ts reads the plugin flags and the bucket name.
+
+import type { NatsConnection } from '@nats-io/nats-core';
+import { silentLogger, type Logger } from '../../shared/log.js';
+import { badRequest } from '../../shared/api/status.js';
+import { AdmissionOperation, AdmissionPhase, type AdmissionReply, type AdmissionRequest } from '../../shared/bus/messages.js';
+import { addJsonEndpoint, startService } from '../../shared/bus/service.js';
+import { ServiceName, Subjects } from '../../shared/bus/subjects.js';
+import { resolvePlugins, type AdmissionConfig } from './config.js';
+import { runAdmissionChain } from './chain.js';
+import { startNamespaceFeed, type NamespaceFeed } from './namespace-feed.js';
+import { implementedPlugins } from './registry.js';
+import type { AdmissionPlugin, PluginDeps } from './types.js';
+
+export type { AdmissionConfig } from './config.js';
+
+export const ADMISSION_SERVICE_VERSION = '0.1.0';
+export const DEFAULT_BUCKET = 'objects';
+
+export interface AdmissionServiceDeps {
+  nc: NatsConnection;
+  config: AdmissionConfig;
+  /** The object bucket (default `objects`); bound, never created. */
+  bucket?: string;
+  log?: Logger;
+  /** Delay between attempts to bind the bucket / restart the namespace watch (default 1s). */
+  retryMs?: number;
+}
+
+export interface AdmissionService {
+  /** The plugins that run, in chain order. */
+  readonly plugins: string[];
+  /** Resolves once the namespace watch is established (immediately when no plugin needs it). */
+  readonly namespacesWatching: Promise<void>;
+  stop(): Promise<void>;
+}
+
+const phases = new Set<string>(Object.values(AdmissionPhase));
+const operations = new Set<string>(Object.values(AdmissionOperation));
+
+function checkRequest(req: AdmissionRequest): void {
+  if (!req || typeof req !== 'object') throw badRequest('admission request must be a JSON object');
+  if (!phases.has(req.phase)) throw badRequest(`unknown admission phase ${JSON.stringify(req.phase)}`);
+  if (!operations.has(req.operation)) throw badRequest(`unknown admission operation ${JSON.stringify(req.operation)}`);
+  if (!req.resource || typeof req.resource.resource !== 'string' || !req.kind) throw badRequest('admission request needs kind and resource');
+}
+
+export async function createAdmissionService(deps: AdmissionServiceDeps): Promise<AdmissionService> {
+  const log = deps.log ?? silentLogger();
+  const bucket = deps.bucket ?? DEFAULT_BUCKET;
+  const { enabled, defaultNotImplemented } = resolvePlugins(deps.config);
+
+  let feed: NamespaceFeed | null = null;
+  const pluginDeps: PluginDeps = {
+    nc: deps.nc,
+    bucket,
+    log,
+    namespaces: () => (feed ??= startNamespaceFeed({ nc: deps.nc, bucket, log, ...(deps.retryMs !== undefined ? { retryMs: deps.retryMs } : {}) })).cache,
+  };
+  const plugins: AdmissionPlugin[] = [];
+  for (const name of enabled) plugins.push(await implementedPlugins[name]!(pluginDeps));
+
+  const service = await startService(deps.nc, ServiceName.admission, ADMISSION_SERVICE_VERSION, 'admission plugin chain');
+  addJsonEndpoint<AdmissionRequest, AdmissionReply>(
+    service,
+    Subjects.admissionAdmit,
+    (req) => {
+      checkRequest(req);
+      return runAdmissionChain(plugins, req, log);
+    },
+    log,
+  );
+  // Resolve only once the server has registered the endpoint, so a caller never sees 503 from a
+  // service that has already said it started.
+  await deps.nc.flush();
+  log.info({ plugins: enabled, bucket }, 'admission service started');
+  if (defaultNotImplemented.length) log.info({ plugins: defaultNotImplemented }, 'default-enabled admission plugins not implemented yet');
+
+  const startedFeed = feed as NamespaceFeed | null;
+  return {
+    plugins: enabled,
+    namespacesWatching: startedFeed ? startedFeed.watching : Promise.resolve(),
+    stop: async () => {
+      await service.stop();
+      for (const p of plugins) await p.stop?.();
+      await feed?.stop();
+    },
+  };
+}

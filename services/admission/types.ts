@@ -1,0 +1,55 @@
+// The contract every admission plugin implements. A plugin is one file exporting a PluginFactory
+// and is registered by name in registry.ts; the chain (chain.ts) decides when it runs.
+
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { Logger } from '../../shared/log.js';
+import type { ApiObject } from '../../shared/api/types.js';
+import type { AdmissionOperation, AdmissionRequest } from '../../shared/bus/messages.js';
+import type { NamespaceCache } from './namespace-cache.js';
+
+/** A group/resource a plugin handles; `*` matches any group or any resource. */
+export interface ResourceMatch {
+  group: string;
+  resource: string;
+}
+
+export interface PluginMatch {
+  /** Absent = every operation. */
+  operations?: AdmissionOperation[];
+  /** Absent = every resource. */
+  resources?: ResourceMatch[];
+}
+
+/** Per-request scratchpad shared by the plugins of one phase. */
+export interface AdmissionContext {
+  log: Logger;
+  /** Sent back to the client as `Warning` headers. */
+  warn(message: string): void;
+  /** Recorded in the request's audit event under a full key owned by the plugin (`pod-security.platform.io/enforce-policy`). */
+  annotate(key: string, value: string): void;
+}
+
+export interface AdmissionPlugin {
+  readonly name: string;
+  readonly match?: PluginMatch;
+  /**
+   * Mutating phase. `req.object` is this request's own copy and may be changed in place or
+   * replaced by returning a new object. Throw a StatusError to reject.
+   */
+  mutate?(req: AdmissionRequest, ctx: AdmissionContext): Promise<ApiObject | void> | ApiObject | void;
+  /** Validating phase: sees the final object; must not change it. Throw a StatusError to reject. */
+  validate?(req: AdmissionRequest, ctx: AdmissionContext): Promise<void> | void;
+  stop?(): Promise<void>;
+}
+
+/** What a plugin may use to build itself. Shared resources are created on first use. */
+export interface PluginDeps {
+  nc: NatsConnection;
+  /** The object bucket's name. */
+  bucket: string;
+  log: Logger;
+  /** The namespace cache fed by a KV watch, started the first time a plugin asks for it. */
+  namespaces(): NamespaceCache;
+}
+
+export type PluginFactory = (deps: PluginDeps) => AdmissionPlugin | Promise<AdmissionPlugin>;

@@ -1,0 +1,56 @@
+// Runs the authenticator chain for one request: the configured authenticators in order (first
+// success decides), then anonymous only when nothing was presented-and-rejected, then the
+// `system:authenticated` group for every identified user.
+
+import type { UserInfo } from '../../shared/api/types.js';
+import type { AuthnReply, AuthnRequest } from '../../shared/bus/messages.js';
+import { ANONYMOUS_USER, UNAUTHENTICATED_GROUP } from './authenticators/anonymous.js';
+import type { AuthnResult, RequestAuthenticator } from './types.js';
+
+export const AUTHENTICATED_GROUP = 'system:authenticated';
+
+export interface AuthnChain {
+  authenticators: RequestAuthenticator[];
+  /** Consulted only when no authenticator succeeded or failed. Absent = anonymous disabled. */
+  anonymous?: RequestAuthenticator;
+}
+
+export interface ChainHooks {
+  /** Called with the authenticator's name when it throws; the error never reaches the caller. */
+  onError?(authenticator: string, err: unknown): void;
+}
+
+/** Adds `system:authenticated` unless the user is anonymous or already carries either marker group. */
+export function withAuthenticatedGroup(user: UserInfo): UserInfo {
+  if (user.username === ANONYMOUS_USER) return user;
+  if (user.groups.includes(AUTHENTICATED_GROUP) || user.groups.includes(UNAUTHENTICATED_GROUP)) return user;
+  return { ...user, groups: [...user.groups, AUTHENTICATED_GROUP] };
+}
+
+function success(r: Extract<AuthnResult, { kind: 'ok' }>): AuthnReply {
+  const reply: AuthnReply = { authenticated: true, user: withAuthenticatedGroup(r.user) };
+  if (r.audiences) reply.audiences = r.audiences;
+  return reply;
+}
+
+export async function runAuthnChain(chain: AuthnChain, req: AuthnRequest, hooks: ChainHooks = {}): Promise<AuthnReply> {
+  const errors: string[] = [];
+  for (const a of chain.authenticators) {
+    let r: AuthnResult;
+    try {
+      r = await a.authenticate(req);
+    } catch (err) {
+      hooks.onError?.(a.name, err);
+      errors.push('authentication failed');
+      continue;
+    }
+    if (r.kind === 'ok') return success(r);
+    if (r.kind === 'fail' && !errors.includes(r.error)) errors.push(r.error);
+  }
+  if (errors.length > 0) return { authenticated: false, error: errors.join('; ') };
+  if (chain.anonymous) {
+    const r = await chain.anonymous.authenticate(req);
+    if (r.kind === 'ok') return success(r);
+  }
+  return { authenticated: false };
+}

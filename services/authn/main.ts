@@ -1,0 +1,50 @@
+// Entry point of the authn service: reads flags/env/config file, connects to NATS, wires.
+
+import { readFileSync } from 'node:fs';
+import { connect } from '@nats-io/transport-node';
+import { credsAuthenticator } from '@nats-io/nats-core';
+import { commonOptions, describeOptions, parseOptions, type OptionSpecs } from '../../shared/config/options.js';
+import { createLogger } from '../../shared/log.js';
+import { ServiceName } from '../../shared/bus/subjects.js';
+import { createAuthnService } from './service.js';
+import { buildAuthnChain } from './config.js';
+
+const specs = {
+  ...commonOptions,
+  'token-auth-file': { type: 'string', description: 'CSV of static bearer tokens: token,user,uid[,"group1,group2"]' },
+  'anonymous-auth': { type: 'boolean', default: true, description: 'treat requests without credentials as system:anonymous' },
+} satisfies OptionSpecs;
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help')) {
+    process.stdout.write(`${describeOptions(specs)}\n`);
+    return;
+  }
+  const opts = parseOptions(specs, argv, process.env);
+  const tokenAuthFile = opts['token-auth-file'] as string | undefined;
+  const config = { ...(tokenAuthFile ? { tokenAuthFile } : {}), anonymousAuth: opts['anonymous-auth'] as boolean };
+  // Fail on a bad token file before touching the network, so the error is the first thing seen.
+  await buildAuthnChain(config);
+  const log = createLogger('authn', opts['log-level'] as string);
+  const creds = opts['nats-creds'] as string | undefined;
+  const nc = await connect({
+    servers: String(opts['nats-url']).split(','),
+    name: ServiceName.authn,
+    maxReconnectAttempts: -1,
+    ...(creds ? { authenticator: credsAuthenticator(readFileSync(creds)) } : {}),
+  });
+  const service = await createAuthnService({ nc, log, config });
+  const shutdown = async () => {
+    await service.stop();
+    await nc.drain();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown());
+  process.once('SIGINT', () => void shutdown());
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${ServiceName.authn}: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

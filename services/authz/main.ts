@@ -1,0 +1,48 @@
+// Entry point of the authz service: reads flags/env/config file, connects to NATS, wires.
+
+import { readFileSync } from 'node:fs';
+import { connect } from '@nats-io/transport-node';
+import { credsAuthenticator } from '@nats-io/nats-core';
+import { commonOptions, describeOptions, parseOptions, type OptionSpecs } from '../../shared/config/options.js';
+import { createLogger } from '../../shared/log.js';
+import { ServiceName } from '../../shared/bus/subjects.js';
+import { createAuthzService } from './service.js';
+import { validateModes } from './modes.js';
+
+const specs = {
+  ...commonOptions,
+  'authorization-mode': { type: 'list', default: ['AlwaysAllow'], description: 'ordered authorizers: AlwaysAllow, AlwaysDeny (ABAC, RBAC, Node, Webhook to come)' },
+} satisfies OptionSpecs;
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help')) {
+    process.stdout.write(`${describeOptions(specs)}\n`);
+    return;
+  }
+  const opts = parseOptions(specs, argv, process.env);
+  const modes = opts['authorization-mode'] as string[];
+  // Fail on a bad mode list before touching the network, so the error is the first thing seen.
+  validateModes(modes);
+  const log = createLogger('authz', opts['log-level'] as string);
+  const creds = opts['nats-creds'] as string | undefined;
+  const nc = await connect({
+    servers: String(opts['nats-url']).split(','),
+    name: ServiceName.authz,
+    maxReconnectAttempts: -1,
+    ...(creds ? { authenticator: credsAuthenticator(readFileSync(creds)) } : {}),
+  });
+  const service = await createAuthzService({ nc, log, config: { modes } });
+  const shutdown = async () => {
+    await service.stop();
+    await nc.drain();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown());
+  process.once('SIGINT', () => void shutdown());
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${ServiceName.authz}: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

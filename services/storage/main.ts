@@ -1,0 +1,78 @@
+// Entry point of the storage service: reads flags/env/config, connects to NATS, starts the
+// service, and drains the connection on SIGINT/SIGTERM.
+
+import { readFileSync } from 'node:fs';
+import { connect } from '@nats-io/transport-node';
+import { credsAuthenticator } from '@nats-io/nats-core';
+import { commonOptions, describeOptions, OptionsError, parseOptions, type OptionSpecs } from '../../shared/config/options.js';
+import { createLogger } from '../../shared/log.js';
+import { BUCKET_DEFAULT } from '../../shared/store/kv-bucket.js';
+import { createStorageService } from './service.js';
+
+const options = {
+  ...commonOptions,
+  bucket: { type: 'string', default: BUCKET_DEFAULT, description: 'JetStream KV bucket holding every object' },
+  replicas: { type: 'number', default: 1, description: 'replicas of the bucket when it is created (3 in a clustered NATS)' },
+  'delete-marker-ttl': { type: 'duration', default: '5m', description: 'how long delete markers are kept for resuming watchers (the watch window)' },
+  'delete-marker-purge-interval': { type: 'duration', default: '60s', description: 'how often expired delete markers are purged' },
+} satisfies OptionSpecs;
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help')) {
+    process.stdout.write(`platform storage service\n\n${describeOptions(options)}\n`);
+    return;
+  }
+  const opts = parseOptions(options, argv, process.env);
+  const log = createLogger('storage', String(opts['log-level']));
+  const creds = opts['nats-creds'] as string | undefined;
+  const nc = await connect({
+    servers: String(opts['nats-url']).split(',').map((s) => s.trim()).filter(Boolean),
+    name: 'platform-storage',
+    // Keep trying through NATS restarts and failovers rather than exiting.
+    maxReconnectAttempts: -1,
+    authenticator: creds ? credsAuthenticator(readFileSync(creds)) : undefined,
+  });
+  log.info({ server: nc.getServer() }, 'connected to NATS');
+
+  const svc = await createStorageService({
+    nc,
+    bucket: String(opts.bucket),
+    replicas: Number(opts.replicas),
+    deleteMarkerTtlMs: Number(opts['delete-marker-ttl']),
+    purgeIntervalMs: Number(opts['delete-marker-purge-interval']),
+    log,
+  });
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'stopping');
+    try {
+      await svc.stop();
+      await nc.drain();
+    } catch (err) {
+      log.error({ err }, 'unclean shutdown');
+      process.exitCode = 1;
+    }
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+
+  const closed = await nc.closed();
+  if (closed && !stopping) {
+    log.error({ err: closed }, 'NATS connection closed');
+    process.exitCode = 1;
+  }
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof OptionsError) {
+    process.stderr.write(`${err.message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  process.stderr.write(`storage service failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.exitCode = 1;
+});

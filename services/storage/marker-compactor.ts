@@ -1,0 +1,101 @@
+// Tombstone compaction: delete markers stay in the bucket for the watch window (so a watcher that
+// resumes shortly after a delete still learns of it) and are purged once older than that.
+//
+// Not KV's purgeDeletes: it purges a marker's subject with `keep: 0`, and an object re-created on
+// that key between its scan and its purge would be purged with the marker — lost data. Here each
+// purge is bounded by the marker's own sequence (`seq: revision + 1` purges only messages before
+// it), so a later write on the key always survives.
+
+import type { JetStreamManager } from '@nats-io/jetstream';
+import type { KV, KvWatchEntry } from '@nats-io/kv';
+import type { QueuedIterator } from '@nats-io/nats-core';
+import type { Logger } from '../../shared/log.js';
+import { keySubject, streamName } from '../../shared/store/kv-bucket.js';
+
+export interface MarkerCompactorOptions {
+  kv: KV;
+  jsm: JetStreamManager;
+  bucket: string;
+  /** Markers older than this are purged (the watch window). */
+  ttlMs: number;
+  /** How often to scan; 0 disables the timer (passes then only run through `runOnce`). */
+  intervalMs: number;
+  log?: Logger;
+}
+
+export interface MarkerCompactor {
+  /** One scan-and-purge pass; resolves to the number of markers purged. */
+  runOnce(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+// The KV type declares only `key` for history(), but the implementation forwards `headers_only`
+// to the consumer; without it every pass would transfer every object's value.
+type HeadersOnlyHistory = (opts: { key: string; headers_only: boolean }) => Promise<QueuedIterator<KvWatchEntry>>;
+
+export function startMarkerCompactor(opts: MarkerCompactorOptions): MarkerCompactor {
+  const { kv, jsm, bucket, ttlMs, log } = opts;
+  const stream = streamName(bucket);
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<number> | null = null;
+
+  async function pass(): Promise<number> {
+    const cutoff = Date.now() - ttlMs;
+    // The scan's consumer also delivers writes made after it started, and the library ends the
+    // iteration only once nothing is pending: under steady writes it would chase the tail for
+    // seconds. Entries up to the last sequence at the start are all a pass needs.
+    const { state } = await jsm.streams.info(stream);
+    if (state.messages === 0) return 0;
+    const bound = state.last_seq;
+    const expired: KvWatchEntry[] = [];
+    // With history 1 the stream holds one message per key, so this reads each key's latest entry.
+    const iter = await (kv.history as HeadersOnlyHistory).call(kv, { key: '>', headers_only: true });
+    try {
+      for await (const e of iter) {
+        if (e.revision > bound) break;
+        if ((e.operation === 'DEL' || e.operation === 'PURGE') && e.created.getTime() < cutoff) expired.push(e);
+        if (e.revision === bound) break;
+      }
+    } finally {
+      iter.stop();
+    }
+    let purged = 0;
+    for (const e of expired) {
+      if (stopped) break;
+      const res = await jsm.streams.purge(stream, { filter: keySubject(bucket, e.rawKey), seq: e.revision + 1 });
+      purged += res.purged;
+    }
+    if (purged > 0) log?.debug({ purged }, 'purged expired delete markers');
+    return purged;
+  }
+
+  function runOnce(): Promise<number> {
+    // Passes never overlap: a timer tick during a long pass joins it.
+    running ??= pass().finally(() => {
+      running = null;
+    });
+    return running;
+  }
+
+  function schedule(): void {
+    if (stopped || opts.intervalMs <= 0) return;
+    timer = setTimeout(() => {
+      runOnce()
+        .catch((err: unknown) => log?.warn({ err }, 'delete marker compaction failed; will retry'))
+        .finally(schedule);
+    }, opts.intervalMs);
+    // Compaction alone must not keep the process alive.
+    timer.unref();
+  }
+  schedule();
+
+  return {
+    runOnce,
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running?.catch(() => undefined);
+    },
+  };
+}

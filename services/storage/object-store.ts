@@ -1,0 +1,204 @@
+// The storage verbs over the KV bucket: compare-and-swap create, update and delete, and get.
+// The stored value is the object's JSON without `metadata.resourceVersion`; the revision (stream
+// sequence) of the entry is the resourceVersion, set on every object handed back.
+
+import { randomUUID } from 'node:crypto';
+import { headers, Empty } from '@nats-io/nats-core';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { PubHeaders } from '@nats-io/jetstream';
+import type { KV, KvEntry } from '@nats-io/kv';
+import { alreadyExists, badRequest, conflict, CONFLICT_MODIFIED, notFound, requestEntityTooLarge, type GroupResource } from '../../shared/api/status.js';
+import type { ApiObject } from '../../shared/api/types.js';
+import type { ObjectRef, StorageDeleteReply, StorageGetReply, StorageWriteReply } from '../../shared/bus/messages.js';
+import { encodeKey } from '../../shared/store/key-codec.js';
+import { keySubject, MAX_OBJECT_BYTES } from '../../shared/store/kv-bucket.js';
+import { isWrongLastSequence, kvFailureStatus } from '../../shared/store/kv-errors.js';
+
+export interface ObjectStore {
+  create(ref: ObjectRef, object: ApiObject): Promise<StorageWriteReply>;
+  update(ref: ObjectRef, object: ApiObject, expectedRevision: number): Promise<StorageWriteReply>;
+  delete(ref: ObjectRef, expectedRevision?: number): Promise<StorageDeleteReply>;
+  get(ref: ObjectRef): Promise<StorageGetReply>;
+}
+
+export interface ObjectStoreDeps {
+  /** Bound so that `get` reads from the stream leader (see openObjectBucket). */
+  kv: KV;
+  js: JetStreamClient;
+  bucket: string;
+  maxObjectBytes?: number;
+  /** Clock for creationTimestamp, replaceable in tests. */
+  now?: () => Date;
+}
+
+// Bounds the retries of a create racing deletes/purges of the same key, and of an unconditional
+// delete racing updates; either only repeats when another writer got in between.
+const MAX_ATTEMPTS = 5;
+
+const KV_OPERATION_HEADER = 'KV-Operation';
+const encoder = new TextEncoder();
+
+export function createObjectStore(deps: ObjectStoreDeps): ObjectStore {
+  const { kv, js, bucket } = deps;
+  const maxBytes = deps.maxObjectBytes ?? MAX_OBJECT_BYTES;
+  const now = deps.now ?? (() => new Date());
+
+  /** The key's latest entry if it is a live object (not missing, deleted or purged). */
+  async function readLive(key: string): Promise<KvEntry | null> {
+    const e = await guard(() => kv.get(key));
+    return e && e.operation === 'PUT' ? e : null;
+  }
+
+  async function guard<T>(op: () => Promise<T>): Promise<T> {
+    try {
+      return await op();
+    } catch (err) {
+      throw kvFailureStatus(err, maxBytes) ?? err;
+    }
+  }
+
+  function encodeValue(object: ApiObject): Uint8Array {
+    const { resourceVersion: _omit, ...metadata } = object.metadata;
+    const data = encoder.encode(JSON.stringify({ ...object, metadata }));
+    if (data.length > maxBytes) throw requestEntityTooLarge(`Request entity too large: the object is ${data.length} bytes, limit is ${maxBytes}`);
+    return data;
+  }
+
+  async function create(ref: ObjectRef, object: ApiObject): Promise<StorageWriteReply> {
+    const gr = checkRef(ref);
+    checkObject(ref, object);
+    const metadata = { ...object.metadata };
+    metadata.uid ??= randomUUID();
+    metadata.creationTimestamp ??= rfc3339Seconds(now());
+    const stored: ApiObject = { ...object, metadata };
+    const data = encodeValue(stored);
+    const key = encodeKey(ref);
+    // Expected last subject sequence 0 = "no message on this key". A key whose latest entry is a
+    // delete marker (a tombstone kept for watchers) is free too, so retry against the marker's
+    // revision; if the marker is purged meanwhile, retry against 0 again. Both stay CAS writes.
+    let expected = 0;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      try {
+        const revision = await kv.put(key, data, { previousSeq: expected });
+        return { object: withRevision(stored, revision), revision };
+      } catch (err) {
+        if (!isWrongLastSequence(err)) throw kvFailureStatus(err, maxBytes) ?? err;
+      }
+      const latest = await guard(() => kv.get(key));
+      if (latest?.operation === 'PUT') throw alreadyExists(gr, ref.name);
+      expected = latest ? latest.revision : 0;
+    }
+    throw conflict(gr, ref.name, CONFLICT_MODIFIED);
+  }
+
+  async function update(ref: ObjectRef, object: ApiObject, expectedRevision: number): Promise<StorageWriteReply> {
+    const gr = checkRef(ref);
+    checkObject(ref, object);
+    checkRevision(expectedRevision, 'expectedRevision');
+    const data = encodeValue(object);
+    const key = encodeKey(ref);
+    // Read first: a CAS against a delete marker's revision would succeed and resurrect a deleted
+    // object (a client can learn that revision from a DELETED watch event). Sequences are unique,
+    // so once the latest entry is seen live at `expectedRevision`, the CAS below can only match it.
+    const current = await readLive(key);
+    if (!current) throw notFound(gr, ref.name);
+    if (current.revision !== expectedRevision) throw conflict(gr, ref.name, CONFLICT_MODIFIED);
+    try {
+      const revision = await kv.put(key, data, { previousSeq: expectedRevision });
+      return { object: withRevision(object, revision), revision };
+    } catch (err) {
+      if (!isWrongLastSequence(err)) throw kvFailureStatus(err, maxBytes) ?? err;
+    }
+    // Someone wrote in between: deleted (404) or modified (409).
+    if (!(await readLive(key))) throw notFound(gr, ref.name);
+    throw conflict(gr, ref.name, CONFLICT_MODIFIED);
+  }
+
+  async function remove(ref: ObjectRef, expectedRevision?: number): Promise<StorageDeleteReply> {
+    const gr = checkRef(ref);
+    if (expectedRevision !== undefined && expectedRevision !== null) checkRevision(expectedRevision, 'expectedRevision');
+    const key = encodeKey(ref);
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      // Read first for the same reason as update, and because a marker over a missing key would
+      // be a DELETED event for an object that never existed.
+      const current = await readLive(key);
+      if (!current) throw notFound(gr, ref.name);
+      if (expectedRevision != null && current.revision !== expectedRevision) throw conflict(gr, ref.name, CONFLICT_MODIFIED);
+      try {
+        return { revision: await publishDeleteMarker(key, current.revision) };
+      } catch (err) {
+        if (!isWrongLastSequence(err)) throw kvFailureStatus(err, maxBytes) ?? err;
+      }
+      // Changed since our read. A conditional delete reports it; an unconditional one deletes
+      // whatever is there now, still by CAS so that it never lands on a re-created object blindly.
+      if (expectedRevision != null) {
+        if (!(await readLive(key))) throw notFound(gr, ref.name);
+        throw conflict(gr, ref.name, CONFLICT_MODIFIED);
+      }
+    }
+    throw conflict(gr, ref.name, CONFLICT_MODIFIED);
+  }
+
+  /**
+   * KV.delete resolves to nothing, but callers need the marker's revision (the DELETED event's
+   * resourceVersion, and what a read-after-delete must wait for). So publish the same message the
+   * library would (empty body, `KV-Operation: DEL`) through the JetStream client and keep the
+   * PubAck's sequence. The expected-last-subject-sequence makes it a CAS delete.
+   */
+  async function publishDeleteMarker(key: string, previous: number): Promise<number> {
+    const h = headers();
+    h.set(KV_OPERATION_HEADER, 'DEL');
+    h.set(PubHeaders.ExpectedLastSubjectSequenceHdr, String(previous));
+    const ack = await js.publish(keySubject(bucket, key), Empty, { headers: h });
+    return ack.seq;
+  }
+
+  async function get(ref: ObjectRef): Promise<StorageGetReply> {
+    const gr = checkRef(ref);
+    const entry = await readLive(encodeKey(ref));
+    if (!entry) throw notFound(gr, ref.name);
+    return { object: withRevision(entry.json<ApiObject>(), entry.revision), revision: entry.revision };
+  }
+
+  return { create, update, delete: remove, get };
+}
+
+function withRevision(object: ApiObject, revision: number): ApiObject {
+  return { ...object, metadata: { ...object.metadata, resourceVersion: String(revision) } };
+}
+
+/** RFC 3339 at second precision in UTC, as the upstream API server writes timestamps. */
+export function rfc3339Seconds(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function nonEmpty(v: unknown): v is string {
+  return typeof v === 'string' && v.length > 0;
+}
+
+/** Validates a request's ref (it comes off the wire) and returns its group-resource. */
+export function checkRef(ref: ObjectRef | undefined): GroupResource {
+  if (!ref || typeof ref !== 'object') throw badRequest('storage request without ref');
+  if (typeof ref.group !== 'string') throw badRequest('ref.group must be a string ("" for the core group)');
+  if (!nonEmpty(ref.resource)) throw badRequest('ref.resource is required');
+  if (!nonEmpty(ref.name)) throw badRequest('ref.name is required');
+  if (ref.namespace !== undefined && ref.namespace !== null && typeof ref.namespace !== 'string') throw badRequest('ref.namespace must be a string');
+  return { group: ref.group, resource: ref.resource };
+}
+
+function checkObject(ref: ObjectRef, object: ApiObject | undefined): void {
+  if (!object || typeof object !== 'object' || Array.isArray(object)) throw badRequest('storage request without object');
+  if (!object.metadata || typeof object.metadata !== 'object') throw badRequest('object.metadata is required');
+  // A mismatch would store an object under another object's key: a caller bug, refused loudly.
+  if (object.metadata.name !== undefined && object.metadata.name !== ref.name) {
+    throw badRequest(`metadata.name ${JSON.stringify(object.metadata.name)} does not match ${JSON.stringify(ref.name)}`);
+  }
+  const ns = ref.namespace || undefined;
+  if (object.metadata.namespace && object.metadata.namespace !== ns) {
+    throw badRequest(`metadata.namespace ${JSON.stringify(object.metadata.namespace)} does not match ${JSON.stringify(ns ?? '')}`);
+  }
+}
+
+function checkRevision(v: unknown, field: string): void {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0) throw badRequest(`${field} must be a positive integer revision`);
+}

@@ -1,0 +1,116 @@
+// The storage service: the only writer of the object bucket. Provisions the bucket, answers the
+// storage subjects (create/update/delete/get, in the `platform-storage` queue group so replicas
+// share the load) and compacts old delete markers.
+
+import type { NatsConnection } from '@nats-io/nats-core';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { KV } from '@nats-io/kv';
+import { ServiceName, Subjects } from '../../shared/bus/subjects.js';
+import { addJsonEndpoint, startService } from '../../shared/bus/service.js';
+import type {
+  StorageCreateRequest,
+  StorageDeleteReply,
+  StorageDeleteRequest,
+  StorageGetReply,
+  StorageGetRequest,
+  StorageUpdateRequest,
+  StorageWriteReply,
+} from '../../shared/bus/messages.js';
+import { badRequest } from '../../shared/api/status.js';
+import { silentLogger, type Logger } from '../../shared/log.js';
+import { BUCKET_DEFAULT, MAX_VALUE_BYTES, openObjectBucket } from '../../shared/store/kv-bucket.js';
+import { createObjectStore, type ObjectStore } from './object-store.js';
+import { startMarkerCompactor } from './marker-compactor.js';
+
+export const STORAGE_SERVICE_VERSION = '0.1.0';
+
+/** The watch window: how long delete markers stay for resuming watchers. */
+export const DEFAULT_DELETE_MARKER_TTL_MS = 5 * 60_000;
+export const DEFAULT_PURGE_INTERVAL_MS = 60_000;
+
+export interface StorageServiceDeps {
+  nc: NatsConnection;
+  bucket?: string;
+  replicas?: number;
+  deleteMarkerTtlMs?: number;
+  purgeIntervalMs?: number;
+  log?: Logger;
+}
+
+export interface StorageService {
+  kv: KV;
+  store: ObjectStore;
+  /** Runs one delete-marker compaction pass now (the timer runs them periodically). */
+  compact(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export async function createStorageService(deps: StorageServiceDeps): Promise<StorageService> {
+  const { nc } = deps;
+  const bucket = deps.bucket ?? BUCKET_DEFAULT;
+  const log = deps.log ?? silentLogger();
+
+  const maxPayload = nc.info?.max_payload;
+  if (maxPayload !== undefined && maxPayload < MAX_VALUE_BYTES) {
+    log.warn({ maxPayload, needed: MAX_VALUE_BYTES }, 'NATS max_payload is below the object size limit; large objects will be refused with 413 (raise max_payload in the server configuration)');
+  }
+
+  const kv = await openObjectBucket(nc, {
+    bucket,
+    create: true,
+    replicas: deps.replicas ?? 1,
+    onConfigDrift: (message) => log.warn({ bucket }, message),
+  });
+  const jsm = await jetstreamManager(nc, { checkAPI: false });
+  const store = createObjectStore({ kv, js: jetstream(nc), bucket });
+
+  // Requests being answered, so that stop() lets them finish before the caller drains the
+  // connection (draining the subscriptions alone does not wait for async handlers).
+  const inFlight = new Set<Promise<unknown>>();
+  const track = <T>(work: () => Promise<T>): Promise<T> => {
+    const p = work();
+    inFlight.add(p);
+    void p.then(
+      () => inFlight.delete(p),
+      () => inFlight.delete(p),
+    );
+    return p;
+  };
+
+  const service = await startService(nc, ServiceName.storage, STORAGE_SERVICE_VERSION, 'object store: compare-and-swap writes to the revisioned KV bucket');
+  addJsonEndpoint<StorageCreateRequest, StorageWriteReply>(service, Subjects.storageCreate, (req) => track(() => store.create(body(req).ref, req.object)), log);
+  addJsonEndpoint<StorageUpdateRequest, StorageWriteReply>(service, Subjects.storageUpdate, (req) => track(() => store.update(body(req).ref, req.object, req.expectedRevision)), log);
+  addJsonEndpoint<StorageDeleteRequest, StorageDeleteReply>(service, Subjects.storageDelete, (req) => track(() => store.delete(body(req).ref, req.expectedRevision)), log);
+  addJsonEndpoint<StorageGetRequest, StorageGetReply>(service, Subjects.storageGet, (req) => track(() => store.get(body(req).ref)), log);
+
+  // The endpoints' subscriptions are sent asynchronously; without a round trip a neighbour that
+  // calls right after start-up could find no responders.
+  await nc.flush();
+
+  const compactor = startMarkerCompactor({
+    kv,
+    jsm,
+    bucket,
+    ttlMs: deps.deleteMarkerTtlMs ?? DEFAULT_DELETE_MARKER_TTL_MS,
+    intervalMs: deps.purgeIntervalMs ?? DEFAULT_PURGE_INTERVAL_MS,
+    log,
+  });
+
+  log.info({ bucket, service: ServiceName.storage }, 'storage service started');
+  return {
+    kv,
+    store,
+    compact: () => compactor.runOnce(),
+    async stop() {
+      await service.stop();
+      await Promise.allSettled([...inFlight]);
+      await compactor.stop();
+    },
+  };
+}
+
+/** A request body that is not a JSON object (e.g. `null`) is the caller's error, not a 500. */
+function body<T>(req: T): T {
+  if (!req || typeof req !== 'object' || Array.isArray(req)) throw badRequest('storage request body must be a JSON object');
+  return req;
+}
