@@ -40,6 +40,8 @@ import { objectJson, WatchCache, type CachedObject, type WatchSink } from '../..
 import { RevisionBarrier } from '../../shared/store/kv-feed.js';
 import { planGet, planList, planWatch, ReadMode, type ReadPlan } from '../../shared/store/read-plan.js';
 import { encodeContinue } from '../../shared/store/continue-token.js';
+import { decodeBody } from '../../shared/api/decode.js';
+import { fromScale, toScale } from './scale.js';
 import { decodeDeleteOptions, decodeObject, decodePatchBody, objectFromValue, type DecodedBody } from './body.js';
 import {
   DeleteOutcome,
@@ -134,7 +136,7 @@ export class ResourceHandlers {
     await this.settle(planGet(ctx.query.get('resourceVersion') ?? undefined));
     const o = this.cache.get(t.cacheKey, nsOf(ctx), info.name);
     if (!o) throw notFound(t.gr, info.name);
-    if (info.subresource && info.subresource !== 'status') throw notFound(t.gr, info.name);
+    if (info.subresource === 'scale') return json(200, toScale(t, this.externalObject(t, o.object)));
     return rawJson(200, this.external(t, o));
   }
 
@@ -383,6 +385,13 @@ export class ResourceHandlers {
   async update(ctx: RequestContext): Promise<Reply> {
     const { target: t, info } = ctx;
     const write = parseWriteOptions(ctx.query);
+    if (info.subresource === 'scale') {
+      if (!ctx.body || ctx.body.length === 0) throw badRequest('the request body is empty');
+      const scale = decodeBody(ctx.body, ctx.contentType ?? 'application/json').value as ApiObject;
+      if (!scale || typeof scale !== 'object' || !scale.metadata) throw badRequest('the body of the request is not a Scale object');
+      const rv = scale.metadata.resourceVersion;
+      return this.writeUpdate(ctx, write, () => scale, rv ? Number(rv) : undefined);
+    }
     const { object: obj } = this.decode(ctx, write);
     checkNamespace(t, obj, info.namespace);
     if (obj.metadata.name !== info.name) {
@@ -399,6 +408,9 @@ export class ResourceHandlers {
     if (!ctx.body || ctx.body.length === 0) throw badRequest('the request body is empty');
     const patchType = (ctx.contentType ?? '').split(';')[0]!.trim().toLowerCase();
     const patchDoc = decodePatchBody(ctx.body, patchType);
+    if (ctx.info.subresource === 'scale') {
+      return this.writeUpdate(ctx, write, (current) => applyPatch(patchType, current, patchDoc) as ApiObject, undefined);
+    }
     const schema = this.registry.objectSchema(t.served);
     return this.writeUpdate(ctx, write, (current) => {
       const patched = applyPatch(patchType, current, patchDoc, schema) as ApiObject;
@@ -415,13 +427,16 @@ export class ResourceHandlers {
    */
   private async writeUpdate(ctx: RequestContext, write: WriteOptions, compute: (current: ApiObject) => ApiObject, expected: number | undefined): Promise<Reply> {
     const { target: t, info } = ctx;
+    const scaled = info.subresource === 'scale';
+    const respond = (o: ApiObject): ApiObject => (scaled ? toScale(t, o) : o);
     if (expected !== undefined && expected > this.cache.revision) await this.cache.waitFor(expected, this.opts.resourceVersionWaitMs).catch(() => undefined);
     let fresh = false;
     for (let attempt = 0; ; attempt++) {
       const cur = await this.current(ctx, fresh);
       const currentExt = this.externalObject(t, structuredClone(cur.object));
       if (expected !== undefined && expected !== cur.revision) throw conflict(t.gr, info.name, CONFLICT_MODIFIED);
-      let next = compute(structuredClone(currentExt));
+      // `/scale` reads and writes a Scale view; everything below works on the whole object.
+      let next = scaled ? fromScale(t, compute(toScale(t, currentExt)), currentExt) : compute(structuredClone(currentExt));
       checkNamespace(t, next, info.namespace);
       if (next.metadata.name !== info.name) throw badRequest(`the name of the object (${next.metadata.name ?? ''}) does not match the name on the URL (${info.name})`);
       // A resourceVersion in the new object (PUT body or patch result) is a precondition.
@@ -429,7 +444,7 @@ export class ResourceHandlers {
       if (rvIn && rvIn !== String(cur.revision)) throw conflict(t.gr, info.name, CONFLICT_MODIFIED);
       if (info.subresource === 'status') next = prepareForStatusUpdate(next, currentExt);
       else if (info.subresource === 'finalize' && t.kind === 'Namespace') next = { ...currentExt, spec: { ...((currentExt.spec as object) ?? {}), finalizers: (next.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [] } };
-      else if (info.subresource) throw methodNotSupported(t.gr, ctx.info.verb);
+      else if (info.subresource && !scaled) throw methodNotSupported(t.gr, ctx.info.verb);
       else {
         this.registry.defaults(t.served, next);
         prepareForUpdate(t.type, next, currentExt);
@@ -438,19 +453,19 @@ export class ResourceHandlers {
       this.validate(t, next, currentExt);
       await this.admit(ctx, AdmissionPhase.Validating, AdmissionOperation.Update, next, currentExt, write.dryRun, info.name);
       next.metadata.resourceVersion = String(cur.revision);
-      if (write.dryRun) return json(200, next);
+      if (write.dryRun) return json(200, respond(next));
       const ref = this.ref(t, nsOf(ctx), info.name);
       try {
         if (readyForRemoval(next)) {
           // The last finalizer is gone: the object leaves storage (spec: deletion table).
           await busRequest<StorageDeleteReply>(this.nc, Subjects.storageDelete, { ref, expectedRevision: cur.revision }, this.opts.busTimeoutMs);
-          return json(200, next);
+          return json(200, respond(next));
         }
-        if (unchanged(next, currentExt)) return json(200, currentExt);
+        if (unchanged(next, currentExt)) return json(200, respond(currentExt));
         const stored = t.toStored(next);
         delete stored.metadata.resourceVersion;
         const reply = await busRequest<StorageWriteReply>(this.nc, Subjects.storageUpdate, { ref, object: stored, expectedRevision: cur.revision }, this.opts.busTimeoutMs);
-        return json(200, this.externalObject(t, reply.object));
+        return json(200, respond(this.externalObject(t, reply.object)));
       } catch (err) {
         const lostRace = err instanceof StatusError && err.status.reason === 'Conflict';
         if (lostRace && expected === undefined && attempt < this.opts.casRetries) {

@@ -261,7 +261,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
     const verbs = t.type.verbs ?? ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
     const sub = info.subresource;
     if (sub) {
-      const allowed = (sub === 'status' && t.type.subresources?.status) || (sub === 'finalize' && t.kind === 'Namespace');
+      const allowed = (sub === 'status' && t.type.subresources?.status) || (sub === 'scale' && t.type.subresources?.scale) || (sub === 'finalize' && t.kind === 'Namespace');
       if (!allowed) throw notFoundPath();
       if (!['get', 'update', 'patch'].includes(info.verb) || (sub === 'finalize' && info.verb !== 'update')) throw methodNotSupported(t.gr, info.verb);
     } else if (!verbs.includes(info.verb)) {
