@@ -19,11 +19,13 @@ import { openApiV2, openApiV3, type OpenApiV3Set } from '../../shared/registry/o
 import type { Reply } from './reply.js';
 
 const AGGREGATED_AS = 'APIGroupDiscoveryList';
+// Plain documents come first: no Accept header (or */*) means the legacy lists; the aggregated
+// form is served only to clients that name it.
 const DISCOVERY_OFFERS: Offer[] = [
-  { mediaType: 'application/json', as: AGGREGATED_AS, group: AGGREGATED_DISCOVERY_GROUP, version: 'v2' },
-  { mediaType: 'application/json', as: AGGREGATED_AS, group: AGGREGATED_DISCOVERY_GROUP, version: 'v2beta1' },
   { mediaType: 'application/json' },
   { mediaType: 'application/yaml' },
+  { mediaType: 'application/json', as: AGGREGATED_AS, group: AGGREGATED_DISCOVERY_GROUP, version: 'v2' },
+  { mediaType: 'application/json', as: AGGREGATED_AS, group: AGGREGATED_DISCOVERY_GROUP, version: 'v2beta1' },
 ];
 
 export class Discovery {

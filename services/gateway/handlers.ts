@@ -439,7 +439,10 @@ export class ResourceHandlers {
       let next = scaled ? fromScale(t, compute(toScale(t, currentExt)), currentExt) : compute(structuredClone(currentExt));
       checkNamespace(t, next, info.namespace);
       if (next.metadata.name !== info.name) throw badRequest(`the name of the object (${next.metadata.name ?? ''}) does not match the name on the URL (${info.name})`);
-      // A resourceVersion in the new object (PUT body or patch result) is a precondition.
+      // A uid or resourceVersion in the new object (PUT body or patch result) is a precondition.
+      if (next.metadata.uid && next.metadata.uid !== currentExt.metadata.uid) {
+        throw conflict(t.gr, info.name, `Precondition failed: UID in precondition: ${next.metadata.uid}, UID in object meta: ${currentExt.metadata.uid ?? ''}`);
+      }
       const rvIn = next.metadata.resourceVersion;
       if (rvIn && rvIn !== String(cur.revision)) throw conflict(t.gr, info.name, CONFLICT_MODIFIED);
       if (info.subresource === 'status') next = prepareForStatusUpdate(next, currentExt);

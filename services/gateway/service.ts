@@ -139,7 +139,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
     const info = (req as ApiRequest).apiInfo;
     if (!info) return;
     const labels = {
-      verb: info.verb.toUpperCase(),
+      verb: metricVerb(info, req.headers['content-type']),
       group: info.apiGroup,
       version: info.apiVersion,
       resource: info.resource,
@@ -361,6 +361,14 @@ async function openBucketWhenProvisioned(nc: NatsConnection, bucket: string, log
       await new Promise((r) => setTimeout(r, 1_000));
     }
   }
+}
+
+// apiserver_request_total uses HTTP-style verbs (POST, LIST, WATCH, APPLY, …), not RBAC verbs.
+const METRIC_VERBS: Record<string, string> = { create: 'POST', update: 'PUT', patch: 'PATCH', delete: 'DELETE', deletecollection: 'DELETECOLLECTION', get: 'GET', list: 'LIST', watch: 'WATCH' };
+function metricVerb(info: RequestInfo, contentType: string | undefined): string {
+  if (!info.isResourceRequest) return info.verb.toUpperCase();
+  if (info.verb === 'patch' && contentType?.startsWith('application/apply-patch')) return 'APPLY';
+  return METRIC_VERBS[info.verb] ?? info.verb.toUpperCase();
 }
 
 interface ApiRequest extends FastifyRequest {

@@ -77,6 +77,8 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
       body = JSON.stringify(o.body);
       headers['content-type'] ??= 'application/json';
     }
+    // Node adds no Content-Length to DELETE bodies on its own; the server would read the body as the next request.
+    if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
     return new Promise((resolve, reject) => {
       const req = https.request(url + p, { method, headers, agent }, (res) => {
         const chunks: Buffer[] = [];

@@ -1,0 +1,210 @@
+// End to end: hostile and odd input. Oversized, deeply nested and alias-bomb bodies, wrong media
+// types, unusual but valid names, invalid names, write races, and who a request runs as when the
+// credentials are missing, invalid, or the authorizer denies everything.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { assertOk, assertStatus, configMap, names, uniq } from './helpers.js';
+
+const CM = '/api/v1/namespaces/default/configmaps';
+const CLUSTERROLES = '/apis/rbac.authorization.platform.io/v1/clusterroles';
+
+describe('hostile input', () => {
+  let c: TestCluster;
+  before(async () => {
+    c = await startTestCluster();
+  });
+  after(async () => {
+    await c?.stop();
+  });
+
+  it('limits - a body over 3 MiB is 413 and the server keeps serving', async () => {
+    const name = uniq('huge');
+    const body = JSON.stringify(configMap(name, { big: 'x'.repeat(3 * 1024 * 1024 + 1024) }));
+    let r: Awaited<ReturnType<TestCluster['request']>> | undefined;
+    try {
+      r = await c.request('POST', CM, { rawBody: body, headers: { 'content-type': 'application/json' } });
+    } catch (err) {
+      assert.fail(`the server dropped the connection instead of answering 413: ${(err as Error).message}`);
+    }
+    const st = assertStatus(r, 413, 'RequestEntityTooLarge');
+    assert.ok(st.message.length > 0);
+    assertStatus(await c.request('GET', `${CM}/${name}`), 404, 'NotFound');
+    const next = uniq('after-huge');
+    assertOk(await c.request('POST', CM, { body: configMap(next) }), 201);
+    assertOk(await c.request('GET', `${CM}/${next}`));
+  });
+
+  it('limits - a body just under the limit with a large value is accepted', async () => {
+    const name = uniq('large');
+    const created = assertOk(await c.request('POST', CM, { body: configMap(name, { big: 'y'.repeat(900 * 1024) }) }), 201);
+    assert.equal(created.data.big.length, 900 * 1024);
+    assert.equal(assertOk(await c.request('GET', `${CM}/${name}`)).data.big.length, 900 * 1024);
+  });
+
+  it('limits - JSON nested 10,000 deep is a 4xx quickly', async () => {
+    const deep = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${uniq('deep')}"},"data":{"a":"b"},"x":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
+    const t0 = Date.now();
+    const r = await c.request('POST', CM, { rawBody: deep, headers: { 'content-type': 'application/json' } });
+    const elapsed = Date.now() - t0;
+    assert.ok(r.status >= 400 && r.status < 500, `status ${r.status}: ${r.text.slice(0, 300)}`);
+    assert.equal(r.json?.kind, 'Status');
+    assert.ok(elapsed < 2000, `answered after ${elapsed} ms`);
+    const deepObj = `{"metadata":{"name":"${uniq('deep')}"},"data":{"a":"b"},"x":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`;
+    const r2 = await c.request('POST', CM, { rawBody: deepObj, headers: { 'content-type': 'application/json' } });
+    assert.ok(r2.status >= 400 && r2.status < 500, `status ${r2.status}: ${r2.text.slice(0, 300)}`);
+    assertOk(await c.request('GET', CM));
+  });
+
+  it('limits - a YAML alias bomb is 400 quickly', async () => {
+    const levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+    for (let i = 1; i < 10; i++) {
+      const prev = String.fromCharCode(96 + i);
+      const cur = String.fromCharCode(97 + i);
+      levels.push(`${cur}: &${cur} [${Array(9).fill(`*${prev}`).join(',')}]`);
+    }
+    const bomb = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${uniq('bomb')}\nx:\n${levels.map((l) => `  ${l}`).join('\n')}\n`;
+    const t0 = Date.now();
+    const r = await c.request('POST', CM, { rawBody: bomb, headers: { 'content-type': 'application/yaml' } });
+    const elapsed = Date.now() - t0;
+    assertStatus(r, 400, 'BadRequest');
+    assert.ok(elapsed < 2000, `answered after ${elapsed} ms`);
+    assertOk(await c.request('GET', CM));
+  });
+
+  it('limits - YAML nested 10,000 deep is a 4xx quickly', async () => {
+    const deep = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${uniq('deepyaml')}\nx: ${'['.repeat(10_000)}${']'.repeat(10_000)}\n`;
+    const t0 = Date.now();
+    const r = await c.request('POST', CM, { rawBody: deep, headers: { 'content-type': 'application/yaml' } });
+    const elapsed = Date.now() - t0;
+    assert.ok(r.status >= 400 && r.status < 500, `status ${r.status}: ${r.text.slice(0, 300)}`);
+    assert.equal(r.json?.kind, 'Status');
+    assert.ok(elapsed < 2000, `answered after ${elapsed} ms`);
+    assertOk(await c.request('GET', CM));
+  });
+
+  it('decoding - malformed JSON is 400', async () => {
+    const r = await c.request('POST', CM, { rawBody: '{"metadata": {"name": "x"', headers: { 'content-type': 'application/json' } });
+    assertStatus(r, 400, 'BadRequest');
+    assertStatus(await c.request('POST', CM, { rawBody: '[1,2,3]', headers: { 'content-type': 'application/json' } }), 400, 'BadRequest');
+    assertStatus(await c.request('POST', CM, { rawBody: '{"apiVersion":"v1","kind":"Secret","metadata":{"name":"x"}}', headers: { 'content-type': 'application/json' } }), 400, 'BadRequest');
+  });
+
+  it('media types - Content-Type text/plain is 415', async () => {
+    const r = await c.request('POST', CM, { rawBody: JSON.stringify(configMap(uniq('txt'))), headers: { 'content-type': 'text/plain' } });
+    assertStatus(r, 415, 'UnsupportedMediaType');
+  });
+
+  it('media types - Accept application/xml only is 406', async () => {
+    const r = await c.request('GET', CM, { headers: { accept: 'application/xml' } });
+    const st = assertStatus(r, 406, 'NotAcceptable');
+    assert.match(st.message, /application\/json/);
+    assert.match(r.headers.get('content-type') ?? '', /^application\/json/);
+    // A list with a supported fallback is served.
+    assertOk(await c.request('GET', CM, { headers: { accept: 'application/xml, application/json;q=0.5' } }));
+    assertOk(await c.request('GET', CM, { headers: { accept: '*/*' } }));
+  });
+
+  it('names - odd but valid names round-trip', async () => {
+    const valid = ['my.config', 'a-b.c-d.e-f', `x${uniq('')}.y`, '0leading-digit', 'a'.repeat(253), `${'b'.repeat(63)}.${'c'.repeat(63)}`];
+    for (const name of valid) {
+      const created = assertOk(await c.request('POST', CM, { body: configMap(name, { n: name.slice(0, 20) }) }), 201);
+      assert.equal(created.metadata.name, name);
+      const got = assertOk(await c.request('GET', `${CM}/${name}`));
+      assert.equal(got.metadata.name, name);
+      assert.equal(got.metadata.uid, created.metadata.uid);
+      const listed = assertOk(await c.request('GET', `${CM}?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`));
+      assert.deepEqual(names(listed), [name]);
+      assertOk(await c.request('PUT', `${CM}/${name}`, { body: { ...got, data: { n: 'updated' } } }));
+      assert.equal((await c.request('DELETE', `${CM}/${name}`)).status, 200);
+      assertStatus(await c.request('GET', `${CM}/${name}`), 404, 'NotFound');
+    }
+    // A dotted name does not collide with a name spelled the same without the dot.
+    assertOk(await c.request('POST', CM, { body: configMap('dot.ted', { v: 'dot' }) }), 201);
+    assertOk(await c.request('POST', CM, { body: configMap('dotted', { v: 'plain' }) }), 201);
+    assert.equal(assertOk(await c.request('GET', `${CM}/dot.ted`)).data.v, 'dot');
+    assert.equal(assertOk(await c.request('GET', `${CM}/dotted`)).data.v, 'plain');
+    // Path-segment names (RBAC) may carry colons.
+    const role = `system:odd:${uniq('role')}`;
+    assertOk(await c.request('POST', CLUSTERROLES, { body: { apiVersion: 'rbac.authorization.platform.io/v1', kind: 'ClusterRole', metadata: { name: role }, rules: [] } }), 201);
+    assert.equal(assertOk(await c.request('GET', `${CLUSTERROLES}/${encodeURIComponent(role)}`)).metadata.name, role);
+  });
+
+  it('names - invalid names are 422 Invalid', async () => {
+    for (const name of ['UpperCase', 'a'.repeat(254), 'a..b', '-leading', 'trailing-', 'under_score', '.dot']) {
+      const r = assertStatus(await c.request('POST', CM, { body: configMap(name) }), 422, 'Invalid');
+      assert.ok(r.details.causes.some((x: any) => x.field === 'metadata.name'), `${name}: ${JSON.stringify(r.details)}`);
+    }
+  });
+
+  it('writes - a stale resourceVersion is 409', async () => {
+    const name = uniq('stale');
+    const v1 = assertOk(await c.request('POST', CM, { body: configMap(name, { v: '1' }) }), 201);
+    assertOk(await c.request('PUT', `${CM}/${name}`, { body: { ...v1, data: { v: '2' } } }));
+    assertStatus(await c.request('PUT', `${CM}/${name}`, { body: { ...v1, data: { v: '3' } } }), 409, 'Conflict');
+    assertStatus(await c.request('PATCH', `${CM}/${name}`, { body: { metadata: { resourceVersion: v1.metadata.resourceVersion }, data: { v: '4' } }, headers: { 'content-type': 'application/merge-patch+json' } }), 409, 'Conflict');
+    // (Node's client sends no Content-Length for a DELETE body on its own, so it is given here.)
+    const opts = JSON.stringify({ kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { resourceVersion: v1.metadata.resourceVersion } });
+    const del = await c.request('DELETE', `${CM}/${name}`, { rawBody: opts, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(opts)) } });
+    assertStatus(del, 409, 'Conflict');
+    assert.equal(assertOk(await c.request('GET', `${CM}/${name}`)).data.v, '2');
+  });
+
+  it('writes - 20 concurrent updates with the same resourceVersion: exactly one wins', async () => {
+    const name = uniq('race');
+    const base = assertOk(await c.request('POST', CM, { body: configMap(name, { v: 'base' }) }), 201);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => c.request('PUT', `${CM}/${name}`, { body: { ...base, data: { v: `writer-${i}` } } }).then((r) => ({ i, r }))),
+    );
+    const winners = results.filter((x) => x.r.status === 200);
+    const losers = results.filter((x) => x.r.status === 409);
+    assert.equal(winners.length, 1, `status codes: ${results.map((x) => x.r.status).join(',')}`);
+    assert.equal(losers.length, 19);
+    for (const l of losers) assert.equal(l.r.json.reason, 'Conflict');
+    const final = assertOk(await c.request('GET', `${CM}/${name}`));
+    assert.equal(final.data.v, `writer-${winners[0]!.i}`);
+    assert.equal(final.metadata.resourceVersion, winners[0]!.r.json.metadata.resourceVersion);
+  });
+
+  it('authentication - no bearer token runs as anonymous; an invalid token is 401', async () => {
+    assertOk(await c.request('GET', CM, { token: null }));
+    const bad = assertStatus(await c.request('GET', CM, { token: 'not-a-valid-token' }), 401, 'Unauthorized');
+    assert.equal(bad.message, 'Unauthorized');
+    assertStatus(await c.request('GET', '/api/v1/namespaces', { token: 'not-a-valid-token' }), 401, 'Unauthorized');
+    assertStatus(await c.request('POST', CM, { token: 'not-a-valid-token', body: configMap(uniq('anon')) }), 401, 'Unauthorized');
+  });
+});
+
+describe('authorization AlwaysDeny', () => {
+  let c: TestCluster;
+  before(async () => {
+    c = await startTestCluster({ authorizationModes: ['AlwaysDeny'] });
+  });
+  after(async () => {
+    await c?.stop();
+  });
+
+  it('authorization - AlwaysDeny answers 403 Forbidden with the upstream message', async () => {
+    const token = c.userToken; // jane, in no privileged group
+    const r = assertStatus(await c.request('GET', CM, { token }), 403, 'Forbidden');
+    assert.match(r.message, /^configmaps is forbidden: User "jane" cannot list resource "configmaps" in API group "" in the namespace "default"/);
+    assert.equal(r.details?.kind, 'configmaps');
+    const one = assertStatus(await c.request('GET', `${CM}/x`, { token }), 403, 'Forbidden');
+    assert.match(one.message, /^configmaps "x" is forbidden: User "jane" cannot get resource "configmaps" in API group "" in the namespace "default"/);
+    const deploy = assertStatus(await c.request('POST', '/apis/apps/v1/namespaces/default/deployments', { token, body: { metadata: { name: 'd' } } }), 403, 'Forbidden');
+    assert.match(deploy.message, /^deployments\.apps is forbidden: User "jane" cannot create resource "deployments" in API group "apps" in the namespace "default"/);
+    const ns = assertStatus(await c.request('GET', '/api/v1/namespaces', { token }), 403, 'Forbidden');
+    assert.match(ns.message, /^namespaces is forbidden: User "jane" cannot list resource "namespaces" in API group "" at the cluster scope/);
+  });
+
+  it('authorization - system:masters is allowed even under AlwaysDeny', async () => {
+    assertOk(await c.request('GET', CM));
+  });
+
+  it('authorization - an anonymous request is denied as system:anonymous and a bad token is 401', async () => {
+    const anon = assertStatus(await c.request('GET', CM, { token: null }), 403, 'Forbidden');
+    assert.match(anon.message, /User "system:anonymous" cannot list resource "configmaps"/);
+    assertStatus(await c.request('GET', CM, { token: 'not-a-valid-token' }), 401, 'Unauthorized');
+  });
+});

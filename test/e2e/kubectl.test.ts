@@ -1,0 +1,166 @@
+// End to end with upstream kubectl (skipped when kubectl is not on PATH): get, create, apply,
+// label, patch, watch, delete, api-resources and Deployment validation against the gateway.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { findKubectl, Kubectl, type KubectlResult } from '../support/kubectl.js';
+import { assertOk, configMap, createNamespace, uniq } from './helpers.js';
+
+const bin = findKubectl();
+const skip = bin ? false : 'kubectl not on PATH: skipping the kubectl suite';
+if (!bin) console.log(skip);
+
+function ok(r: KubectlResult): string {
+  assert.equal(r.code, 0, `kubectl failed (${r.code}): ${r.stderr || r.stdout}`);
+  return r.stdout;
+}
+
+describe('kubectl', { skip }, () => {
+  let c: TestCluster;
+  let k: Kubectl;
+  let dir: string;
+
+  before(async () => {
+    if (!bin) return;
+    c = await startTestCluster();
+    k = new Kubectl(bin, c.kubeconfigPath);
+    dir = await mkdtemp(path.join(os.tmpdir(), 'kubectl-manifests-'));
+  });
+
+  after(async () => {
+    await c?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+    if (k) await rm(k.cacheDir, { recursive: true, force: true });
+  });
+
+  it('kubectl get ns - lists the system namespaces', async () => {
+    const out = ok(await k.run(['get', 'ns']));
+    assert.match(out, /^NAME\b/);
+    for (const ns of ['default', 'platform-system', 'platform-public']) assert.match(out, new RegExp(`^${ns}\\s`, 'm'));
+    const json = JSON.parse(ok(await k.run(['get', 'ns', 'default', '-o', 'json'])));
+    assert.equal(json.status.phase, 'Active');
+  });
+
+  // kubectl's typed generators (`create configmap|namespace|secret …`) send protobuf bodies
+  // (application/vnd.kubernetes.protobuf); protobuf decoding is the wire-formats issue's work.
+  it('kubectl create configmap --from-literal - creates the configmap', { todo: 'protobuf request bodies are not decoded yet (415)' }, async () => {
+    const name = uniq('kc');
+    assert.equal(ok(await k.run(['create', 'configmap', name, '--from-literal=a=b', '-n', 'default'])).trim(), `configmap/${name} created`);
+    assert.deepEqual(assertOk(await c.request('GET', `/api/v1/namespaces/default/configmaps/${name}`)).data, { a: 'b' });
+  });
+
+  it('kubectl get -o json, label, patch (merge, json, strategic), delete', async () => {
+    const name = uniq('kc');
+    assertOk(await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: configMap(name, { a: 'b' }) }), 201);
+    const got = JSON.parse(ok(await k.run(['get', 'cm', name, '-n', 'default', '-o', 'json'])));
+    assert.equal(got.kind, 'ConfigMap');
+    assert.deepEqual(got.data, { a: 'b' });
+
+    assert.equal(ok(await k.run(['label', 'cm', name, 'k=v', '-n', 'default'])).trim(), `configmap/${name} labeled`);
+    assert.equal(ok(await k.run(['patch', 'cm', name, '-n', 'default', '--type=merge', '-p', '{"data":{"m":"1"}}'])).trim(), `configmap/${name} patched`);
+    assert.equal(ok(await k.run(['patch', 'cm', name, '-n', 'default', '--type=json', '-p', '[{"op":"add","path":"/data/j","value":"2"}]'])).trim(), `configmap/${name} patched`);
+    const after = assertOk(await c.request('GET', `/api/v1/namespaces/default/configmaps/${name}`));
+    assert.equal(after.metadata.labels.k, 'v');
+    assert.deepEqual(after.data, { a: 'b', m: '1', j: '2' });
+
+    // Strategic merge patch is kubectl's default patch type.
+    assert.equal(ok(await k.run(['patch', 'cm', name, '-n', 'default', '-p', '{"data":{"s":"3"}}'])).trim(), `configmap/${name} patched`);
+    assert.equal(assertOk(await c.request('GET', `/api/v1/namespaces/default/configmaps/${name}`)).data.s, '3');
+
+    assert.equal(ok(await k.run(['delete', 'cm', name, '-n', 'default'])).trim(), `configmap "${name}" deleted`);
+    const missing = await k.run(['get', 'cm', name, '-n', 'default']);
+    assert.notEqual(missing.code, 0);
+    assert.match(missing.stderr, new RegExp(`Error from server \\(NotFound\\): configmaps "${name}" not found`));
+  });
+
+  it('kubectl apply -f - creates, then configures on change, then is unchanged', async () => {
+    const name = uniq('applied');
+    const file = path.join(dir, `${name}.yaml`);
+    const manifest = (v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: default\ndata:\n  key: "${v}"\n`;
+    await writeFile(file, manifest('1'));
+    assert.equal(ok(await k.run(['apply', '-f', file])).trim(), `configmap/${name} created`);
+    await writeFile(file, manifest('2'));
+    assert.equal(ok(await k.run(['apply', '-f', file])).trim(), `configmap/${name} configured`);
+    assert.equal(ok(await k.run(['apply', '-f', file])).trim(), `configmap/${name} unchanged`);
+    const obj = assertOk(await c.request('GET', `/api/v1/namespaces/default/configmaps/${name}`));
+    assert.equal(obj.data.key, '2');
+    assert.ok(obj.metadata.annotations?.['kubectl.kubernetes.io/last-applied-configuration'], 'client-side apply records its last applied configuration');
+  });
+
+  it('kubectl get cm -w - prints a line for a change', async () => {
+    const name = uniq('watched');
+    assertOk(await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: configMap(name, { w: '1' }) }), 201);
+    const child = k.spawn(['get', 'cm', name, '-n', 'default', '-w', '-o', 'jsonpath={.metadata.name}={.data.w}{"\\n"}']);
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    const waitFor = (re: RegExp, ms: number) =>
+      new Promise<void>((resolve, reject) => {
+        const t0 = Date.now();
+        const tick = setInterval(() => {
+          if (re.test(out)) {
+            clearInterval(tick);
+            resolve();
+          } else if (Date.now() - t0 > ms || child.exitCode !== null) {
+            clearInterval(tick);
+            reject(new Error(`kubectl -w did not print ${re} (exit ${child.exitCode}); stdout: ${out} stderr: ${err}`));
+          }
+        }, 50);
+      });
+    try {
+      await waitFor(new RegExp(`^${name}=1$`, 'm'), 15_000);
+      ok(await k.run(['patch', 'cm', name, '-n', 'default', '--type=merge', '-p', '{"data":{"w":"2"}}']));
+      await waitFor(new RegExp(`^${name}=2$`, 'm'), 10_000);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
+  it('kubectl api-resources - lists configmaps and deployments', async () => {
+    const out = ok(await k.run(['api-resources']));
+    assert.match(out, /^configmaps\s+cm\s+v1\s+true\s+ConfigMap\s*$/m);
+    assert.match(out, /^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment\s*$/m);
+    assert.match(out, /^namespaces\s+ns\s+v1\s+false\s+Namespace\s*$/m);
+    assert.match(out, /^clusterroles\s+rbac\.authorization\.platform\.io\/v1\s+false\s+ClusterRole\s*$/m);
+  });
+
+  it('kubectl create -f - a Deployment is validated and created', async () => {
+    const name = uniq('web');
+    const file = path.join(dir, `${name}.yaml`);
+    const manifest = (extra: string) =>
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${name}\n  namespace: default\nspec:\n  replicas: 2\n${extra}  selector:\n    matchLabels:\n      app: ${name}\n  template:\n    metadata:\n      labels:\n        app: ${name}\n    spec:\n      containers:\n      - name: main\n        image: registry.example/web:1\n        ports:\n        - containerPort: 8080\n`;
+    await writeFile(file, manifest('  bogusField: true\n'));
+    const bad = await k.run(['create', '-f', file]);
+    assert.notEqual(bad.code, 0, `an unknown field is rejected: ${bad.stdout}`);
+    assert.match(bad.stderr, /unknown field "?(spec\.)?bogusField/);
+    assert.equal((await c.request('GET', `/apis/apps/v1/namespaces/default/deployments/${name}`)).status, 404);
+
+    await writeFile(file, manifest(''));
+    assert.equal(ok(await k.run(['create', '-f', file])).trim(), `deployment.apps/${name} created`);
+    const got = JSON.parse(ok(await k.run(['get', 'deploy', name, '-n', 'default', '-o', 'json'])));
+    assert.equal(got.spec.replicas, 2);
+    assert.equal(got.metadata.generation, 1);
+    const again = await k.run(['create', '-f', file]);
+    assert.notEqual(again.code, 0);
+    assert.match(again.stderr, /AlreadyExists/);
+
+    assert.equal(ok(await k.run(['scale', 'deploy', name, '-n', 'default', '--replicas=5'])).trim(), `deployment.apps/${name} scaled`);
+    const scaled = JSON.parse(ok(await k.run(['get', 'deploy', name, '-n', 'default', '-o', 'json'])));
+    assert.equal(scaled.spec.replicas, 5);
+    assert.equal(scaled.metadata.generation, 2);
+  });
+
+  it('kubectl delete ns --wait=false - the namespace starts terminating', async () => {
+    const ns = uniq('kns');
+    await createNamespace(c, ns);
+    assert.equal(ok(await k.run(['delete', 'ns', ns, '--wait=false'])).trim(), `namespace "${ns}" deleted`);
+    const r = await c.request('GET', `/api/v1/namespaces/${ns}`);
+    if (r.status === 200) assert.equal(r.json.status.phase, 'Terminating');
+    else assert.equal(r.status, 404);
+  });
+});
