@@ -1,0 +1,169 @@
+// `npm run bench`: measures the gateway against the raw limits of this machine, in one run, and
+// prints each figure beside its limit as a ratio with the target from the issue.
+//
+//   npm run bench                      the table
+//   npm run bench -- --cpu-prof        plus CPU profiles of the gateway during creates and GETs
+//   npm run bench -- --cpu-prof=create (or =get)
+//
+// Processes: nats-server, the four non-gateway services in one child, the gateway in its own child,
+// a bare fastify baseline in another; this process only drives load (closed loop, keep-alive).
+// Order matters: the RSS figure is taken with exactly the 10,000 seeded ConfigMaps cached, before
+// the create measurement adds objects; watchers come last so they cannot slow the other figures.
+
+import { parseArgs } from 'node:util';
+import path from 'node:path';
+import { Cleanup } from './cleanup.js';
+import { startBenchCluster, type BenchCluster } from './cluster.js';
+import { HttpClient } from './http.js';
+import { closedLoop, combine, interleaved, roundRatio, type LoadOptions, type Operation } from './load.js';
+import { MachineMeter } from './machine.js';
+import { summarizeProfile } from './profile.js';
+import { getOp, timeLists } from './reads.js';
+import { mib, ms, printTable, rate, type Row } from './report.js';
+import { watchFanout } from './watch.js';
+import { gatewayCreateOp, rawKvCreateOp, seedConfigMaps, seedName } from './writes.js';
+
+const CONCURRENCY = 32;
+// Each load figure: ROUNDS short rounds interleaved with its raw limit (see `interleaved`).
+const ROUNDS = 3;
+const LOAD: LoadOptions = { concurrency: CONCURRENCY, warmupMs: 500, durationMs: 1_500 };
+const OBJECTS = 10_000;
+const WATCHERS = 1_000;
+const FANOUT_WRITES = 5;
+const TARGET = { createRatio: 0.35, getRatio: 0.5, fullListMs: 150, fanoutP99Ms: 100 };
+const NS = { list: 'bench-list', create: 'bench-create', watch: 'bench-watch' };
+
+function progress(msg: string): void {
+  process.stderr.write(`· ${msg}\n`);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' } }, allowPositionals: false, strict: true, args: normalizeArgs(process.argv.slice(2)) });
+  const profiles = values['cpu-prof'] === undefined ? [] : values['cpu-prof'] === '' ? ['create', 'get'] : values['cpu-prof'].split(',');
+
+  const cleanup = new Cleanup();
+  const onSignal = () => void cleanup.run().then(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const started = performance.now();
+  try {
+    const idleBefore = await otherLoad();
+    progress('starting nats-server, services, gateway and baseline');
+    const c = await startBenchCluster(cleanup);
+    const meter = new MachineMeter(() => c.pids);
+    const gw = new HttpClient(c.gatewayUrl, c.caPem, { token: c.token, maxSockets: CONCURRENCY });
+    const bare = new HttpClient(c.baselineUrl, c.caPem, { token: c.token, maxSockets: CONCURRENCY });
+    cleanup.defer('close HTTP agents', () => (gw.destroy(), bare.destroy()));
+    for (const ns of Object.values(NS)) await gw.json('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }, [201]);
+    const rows: Row[] = [];
+
+    progress(`seeding ${OBJECTS.toLocaleString('en-US')} ConfigMaps; gateway memory before and after`);
+    const memory = await measureMemory(c, gw);
+    rows.push({
+      figure: `gateway RSS, ${OBJECTS.toLocaleString('en-US')} ConfigMaps cached`,
+      measured: mib(memory.rss10k),
+      limit: `empty cache ${mib(memory.rssEmpty)} → ${(((memory.rss10k - memory.rssEmpty) * 1024) / OBJECTS).toFixed(1)} KiB/object RSS, ${(((memory.heap10k - memory.heapEmpty) * 1024) / OBJECTS).toFixed(1)} KiB/object live heap`,
+    });
+
+    progress('timing full and chunked lists');
+    const lists = await timeLists(gw, NS.list, { runs: 7, chunkRuns: 3, limit: 500 });
+    if (lists.items !== OBJECTS) throw new Error(`full list returned ${lists.items} items, expected ${OBJECTS}`);
+    rows.push({ figure: `full list of ${OBJECTS.toLocaleString('en-US')} (median of 7)`, measured: ms(lists.fullMs), limit: `${(lists.bytes / 2 ** 20).toFixed(1)} MiB body`, target: `≤ ${TARGET.fullListMs} ms`, ok: lists.fullMs <= TARGET.fullListMs });
+    rows.push({ figure: `chunked list limit=500 (${lists.pages} pages, median of 3)`, measured: ms(lists.chunkedMs), limit: `${ms(lists.chunkedMs / lists.pages)} per page` });
+
+    progress('GET: bare fastify baseline, gateway resourceVersion=0, gateway consistent (interleaved)');
+    const one = `/api/v1/namespaces/${NS.list}/configmaps/${seedName(42)}`;
+    const gets = await interleaved({ bare: getOp(bare, one), any: getOp(gw, `${one}?resourceVersion=0`), consistent: getOp(gw, one) }, ROUNDS, LOAD);
+    const [baseline, getAny, getConsistent] = [combine(gets.bare), combine(gets.any), combine(gets.consistent)];
+    const bareText = `bare fastify ${rate(baseline.rate)} p99 ${ms(baseline.p99Ms)}`;
+    const anyRatio = roundRatio(gets.any, gets.bare);
+    rows.push({ figure: `GET resourceVersion=0 (c=${CONCURRENCY})`, measured: `${rate(getAny.rate)} p99 ${ms(getAny.p99Ms)}`, limit: bareText, ratio: anyRatio, target: `≥ ${TARGET.getRatio}`, ok: anyRatio >= TARGET.getRatio });
+    rows.push({ figure: `GET consistent (c=${CONCURRENCY})`, measured: `${rate(getConsistent.rate)} p99 ${ms(getConsistent.p99Ms)}`, limit: bareText, ratio: roundRatio(gets.consistent, gets.bare) });
+
+    progress('creates: raw KV and through the gateway (interleaved)');
+    const rawKv = await rawKvCreateOp(c.nc);
+    cleanup.defer('delete scratch bucket', () => rawKv.close());
+    const creates = await interleaved({ raw: rawKv.op, gateway: gatewayCreateOp(gw, NS.create, 'cm') }, ROUNDS, LOAD);
+    const [raw, created] = [combine(creates.raw), combine(creates.gateway)];
+    const createRatio = roundRatio(creates.gateway, creates.raw);
+    rows.push({ figure: `create via gateway (c=${CONCURRENCY})`, measured: `${rate(created.rate)} p99 ${ms(created.p99Ms)}`, limit: `raw KV ${rate(raw.rate)} p99 ${ms(raw.p99Ms)}`, ratio: createRatio, target: `≥ ${TARGET.createRatio}, later 0.5`, ok: createRatio >= TARGET.createRatio });
+
+    progress(`watch fan-out: ${WATCHERS} watchers, ${FANOUT_WRITES} writes`);
+    const fan = await watchFanout(gw, { url: c.gatewayUrl, caPem: c.caPem, token: c.token, namespace: NS.watch, watchers: WATCHERS, writes: FANOUT_WRITES });
+    rows.push({
+      figure: `watch fan-out to ${fan.watchers.toLocaleString('en-US')} watchers (${fan.writes} writes)`,
+      measured: `p50 ${ms(fan.p50Ms)} p99 ${ms(fan.p99Ms)}`,
+      limit: `min ${ms(fan.minMs)} max ${ms(fan.maxMs)}, per-write p99 ${fan.perWriteP99Ms.map((x) => x.toFixed(0)).join('/')} ms, missed ${fan.missed}`,
+      target: `p99 ≤ ${TARGET.fanoutP99Ms} ms`,
+      ok: fan.p99Ms <= TARGET.fanoutP99Ms && fan.missed === 0,
+    });
+
+    const usage = meter.usage();
+    const errors = [baseline, getAny, getConsistent, raw, created].filter((r) => r.errors > 0);
+    process.stdout.write(`\nplatform-apiserver bench — ${new Date().toISOString()}\n`);
+    process.stdout.write(`load figures: ${CONCURRENCY} keep-alive HTTPS connections (closed loop), ${ROUNDS} rounds of ${LOAD.durationMs / 1000} s after ${LOAD.warmupMs / 1000} s warm-up, interleaved with the raw limit; ratio = median of per-round ratios\n\n`);
+    printTable(rows);
+    for (const r of errors) process.stdout.write(`  ! ${r.errors} failed requests, first: ${r.firstError}\n`);
+    process.stdout.write(`\nfan-out latency: just before the POST is sent → the event's chunk arrives at each watcher (all in this process)\n`);
+    process.stdout.write(
+      `machine: ${usage.cores} cores; during measurements the bench's processes used ${usage.oursCores.toFixed(2)} cores, other processes ${usage.othersCores.toFixed(2)} cores (before start: ${idleBefore.othersCores.toFixed(2)})` +
+        (usage.othersCores > 0.25 ? ' — OTHER LOAD ON THE MACHINE: figures are lower and noisier than on a quiet one\n' : '\n'),
+    );
+
+    for (const what of profiles) await profileGateway(c, gw, what, one);
+    process.stdout.write(`\ntotal bench time ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  } finally {
+    await cleanup.run();
+  }
+}
+
+/** Cores used by other processes over one second, before we start anything. */
+async function otherLoad() {
+  const meter = new MachineMeter(() => [process.pid]);
+  await new Promise((r) => setTimeout(r, 1_000));
+  return meter.usage();
+}
+
+/** RSS (and live heap after a full GC) with an empty cache, then with OBJECTS ConfigMaps cached. */
+async function measureMemory(c: BenchCluster, gw: HttpClient): Promise<{ rssEmpty: number; rss10k: number; heapEmpty: number; heap10k: number }> {
+  const heap = async () => ((await c.gatewayCommand({ cmd: 'memory' })).memory.heapUsed as number) / 2 ** 20;
+  const heapEmpty = await heap();
+  const rssEmpty = c.gateway.rssMiB();
+  await seedConfigMaps(c.nc, 'objects', NS.list, OBJECTS);
+  // A consistent read waits until the cache has applied the stream's last revision.
+  const page = await gw.json<{ items: unknown[]; metadata: { remainingItemCount?: number } }>('GET', `/api/v1/namespaces/${NS.list}/configmaps?limit=1`);
+  const cached = page.items.length + (page.metadata.remainingItemCount ?? 0);
+  if (cached !== OBJECTS) throw new Error(`the gateway caches ${cached} ConfigMaps in ${NS.list}, expected ${OBJECTS}`);
+  const heap10k = await heap();
+  await new Promise((r) => setTimeout(r, 500));
+  return { rssEmpty, rss10k: c.gateway.rssMiB(), heapEmpty, heap10k };
+}
+
+/** Profiles the gateway during one more load run (not part of the table) and prints the top frames. */
+async function profileGateway(c: BenchCluster, gw: HttpClient, what: string, getPath: string): Promise<void> {
+  const file = path.join(c.dir, `gateway-${what}.cpuprofile`);
+  progress(`profiling the gateway during ${what}`);
+  await c.gatewayCommand({ cmd: 'profile-start' });
+  const op: Operation = what === 'create' ? gatewayCreateOp(gw, NS.create, 'prof') : getOp(gw, `${getPath}?resourceVersion=0`);
+  const r = await closedLoop(op, { ...LOAD, durationMs: 4_000 });
+  await c.gatewayCommand({ cmd: 'profile-stop', file });
+  const s = summarizeProfile(file);
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(6);
+  process.stdout.write(`\n=== gateway CPU profile during ${what} (${rate(r.rate)} under the profiler; ${(s.totalMs / 1000).toFixed(1)} s sampled, idle ${pct(s.idleShare).trim()}) ===\n`);
+  process.stdout.write('by area (self time):\n');
+  for (const f of s.byArea) process.stdout.write(`  ${pct(f.share)}  ${f.frame}\n`);
+  process.stdout.write('top self time:\n');
+  for (const f of s.topSelf) process.stdout.write(`  ${pct(f.share)}  ${f.frame}\n`);
+  process.stdout.write('project code, inclusive time:\n');
+  for (const f of s.topProjectInclusive) process.stdout.write(`  ${pct(f.share)}  ${f.frame}\n`);
+}
+
+/** `--cpu-prof` alone means "all": parseArgs needs a value for a string option. */
+function normalizeArgs(args: string[]): string[] {
+  return args.map((a) => (a === '--cpu-prof' ? '--cpu-prof=' : a));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,59 @@
+// Write throughput: creates straight into a KV bucket (the raw limit: what JetStream on this
+// machine can take at this concurrency) versus ConfigMap creates through the gateway, which adds
+// HTTPS, authn/authz (cached), decoding, defaults/validation, two admission round trips and the
+// storage service's round trip in front of the very same KV create.
+
+import { Kvm, type KV } from '@nats-io/kv';
+import { StorageType } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { MAX_VALUE_BYTES } from '../shared/store/kv-bucket.js';
+import type { HttpClient } from './http.js';
+import type { Operation } from './load.js';
+import { configMapBody, configMapKey, storedConfigMap } from './objects.js';
+
+const encoder = new TextEncoder();
+
+/**
+ * Raw KV creates on the same NATS, into a scratch bucket configured like the object bucket
+ * (history 1, file storage): the same JetStream work without disturbing the gateway's cache.
+ * Call `close` to delete the bucket.
+ */
+export async function rawKvCreateOp(nc: NatsConnection): Promise<{ op: Operation; close(): Promise<unknown> }> {
+  const kv: KV = await new Kvm(nc).create('bench-raw', { history: 1, storage: StorageType.File, replicas: 1, maxValueSize: MAX_VALUE_BYTES });
+  const op: Operation = async (_w, seq) => {
+    const name = `raw-${seq}`;
+    // Encoding is part of the storage service's work too, so it stays inside the loop.
+    await kv.create(configMapKey('bench-raw', name), encoder.encode(JSON.stringify(storedConfigMap('bench-raw', name))));
+  };
+  return { op, close: () => kv.destroy() };
+}
+
+/** POST /api/v1/namespaces/<ns>/configmaps with a fresh name each time; anything but 201 is an error. */
+export function gatewayCreateOp(client: HttpClient, namespace: string, prefix: string): Operation {
+  const path = `/api/v1/namespaces/${namespace}/configmaps`;
+  return async (_w, seq) => {
+    const res = await client.request('POST', path, Buffer.from(JSON.stringify(configMapBody(namespace, `${prefix}-${seq}`))));
+    if (res.status !== 201) throw new Error(`POST ${path} → ${res.status}: ${res.body.toString().slice(0, 300)}`);
+  };
+}
+
+/**
+ * Puts `count` ConfigMaps into the object bucket directly, encoded as the storage service would
+ * (its key codec, server-owned metadata set). Seeding is not what is measured; going around the
+ * gateway keeps it to a couple of seconds. The gateway's watch cache picks them up like any write.
+ */
+export async function seedConfigMaps(nc: NatsConnection, bucket: string, namespace: string, count: number): Promise<void> {
+  const kv = await new Kvm(nc).open(bucket);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < count; i = next++) {
+      const name = seedName(i);
+      await kv.create(configMapKey(namespace, name), encoder.encode(JSON.stringify(storedConfigMap(namespace, name))));
+    }
+  };
+  await Promise.all(Array.from({ length: 128 }, worker));
+}
+
+export function seedName(i: number): string {
+  return `cm-${String(i).padStart(5, '0')}`;
+}
