@@ -372,7 +372,6 @@ async function main(argv: string[]): Promise<number> {
       '',
       `  export KUBECONFIG=${state.kubeconfig}`,
       '  kubectl get ns',
-      '  kubectl --user platform-admin-cert get ns    # same admin, client certificate instead of token',
       `  curl --cacert ${rel(state.pki.files.caCert)} -H "Authorization: Bearer $(cat ${rel(state.adminTokenFile)})" ${url}/api/v1/namespaces`,
       '',
       'Ctrl-C stops everything.',
