@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { connect } from '@nats-io/transport-node';
+import { connectBus } from '../shared/bus/connect.js';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { freePort, startLocalNats } from '../shared/local/nats-server.js';
 import { createCA, issueServingCert } from '../shared/local/pki.js';
@@ -38,7 +38,7 @@ export async function startBenchCluster(cleanup: Cleanup): Promise<BenchCluster>
 
   const nats = await startLocalNats(path.join(dir, 'nats'));
   cleanup.defer('stop nats-server', () => nats.stop());
-  const nc = await connect({ servers: nats.url, name: 'bench' });
+  const nc = await connectBus({ url: nats.url, name: 'bench' });
   cleanup.defer('close bench NATS connection', () => nc.close());
 
   const ca = await createCA('platform-bench-ca');

@@ -6,7 +6,7 @@
 //   node --import tsx bench/services-proc.ts --nats-url nats://127.0.0.1:4222 --token-auth-file tokens.csv
 
 import { parseArgs } from 'node:util';
-import { connect } from '@nats-io/transport-node';
+import { connectBus } from '../shared/bus/connect.js';
 import { createLogger } from '../shared/log.js';
 import { createStorageService } from '../services/storage/service.js';
 import { createAuthnService } from '../services/authn/service.js';
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const log = createLogger('bench-services', 'warn');
   // One connection per service, as separate deployments would have: their request handling then
   // does not queue behind one another's socket.
-  const conn = (name: string) => connect({ servers: values['nats-url']!, name });
+  const conn = (name: string) => connectBus({ url: values['nats-url']!, name });
   const storage = await createStorageService({ nc: await conn('bench-storage'), log });
   const authn = await createAuthnService({ nc: await conn('bench-authn'), log, config: { tokenAuthFile: values['token-auth-file']!, anonymousAuth: true } });
   const authz = await createAuthzService({ nc: await conn('bench-authz'), log, config: { modes: ['AlwaysAllow'] } });

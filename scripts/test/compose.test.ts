@@ -85,3 +85,15 @@ test('compose - gateway publishes 6443 with the certificates written by init', (
   assert.equal(init.environment.PLATFORM_CERT_SANS, 'gateway');
   assert.equal(init.restart, 'no');
 });
+
+test('compose - docker-compose config accepts the file (when docker-compose is installed)', async (t) => {
+  const { execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  try {
+    const { stdout } = await promisify(execFile)('docker-compose', ['-f', path.join(root, 'docker-compose.yml'), 'config', '--services'], { cwd: root, timeout: 60_000 });
+    assert.deepEqual(stdout.trim().split('\n').sort(), ['admission', 'authn', 'authz', 'gateway', 'init', 'nats', 'storage']);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return t.skip('docker-compose is not installed');
+    throw err;
+  }
+});

@@ -4,18 +4,21 @@
 
 import { StatusError, internalError, isStatus, type Status } from '../../shared/api/status.js';
 import type { ApiObject } from '../../shared/api/types.js';
-import { AdmissionPhase, type AdmissionReply, type AdmissionRequest } from '../../shared/bus/messages.js';
+import { AdmissionPhase, type AdmissionInterest, type AdmissionReply, type AdmissionRequest } from '../../shared/bus/messages.js';
+import { admissionMatches } from '../../shared/api/admission-match.js';
 import type { Logger } from '../../shared/log.js';
 import type { AdmissionContext, AdmissionPlugin, PluginMatch } from './types.js';
 
 export function pluginMatches(match: PluginMatch | undefined, req: AdmissionRequest): boolean {
-  if (!match) return true;
-  if (match.operations && !match.operations.includes(req.operation)) return false;
-  if (match.resources) {
-    const { group, resource } = req.resource;
-    return match.resources.some((m) => (m.group === '*' || m.group === group) && (m.resource === '*' || m.resource === resource));
-  }
-  return true;
+  return admissionMatches(match, req.operation, req.resource.group, req.resource.resource);
+}
+
+/** What the gateway needs to know to skip phases: each phase's plugins' matches. */
+export function admissionInterest(plugins: AdmissionPlugin[]): AdmissionInterest {
+  return {
+    mutating: plugins.filter((p) => p.mutate).map((p) => p.match ?? {}),
+    validating: plugins.filter((p) => p.validate).map((p) => p.match ?? {}),
+  };
 }
 
 function denied(status: Status, warnings: string[]): AdmissionReply {

@@ -1,8 +1,6 @@
 // Entry point of the admission service: reads flags/env/config file, connects to NATS, wires.
 
-import { readFileSync } from 'node:fs';
-import { connect } from '@nats-io/transport-node';
-import { credsAuthenticator } from '@nats-io/nats-core';
+import { connectBus } from '../../shared/bus/connect.js';
 import { commonOptions, describeOptions, parseOptions, type OptionSpecs } from '../../shared/config/options.js';
 import { createLogger } from '../../shared/log.js';
 import { ServiceName } from '../../shared/bus/subjects.js';
@@ -28,12 +26,7 @@ async function main(): Promise<void> {
   resolvePlugins(config);
   const log = createLogger('admission', opts['log-level'] as string);
   const creds = opts['nats-creds'] as string | undefined;
-  const nc = await connect({
-    servers: String(opts['nats-url']).split(','),
-    name: ServiceName.admission,
-    maxReconnectAttempts: -1,
-    ...(creds ? { authenticator: credsAuthenticator(readFileSync(creds)) } : {}),
-  });
+  const nc = await connectBus({ url: String(opts['nats-url']), name: ServiceName.admission, ...(creds ? { creds } : {}) });
   const service = await createAdmissionService({ nc, log, config, bucket: opts.bucket as string });
   const shutdown = async () => {
     await service.stop();

@@ -4,11 +4,11 @@
 import type { NatsConnection } from '@nats-io/nats-core';
 import { silentLogger, type Logger } from '../../shared/log.js';
 import { badRequest } from '../../shared/api/status.js';
-import { AdmissionOperation, AdmissionPhase, type AdmissionReply, type AdmissionRequest } from '../../shared/bus/messages.js';
+import { AdmissionOperation, AdmissionPhase, type AdmissionInterest, type AdmissionReply, type AdmissionRequest } from '../../shared/bus/messages.js';
 import { addJsonEndpoint, startService } from '../../shared/bus/service.js';
 import { ServiceName, Subjects } from '../../shared/bus/subjects.js';
 import { resolvePlugins, type AdmissionConfig } from './config.js';
-import { runAdmissionChain } from './chain.js';
+import { admissionInterest, runAdmissionChain } from './chain.js';
 import { startNamespaceFeed, type NamespaceFeed } from './namespace-feed.js';
 import { implementedPlugins } from './registry.js';
 import type { AdmissionPlugin, PluginDeps } from './types.js';
@@ -71,6 +71,8 @@ export async function createAdmissionService(deps: AdmissionServiceDeps): Promis
     },
     log,
   );
+  const interest = admissionInterest(plugins);
+  addJsonEndpoint<Record<string, never>, AdmissionInterest>(service, Subjects.admissionInterest, () => interest, log);
   // Resolve only once the server has registered the endpoint, so a caller never sees 503 from a
   // service that has already said it started.
   await deps.nc.flush();

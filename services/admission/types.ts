@@ -6,18 +6,11 @@ import type { Logger } from '../../shared/log.js';
 import type { ApiObject } from '../../shared/api/types.js';
 import type { AdmissionOperation, AdmissionRequest } from '../../shared/bus/messages.js';
 import type { NamespaceCache } from './namespace-cache.js';
+import type { AdmissionMatch } from '../../shared/api/admission-match.js';
 
-/** A group/resource a plugin handles; `*` matches any group or any resource. */
-export interface ResourceMatch {
-  group: string;
-  resource: string;
-}
-
-export interface PluginMatch {
-  /** Absent = every operation. */
+/** Which requests a plugin handles (the same shape the gateway receives as interest). */
+export interface PluginMatch extends AdmissionMatch {
   operations?: AdmissionOperation[];
-  /** Absent = every resource. */
-  resources?: ResourceMatch[];
 }
 
 /** Per-request scratchpad shared by the plugins of one phase. */

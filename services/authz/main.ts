@@ -1,8 +1,6 @@
 // Entry point of the authz service: reads flags/env/config file, connects to NATS, wires.
 
-import { readFileSync } from 'node:fs';
-import { connect } from '@nats-io/transport-node';
-import { credsAuthenticator } from '@nats-io/nats-core';
+import { connectBus } from '../../shared/bus/connect.js';
 import { commonOptions, describeOptions, parseOptions, type OptionSpecs } from '../../shared/config/options.js';
 import { createLogger } from '../../shared/log.js';
 import { ServiceName } from '../../shared/bus/subjects.js';
@@ -26,12 +24,7 @@ async function main(): Promise<void> {
   validateModes(modes);
   const log = createLogger('authz', opts['log-level'] as string);
   const creds = opts['nats-creds'] as string | undefined;
-  const nc = await connect({
-    servers: String(opts['nats-url']).split(','),
-    name: ServiceName.authz,
-    maxReconnectAttempts: -1,
-    ...(creds ? { authenticator: credsAuthenticator(readFileSync(creds)) } : {}),
-  });
+  const nc = await connectBus({ url: String(opts['nats-url']), name: ServiceName.authz, ...(creds ? { creds } : {}) });
   const service = await createAuthzService({ nc, log, config: { modes } });
   const shutdown = async () => {
     await service.stop();

@@ -56,6 +56,7 @@ import {
 } from './object-prep.js';
 import { HIJACKED, json, rawJson, type Reply } from './reply.js';
 import type { Target } from './target.js';
+import type { AdmissionInterestCache } from './admission-interest.js';
 
 export interface HandlerOptions {
   busTimeoutMs: number;
@@ -101,6 +102,7 @@ export class ResourceHandlers {
     private readonly registry: Registry,
     private readonly cache: WatchCache,
     latestRevision: () => Promise<number>,
+    private readonly admission: AdmissionInterestCache,
     private readonly opts: HandlerOptions = defaultHandlerOptions,
   ) {
     this.barrier = new RevisionBarrier(latestRevision);
@@ -298,6 +300,7 @@ export class ResourceHandlers {
 
   private async admit(ctx: RequestContext, phase: AdmissionRequest['phase'], operation: AdmissionRequest['operation'], object: ApiObject | null, oldObject: ApiObject | null, dryRun: boolean, name: string): Promise<ApiObject | null> {
     const t = ctx.target;
+    if (!this.admission.wants(phase, operation, t.served.group, t.type.plural)) return object;
     const req: AdmissionRequest = {
       uid: randomUUID(),
       phase,

@@ -1,7 +1,7 @@
 // Gateway entry point: reads flags/env/config, connects to NATS, serves HTTPS.
 
 import { readFileSync } from 'node:fs';
-import { connect } from '@nats-io/transport-node';
+import { connectBus } from '../../shared/bus/connect.js';
 import { commonOptions, describeOptions, parseOptions, type OptionSpecs } from '../../shared/config/options.js';
 import { createLogger } from '../../shared/log.js';
 import { createBuiltinRegistry } from '../../shared/registry/builtin-registry.js';
@@ -31,7 +31,8 @@ async function main(): Promise<void> {
   const key = read(o['tls-private-key-file']);
   if (Boolean(cert) !== Boolean(key)) throw new Error('--tls-cert-file and --tls-private-key-file go together');
   const registry = createBuiltinRegistry({ runtimeConfig: o['runtime-config'] as string });
-  const nc = await connect({ servers: (o['nats-url'] as string).split(','), name: 'platform-gateway', maxReconnectAttempts: -1 });
+  const creds = o['nats-creds'] as string | undefined;
+  const nc = await connectBus({ url: o['nats-url'] as string, name: 'platform-gateway', ...(creds ? { creds } : {}) });
   const clientCA = read(o['client-ca-file']);
   const gw = await createGatewayService({
     nc,

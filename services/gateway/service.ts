@@ -26,6 +26,7 @@ import { runChecks, type HealthCheck } from './health.js';
 import type { Reply } from './reply.js';
 import { ensureSystemNamespaces } from './bootstrap.js';
 import { GatewayMetrics } from './metrics.js';
+import { AdmissionInterestCache } from './admission-interest.js';
 import { resolveTarget, type Target } from './target.js';
 
 export interface GatewayConfig {
@@ -72,7 +73,9 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   const cache = new WatchCache({ windowMs: config.watchWindowMs });
   const feed: CacheFeed = await startCacheFeed(kv, cache, { log });
   const identity = new Identity(nc, config.identity);
-  const handlers = new ResourceHandlers(nc, registry, cache, () => lastRevision(nc, config.bucket), config.handlers);
+  const admission = new AdmissionInterestCache(nc, log);
+  admission.start();
+  const handlers = new ResourceHandlers(nc, registry, cache, () => lastRevision(nc, config.bucket), admission, config.handlers);
   const discovery = new Discovery(registry);
   const targets = new Map<string, Target>();
   const metrics = new GatewayMetrics();
@@ -154,9 +157,9 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES }, (_req, body, done) => done(null, body));
 
-  const send = (req: FastifyRequest, reply: FastifyReply, r: Reply, warnings: string[]) => {
+  const send = (req: FastifyRequest, reply: FastifyReply, r: Reply, warnings: string[], query?: URLSearchParams) => {
     for (const [k, v] of Object.entries(warningHeaders(warnings))) reply.header(k, v);
-    const query = new URLSearchParams(queryOf(req.raw.url ?? ''));
+    query ??= new URLSearchParams(queryOf(req.raw.url ?? ''));
     const pretty = query.has('pretty') && query.get('pretty') !== 'false' && query.get('pretty') !== '0';
     if (r.etag) {
       reply.header('etag', r.etag);
@@ -205,6 +208,8 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
 
   app.setNotFoundHandler((req, reply) => sendStatus(req, reply, notFoundPath().status));
 
+  // Only a gateway that asks for client certificates needs to look for them on each request.
+  const clientCertificates = Boolean(config.tls?.clientCA);
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     const auditId = randomUUID();
     reply.header('audit-id', auditId);
@@ -213,7 +218,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
     const query = new URLSearchParams(queryOf(url));
     const info = parseRequestInfo(req.method, path, query);
     (req as ApiRequest).apiInfo = info;
-    const user = await identity.authenticate(credentialsOf(req.raw));
+    const user = await identity.authenticate(credentialsOf(req.raw, clientCertificates));
     await identity.authorize(attributesFor(user, info));
     const warnings: string[] = [];
 
@@ -239,7 +244,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
     if (target.served.version.deprecated) warnings.push(target.served.version.deprecationWarning ?? `${target.apiVersion} ${target.kind} is deprecated`);
     const r = await dispatch(ctx);
     if (r.code === 0) return reply; // streamed
-    return send(req, reply, r, warnings);
+    return send(req, reply, r, warnings, query);
   };
 
   const targetFor = (info: RequestInfo): Target => {
@@ -343,6 +348,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
     close: async () => {
       shuttingDown = true;
       for (const t of timers) clearInterval(t);
+      admission.stop();
       cache.closeAll();
       await app.close();
       await feed.stop();
@@ -391,7 +397,7 @@ function notFoundPath(): StatusError {
 }
 
 /** Credentials the request carries: bearer token, client certificate chain, front-proxy headers. */
-function credentialsOf(raw: IncomingMessage): Credentials {
+function credentialsOf(raw: IncomingMessage, clientCertificates: boolean): Credentials {
   const creds: Credentials = {};
   const auth = raw.headers.authorization;
   if (auth) {
@@ -399,7 +405,7 @@ function credentialsOf(raw: IncomingMessage): Credentials {
     if (m) creds.token = m[1]!.trim();
   }
   const socket = raw.socket as TLSSocket;
-  if (typeof socket.getPeerCertificate === 'function') {
+  if (clientCertificates && typeof socket.getPeerCertificate === 'function') {
     const chain: string[] = [];
     let cert = socket.getPeerCertificate(true);
     const seen = new Set<string>();

@@ -1,9 +1,7 @@
 // Entry point of the storage service: reads flags/env/config, connects to NATS, starts the
 // service, and drains the connection on SIGINT/SIGTERM.
 
-import { readFileSync } from 'node:fs';
-import { connect } from '@nats-io/transport-node';
-import { credsAuthenticator } from '@nats-io/nats-core';
+import { connectBus } from '../../shared/bus/connect.js';
 import { commonOptions, describeOptions, OptionsError, parseOptions, type OptionSpecs } from '../../shared/config/options.js';
 import { createLogger } from '../../shared/log.js';
 import { BUCKET_DEFAULT } from '../../shared/store/kv-bucket.js';
@@ -26,13 +24,7 @@ async function main(): Promise<void> {
   const opts = parseOptions(options, argv, process.env);
   const log = createLogger('storage', String(opts['log-level']));
   const creds = opts['nats-creds'] as string | undefined;
-  const nc = await connect({
-    servers: String(opts['nats-url']).split(',').map((s) => s.trim()).filter(Boolean),
-    name: 'platform-storage',
-    // Keep trying through NATS restarts and failovers rather than exiting.
-    maxReconnectAttempts: -1,
-    authenticator: creds ? credsAuthenticator(readFileSync(creds)) : undefined,
-  });
+  const nc = await connectBus({ url: String(opts['nats-url']), name: 'platform-storage', ...(creds ? { creds } : {}) });
   log.info({ server: nc.getServer() }, 'connected to NATS');
 
   const svc = await createStorageService({

@@ -3,6 +3,7 @@
 
 import type { ApiObject, GroupVersionKind, GroupVersionResource, UserInfo } from '../api/types.js';
 import type { Status } from '../api/status.js';
+import type { AdmissionMatch } from '../api/admission-match.js';
 
 /** Identifies one stored object. `namespace` is absent for cluster-scoped resources. */
 export interface ObjectRef {
@@ -119,6 +120,12 @@ export interface AdmissionRequest {
   oldObject: ApiObject | null;
   options?: Record<string, unknown> | null;
   dryRun: boolean;
+}
+
+/** Which requests each phase's plugins want; a phase with no matching entry can be skipped. */
+export interface AdmissionInterest {
+  mutating: AdmissionMatch[];
+  validating: AdmissionMatch[];
 }
 
 export interface AdmissionReply {

@@ -4,6 +4,6 @@ export { startService, addJsonEndpoint } from './service.js';
 export type { JsonHandler, ServiceLogger } from './service.js';
 export type {
   ObjectRef, StorageCreateRequest, StorageUpdateRequest, StorageDeleteRequest, StorageGetRequest, StorageWriteReply,
-  StorageDeleteReply, StorageGetReply, AuthnRequest, AuthnReply, AuthzAttributes, AuthzReply, AdmissionRequest, AdmissionReply,
+  StorageDeleteReply, StorageGetReply, AuthnRequest, AuthnReply, AuthzAttributes, AuthzReply, AdmissionRequest, AdmissionReply, AdmissionInterest,
 } from './messages.js';
 export { Decision, AdmissionOperation, AdmissionPhase } from './messages.js';

@@ -29,6 +29,7 @@ export const Subjects = {
   authnAuthenticate: `${SubjectGroup.authn}.authenticate`,
   authzAuthorize: `${SubjectGroup.authz}.authorize`,
   admissionAdmit: `${SubjectGroup.admission}.admit`,
+  admissionInterest: `${SubjectGroup.admission}.interest`,
 } as const;
 
 /** The endpoint name is the last token of its subject. */

@@ -279,7 +279,6 @@ export class WatchCache {
         this.waiters = this.waiters.filter((w) => w !== waiter);
         reject(timeout(`Too large resource version: ${revision}, current: ${this.revision}`, 1));
       }, timeoutMs);
-      timer.unref?.();
       const i = this.waiters.findIndex((w) => w.revision > revision);
       if (i < 0) this.waiters.push(waiter);
       else this.waiters.splice(i, 0, waiter);

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { connect } from '@nats-io/transport-node';
+import { connectBus } from '../../shared/bus/connect.js';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { natsConfig, startLocalNats } from '../../shared/local/nats-server.js';
 
@@ -24,7 +24,7 @@ function dockerAvailable(): boolean {
 export async function startTestNats(): Promise<TestNats> {
   const conns: NatsConnection[] = [];
   const connectTo = (url: string) => async (name = 'test') => {
-    const nc = await connect({ servers: url, name });
+    const nc = await connectBus({ url, name });
     conns.push(nc);
     return nc;
   };
