@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { forbidden } from '../../../shared/api/status.js';
 import type { AdmissionRequest } from '../../../shared/bus/messages.js';
 import { silentLogger } from '../../../shared/log.js';
-import { pluginMatches, runAdmissionChain } from '../chain.js';
+import { admissionInterest, pluginMatches, runAdmissionChain } from '../chain.js';
 import type { AdmissionPlugin } from '../types.js';
 
 const log = silentLogger();
@@ -90,4 +90,17 @@ test('admission chain - plugins only see the operations and resources they decla
     { match: { operations: ['DELETE'], resources: [{ group: '*', resource: '*' }] }, req: { operation: 'DELETE' }, want: true },
   ];
   for (const c of cases) assert.equal(pluginMatches(c.match, { ...base, ...c.req }), c.want, JSON.stringify(c));
+});
+
+test('admission chain - interest lists each phase\'s plugins and their matches, so the gateway can skip a phase', () => {
+  const plugins: AdmissionPlugin[] = [
+    { name: 'everything', mutate: () => undefined },
+    { name: 'pods-only', match: { operations: ['CREATE'], resources: [{ group: '', resource: 'pods' }] }, validate: () => undefined },
+    { name: 'idle' },
+  ];
+  assert.deepEqual(admissionInterest(plugins), {
+    mutating: [{}],
+    validating: [{ operations: ['CREATE'], resources: [{ group: '', resource: 'pods' }] }],
+  });
+  assert.deepEqual(admissionInterest([]), { mutating: [], validating: [] });
 });
