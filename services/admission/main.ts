@@ -1,6 +1,7 @@
 // Entry point of the admission service: reads flags/env/config file, connects to NATS, wires.
 
 import { connectBus } from '../../shared/bus/connect.js';
+import { runMain, serveUntilSignalled } from '../../shared/service-main.js';
 import { commonOptions, describeOptions, parseOptions, type OptionSpecs } from '../../shared/config/options.js';
 import { createLogger } from '../../shared/log.js';
 import { ServiceName } from '../../shared/bus/subjects.js';
@@ -28,16 +29,7 @@ async function main(): Promise<void> {
   const creds = opts['nats-creds'] as string | undefined;
   const nc = await connectBus({ url: String(opts['nats-url']), name: ServiceName.admission, ...(creds ? { creds } : {}) });
   const service = await createAdmissionService({ nc, log, config, bucket: opts.bucket as string });
-  const shutdown = async () => {
-    await service.stop();
-    await nc.drain();
-    process.exit(0);
-  };
-  process.once('SIGTERM', () => void shutdown());
-  process.once('SIGINT', () => void shutdown());
+  await serveUntilSignalled(nc, service, log);
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`${ServiceName.admission}: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+runMain(ServiceName.admission, main);

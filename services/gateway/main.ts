@@ -2,6 +2,7 @@
 
 import { readFileSync } from 'node:fs';
 import { connectBus } from '../../shared/bus/connect.js';
+import { runMain, serveUntilSignalled } from '../../shared/service-main.js';
 import { commonOptions, describeOptions, parseOptions, type OptionSpecs } from '../../shared/config/options.js';
 import { createLogger } from '../../shared/log.js';
 import { createBuiltinRegistry } from '../../shared/registry/builtin-registry.js';
@@ -48,17 +49,7 @@ async function main(): Promise<void> {
   await gw.ready;
   const address = await gw.app.listen({ port: o['secure-port'] as number, host: o['bind-address'] as string });
   log.info({ address }, 'gateway serving');
-  const stop = async () => {
-    log.info('shutting down');
-    await gw.close();
-    await nc.drain();
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  await serveUntilSignalled(nc, { stop: () => gw.close() }, log);
 }
 
-main().catch((err) => {
-  process.stderr.write(`gateway: ${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+runMain('gateway', main);

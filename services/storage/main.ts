@@ -2,7 +2,8 @@
 // service, and drains the connection on SIGINT/SIGTERM.
 
 import { connectBus } from '../../shared/bus/connect.js';
-import { commonOptions, describeOptions, OptionsError, parseOptions, type OptionSpecs } from '../../shared/config/options.js';
+import { runMain, serveUntilSignalled } from '../../shared/service-main.js';
+import { commonOptions, describeOptions, parseOptions, type OptionSpecs } from '../../shared/config/options.js';
 import { createLogger } from '../../shared/log.js';
 import { BUCKET_DEFAULT } from '../../shared/store/kv-bucket.js';
 import { createStorageService } from './service.js';
@@ -36,35 +37,7 @@ async function main(): Promise<void> {
     log,
   });
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'stopping');
-    try {
-      await svc.stop();
-      await nc.drain();
-    } catch (err) {
-      log.error({ err }, 'unclean shutdown');
-      process.exitCode = 1;
-    }
-  };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-
-  const closed = await nc.closed();
-  if (closed && !stopping) {
-    log.error({ err: closed }, 'NATS connection closed');
-    process.exitCode = 1;
-  }
+  await serveUntilSignalled(nc, svc, log);
 }
 
-main().catch((err: unknown) => {
-  if (err instanceof OptionsError) {
-    process.stderr.write(`${err.message}\n`);
-    process.exitCode = 2;
-    return;
-  }
-  process.stderr.write(`storage service failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
-  process.exitCode = 1;
-});
+runMain('storage', main);

@@ -1,0 +1,553 @@
+// The gateway alone against a real NATS, its neighbours (authn, authz, admission, storage)
+// replaced by small fakes answering the real subjects. Each fake's behaviour is a mutable
+// function reset before every test, so a test states only what it changes.
+
+import { after, before, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { KV } from '@nats-io/kv';
+import type { Service } from '@nats-io/services';
+import { startTestNats, type TestNats } from '../../../test/support/nats.js';
+import { silentLogger } from '../../../shared/log.js';
+import { createBuiltinRegistry } from '../../../shared/registry/builtin-registry.js';
+import { addJsonEndpoint, startService } from '../../../shared/bus/service.js';
+import { ServiceName, Subjects } from '../../../shared/bus/subjects.js';
+import type {
+  AdmissionInterest,
+  AdmissionReply,
+  AdmissionRequest,
+  AuthnReply,
+  AuthnRequest,
+  AuthzAttributes,
+  AuthzReply,
+  ObjectRef,
+  StorageCreateRequest,
+  StorageDeleteReply,
+  StorageDeleteRequest,
+  StorageGetReply,
+  StorageGetRequest,
+  StorageUpdateRequest,
+  StorageWriteReply,
+} from '../../../shared/bus/messages.js';
+import { alreadyExists, conflict, CONFLICT_MODIFIED, failure, notFound, requestEntityTooLarge, StatusReason } from '../../../shared/api/status.js';
+import type { ApiObject, UserInfo } from '../../../shared/api/types.js';
+import { openObjectBucket } from '../../../shared/store/kv-bucket.js';
+import { encodeKey } from '../../../shared/store/key-codec.js';
+import { createGatewayService, type GatewayConfig, type GatewayService } from '../service.js';
+import { defaultIdentityOptions } from '../identity.js';
+import { defaultHandlerOptions } from '../handlers.js';
+
+const NS = 'team-a';
+const IDENTITY_BUS_TIMEOUT_MS = 400;
+const AUTHZ_ALLOW_TTL_MS = 3_000;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+async function eventually(check: () => boolean | Promise<boolean>, what: string, ms = 3_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check()) return;
+    await sleep(20);
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+/** `tok-<name>` authenticates as <name>; a test may register a richer user for a token. */
+function userForToken(token: string): UserInfo {
+  const username = token.slice('tok-'.length);
+  return { username, uid: `${username}-uid`, groups: ['system:authenticated'] };
+}
+
+function configMap(name: string, extra: Partial<ApiObject> = {}): ApiObject {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: 'v' }, ...extra };
+}
+
+function cmRef(name: string): ObjectRef {
+  return { group: '', resource: 'configmaps', namespace: NS, name };
+}
+
+type Handler<Req, Res> = (req: Req) => Res | Promise<Res>;
+
+interface StorageCall {
+  op: 'create' | 'update' | 'delete' | 'get';
+  ref: ObjectRef;
+  expectedRevision?: number;
+}
+
+describe('gateway service', () => {
+  let nats: TestNats;
+  let fakeNc: NatsConnection;
+  let kv: KV;
+  let gateway: GatewayService;
+  let gatewayNc: NatsConnection;
+  const pending = new Set<Promise<unknown>>();
+
+  // ---- fake neighbours ------------------------------------------------------------------
+
+  const users = new Map<string, UserInfo>();
+  const defaultAuthn: Handler<AuthnRequest, AuthnReply> = (req) => {
+    if (!req.token) return { authenticated: true, user: { username: 'system:anonymous', groups: ['system:unauthenticated'] } };
+    if (!req.token.startsWith('tok-')) return { authenticated: false, error: 'invalid bearer token' };
+    return { authenticated: true, user: users.get(req.token) ?? userForToken(req.token) };
+  };
+  const allow: Handler<AuthzAttributes, AuthzReply> = () => ({ decision: 'Allow' });
+  const admitAll: Handler<AdmissionRequest, AdmissionReply> = () => ({ allowed: true });
+  /** No plugin validates anything; every request is mutated. */
+  const noValidating: AdmissionInterest = { mutating: [{}], validating: [] };
+
+  const kvCreate: Handler<StorageCreateRequest, StorageWriteReply> = async (req) => {
+    const { resourceVersion: _rv, ...metadata } = req.object.metadata;
+    let revision: number;
+    try {
+      revision = await kv.create(encodeKey(req.ref), JSON.stringify({ ...req.object, metadata }));
+    } catch {
+      throw alreadyExists({ group: req.ref.group, resource: req.ref.resource }, req.ref.name);
+    }
+    return { object: { ...req.object, metadata: { ...metadata, resourceVersion: String(revision) } }, revision };
+  };
+  const kvUpdate: Handler<StorageUpdateRequest, StorageWriteReply> = async (req) => {
+    const { resourceVersion: _rv, ...metadata } = req.object.metadata;
+    let revision: number;
+    try {
+      revision = await kv.update(encodeKey(req.ref), JSON.stringify({ ...req.object, metadata }), req.expectedRevision);
+    } catch {
+      throw conflict({ group: req.ref.group, resource: req.ref.resource }, req.ref.name, CONFLICT_MODIFIED);
+    }
+    return { object: { ...req.object, metadata: { ...metadata, resourceVersion: String(revision) } }, revision };
+  };
+  const kvDelete: Handler<StorageDeleteRequest, StorageDeleteReply> = async (req) => {
+    await kv.delete(encodeKey(req.ref));
+    return { revision: (await kv.status()).streamInfo.state.last_seq };
+  };
+  const kvGet: Handler<StorageGetRequest, StorageGetReply> = async (req) => {
+    const e = await kv.get(encodeKey(req.ref));
+    if (!e || e.operation !== 'PUT') throw notFound({ group: req.ref.group, resource: req.ref.resource }, req.ref.name);
+    const object = e.json<ApiObject>();
+    object.metadata.resourceVersion = String(e.revision);
+    return { object, revision: e.revision };
+  };
+
+  const fake = {
+    authn: defaultAuthn,
+    authz: allow,
+    admit: admitAll,
+    interest: noValidating,
+    create: kvCreate,
+    update: kvUpdate,
+    delete: kvDelete,
+    get: kvGet,
+  };
+  const calls = {
+    authn: [] as AuthnRequest[],
+    authz: [] as AuthzAttributes[],
+    admit: [] as AdmissionRequest[],
+    interest: 0,
+    storage: [] as StorageCall[],
+  };
+  const resetFakes = () => {
+    Object.assign(fake, { authn: defaultAuthn, authz: allow, admit: admitAll, interest: noValidating, create: kvCreate, update: kvUpdate, delete: kvDelete, get: kvGet });
+    calls.authn.length = 0;
+    calls.authz.length = 0;
+    calls.admit.length = 0;
+    calls.storage.length = 0;
+  };
+
+  /** Keeps handlers still running (e.g. a deliberately slow reply) from outliving the suite. */
+  const track = <T>(p: Promise<T>): Promise<T> => {
+    pending.add(p);
+    void p.then(
+      () => pending.delete(p),
+      () => pending.delete(p),
+    );
+    return p;
+  };
+
+  const services: Partial<Record<keyof typeof ServiceName, Service>> = {};
+
+  async function startFake(which: keyof typeof ServiceName, opts: { withInterest?: boolean } = {}): Promise<void> {
+    const svc = await startService(fakeNc, ServiceName[which], '0.0.1', `fake ${which} for gateway tests`);
+    switch (which) {
+      case 'authn':
+        addJsonEndpoint<AuthnRequest, AuthnReply>(svc, Subjects.authnAuthenticate, (req) => {
+          calls.authn.push(req);
+          return track(Promise.resolve(fake.authn(req)));
+        });
+        break;
+      case 'authz':
+        addJsonEndpoint<AuthzAttributes, AuthzReply>(svc, Subjects.authzAuthorize, (req) => {
+          calls.authz.push(req);
+          return fake.authz(req);
+        });
+        break;
+      case 'admission':
+        addJsonEndpoint<AdmissionRequest, AdmissionReply>(svc, Subjects.admissionAdmit, (req) => {
+          calls.admit.push(req);
+          return fake.admit(req);
+        });
+        if (opts.withInterest ?? true) {
+          addJsonEndpoint<Record<string, never>, AdmissionInterest>(svc, Subjects.admissionInterest, () => {
+            calls.interest++;
+            return fake.interest;
+          });
+        }
+        break;
+      case 'storage':
+        addJsonEndpoint<StorageCreateRequest, StorageWriteReply>(svc, Subjects.storageCreate, (req) => {
+          calls.storage.push({ op: 'create', ref: req.ref });
+          return fake.create(req);
+        });
+        addJsonEndpoint<StorageUpdateRequest, StorageWriteReply>(svc, Subjects.storageUpdate, (req) => {
+          calls.storage.push({ op: 'update', ref: req.ref, expectedRevision: req.expectedRevision });
+          return fake.update(req);
+        });
+        addJsonEndpoint<StorageDeleteRequest, StorageDeleteReply>(svc, Subjects.storageDelete, (req) => {
+          calls.storage.push({ op: 'delete', ref: req.ref, ...(req.expectedRevision !== undefined ? { expectedRevision: req.expectedRevision } : {}) });
+          return fake.delete(req);
+        });
+        addJsonEndpoint<StorageGetRequest, StorageGetReply>(svc, Subjects.storageGet, (req) => {
+          calls.storage.push({ op: 'get', ref: req.ref });
+          return fake.get(req);
+        });
+        break;
+    }
+    services[which] = svc;
+    // The endpoints subscribe asynchronously; a request right after start-up must find them.
+    await fakeNc.flush();
+  }
+
+  async function stopFake(which: keyof typeof ServiceName): Promise<void> {
+    await services[which]?.stop();
+    delete services[which];
+    await fakeNc.flush();
+  }
+
+  /** Runs `fn` with a neighbour gone, bringing it back afterwards whatever happens. */
+  async function without(which: keyof typeof ServiceName, fn: () => Promise<void>): Promise<void> {
+    await stopFake(which);
+    try {
+      await fn();
+    } finally {
+      await startFake(which);
+    }
+  }
+
+  const config: Partial<GatewayConfig> = {
+    identity: { ...defaultIdentityOptions, busTimeoutMs: IDENTITY_BUS_TIMEOUT_MS, authzAllowCacheTtlMs: AUTHZ_ALLOW_TTL_MS },
+    handlers: { ...defaultHandlerOptions, busTimeoutMs: 2_000 },
+  };
+
+  async function startGateway(name: string): Promise<{ gw: GatewayService; nc: NatsConnection }> {
+    const nc = await nats.connect(name);
+    const gw = await createGatewayService({ nc, registry: createBuiltinRegistry(), log: silentLogger(), config });
+    await gw.ready;
+    return { gw, nc };
+  }
+
+  before(async () => {
+    nats = await startTestNats();
+    fakeNc = await nats.connect('fake-neighbours');
+    kv = await openObjectBucket(fakeNc, { create: true });
+    for (const which of ['authn', 'authz', 'admission', 'storage'] as const) await startFake(which);
+    ({ gw: gateway, nc: gatewayNc } = await startGateway('gateway'));
+    // The gateway asks for admission interest when it starts; the "skip a phase" test needs the
+    // answer to have arrived, not merely to have been asked for.
+    await eventually(() => calls.interest > 0, 'the gateway to ask for admission interest');
+    await sleep(50);
+    await fakeNc.flush();
+    await gatewayNc.flush();
+    await sleep(50);
+  });
+
+  after(async () => {
+    await gateway?.close();
+    await Promise.allSettled([...pending]);
+    for (const which of Object.keys(services) as (keyof typeof ServiceName)[]) await stopFake(which);
+    await nats?.stop();
+  });
+
+  beforeEach(resetFakes);
+
+  // ---- HTTP helpers ---------------------------------------------------------------------
+
+  function call(gw: GatewayService, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, opts: { token?: string | null; body?: unknown } = {}) {
+    const headers: Record<string, string> = {};
+    const token = opts.token === undefined ? 'tok-admin' : opts.token;
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (opts.body !== undefined) headers['content-type'] = 'application/json';
+    return gw.app.inject({ method, url, headers, ...(opts.body !== undefined ? { payload: JSON.stringify(opts.body) } : {}) });
+  }
+  const request = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, opts: { token?: string | null; body?: unknown } = {}) => call(gateway, method, url, opts);
+  const cmUrl = (name?: string) => `/api/v1/namespaces/${NS}/configmaps${name ? `/${name}` : ''}`;
+
+  async function stored(name: string): Promise<ApiObject | null> {
+    const e = await kv.get(encodeKey(cmRef(name)));
+    return e && e.operation === 'PUT' ? e.json<ApiObject>() : null;
+  }
+
+  // ---- authn ----------------------------------------------------------------------------
+
+  test('gateway - a credential authn rejects gets 401 Unauthorized', async () => {
+    fake.authn = () => ({ authenticated: false, error: 'token expired' });
+    const res = await request('GET', cmUrl('anything'), { token: 'tok-expired' });
+    assert.equal(res.statusCode, 401);
+    const status = res.json();
+    assert.equal(status.kind, 'Status');
+    assert.equal(status.reason, StatusReason.Unauthorized);
+    assert.equal(status.code, 401);
+    assert.equal(calls.authz.length, 0, 'an unauthenticated request is never authorized');
+  });
+
+  test('gateway - no authn service answering is 503 ServiceUnavailable', async () => {
+    await without('authn', async () => {
+      const res = await request('GET', cmUrl('anything'), { token: 'tok-nobody-home' });
+      assert.equal(res.statusCode, 503);
+      const status = res.json();
+      assert.equal(status.kind, 'Status');
+      assert.equal(status.reason, StatusReason.ServiceUnavailable);
+    });
+  });
+
+  test('gateway - authn answering slower than the bus timeout is 504', async () => {
+    fake.authn = async (req) => {
+      await sleep(IDENTITY_BUS_TIMEOUT_MS * 3);
+      return defaultAuthn(req);
+    };
+    const started = Date.now();
+    const res = await request('GET', cmUrl('anything'), { token: 'tok-sluggish' });
+    assert.equal(res.statusCode, 504);
+    assert.equal(res.json().reason, StatusReason.Timeout);
+    assert.ok(Date.now() - started < IDENTITY_BUS_TIMEOUT_MS * 3, 'the gateway gives up at its bus timeout instead of waiting for the reply');
+  });
+
+  // ---- authz ----------------------------------------------------------------------------
+
+  test('gateway - authz Deny is 403 with the upstream message naming user, verb, resource, group and namespace', async () => {
+    fake.authz = () => ({ decision: 'Deny', reason: 'policy forbids it' });
+    const res = await request('GET', `/apis/apps/v1/namespaces/${NS}/deployments/web`, { token: 'tok-dana' });
+    assert.equal(res.statusCode, 403);
+    const status = res.json();
+    assert.equal(status.reason, StatusReason.Forbidden);
+    assert.equal(status.message, `deployments.apps "web" is forbidden: User "dana" cannot get resource "deployments" in API group "apps" in the namespace "${NS}": policy forbids it`);
+    assert.deepEqual(status.details, { name: 'web', group: 'apps', kind: 'deployments' });
+  });
+
+  test('gateway - authz NoOpinion is 403', async () => {
+    fake.authz = () => ({ decision: 'NoOpinion' });
+    const res = await request('GET', cmUrl('cm1'), { token: 'tok-nora' });
+    assert.equal(res.statusCode, 403);
+    assert.equal(res.json().message, `configmaps "cm1" is forbidden: User "nora" cannot get resource "configmaps" in API group "" in the namespace "${NS}"`);
+    assert.equal(calls.storage.length, 0);
+  });
+
+  test('gateway - an authz decision is reused for identical requests within its TTL', async () => {
+    const first = await request('GET', cmUrl('cached'), { token: 'tok-carl' });
+    const second = await request('GET', cmUrl('cached'), { token: 'tok-carl' });
+    assert.equal(first.statusCode, 404);
+    assert.equal(second.statusCode, 404);
+    assert.equal(calls.authz.filter((a) => a.user.username === 'carl').length, 1);
+    // A different request is a different question.
+    await request('GET', cmUrl('other'), { token: 'tok-carl' });
+    assert.equal(calls.authz.filter((a) => a.user.username === 'carl').length, 2);
+  });
+
+  test('gateway - the user authn returns is the user authz and admission see', async () => {
+    const erin: UserInfo = { username: 'erin', uid: 'erin-uid-7', groups: ['developers', 'system:authenticated'], extra: { scopes: ['read', 'write'] } };
+    users.set('tok-erin', erin);
+    const res = await request('POST', cmUrl(), { token: 'tok-erin', body: configMap('from-erin') });
+    assert.equal(res.statusCode, 201, res.body);
+    const authz = calls.authz.find((a) => a.user.username === 'erin');
+    assert.ok(authz, 'authz was asked about erin');
+    assert.deepEqual(authz.user, erin);
+    assert.equal(authz.verb, 'create');
+    assert.equal(authz.resource, 'configmaps');
+    assert.equal(authz.namespace, NS);
+    assert.ok(calls.admit.length > 0, 'admission was called');
+    for (const a of calls.admit) assert.deepEqual(a.userInfo, erin);
+  });
+
+  // ---- admission ------------------------------------------------------------------------
+
+  test('gateway - an object changed by mutating admission is what is stored and returned', async () => {
+    fake.admit = (req) => {
+      if (req.phase !== 'mutating' || !req.object) return { allowed: true };
+      const object = structuredClone(req.object);
+      object.metadata.labels = { ...(object.metadata.labels ?? {}), 'mutated-by': 'fake-admission' };
+      return { allowed: true, object };
+    };
+    const res = await request('POST', cmUrl(), { body: configMap('mutated') });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal(res.json().metadata.labels['mutated-by'], 'fake-admission');
+    assert.equal((await stored('mutated'))?.metadata.labels?.['mutated-by'], 'fake-admission');
+    const got = await request('GET', cmUrl('mutated'));
+    assert.equal(got.statusCode, 200);
+    assert.equal(got.json().metadata.labels['mutated-by'], 'fake-admission');
+  });
+
+  test('gateway - admission rejecting with a Status sends that status to the client and writes nothing', async () => {
+    fake.admit = () => ({
+      allowed: false,
+      status: failure(403, StatusReason.Forbidden, 'configmaps "rejected" is forbidden: the fake policy says no').status,
+    });
+    const res = await request('POST', cmUrl(), { body: configMap('rejected') });
+    assert.equal(res.statusCode, 403);
+    const status = res.json();
+    assert.equal(status.reason, StatusReason.Forbidden);
+    assert.equal(status.message, 'configmaps "rejected" is forbidden: the fake policy says no');
+    assert.equal(calls.storage.length, 0, 'storage is never asked');
+    assert.equal(await stored('rejected'), null);
+  });
+
+  test('gateway - a validating phase no plugin wants is not called', async () => {
+    const res = await request('POST', cmUrl(), { body: configMap('no-validators') });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.deepEqual(
+      calls.admit.map((a) => a.phase),
+      ['mutating'],
+    );
+  });
+
+  test('gateway - with admission interest unknown every phase is called', async () => {
+    // A second gateway that starts while the interest endpoint has no responders.
+    await stopFake('admission');
+    await startFake('admission', { withInterest: false });
+    const { gw } = await startGateway('gateway-no-interest');
+    try {
+      const res = await call(gw, 'POST', cmUrl(), { body: configMap('every-phase') });
+      assert.equal(res.statusCode, 201, res.body);
+      assert.deepEqual(
+        calls.admit.map((a) => a.phase),
+        ['mutating', 'validating'],
+      );
+    } finally {
+      await gw.close();
+      await stopFake('admission');
+      await startFake('admission');
+    }
+  });
+
+  // ---- storage --------------------------------------------------------------------------
+
+  test('gateway - an update without resourceVersion that loses a race is retried against fresh state', async () => {
+    const created = await request('POST', cmUrl(), { body: configMap('raced') });
+    assert.equal(created.statusCode, 201, created.body);
+    const firstRevision = Number(created.json().metadata.resourceVersion);
+    let concurrentRevision = 0;
+    fake.update = async (req) => {
+      if (concurrentRevision === 0) {
+        // Another writer gets in first; this write loses the compare-and-swap.
+        const theirs = (await stored('raced'))!;
+        theirs.metadata.labels = { writer: 'other' };
+        concurrentRevision = await kv.put(encodeKey(req.ref), JSON.stringify(theirs));
+        throw conflict({ group: '', resource: 'configmaps' }, 'raced', CONFLICT_MODIFIED);
+      }
+      return kvUpdate(req);
+    };
+    calls.storage.length = 0;
+    const res = await request('PUT', cmUrl('raced'), { body: configMap('raced', { data: { k: 'v2' } }) });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json().data, { k: 'v2' });
+    const updates = calls.storage.filter((c) => c.op === 'update');
+    assert.deepEqual(
+      updates.map((u) => u.expectedRevision),
+      [firstRevision, concurrentRevision],
+      'the retry compares against the revision the other writer made',
+    );
+    assert.deepEqual((await stored('raced'))?.data, { k: 'v2' });
+  });
+
+  test('gateway - an update without uid or resourceVersion applies to an object recreated during the write', async () => {
+    const created = await request('POST', cmUrl(), { body: configMap('reborn') });
+    assert.equal(created.statusCode, 201, created.body);
+    let recreated = false;
+    fake.update = async (req) => {
+      if (!recreated) {
+        // Deleted and created again by someone else: same name, new uid.
+        recreated = true;
+        const again = (await stored('reborn'))!;
+        again.metadata.uid = 'uid-of-the-new-object';
+        await kv.put(encodeKey(req.ref), JSON.stringify(again));
+        throw conflict({ group: '', resource: 'configmaps' }, 'reborn', CONFLICT_MODIFIED);
+      }
+      return kvUpdate(req);
+    };
+    // The client set no precondition, so the retry must not invent one from the first attempt.
+    const res = await request('PUT', cmUrl('reborn'), { body: configMap('reborn', { data: { k: 'v2' } }) });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().metadata.uid, 'uid-of-the-new-object');
+    assert.deepEqual((await stored('reborn'))?.data, { k: 'v2' });
+  });
+
+  test('gateway - an update with a resourceVersion that storage answers 409 is a 409 at once', async () => {
+    const created = await request('POST', cmUrl(), { body: configMap('pinned') });
+    assert.equal(created.statusCode, 201, created.body);
+    const rv = created.json().metadata.resourceVersion as string;
+    fake.update = () => {
+      throw conflict({ group: '', resource: 'configmaps' }, 'pinned', CONFLICT_MODIFIED);
+    };
+    calls.storage.length = 0;
+    const body = configMap('pinned', { data: { k: 'v2' } });
+    body.metadata.resourceVersion = rv;
+    const res = await request('PUT', cmUrl('pinned'), { body });
+    assert.equal(res.statusCode, 409);
+    const status = res.json();
+    assert.equal(status.reason, StatusReason.Conflict);
+    assert.match(status.message, /the object has been modified/);
+    assert.equal(calls.storage.filter((c) => c.op === 'update').length, 1, 'no retry when the caller pinned a resourceVersion');
+  });
+
+  test('gateway - no storage service answering a write is 503', async () => {
+    await without('storage', async () => {
+      const res = await request('POST', cmUrl(), { body: configMap('nowhere') });
+      assert.equal(res.statusCode, 503);
+      assert.equal(res.json().reason, StatusReason.ServiceUnavailable);
+    });
+    assert.equal(await stored('nowhere'), null);
+  });
+
+  test('gateway - storage refusing an object as too large is 413 to the client', async () => {
+    fake.create = () => {
+      throw requestEntityTooLarge('object is larger than 1572864 bytes');
+    };
+    const res = await request('POST', cmUrl(), { body: configMap('huge') });
+    assert.equal(res.statusCode, 413);
+    const status = res.json();
+    assert.equal(status.reason, StatusReason.RequestEntityTooLarge);
+    assert.equal(status.message, 'object is larger than 1572864 bytes');
+  });
+
+  test('gateway - a dryRun=All create never reaches storage and returns the object', async () => {
+    const res = await request('POST', `${cmUrl()}?dryRun=All`, { body: configMap('dry') });
+    assert.equal(res.statusCode, 201, res.body);
+    const obj = res.json();
+    assert.equal(obj.kind, 'ConfigMap');
+    assert.equal(obj.metadata.name, 'dry');
+    assert.equal(obj.metadata.namespace, NS);
+    assert.deepEqual(obj.data, { k: 'v' });
+    assert.ok(obj.metadata.uid, 'the would-be object is prepared like a real one');
+    assert.equal(calls.storage.length, 0);
+    assert.ok(calls.admit.every((a) => a.dryRun), 'admission is told it is a dry run');
+    assert.equal(await stored('dry'), null);
+    assert.equal((await request('GET', cmUrl('dry'))).statusCode, 404);
+  });
+
+  // ---- health ---------------------------------------------------------------------------
+
+  test('gateway - /readyz fails and names service-storage while storage is down', async () => {
+    await without('storage', async () => {
+      const res = await request('GET', '/readyz?verbose');
+      assert.equal(res.statusCode, 500);
+      assert.match(res.body, /^\[-\]service-storage failed/m);
+      assert.match(res.body, /^\[\+\]service-authn ok$/m);
+      assert.match(res.body, /readyz check failed\n$/);
+    });
+  });
+
+  test('gateway - /readyz is 200 with every neighbour up', async () => {
+    const res = await request('GET', '/readyz?verbose');
+    assert.equal(res.statusCode, 200, res.body);
+    for (const check of ['watch-cache', 'service-storage', 'service-authn', 'service-authz', 'service-admission']) {
+      assert.match(res.body, new RegExp(`^\\[\\+\\]${check} ok$`, 'm'));
+    }
+    assert.match(res.body, /readyz check passed\n$/);
+  });
+});

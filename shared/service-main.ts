@@ -1,0 +1,48 @@
+// What every service's main.ts does after wiring: serve until SIGINT/SIGTERM, then stop the
+// service and drain NATS; report option errors (exit 2) and failures (exit 1) the same way.
+
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { Logger } from 'pino';
+import { OptionsError } from './config/options.js';
+
+export interface RunningService {
+  stop(): Promise<void>;
+}
+
+/** Resolves once the NATS connection is closed: after a signal, or because NATS went away (exit 1). */
+export async function serveUntilSignalled(nc: NatsConnection, service: RunningService, log: Logger): Promise<void> {
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'stopping');
+    try {
+      await service.stop();
+      await nc.drain();
+    } catch (err) {
+      log.error({ err }, 'unclean shutdown');
+      process.exitCode = 1;
+    }
+    // Whatever handle a library leaves open must not keep a stopped service alive.
+    setTimeout(() => process.exit(process.exitCode ?? 0), 5_000).unref();
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  const closed = await nc.closed();
+  if (closed && !stopping) {
+    log.error({ err: closed }, 'NATS connection closed');
+    process.exitCode = 1;
+  }
+}
+
+/** Runs a service entry point: a bad flag exits 2 with its message, any other failure exits 1. */
+export function runMain(name: string, main: () => Promise<void>): void {
+  main().catch((err: unknown) => {
+    if (err instanceof OptionsError) {
+      process.stderr.write(`${name}: ${err.message}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`${name}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  });
+}
