@@ -393,7 +393,7 @@ export class ResourceHandlers {
       const scale = decodeBody(ctx.body, ctx.contentType ?? 'application/json').value as ApiObject;
       if (!scale || typeof scale !== 'object' || !scale.metadata) throw badRequest('the body of the request is not a Scale object');
       const rv = scale.metadata.resourceVersion;
-      return this.writeUpdate(ctx, write, () => scale, rv ? Number(rv) : undefined);
+      return this.writeUpdate(ctx, write, () => structuredClone(scale), rv ? Number(rv) : undefined);
     }
     const { object: obj } = this.decode(ctx, write);
     checkNamespace(t, obj, info.namespace);
@@ -402,7 +402,8 @@ export class ResourceHandlers {
     }
     const rv = obj.metadata.resourceVersion;
     if (rv !== undefined && rv !== '' && !/^\d+$/.test(rv)) throw badRequest(`invalid resourceVersion ${JSON.stringify(rv)}`);
-    return this.writeUpdate(ctx, write, () => obj, rv ? Number(rv) : undefined);
+    // Each attempt starts from the client's object: a lost race must not see the previous attempt's changes.
+    return this.writeUpdate(ctx, write, () => structuredClone(obj), rv ? Number(rv) : undefined);
   }
 
   async patch(ctx: RequestContext): Promise<Reply> {
