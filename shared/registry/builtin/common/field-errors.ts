@@ -95,6 +95,22 @@ export function at(obj: unknown, path: string): unknown {
   return cur;
 }
 
+/** The fields of an ObjectReference that event field selectors expose. */
+export const OBJECT_REF_FIELDS = ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'] as const;
+
+/** Field-selector getters reading each dotted path as a string ('' when absent, as upstream). */
+export function pathSelectors(...paths: string[]): Record<string, (o: unknown) => string> {
+  return Object.fromEntries(
+    paths.map((p) => [
+      p,
+      (o: unknown) => {
+        const v = at(o, p);
+        return v === undefined || v === null ? '' : String(v);
+      },
+    ]),
+  );
+}
+
 export function asObject(v: unknown): Json | undefined {
   return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
 }

@@ -5,7 +5,7 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { since } from '../common/columns.js';
-import { asObject, at, invalidValue, required } from '../common/field-errors.js';
+import { asObject, at, invalidValue, OBJECT_REF_FIELDS, pathSelectors, required } from '../common/field-errors.js';
 import { objectReference } from '../common/meta.js';
 import { int32, obj, str, time } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
@@ -75,17 +75,8 @@ export const events: ResourceType = {
     { name: 'Count', type: 'integer', priority: 1, description: 'Number of occurrences', cell: (o) => o.count ?? at(o, 'series.count') ?? 1 },
   ],
   fieldSelectors: {
-    'involvedObject.kind': (o) => (at(o, 'involvedObject.kind') as string | undefined) ?? '',
-    'involvedObject.namespace': (o) => (at(o, 'involvedObject.namespace') as string | undefined) ?? '',
-    'involvedObject.name': (o) => (at(o, 'involvedObject.name') as string | undefined) ?? '',
-    'involvedObject.uid': (o) => (at(o, 'involvedObject.uid') as string | undefined) ?? '',
-    'involvedObject.apiVersion': (o) => (at(o, 'involvedObject.apiVersion') as string | undefined) ?? '',
-    'involvedObject.resourceVersion': (o) => (at(o, 'involvedObject.resourceVersion') as string | undefined) ?? '',
-    'involvedObject.fieldPath': (o) => (at(o, 'involvedObject.fieldPath') as string | undefined) ?? '',
-    reason: (o) => (o.reason as string | undefined) ?? '',
-    reportingComponent: (o) => (o.reportingComponent as string | undefined) ?? '',
-    source: (o) => (at(o, 'source.component') as string | undefined) ?? '',
-    type: (o) => (o.type as string | undefined) ?? '',
+    ...pathSelectors(...OBJECT_REF_FIELDS.map((f) => `involvedObject.${f}`), 'reason', 'reportingComponent', 'type'),
+    source: (o) => String(at(o, 'source.component') ?? ''),
   },
   strategy: {
     validate: validateEvent,

@@ -5,7 +5,7 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn, since } from '../common/columns.js';
-import { asArray, asObject, at, forbidden, jsonEqual, type Json } from '../common/field-errors.js';
+import { asArray, asObject, at, forbidden, jsonEqual, pathSelectors, type Json } from '../common/field-errors.js';
 import { defaultPodOnly, defaultPodSpec, podQosClass, podSpec, podStatus, validatePodSpec } from '../common/pod-spec.js';
 import { obj } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
@@ -127,14 +127,8 @@ export const pods: ResourceType = {
     { name: 'Readiness Gates', type: 'string', priority: 1, description: 'Pod readiness gates.', cell: readinessGatesCell },
   ],
   fieldSelectors: {
-    'spec.nodeName': (o) => (at(o, 'spec.nodeName') as string | undefined) ?? '',
-    'spec.restartPolicy': (o) => at(o, 'spec.restartPolicy') as string | undefined,
-    'spec.schedulerName': (o) => at(o, 'spec.schedulerName') as string | undefined,
-    'spec.serviceAccountName': (o) => at(o, 'spec.serviceAccountName') as string | undefined,
+    ...pathSelectors('spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'status.phase', 'status.podIP', 'status.nominatedNodeName'),
     'spec.hostNetwork': (o) => String(at(o, 'spec.hostNetwork') === true),
-    'status.phase': (o) => at(o, 'status.phase') as string | undefined,
-    'status.podIP': (o) => (at(o, 'status.podIP') as string | undefined) ?? '',
-    'status.nominatedNodeName': (o) => (at(o, 'status.nominatedNodeName') as string | undefined) ?? '',
   },
   strategy: {
     defaults(o) {

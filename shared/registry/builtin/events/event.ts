@@ -5,7 +5,7 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { since } from '../common/columns.js';
-import { asObject, at, forbidden, invalidValue, isQualifiedName, required, tooLong, unsupported } from '../common/field-errors.js';
+import { asObject, at, forbidden, invalidValue, isQualifiedName, OBJECT_REF_FIELDS, pathSelectors, required, tooLong, unsupported } from '../common/field-errors.js';
 import { objectReference } from '../common/meta.js';
 import { int32, obj, str, time } from '../common/schema.js';
 import { eventSource } from '../core/event.js';
@@ -133,18 +133,7 @@ export const eventsV1: ResourceType = {
     { name: 'Object', type: 'string', cell: (o) => `${String(at(o, 'regarding.kind') ?? '').toLowerCase()}/${String(at(o, 'regarding.name') ?? '')}` },
     { name: 'Message', type: 'string', cell: (o) => String(o.note ?? '').trim() },
   ],
-  fieldSelectors: {
-    'regarding.kind': (o) => (at(o, 'regarding.kind') as string | undefined) ?? '',
-    'regarding.namespace': (o) => (at(o, 'regarding.namespace') as string | undefined) ?? '',
-    'regarding.name': (o) => (at(o, 'regarding.name') as string | undefined) ?? '',
-    'regarding.uid': (o) => (at(o, 'regarding.uid') as string | undefined) ?? '',
-    'regarding.apiVersion': (o) => (at(o, 'regarding.apiVersion') as string | undefined) ?? '',
-    'regarding.resourceVersion': (o) => (at(o, 'regarding.resourceVersion') as string | undefined) ?? '',
-    'regarding.fieldPath': (o) => (at(o, 'regarding.fieldPath') as string | undefined) ?? '',
-    reason: (o) => (o.reason as string | undefined) ?? '',
-    reportingController: (o) => (o.reportingController as string | undefined) ?? '',
-    type: (o) => (o.type as string | undefined) ?? '',
-  },
+  fieldSelectors: pathSelectors(...OBJECT_REF_FIELDS.map((f) => `regarding.${f}`), 'reason', 'reportingController', 'type'),
   strategy: {
     validate: validateEventCreate,
     validateUpdate: validateEventUpdate,
