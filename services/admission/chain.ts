@@ -43,7 +43,7 @@ export async function runAdmissionChain(plugins: AdmissionPlugin[], req: Admissi
       annotate: (k, v) => (annotations[k] = v),
     };
     // A mutator gets its own copy so a rejected request never leaves a half-changed object.
-    if (mutating && current && !copied) {
+    if (mutating && current && !copied && plugin.mutatesObject !== false) {
       current = structuredClone(current);
       copied = true;
     }

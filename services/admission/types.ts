@@ -26,6 +26,11 @@ export interface AdmissionPlugin {
   readonly name: string;
   readonly match?: PluginMatch;
   /**
+   * False for a plugin whose `mutate` hook only ever rejects (it runs in the mutating phase for
+   * its ordering, as NamespaceLifecycle does): it is then handed the object without a copy.
+   */
+  readonly mutatesObject?: boolean;
+  /**
    * Mutating phase. `req.object` is this request's own copy and may be changed in place or
    * replaced by returning a new object. Throw a StatusError to reject.
    */

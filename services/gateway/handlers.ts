@@ -354,7 +354,9 @@ export class ResourceHandlers {
     let next = (await this.admit(ctx, AdmissionPhase.Mutating, AdmissionOperation.Create, obj, null, write.dryRun, obj.metadata.name ?? ''))!;
     const generated = !next.metadata.name && Boolean(next.metadata.generateName);
     for (let attempt = 0; ; attempt++) {
-      const candidate = structuredClone(next);
+      // Only a generated name is ever retried, and each retry must start from `next` again;
+      // otherwise `next` is not used after this and is prepared in place.
+      const candidate = generated ? structuredClone(next) : next;
       prepareForCreate(t.type, candidate, nowTimestamp());
       this.validate(t, candidate);
       await this.admit(ctx, AdmissionPhase.Validating, AdmissionOperation.Create, candidate, null, write.dryRun, candidate.metadata.name!);

@@ -8,9 +8,19 @@ import type { FieldError } from '../../shared/api/status.js';
 import type { ResourceType } from '../../shared/registry/types.js';
 
 /** RFC 3339 with second precision, as the API serializes metav1.Time. */
-export function nowTimestamp(now = new Date()): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+export function nowTimestamp(now?: Date): string {
+  if (now) return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // Every write asks for the current time; at second precision it changes once a second.
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastTimestamp = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+  return lastTimestamp;
 }
+
+let lastSecond = NaN;
+let lastTimestamp = '';
 
 // Same alphabet as upstream's name generator: no vowels (no words), no confusable characters.
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';

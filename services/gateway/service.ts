@@ -158,7 +158,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES }, (_req, body, done) => done(null, body));
 
   const send = (req: FastifyRequest, reply: FastifyReply, r: Reply, warnings: string[], query?: URLSearchParams) => {
-    for (const [k, v] of Object.entries(warningHeaders(warnings))) reply.header(k, v);
+    if (warnings.length) for (const [k, v] of Object.entries(warningHeaders(warnings))) reply.header(k, v);
     query ??= new URLSearchParams(queryOf(req.raw.url ?? ''));
     const pretty = query.has('pretty') && query.get('pretty') !== 'false' && query.get('pretty') !== '0';
     if (r.etag) {
@@ -416,10 +416,12 @@ function credentialsOf(raw: IncomingMessage, clientCertificates: boolean): Crede
     }
     if (chain.length) creds.certificates = chain;
   }
-  const headers: Record<string, string[]> = {};
-  for (const [k, v] of Object.entries(raw.headers)) {
-    if (k.startsWith('x-remote-') && v !== undefined) headers[k] = Array.isArray(v) ? v : [v];
+  let headers: Record<string, string[]> | undefined;
+  for (const k in raw.headers) {
+    if (!k.startsWith('x-remote-')) continue;
+    const v = raw.headers[k];
+    if (v !== undefined) (headers ??= {})[k] = Array.isArray(v) ? v : [v];
   }
-  if (Object.keys(headers).length) creds.headers = headers;
+  if (headers) creds.headers = headers;
   return creds;
 }

@@ -36,7 +36,6 @@ export interface ObjectStoreDeps {
 const MAX_ATTEMPTS = 5;
 
 const KV_OPERATION_HEADER = 'KV-Operation';
-const encoder = new TextEncoder();
 
 export function createObjectStore(deps: ObjectStoreDeps): ObjectStore {
   const { kv, js, bucket } = deps;
@@ -59,7 +58,8 @@ export function createObjectStore(deps: ObjectStoreDeps): ObjectStore {
 
   function encodeValue(object: ApiObject): Uint8Array {
     const { resourceVersion: _omit, ...metadata } = object.metadata;
-    const data = encoder.encode(JSON.stringify({ ...object, metadata }));
+    // Buffer.from: several times faster than TextEncoder.encode for object-sized strings.
+    const data: Uint8Array = Buffer.from(JSON.stringify({ ...object, metadata }), 'utf8');
     if (data.length > maxBytes) throw requestEntityTooLarge(`Request entity too large: the object is ${data.length} bytes, limit is ${maxBytes}`);
     return data;
   }

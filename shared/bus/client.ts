@@ -1,17 +1,27 @@
 // Request/reply over NATS with Status semantics: no responders → 503, timeout → 504, an error
 // reply → the Status it carries.
+//
+// Requests go through one reply subscription per connection (like nats.js's own request mux)
+// rather than `nc.request`, for two costs that dominated a gateway write:
+// - nats.js writes its outbound buffer at the end of each microtask checkpoint, and Node runs one
+//   checkpoint per I/O callback, so a gateway serving many connections made one socket write per
+//   request. Here requests are published together once per event-loop turn (setImmediate): all
+//   requests started while one poll phase is handled leave in a single write, which also spares
+//   nats-server and the services one read per request.
+// - `nc.request` builds a RequestError (with a stack trace) for every successful request when it
+//   cleans up, plus a deferred and a timer object of its own.
 
-import { NoRespondersError, RequestError, TimeoutError, type NatsConnection, type Msg } from '@nats-io/nats-core';
+import { ClosedConnectionError, createInbox, DrainingConnectionError, PermissionViolationError, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 import { StatusError, isStatus, serviceUnavailable, timeout, internalError } from '../api/status.js';
 import { ERROR_CODE_HEADER } from './subjects.js';
 
 export const DEFAULT_BUS_TIMEOUT_MS = 5_000;
 
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+// Buffer.from is several times faster than TextEncoder.encode on Node 20 for message-sized strings.
 export function encodeJson(v: unknown): Uint8Array {
-  return encoder.encode(JSON.stringify(v));
+  return Buffer.from(JSON.stringify(v), 'utf8');
 }
 
 export function decodeJson<T>(data: Uint8Array): T {
@@ -32,25 +42,135 @@ export function replyError(msg: Msg): StatusError | null {
   return internalError(`${description} (code ${code})`);
 }
 
-function isNoResponders(err: unknown): boolean {
-  if (err instanceof NoRespondersError) return true;
-  return err instanceof RequestError && (err.isNoResponders?.() || err.cause instanceof NoRespondersError);
+interface PendingRequest {
+  subject: string;
+  data: Uint8Array;
+  timeoutMs: number;
+  resolve(msg: Msg): void;
+  reject(err: StatusError): void;
+  timer: NodeJS.Timeout | undefined;
+  sent: boolean;
 }
 
-function isTimeout(err: unknown): boolean {
-  return err instanceof TimeoutError || (err instanceof RequestError && err.cause instanceof TimeoutError);
+function requestFailed(subject: string, err: unknown): StatusError {
+  return serviceUnavailable(`request on ${subject} failed: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+/** One connection's requests: a wildcard reply subscription, pending requests by token, the outbox. */
+class RequestMux {
+  private readonly inbox: string;
+  private readonly sub: Subscription;
+  private readonly pending = new Map<string, PendingRequest>();
+  private outbox: [string, PendingRequest][] = [];
+  private next = 0;
+
+  constructor(private readonly nc: NatsConnection) {
+    const prefix = (nc as { options?: { inboxPrefix?: string } }).options?.inboxPrefix;
+    this.inbox = `${createInbox(prefix)}.`;
+    this.sub = nc.subscribe(`${this.inbox}*`, { callback: (err, msg) => this.dispatch(err, msg) });
+    // Closed or drained with the connection: whatever is still waiting will not be answered.
+    void this.sub.closed.then(
+      () => this.failAll(new Error('connection closed')),
+      (err: unknown) => this.failAll(err),
+    );
+    void this.watchPermissionErrors();
+  }
+
+  // The server refuses a publish it does not permit with an asynchronous -ERR naming the subject;
+  // like nats.js, fail the request sent there instead of letting it run into its timeout.
+  private async watchPermissionErrors(): Promise<void> {
+    for await (const s of this.nc.status()) {
+      if (s.type !== 'error' || !(s.error instanceof PermissionViolationError) || s.error.operation !== 'publish') continue;
+      for (const [token, p] of this.pending) {
+        if (!p.sent || p.subject !== s.error.subject) continue;
+        this.settle(token, p);
+        p.reject(requestFailed(p.subject, s.error));
+        break;
+      }
+    }
+  }
+
+  get closed(): boolean {
+    return this.sub.isClosed();
+  }
+
+  request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Msg> {
+    // The checks nc.request makes before sending, so a closing connection fails at once.
+    if (this.nc.isClosed()) return Promise.reject(requestFailed(subject, new ClosedConnectionError()));
+    if (this.nc.isDraining()) return Promise.reject(requestFailed(subject, new DrainingConnectionError()));
+    return new Promise<Msg>((resolve, reject) => {
+      const p: PendingRequest = { subject, data, timeoutMs, resolve, reject, timer: undefined, sent: false };
+      const token = (this.next++).toString(36);
+      this.pending.set(token, p);
+      p.timer = setTimeout(() => {
+        if (this.pending.delete(token)) reject(timeout(`the service answering ${subject} did not reply within ${timeoutMs}ms`));
+      }, timeoutMs);
+      if (this.outbox.length === 0) setImmediate(this.flush);
+      this.outbox.push([token, p]);
+    });
+  }
+
+  private readonly flush = (): void => {
+    const batch = this.outbox;
+    this.outbox = [];
+    for (const [token, p] of batch) {
+      if (!this.pending.has(token)) continue; // timed out or failed meanwhile
+      try {
+        this.nc.publish(p.subject, p.data, { reply: this.inbox + token });
+        p.sent = true;
+      } catch (err) {
+        this.settle(token, p);
+        p.reject(requestFailed(p.subject, err));
+      }
+    }
+  };
+
+  private dispatch(err: Error | null, msg: Msg): void {
+    if (err) {
+      this.failAll(err);
+      return;
+    }
+    const token = msg.subject.slice(this.inbox.length);
+    const p = this.pending.get(token);
+    if (!p) return; // late (after its timeout) or a second responder
+    this.settle(token, p);
+    if (msg.data.length === 0 && msg.headers?.code === 503) p.reject(serviceUnavailable(`no service is answering ${p.subject}`));
+    else p.resolve(msg);
+  }
+
+  private settle(token: string, p: PendingRequest): void {
+    clearTimeout(p.timer);
+    this.pending.delete(token);
+  }
+
+  private failAll(err: unknown): void {
+    for (const [token, p] of [...this.pending]) {
+      this.settle(token, p);
+      p.reject(requestFailed(p.subject, err));
+    }
+  }
+}
+
+const muxes = new WeakMap<NatsConnection, RequestMux>();
+
+function muxFor(nc: NatsConnection): RequestMux {
+  let mux = muxes.get(nc);
+  if (!mux || mux.closed) {
+    mux = new RequestMux(nc);
+    muxes.set(nc, mux);
+  }
+  return mux;
 }
 
 /** Sends a JSON request and returns the decoded JSON reply, or throws a StatusError. */
 export async function busRequest<Res>(nc: NatsConnection, subject: string, body: unknown, timeoutMs = DEFAULT_BUS_TIMEOUT_MS): Promise<Res> {
-  let msg: Msg;
+  let mux: RequestMux;
   try {
-    msg = await nc.request(subject, encodeJson(body), { timeout: timeoutMs });
+    mux = muxFor(nc);
   } catch (err) {
-    if (isNoResponders(err)) throw serviceUnavailable(`no service is answering ${subject}`);
-    if (isTimeout(err)) throw timeout(`the service answering ${subject} did not reply within ${timeoutMs}ms`);
-    throw serviceUnavailable(`request on ${subject} failed: ${(err as Error).message}`);
+    throw requestFailed(subject, err);
   }
+  const msg = await mux.request(subject, encodeJson(body), timeoutMs);
   const error = replyError(msg);
   if (error) throw error;
   return decodeJson<Res>(msg.data);

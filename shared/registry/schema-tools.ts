@@ -479,6 +479,7 @@ function mapOne(e: ErrorObject, shape: ShapeNode, root: unknown): FieldError | u
  * string that fails its pattern), otherwise as one "must be of type X or Y" error.
  */
 export function mapAjvErrors(errors: readonly ErrorObject[], shape: ShapeNode, root: unknown): FieldError[] {
+  if (errors.length === 0) return [];
   const umbrellas = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
   // Schema paths restart inside a `$ref`d schema, so the instance path must agree as well.
   const inUmbrella = (e: ErrorObject, u: ErrorObject) =>

@@ -49,6 +49,8 @@ export function createNamespaceLifecycle(namespaces: NamespaceCache, opts: Names
 
   return {
     name: NAMESPACE_LIFECYCLE,
+    // Rejects only; never changes the object, so the chain need not copy it for this plugin.
+    mutatesObject: false,
     async mutate(req) {
       const isNamespace = isNamespaceRequest(req);
       if (req.operation === AdmissionOperation.Delete && isNamespace && immortal.has(req.name)) {
