@@ -35,10 +35,11 @@ test('compose - every platform service runs the one image built from deploy/Dock
   for (const name of platformServices) assert.deepEqual(compose.services[name]!.command, [name], `${name} picked by argument`);
 });
 
-test('compose - the Dockerfile runs scripts/service.ts through tsx as a non-root user', () => {
+test('compose - the Dockerfile runs the compiled scripts/service.ts as a non-root user', () => {
   const dockerfile = readFileSync(path.join(root, 'deploy/Dockerfile'), 'utf8');
   assert.match(dockerfile, /^FROM node:20-bookworm-slim/m);
-  assert.match(dockerfile, /^ENTRYPOINT \["node", "--import", "tsx", "scripts\/service\.ts"\]/m);
+  assert.match(dockerfile, /^RUN npm run build$/m);
+  assert.match(dockerfile, /^ENTRYPOINT \["node", "dist\/scripts\/service\.js"\]/m);
   assert.match(dockerfile, /^USER node$/m);
   assert.match(readFileSync(path.join(root, 'deploy/Dockerfile.dockerignore'), 'utf8'), /^\.local$/m, 'dev keys stay out of the image');
 });
@@ -80,7 +81,7 @@ test('compose - gateway publishes 6443 with the certificates written by init', (
   assert.equal(gw.environment.PLATFORM_CLIENT_CA_FILE, '/local/pki/ca.crt');
   assert.ok(gw.volumes.includes('./.local:/local:ro'));
   const init = compose.services.init!;
-  assert.deepEqual(init.entrypoint, ['node', '--import', 'tsx', 'scripts/local-up.ts', '--init-only']);
+  assert.deepEqual(init.entrypoint, ['node', 'dist/scripts/local-up.js', '--init-only']);
   assert.equal(init.environment.PLATFORM_LOCAL_DIR, '/local');
   assert.equal(init.environment.PLATFORM_CERT_SANS, 'gateway');
   assert.equal(init.restart, 'no');
