@@ -219,6 +219,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
     const info = parseRequestInfo(req.method, path, query);
     (req as ApiRequest).apiInfo = info;
     const user = await identity.authenticate(credentialsOf(req.raw, clientCertificates));
+    refuseImpersonation(req.raw);
     await identity.authorize(attributesFor(user, info));
     const warnings: string[] = [];
 
@@ -394,6 +395,18 @@ function queryOf(url: string): string {
 
 function notFoundPath(): StatusError {
   return failure(404, StatusReason.NotFound, 'the server could not find the requested resource', {});
+}
+
+/**
+ * Impersonation (Impersonate-User/-Group/-Uid/-Extra-*) is not implemented yet: refuse it plainly
+ * rather than run the request as the caller, which is not what the client asked for.
+ */
+function refuseImpersonation(raw: IncomingMessage): void {
+  for (const name of Object.keys(raw.headers)) {
+    if (name.startsWith('impersonate-')) {
+      throw failure(403, StatusReason.Forbidden, `impersonation is not supported by this server yet (header ${name})`);
+    }
+  }
 }
 
 /** Credentials the request carries: bearer token, client certificate chain, front-proxy headers. */

@@ -174,6 +174,14 @@ describe('hostile input', () => {
     assertStatus(await c.request('GET', '/api/v1/namespaces', { token: 'not-a-valid-token' }), 401, 'Unauthorized');
     assertStatus(await c.request('POST', CM, { token: 'not-a-valid-token', body: configMap(uniq('anon')) }), 401, 'Unauthorized');
   });
+
+  it('impersonation - headers are refused with 403 instead of being ignored', async () => {
+    const r = await c.request('GET', '/api/v1/namespaces/default/configmaps', { headers: { 'Impersonate-User': 'jane' } });
+    assert.equal(r.status, 403);
+    assert.equal(r.json.kind, 'Status');
+    assert.match(r.json.message, /impersonation is not supported/);
+    assert.equal((await c.request('GET', '/api/v1/namespaces/default/configmaps')).status, 200);
+  });
 });
 
 describe('authorization AlwaysDeny', () => {
