@@ -4,7 +4,7 @@
 
 import type { ApiObject } from '../../shared/api/types.js';
 import { badRequest, unsupportedMediaType } from '../../shared/api/status.js';
-import { decodeBody } from '../../shared/api/decode.js';
+import { decodeBody, type DecodedValue } from '../../shared/api/decode.js';
 import type { Registry } from '../../shared/registry/registry.js';
 import type { Target } from './target.js';
 
@@ -19,10 +19,11 @@ export function mediaTypeOf(contentType: string | undefined): string {
   return (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
 }
 
-export function decodeObject(registry: Registry, t: Target, body: Buffer, contentType: string, fieldValidation: string, warnings: string[]): DecodedBody {
+/** `predecoded` is the body already decoded off the event loop (large YAML, see decode-pool.ts). */
+export function decodeObject(registry: Registry, t: Target, body: Buffer, contentType: string, fieldValidation: string, warnings: string[], predecoded?: DecodedValue): DecodedBody {
   const mt = mediaTypeOf(contentType);
   if (!OBJECT_MEDIA_TYPES.has(mt)) throw unsupportedMediaType(contentType);
-  const { value, duplicateFields } = decodeBody(body, contentType);
+  const { value, duplicateFields } = predecoded ?? decodeBody(body, contentType);
   return objectFromValue(registry, t, value, fieldValidation, warnings, duplicateFields);
 }
 
@@ -54,14 +55,14 @@ export function objectFromValue(registry: Registry, t: Target, value: unknown, f
   return { object: obj };
 }
 
-export function decodePatchBody(body: Buffer, contentType: string): unknown {
+export function decodePatchBody(body: Buffer, contentType: string, predecoded?: DecodedValue): unknown {
   const mt = mediaTypeOf(contentType);
   if (!PATCH_MEDIA_TYPES.has(mt)) throw unsupportedMediaType(contentType);
-  return decodeBody(body, contentType).value;
+  return (predecoded ?? decodeBody(body, contentType)).value;
 }
 
-export function decodeDeleteOptions(body: Buffer, contentType: string | undefined): Record<string, unknown> {
-  const { value } = decodeBody(body, contentType ?? 'application/json');
+export function decodeDeleteOptions(body: Buffer, contentType: string | undefined, predecoded?: DecodedValue): Record<string, unknown> {
+  const { value } = predecoded ?? decodeBody(body, contentType ?? 'application/json');
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest('the body of a delete request must be a DeleteOptions object');
   return value as Record<string, unknown>;
 }

@@ -40,7 +40,7 @@ import { objectJson, WatchCache, type CachedObject, type WatchSink } from '../..
 import { RevisionBarrier } from '../../shared/store/kv-feed.js';
 import { planGet, planList, planWatch, ReadMode, type ReadPlan } from '../../shared/store/read-plan.js';
 import { encodeContinue } from '../../shared/store/continue-token.js';
-import { decodeBody } from '../../shared/api/decode.js';
+import { decodeBody, type DecodedValue } from '../../shared/api/decode.js';
 import { fromScale, toScale } from './scale.js';
 import { decodeDeleteOptions, decodeObject, decodePatchBody, objectFromValue, type DecodedBody } from './body.js';
 import {
@@ -85,6 +85,8 @@ export interface RequestContext {
   query: URLSearchParams;
   body?: Buffer;
   contentType?: string;
+  /** The body decoded ahead of time off the event loop (large YAML); decoded inline otherwise. */
+  decoded?: DecodedValue;
   /** Accumulates `Warning` headers (299 "..."). */
   warnings: string[];
   /** The raw response, for streaming watches, and the call that takes it over from fastify. */
@@ -338,7 +340,7 @@ export class ResourceHandlers {
 
   private decode(ctx: RequestContext, write: WriteOptions): DecodedBody {
     if (!ctx.body || ctx.body.length === 0) throw badRequest('the request body is empty');
-    return decodeObject(this.registry, ctx.target, ctx.body, ctx.contentType ?? 'application/json', write.fieldValidation, ctx.warnings);
+    return decodeObject(this.registry, ctx.target, ctx.body, ctx.contentType ?? 'application/json', write.fieldValidation, ctx.warnings, ctx.decoded);
   }
 
   async create(ctx: RequestContext): Promise<Reply> {
@@ -392,7 +394,7 @@ export class ResourceHandlers {
     const write = parseWriteOptions(ctx.query);
     if (info.subresource === 'scale') {
       if (!ctx.body || ctx.body.length === 0) throw badRequest('the request body is empty');
-      const scale = decodeBody(ctx.body, ctx.contentType ?? 'application/json').value as ApiObject;
+      const scale = (ctx.decoded ?? decodeBody(ctx.body, ctx.contentType ?? 'application/json')).value as ApiObject;
       if (!scale || typeof scale !== 'object' || !scale.metadata) throw badRequest('the body of the request is not a Scale object');
       const rv = scale.metadata.resourceVersion;
       return this.writeUpdate(ctx, write, () => structuredClone(scale), rv ? Number(rv) : undefined);
@@ -413,7 +415,7 @@ export class ResourceHandlers {
     const write = parseWriteOptions(ctx.query);
     if (!ctx.body || ctx.body.length === 0) throw badRequest('the request body is empty');
     const patchType = (ctx.contentType ?? '').split(';')[0]!.trim().toLowerCase();
-    const patchDoc = decodePatchBody(ctx.body, patchType);
+    const patchDoc = decodePatchBody(ctx.body, patchType, ctx.decoded);
     if (ctx.info.subresource === 'scale') {
       return this.writeUpdate(ctx, write, (current) => applyPatch(patchType, current, patchDoc) as ApiObject, undefined);
     }
@@ -490,7 +492,7 @@ export class ResourceHandlers {
   async delete(ctx: RequestContext): Promise<Reply> {
     const { target: t, info } = ctx;
     if (info.subresource) throw methodNotSupported(t.gr, 'delete');
-    const opts = parseDeleteOptions(ctx.query, ctx.body && ctx.body.length ? decodeDeleteOptions(ctx.body, ctx.contentType) : undefined);
+    const opts = parseDeleteOptions(ctx.query, ctx.body && ctx.body.length ? decodeDeleteOptions(ctx.body, ctx.contentType, ctx.decoded) : undefined);
     let fresh = false;
     for (let attempt = 0; ; attempt++) {
       const cur = await this.current(ctx, fresh);
@@ -539,7 +541,7 @@ export class ResourceHandlers {
   async deleteCollection(ctx: RequestContext): Promise<Reply> {
     const { target: t, info } = ctx;
     const lo = parseListOptions(ctx.query);
-    const opts = parseDeleteOptions(ctx.query, ctx.body && ctx.body.length ? decodeDeleteOptions(ctx.body, ctx.contentType) : undefined);
+    const opts = parseDeleteOptions(ctx.query, ctx.body && ctx.body.length ? decodeDeleteOptions(ctx.body, ctx.contentType, ctx.decoded) : undefined);
     await this.settle(planList({ resourceVersion: lo.resourceVersion, resourceVersionMatch: lo.resourceVersionMatch }));
     const namespace = nsOf(ctx);
     const filter = this.filterFor(ctx, namespace, lo.labelSelector, lo.fieldSelector);

@@ -27,6 +27,7 @@ import type { Reply } from './reply.js';
 import { ensureSystemNamespaces } from './bootstrap.js';
 import { GatewayMetrics } from './metrics.js';
 import { AdmissionInterestCache } from './admission-interest.js';
+import { DecodePool } from './decode-pool.js';
 import { resolveTarget, type Target } from './target.js';
 
 export interface GatewayConfig {
@@ -79,6 +80,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   const discovery = new Discovery(registry);
   const targets = new Map<string, Target>();
   const metrics = new GatewayMetrics();
+  const decoder = new DecodePool();
   let shuttingDown = false;
 
   const timers = [
@@ -230,18 +232,21 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
     }
 
     const target = targetFor(info);
+    const body = req.body as Buffer | undefined;
+    const contentType = req.headers['content-type'];
     const ctx: RequestContext = {
       info,
       target,
       user,
       query,
-      body: req.body as Buffer | undefined,
-      contentType: req.headers['content-type'],
+      body,
+      contentType,
       warnings,
       res: reply.raw,
       hijack: () => reply.hijack(),
       onClose: (fn) => reply.raw.on('close', fn),
     };
+    if (decoder.offloads(body, contentType)) ctx.decoded = await decoder.decode(body!, contentType!);
     if (target.served.version.deprecated) warnings.push(target.served.version.deprecationWarning ?? `${target.apiVersion} ${target.kind} is deprecated`);
     const r = await dispatch(ctx);
     if (r.code === 0) return reply; // streamed
@@ -350,6 +355,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
       shuttingDown = true;
       for (const t of timers) clearInterval(t);
       admission.stop();
+      await decoder.close();
       cache.closeAll();
       await app.close();
       await feed.stop();

@@ -1,0 +1,78 @@
+// Decodes request bodies off the event loop when parsing them would stall it: YAML over
+// OFFLOAD_BYTES goes to a worker thread (JSON is fast enough to parse inline at any allowed size).
+
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { parseMediaType, YAML_MEDIA_TYPES, type DecodedValue } from '../../shared/api/decode.js';
+import { StatusError, internalError } from '../../shared/api/status.js';
+import type { DecodeJob, DecodeResult } from './decode-worker.js';
+
+export const OFFLOAD_BYTES = 64 * 1024;
+
+// The worker loads the way this module was loaded: the `.js` build in production, or in
+// development the `.ts` source, for which it registers tsx itself (loader flags given to a worker
+// on Node 20 do not apply to its own modules).
+function workerBootstrap(): string {
+  const self = fileURLToPath(import.meta.url);
+  const fromSource = self.endsWith('.ts');
+  const url = pathToFileURL(path.join(path.dirname(self), fromSource ? 'decode-worker.ts' : 'decode-worker.js')).href;
+  const register = fromSource ? `(await import('tsx/esm/api')).register();` : '';
+  return `(async () => { ${register} await import(${JSON.stringify(url)}); })();`;
+}
+
+export class DecodePool {
+  private worker: Worker | undefined;
+  private readonly pending = new Map<number, { resolve(v: DecodedValue): void; reject(e: unknown): void }>();
+  private next = 0;
+
+  /** Whether this body should be decoded by `decode` rather than inline. */
+  offloads(body: Buffer | undefined, contentType: string | undefined): boolean {
+    if (!body || body.length <= OFFLOAD_BYTES || !contentType) return false;
+    try {
+      return YAML_MEDIA_TYPES.includes(parseMediaType(contentType).mediaType);
+    } catch {
+      return false; // the inline decoder reports the bad Content-Type
+    }
+  }
+
+  decode(body: Buffer, contentType: string): Promise<DecodedValue> {
+    const worker = this.start();
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      const job: DecodeJob = { id, body: new Uint8Array(body), contentType };
+      worker.postMessage(job);
+    });
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const w = new Worker(workerBootstrap(), { eval: true, execArgv: [] });
+    w.unref();
+    w.on('message', (r: DecodeResult) => {
+      const p = this.pending.get(r.id);
+      if (!p) return;
+      this.pending.delete(r.id);
+      if ('status' in r) p.reject(new StatusError(r.status));
+      else p.resolve({ value: JSON.parse(r.json), duplicateFields: r.duplicateFields });
+    });
+    const fail = (err: unknown) => {
+      this.worker = undefined;
+      for (const p of this.pending.values()) p.reject(internalError(`body decoder stopped: ${err instanceof Error ? err.message : String(err)}`));
+      this.pending.clear();
+    };
+    w.on('error', fail);
+    w.on('exit', (code) => {
+      if (this.worker === w) fail(new Error(`exit code ${code}`));
+    });
+    this.worker = w;
+    return w;
+  }
+
+  async close(): Promise<void> {
+    const w = this.worker;
+    this.worker = undefined;
+    if (w) await w.terminate();
+  }
+}
