@@ -3,7 +3,7 @@
 
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
-import { OptionsError } from './config/options.js';
+import { describeOptions, OptionsError, parseOptions, type Options, type OptionSpecs } from './config/options.js';
 
 export interface RunningService {
   stop(): Promise<void>;
@@ -33,6 +33,16 @@ export async function serveUntilSignalled(nc: NatsConnection, service: RunningSe
     log.error({ err: closed }, 'NATS connection closed');
     process.exitCode = 1;
   }
+}
+
+/** The service's options from its flags, PLATFORM_* env vars and `--config`; `--help` prints them and exits. */
+export function serviceOptions<S extends OptionSpecs>(title: string, specs: S): Options<S> & { config?: string } {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help')) {
+    process.stdout.write(`${title}\n\n${describeOptions(specs)}\n`);
+    process.exit(0);
+  }
+  return parseOptions(specs, argv, process.env);
 }
 
 /** Runs a service entry point: a bad flag exits 2 with its message, any other failure exits 1. */

@@ -1,8 +1,8 @@
 // Entry point of the admission service: reads flags/env/config file, connects to NATS, wires.
 
 import { connectBus } from '../../shared/bus/connect.js';
-import { runMain, serveUntilSignalled } from '../../shared/service-main.js';
-import { commonOptions, describeOptions, parseOptions, type OptionSpecs } from '../../shared/config/options.js';
+import { runMain, serveUntilSignalled, serviceOptions } from '../../shared/service-main.js';
+import { commonOptions, type OptionSpecs } from '../../shared/config/options.js';
 import { createLogger } from '../../shared/log.js';
 import { ServiceName } from '../../shared/bus/subjects.js';
 import { resolvePlugins } from './config.js';
@@ -16,12 +16,7 @@ const specs = {
 } satisfies OptionSpecs;
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  if (argv.includes('--help')) {
-    process.stdout.write(`${describeOptions(specs)}\n`);
-    return;
-  }
-  const opts = parseOptions(specs, argv, process.env);
+  const opts = serviceOptions('platform admission service', specs);
   const config = { enable: opts['enable-admission-plugins'] as string[], disable: opts['disable-admission-plugins'] as string[] };
   // Fail on a bad plugin list before touching the network, so the error is the first thing seen.
   resolvePlugins(config);

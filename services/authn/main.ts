@@ -1,8 +1,8 @@
 // Entry point of the authn service: reads flags/env/config file, connects to NATS, wires.
 
 import { connectBus } from '../../shared/bus/connect.js';
-import { runMain, serveUntilSignalled } from '../../shared/service-main.js';
-import { commonOptions, describeOptions, parseOptions, type OptionSpecs } from '../../shared/config/options.js';
+import { runMain, serveUntilSignalled, serviceOptions } from '../../shared/service-main.js';
+import { commonOptions, type OptionSpecs } from '../../shared/config/options.js';
 import { createLogger } from '../../shared/log.js';
 import { ServiceName } from '../../shared/bus/subjects.js';
 import { createAuthnService } from './service.js';
@@ -15,12 +15,7 @@ const specs = {
 } satisfies OptionSpecs;
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  if (argv.includes('--help')) {
-    process.stdout.write(`${describeOptions(specs)}\n`);
-    return;
-  }
-  const opts = parseOptions(specs, argv, process.env);
+  const opts = serviceOptions('platform authn service', specs);
   const tokenAuthFile = opts['token-auth-file'] as string | undefined;
   const config = { ...(tokenAuthFile ? { tokenAuthFile } : {}), anonymousAuth: opts['anonymous-auth'] as boolean };
   // Fail on a bad token file before touching the network, so the error is the first thing seen.

@@ -1,8 +1,8 @@
 // Entry point of the authz service: reads flags/env/config file, connects to NATS, wires.
 
 import { connectBus } from '../../shared/bus/connect.js';
-import { runMain, serveUntilSignalled } from '../../shared/service-main.js';
-import { commonOptions, describeOptions, parseOptions, type OptionSpecs } from '../../shared/config/options.js';
+import { runMain, serveUntilSignalled, serviceOptions } from '../../shared/service-main.js';
+import { commonOptions, type OptionSpecs } from '../../shared/config/options.js';
 import { createLogger } from '../../shared/log.js';
 import { ServiceName } from '../../shared/bus/subjects.js';
 import { createAuthzService } from './service.js';
@@ -14,12 +14,7 @@ const specs = {
 } satisfies OptionSpecs;
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  if (argv.includes('--help')) {
-    process.stdout.write(`${describeOptions(specs)}\n`);
-    return;
-  }
-  const opts = parseOptions(specs, argv, process.env);
+  const opts = serviceOptions('platform authz service', specs);
   const modes = opts['authorization-mode'] as string[];
   // Fail on a bad mode list before touching the network, so the error is the first thing seen.
   validateModes(modes);

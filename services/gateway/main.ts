@@ -2,8 +2,8 @@
 
 import { readFileSync } from 'node:fs';
 import { connectBus } from '../../shared/bus/connect.js';
-import { runMain, serveUntilSignalled } from '../../shared/service-main.js';
-import { commonOptions, describeOptions, parseOptions, type OptionSpecs } from '../../shared/config/options.js';
+import { runMain, serveUntilSignalled, serviceOptions } from '../../shared/service-main.js';
+import { commonOptions, type OptionSpecs } from '../../shared/config/options.js';
 import { createLogger } from '../../shared/log.js';
 import { createBuiltinRegistry } from '../../shared/registry/builtin-registry.js';
 import { createGatewayService, defaultGatewayConfig } from './service.js';
@@ -21,11 +21,7 @@ const specs = {
 } satisfies OptionSpecs;
 
 async function main(): Promise<void> {
-  if (process.argv.includes('--help')) {
-    process.stdout.write(`platform gateway\n\n${describeOptions(specs)}\n`);
-    return;
-  }
-  const o = parseOptions(specs, process.argv.slice(2), process.env);
+  const o = serviceOptions('platform gateway', specs);
   const log = createLogger('gateway', o['log-level'] as string);
   const read = (f: unknown) => (f ? readFileSync(f as string, 'utf8') : undefined);
   const cert = read(o['tls-cert-file']);

@@ -2,8 +2,8 @@
 // service, and drains the connection on SIGINT/SIGTERM.
 
 import { connectBus } from '../../shared/bus/connect.js';
-import { runMain, serveUntilSignalled } from '../../shared/service-main.js';
-import { commonOptions, describeOptions, parseOptions, type OptionSpecs } from '../../shared/config/options.js';
+import { runMain, serveUntilSignalled, serviceOptions } from '../../shared/service-main.js';
+import { commonOptions, type OptionSpecs } from '../../shared/config/options.js';
 import { createLogger } from '../../shared/log.js';
 import { BUCKET_DEFAULT } from '../../shared/store/kv-bucket.js';
 import { createStorageService } from './service.js';
@@ -17,12 +17,7 @@ const options = {
 } satisfies OptionSpecs;
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  if (argv.includes('--help')) {
-    process.stdout.write(`platform storage service\n\n${describeOptions(options)}\n`);
-    return;
-  }
-  const opts = parseOptions(options, argv, process.env);
+  const opts = serviceOptions('platform storage service', options);
   const log = createLogger('storage', String(opts['log-level']));
   const creds = opts['nats-creds'] as string | undefined;
   const nc = await connectBus({ url: String(opts['nats-url']), name: 'platform-storage', ...(creds ? { creds } : {}) });
