@@ -5,7 +5,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { silentLogger, type Logger } from '../../shared/log.js';
 import { badRequest } from '../../shared/api/status.js';
 import { AdmissionOperation, AdmissionPhase, type AdmissionInterest, type AdmissionReply, type AdmissionRequest } from '../../shared/bus/messages.js';
-import { addJsonEndpoint, startService } from '../../shared/bus/service.js';
+import { jsonEndpoint, startJsonService } from '../../shared/bus/service.js';
 import { ServiceName, Subjects } from '../../shared/bus/subjects.js';
 import { resolvePlugins, type AdmissionConfig } from './config.js';
 import { admissionInterest, runAdmissionChain } from './chain.js';
@@ -61,21 +61,20 @@ export async function createAdmissionService(deps: AdmissionServiceDeps): Promis
   const plugins: AdmissionPlugin[] = [];
   for (const name of enabled) plugins.push(await implementedPlugins[name]!(pluginDeps));
 
-  const service = await startService(deps.nc, ServiceName.admission, ADMISSION_SERVICE_VERSION, 'admission plugin chain');
-  addJsonEndpoint<AdmissionRequest, AdmissionReply>(
-    service,
-    Subjects.admissionAdmit,
-    (req) => {
-      checkRequest(req);
-      return runAdmissionChain(plugins, req, log);
-    },
-    log,
-  );
   const interest = admissionInterest(plugins);
-  addJsonEndpoint<Record<string, never>, AdmissionInterest>(service, Subjects.admissionInterest, () => interest, log);
-  // Resolve only once the server has registered the endpoint, so a caller never sees 503 from a
-  // service that has already said it started.
-  await deps.nc.flush();
+  const service = await startJsonService(deps.nc, {
+    name: ServiceName.admission,
+    version: ADMISSION_SERVICE_VERSION,
+    description: 'admission plugin chain',
+    endpoints: [
+      jsonEndpoint<AdmissionRequest, AdmissionReply>(Subjects.admissionAdmit, (req) => {
+        checkRequest(req);
+        return runAdmissionChain(plugins, req, log);
+      }),
+      jsonEndpoint<Record<string, never>, AdmissionInterest>(Subjects.admissionInterest, () => interest),
+    ],
+    log,
+  });
   log.info({ plugins: enabled, bucket }, 'admission service started');
   if (defaultNotImplemented.length) log.info({ plugins: defaultNotImplemented }, 'default-enabled admission plugins not implemented yet');
 

@@ -4,7 +4,7 @@
 import type { NatsConnection } from '@nats-io/nats-core';
 import { silentLogger, type Logger } from '../../shared/log.js';
 import type { AuthnReply, AuthnRequest } from '../../shared/bus/messages.js';
-import { addJsonEndpoint, startService } from '../../shared/bus/service.js';
+import { jsonEndpoint, startJsonService } from '../../shared/bus/service.js';
 import { ServiceName, Subjects } from '../../shared/bus/subjects.js';
 import { buildAuthnChain, type AuthnConfig } from './config.js';
 import { runAuthnChain } from './chain.js';
@@ -28,11 +28,13 @@ export async function createAuthnService(deps: AuthnServiceDeps): Promise<AuthnS
   // Only the authenticator's name and the error reach the log, never the credential.
   const onError = (authenticator: string, err: unknown) => log.error({ err, authenticator }, 'authenticator failed');
   const chain = await buildAuthnChain(deps.config, { onError });
-  const service = await startService(deps.nc, ServiceName.authn, AUTHN_SERVICE_VERSION, 'authenticates requests');
-  addJsonEndpoint<AuthnRequest, AuthnReply>(service, Subjects.authnAuthenticate, (req) => runAuthnChain(chain, req ?? {}, { onError }), log);
-  // Resolve only once the server has registered the endpoint, so a caller never sees 503 from a
-  // service that has already said it started.
-  await deps.nc.flush();
+  const service = await startJsonService(deps.nc, {
+    name: ServiceName.authn,
+    version: AUTHN_SERVICE_VERSION,
+    description: 'authenticates requests',
+    endpoints: [jsonEndpoint<AuthnRequest, AuthnReply>(Subjects.authnAuthenticate, (req) => runAuthnChain(chain, req ?? {}, { onError }))],
+    log,
+  });
   log.info({ authenticators: chain.authenticators.map((a) => a.name), anonymous: Boolean(chain.anonymous) }, 'authn service started');
   return {
     stop: async () => {

@@ -5,7 +5,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { silentLogger, type Logger } from '../../shared/log.js';
 import type { AuthzAttributes, AuthzReply } from '../../shared/bus/messages.js';
 import { badRequest } from '../../shared/api/status.js';
-import { addJsonEndpoint, startService } from '../../shared/bus/service.js';
+import { jsonEndpoint, startJsonService } from '../../shared/bus/service.js';
 import { ServiceName, Subjects } from '../../shared/bus/subjects.js';
 import { createPrivilegedGroupsAuthorizer } from './authorizers/privileged-groups.js';
 import { buildModeAuthorizers } from './modes.js';
@@ -30,19 +30,18 @@ export async function createAuthzService(deps: AuthzServiceDeps): Promise<AuthzS
   const log = deps.log ?? silentLogger();
   const authorizers: Authorizer[] = [createPrivilegedGroupsAuthorizer(), ...(await buildModeAuthorizers({ nc: deps.nc, config: deps.config, log }))];
   const onError = (authorizer: string, err: unknown) => log.error({ err, authorizer }, 'authorizer failed');
-  const service = await startService(deps.nc, ServiceName.authz, AUTHZ_SERVICE_VERSION, 'authorizes requests');
-  addJsonEndpoint<AuthzAttributes, AuthzReply>(
-    service,
-    Subjects.authzAuthorize,
-    (attrs) => {
-      if (!attrs || typeof attrs !== 'object' || !attrs.user || !Array.isArray(attrs.user.groups)) throw badRequest('authorization attributes need a user with groups');
-      return runAuthzChain(authorizers, attrs, { onError });
-    },
+  const service = await startJsonService(deps.nc, {
+    name: ServiceName.authz,
+    version: AUTHZ_SERVICE_VERSION,
+    description: 'authorizes requests',
+    endpoints: [
+      jsonEndpoint<AuthzAttributes, AuthzReply>(Subjects.authzAuthorize, (attrs) => {
+        if (!attrs || typeof attrs !== 'object' || !attrs.user || !Array.isArray(attrs.user.groups)) throw badRequest('authorization attributes need a user with groups');
+        return runAuthzChain(authorizers, attrs, { onError });
+      }),
+    ],
     log,
-  );
-  // Resolve only once the server has registered the endpoint, so a caller never sees 503 from a
-  // service that has already said it started.
-  await deps.nc.flush();
+  });
   log.info({ modes: deps.config.modes }, 'authz service started');
   return {
     stop: async () => {

@@ -6,7 +6,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { ServiceName, Subjects } from '../../shared/bus/subjects.js';
-import { addJsonEndpoint, startService } from '../../shared/bus/service.js';
+import { jsonEndpoint, startJsonService } from '../../shared/bus/service.js';
 import type {
   StorageCreateRequest,
   StorageDeleteReply,
@@ -77,15 +77,18 @@ export async function createStorageService(deps: StorageServiceDeps): Promise<St
     return p;
   };
 
-  const service = await startService(nc, ServiceName.storage, STORAGE_SERVICE_VERSION, 'object store: compare-and-swap writes to the revisioned KV bucket');
-  addJsonEndpoint<StorageCreateRequest, StorageWriteReply>(service, Subjects.storageCreate, (req) => track(() => store.create(body(req).ref, req.object)), log);
-  addJsonEndpoint<StorageUpdateRequest, StorageWriteReply>(service, Subjects.storageUpdate, (req) => track(() => store.update(body(req).ref, req.object, req.expectedRevision)), log);
-  addJsonEndpoint<StorageDeleteRequest, StorageDeleteReply>(service, Subjects.storageDelete, (req) => track(() => store.delete(body(req).ref, req.expectedRevision)), log);
-  addJsonEndpoint<StorageGetRequest, StorageGetReply>(service, Subjects.storageGet, (req) => track(() => store.get(body(req).ref)), log);
-
-  // The endpoints' subscriptions are sent asynchronously; without a round trip a neighbour that
-  // calls right after start-up could find no responders.
-  await nc.flush();
+  const service = await startJsonService(nc, {
+    name: ServiceName.storage,
+    version: STORAGE_SERVICE_VERSION,
+    description: 'object store: compare-and-swap writes to the revisioned KV bucket',
+    endpoints: [
+      jsonEndpoint<StorageCreateRequest, StorageWriteReply>(Subjects.storageCreate, (req) => track(() => store.create(body(req).ref, req.object))),
+      jsonEndpoint<StorageUpdateRequest, StorageWriteReply>(Subjects.storageUpdate, (req) => track(() => store.update(body(req).ref, req.object, req.expectedRevision))),
+      jsonEndpoint<StorageDeleteRequest, StorageDeleteReply>(Subjects.storageDelete, (req) => track(() => store.delete(body(req).ref, req.expectedRevision))),
+      jsonEndpoint<StorageGetRequest, StorageGetReply>(Subjects.storageGet, (req) => track(() => store.get(body(req).ref))),
+    ],
+    log,
+  });
 
   const compactor = startMarkerCompactor({
     kv,

@@ -13,12 +13,38 @@ export interface ServiceLogger {
   error(obj: unknown, msg?: string): void;
 }
 
-export async function startService(nc: NatsConnection, name: string, version: string, description: string): Promise<Service> {
-  return new Svcm(nc).add({ name, version, description, queue: name });
+/** One JSON endpoint; build with `jsonEndpoint` so request and reply types are checked. */
+export interface JsonEndpoint {
+  subject: string;
+  handler: JsonHandler<never, unknown>;
+}
+
+export function jsonEndpoint<Req, Res>(subject: string, handler: JsonHandler<Req, Res>): JsonEndpoint {
+  return { subject, handler: handler as JsonHandler<never, unknown> };
+}
+
+export interface JsonServiceOptions {
+  /** Service name, also its queue group and `$SRV.PING.<name>` target. */
+  name: string;
+  version: string;
+  description: string;
+  endpoints: JsonEndpoint[];
+  log?: ServiceLogger;
+}
+
+/**
+ * Registers a service and its endpoints, and resolves only once the server has the
+ * subscriptions, so a request sent right after start-up never meets "no responders".
+ */
+export async function startJsonService(nc: NatsConnection, o: JsonServiceOptions): Promise<Service> {
+  const service = await new Svcm(nc).add({ name: o.name, version: o.version, description: o.description, queue: o.name });
+  for (const e of o.endpoints) addJsonEndpoint(service, e.subject, e.handler, o.log);
+  await nc.flush();
+  return service;
 }
 
 /** Adds an endpoint at `subject`, which must be `<group>.<endpoint>`. */
-export function addJsonEndpoint<Req, Res>(group: ServiceGroup | Service, subject: string, handler: JsonHandler<Req, Res>, log?: ServiceLogger): void {
+function addJsonEndpoint<Req, Res>(group: ServiceGroup | Service, subject: string, handler: JsonHandler<Req, Res>, log?: ServiceLogger): void {
   const name = endpointName(subject);
   group.addEndpoint(name, {
     subject,

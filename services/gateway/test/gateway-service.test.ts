@@ -10,7 +10,7 @@ import type { Service } from '@nats-io/services';
 import { startTestNats, type TestNats } from '../../../test/support/nats.js';
 import { silentLogger } from '../../../shared/log.js';
 import { createBuiltinRegistry } from '../../../shared/registry/builtin-registry.js';
-import { addJsonEndpoint, startService } from '../../../shared/bus/service.js';
+import { jsonEndpoint, startJsonService, type JsonEndpoint } from '../../../shared/bus/service.js';
 import { ServiceName, Subjects } from '../../../shared/bus/subjects.js';
 import type {
   AdmissionInterest,
@@ -165,54 +165,62 @@ describe('gateway service', () => {
   const services: Partial<Record<keyof typeof ServiceName, Service>> = {};
 
   async function startFake(which: keyof typeof ServiceName, opts: { withInterest?: boolean } = {}): Promise<void> {
-    const svc = await startService(fakeNc, ServiceName[which], '0.0.1', `fake ${which} for gateway tests`);
+    const endpoints: JsonEndpoint[] = [];
     switch (which) {
       case 'authn':
-        addJsonEndpoint<AuthnRequest, AuthnReply>(svc, Subjects.authnAuthenticate, (req) => {
-          calls.authn.push(req);
-          return track(Promise.resolve(fake.authn(req)));
-        });
+        endpoints.push(
+          jsonEndpoint<AuthnRequest, AuthnReply>(Subjects.authnAuthenticate, (req) => {
+            calls.authn.push(req);
+            return track(Promise.resolve(fake.authn(req)));
+          }),
+        );
         break;
       case 'authz':
-        addJsonEndpoint<AuthzAttributes, AuthzReply>(svc, Subjects.authzAuthorize, (req) => {
-          calls.authz.push(req);
-          return fake.authz(req);
-        });
+        endpoints.push(
+          jsonEndpoint<AuthzAttributes, AuthzReply>(Subjects.authzAuthorize, (req) => {
+            calls.authz.push(req);
+            return fake.authz(req);
+          }),
+        );
         break;
       case 'admission':
-        addJsonEndpoint<AdmissionRequest, AdmissionReply>(svc, Subjects.admissionAdmit, (req) => {
-          calls.admit.push(req);
-          return fake.admit(req);
-        });
+        endpoints.push(
+          jsonEndpoint<AdmissionRequest, AdmissionReply>(Subjects.admissionAdmit, (req) => {
+            calls.admit.push(req);
+            return fake.admit(req);
+          }),
+        );
         if (opts.withInterest ?? true) {
-          addJsonEndpoint<Record<string, never>, AdmissionInterest>(svc, Subjects.admissionInterest, () => {
-            calls.interest++;
-            return fake.interest;
-          });
+          endpoints.push(
+            jsonEndpoint<Record<string, never>, AdmissionInterest>(Subjects.admissionInterest, () => {
+              calls.interest++;
+              return fake.interest;
+            }),
+          );
         }
         break;
       case 'storage':
-        addJsonEndpoint<StorageCreateRequest, StorageWriteReply>(svc, Subjects.storageCreate, (req) => {
-          calls.storage.push({ op: 'create', ref: req.ref });
-          return fake.create(req);
-        });
-        addJsonEndpoint<StorageUpdateRequest, StorageWriteReply>(svc, Subjects.storageUpdate, (req) => {
-          calls.storage.push({ op: 'update', ref: req.ref, expectedRevision: req.expectedRevision });
-          return fake.update(req);
-        });
-        addJsonEndpoint<StorageDeleteRequest, StorageDeleteReply>(svc, Subjects.storageDelete, (req) => {
-          calls.storage.push({ op: 'delete', ref: req.ref, ...(req.expectedRevision !== undefined ? { expectedRevision: req.expectedRevision } : {}) });
-          return fake.delete(req);
-        });
-        addJsonEndpoint<StorageGetRequest, StorageGetReply>(svc, Subjects.storageGet, (req) => {
-          calls.storage.push({ op: 'get', ref: req.ref });
-          return fake.get(req);
-        });
+        endpoints.push(
+          jsonEndpoint<StorageCreateRequest, StorageWriteReply>(Subjects.storageCreate, (req) => {
+            calls.storage.push({ op: 'create', ref: req.ref });
+            return fake.create(req);
+          }),
+          jsonEndpoint<StorageUpdateRequest, StorageWriteReply>(Subjects.storageUpdate, (req) => {
+            calls.storage.push({ op: 'update', ref: req.ref, expectedRevision: req.expectedRevision });
+            return fake.update(req);
+          }),
+          jsonEndpoint<StorageDeleteRequest, StorageDeleteReply>(Subjects.storageDelete, (req) => {
+            calls.storage.push({ op: 'delete', ref: req.ref, ...(req.expectedRevision !== undefined ? { expectedRevision: req.expectedRevision } : {}) });
+            return fake.delete(req);
+          }),
+          jsonEndpoint<StorageGetRequest, StorageGetReply>(Subjects.storageGet, (req) => {
+            calls.storage.push({ op: 'get', ref: req.ref });
+            return fake.get(req);
+          }),
+        );
         break;
     }
-    services[which] = svc;
-    // The endpoints subscribe asynchronously; a request right after start-up must find them.
-    await fakeNc.flush();
+    services[which] = await startJsonService(fakeNc, { name: ServiceName[which], version: '0.0.1', description: `fake ${which} for gateway tests`, endpoints });
   }
 
   async function stopFake(which: keyof typeof ServiceName): Promise<void> {
