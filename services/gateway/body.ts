@@ -4,7 +4,7 @@
 
 import type { ApiObject } from '../../shared/api/types.js';
 import { badRequest, unsupportedMediaType } from '../../shared/api/status.js';
-import { decodeBody, type DecodedValue } from '../../shared/api/decode.js';
+import { decodeBody, parseMediaType, type DecodedValue } from '../../shared/api/decode.js';
 import type { Registry } from '../../shared/registry/registry.js';
 import type { Target } from './target.js';
 
@@ -16,7 +16,7 @@ const OBJECT_MEDIA_TYPES = new Set(['application/json', 'application/yaml']);
 const PATCH_MEDIA_TYPES = new Set(['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml']);
 
 export function mediaTypeOf(contentType: string | undefined): string {
-  return (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
+  return parseMediaType(contentType ?? 'application/json').mediaType;
 }
 
 /** `predecoded` is the body already decoded off the event loop (large YAML, see decode-pool.ts). */

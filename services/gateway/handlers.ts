@@ -42,7 +42,7 @@ import { planGet, planList, planWatch, ReadMode, type ReadPlan } from '../../sha
 import { encodeContinue } from '../../shared/store/continue-token.js';
 import { decodeBody, type DecodedValue } from '../../shared/api/decode.js';
 import { fromScale, toScale } from './scale.js';
-import { decodeDeleteOptions, decodeObject, decodePatchBody, objectFromValue, type DecodedBody } from './body.js';
+import { decodeDeleteOptions, decodeObject, decodePatchBody, mediaTypeOf, objectFromValue, type DecodedBody } from './body.js';
 import {
   DeleteOutcome,
   markTerminating,
@@ -414,7 +414,7 @@ export class ResourceHandlers {
     const { target: t } = ctx;
     const write = parseWriteOptions(ctx.query);
     if (!ctx.body || ctx.body.length === 0) throw badRequest('the request body is empty');
-    const patchType = (ctx.contentType ?? '').split(';')[0]!.trim().toLowerCase();
+    const patchType = mediaTypeOf(ctx.contentType ?? '');
     const patchDoc = decodePatchBody(ctx.body, patchType, ctx.decoded);
     if (ctx.info.subresource === 'scale') {
       return this.writeUpdate(ctx, write, (current) => applyPatch(patchType, current, patchDoc) as ApiObject, undefined);

@@ -3,19 +3,11 @@
 
 import type { ApiObject } from '../../shared/api/types.js';
 import { badRequest, invalid } from '../../shared/api/status.js';
+import { at } from '../../shared/api/object-path.js';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../../shared/api/labels.js';
 import type { Target } from './target.js';
 
 export const SCALE_API_VERSION = 'autoscaling/v1';
-
-function at(obj: unknown, path: string): unknown {
-  let v: unknown = obj;
-  for (const part of path.replace(/^\./, '').split('.')) {
-    if (v === null || typeof v !== 'object') return undefined;
-    v = (v as Record<string, unknown>)[part];
-  }
-  return v;
-}
 
 /** The selector as a string: built-in workloads keep it in spec.selector (an object, or a map for RCs). */
 function selectorString(obj: ApiObject, labelSelectorPath?: string): string {

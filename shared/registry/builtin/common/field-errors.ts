@@ -1,6 +1,7 @@
 // Field error builders, name checks and object walking used by the built-in types' strategies.
 // Messages follow the upstream wording so clients and tests that match on them keep working.
 
+import { at } from '../../../api/object-path.js';
 import type { FieldError } from '../../../api/status.js';
 
 export function required(field: string, detail?: string): FieldError {
@@ -85,15 +86,7 @@ export function dnsSubdomainError(field: string, value: string): FieldError {
 
 export type Json = Record<string, unknown>;
 
-/** Reads a nested field without throwing on missing parents. */
-export function at(obj: unknown, path: string): unknown {
-  let cur: unknown = obj;
-  for (const k of path.split('.')) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Json)[k];
-  }
-  return cur;
-}
+export { at };
 
 /** The fields of an ObjectReference that event field selectors expose. */
 export const OBJECT_REF_FIELDS = ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'] as const;
