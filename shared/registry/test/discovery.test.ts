@@ -11,8 +11,8 @@ import {
   storageVersionHash,
   versionInfo,
 } from '../discovery.js';
-import type { ApiGroupInfo, DiscoverySource, ServedResource } from '../discovery.js';
 import type { ResourceType } from '../types.js';
+import { fixtureSource } from './fixture-source.js';
 
 const schema = { type: 'object', properties: { spec: { type: 'object' } } };
 const v1 = { name: 'v1', schema };
@@ -77,30 +77,7 @@ const clusterroles: ResourceType = {
   scope: 'Cluster',
 };
 
-/** A stand-in for the registry: serves every version of every type. */
-function source(types: ResourceType[], groups?: ApiGroupInfo[]): DiscoverySource {
-  return {
-    groups() {
-      if (groups) return groups;
-      const out: ApiGroupInfo[] = [];
-      for (const t of types) {
-        if (!t.group) continue;
-        let g = out.find((x) => x.name === t.group);
-        if (!g) out.push((g = { name: t.group, versions: [], preferredVersion: t.versions[0]!.name }));
-        for (const v of t.versions) if (!g.versions.includes(v.name)) g.versions.push(v.name);
-      }
-      return out;
-    },
-    resources(group, version) {
-      const out: ServedResource[] = [];
-      for (const t of types) {
-        const v = t.versions.find((x) => x.name === version);
-        if (t.group === group && v) out.push({ type: t, group, version: v });
-      }
-      return out;
-    },
-  };
-}
+const source = fixtureSource;
 
 const all = [pods, namespaces, configmaps, deployments, sar, clusterroles];
 const src = source(all);

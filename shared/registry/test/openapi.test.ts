@@ -2,10 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { convertSchema, definitionName, openApiV2, openApiV3, openApiV3GroupVersion, openApiV3Root } from '../openapi.js';
 import type { OpenApiSource } from '../openapi.js';
-import type { ApiGroupInfo, ServedResource } from '../discovery.js';
-import { objectSchemaFor } from '../object-meta.js';
 import { Registry } from '../registry.js';
 import type { JsonSchema, ResourceType } from '../types.js';
+import { fixtureSource } from './fixture-source.js';
 
 const deploymentSchema: JsonSchema = {
   $schema: 'http://json-schema.org/draft-07/schema#',
@@ -72,31 +71,7 @@ const sar: ResourceType = {
   virtual: true,
 };
 
-function source(types: ResourceType[]): OpenApiSource {
-  return {
-    groups() {
-      const out: ApiGroupInfo[] = [];
-      for (const t of types) {
-        if (!t.group) continue;
-        let g = out.find((x) => x.name === t.group);
-        if (!g) out.push((g = { name: t.group, versions: [], preferredVersion: t.versions[0]!.name }));
-        for (const v of t.versions) if (!g.versions.includes(v.name)) g.versions.push(v.name);
-      }
-      return out;
-    },
-    resources(group, version) {
-      const out: ServedResource[] = [];
-      for (const t of types) {
-        const v = t.versions.find((x) => x.name === version);
-        if (t.group === group && v) out.push({ type: t, group, version: v });
-      }
-      return out;
-    },
-    objectSchema(served) {
-      return objectSchemaFor(served.version.schema);
-    },
-  };
-}
+const source = fixtureSource;
 
 const all = [pods, configmaps, deployments, clusterroles, sar];
 const src = source(all);
