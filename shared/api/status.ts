@@ -155,10 +155,6 @@ export function forbidden(gr: GroupResource | null, name: string, reason: string
   return failure(403, StatusReason.Forbidden, `${subject} is forbidden: ${reason}`, gr ? { name: name || undefined, group: gr.group, kind: gr.resource } : undefined);
 }
 
-export function forbiddenPath(path: string, reason: string): StatusError {
-  return failure(403, StatusReason.Forbidden, `forbidden: ${reason}`, undefined);
-}
-
 export function methodNotSupported(gr: GroupResource, verb: string): StatusError {
   return failure(405, StatusReason.MethodNotAllowed, `${verb} is not supported on resources of kind "${qualifiedResource(gr)}"`, { group: gr.group, kind: gr.resource });
 }

@@ -4,7 +4,7 @@
 // consistent reads, and fans each change out to every HTTP watcher with one serialization.
 
 import type { ApiObject } from '../api/types.js';
-import { resourceExpired, gone, timeout, type Status } from '../api/status.js';
+import { resourceExpired, gone, tooLargeResourceVersion, type Status } from '../api/status.js';
 import type { ObjectRef } from '../bus/messages.js';
 import { decodeKey } from './key-codec.js';
 
@@ -277,7 +277,7 @@ export class WatchCache {
       };
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
-        reject(timeout(`Too large resource version: ${revision}, current: ${this.revision}`, 1));
+        reject(tooLargeResourceVersion(revision, this.revision));
       }, timeoutMs);
       const i = this.waiters.findIndex((w) => w.revision > revision);
       if (i < 0) this.waiters.push(waiter);
