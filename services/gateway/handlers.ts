@@ -421,7 +421,8 @@ export class ResourceHandlers {
     }
     const schema = this.registry.objectSchema(t.served);
     return this.writeUpdate(ctx, write, (current) => {
-      const patched = applyPatch(patchType, current, patchDoc, schema) as ApiObject;
+      // A patch result may share subtrees with its input, and the result is changed below.
+      const patched = applyPatch(patchType, structuredClone(current), patchDoc, schema) as ApiObject;
       if (!patched || typeof patched !== 'object' || Array.isArray(patched)) throw badRequest('the patch produced an object that is not a JSON object');
       const redecoded = objectFromValue(this.registry, t, patched, write.fieldValidation, ctx.warnings);
       return redecoded.object;
@@ -433,6 +434,7 @@ export class ResourceHandlers {
    * prepare/validate/admit, then compare-and-swap. Without a caller-given resourceVersion a lost
    * race is retried against fresh state; with one it is a 409.
    */
+  /** `compute` must not change `current` and must return an object it owns. */
   private async writeUpdate(ctx: RequestContext, write: WriteOptions, compute: (current: ApiObject) => ApiObject, expected: number | undefined): Promise<Reply> {
     const { target: t, info } = ctx;
     const scaled = info.subresource === 'scale';
@@ -444,7 +446,7 @@ export class ResourceHandlers {
       const currentExt = this.externalObject(t, structuredClone(cur.object));
       if (expected !== undefined && expected !== cur.revision) throw conflict(t.gr, info.name, CONFLICT_MODIFIED);
       // `/scale` reads and writes a Scale view; everything below works on the whole object.
-      let next = scaled ? fromScale(t, compute(toScale(t, currentExt)), currentExt) : compute(structuredClone(currentExt));
+      let next = scaled ? fromScale(t, compute(toScale(t, currentExt)), currentExt) : compute(currentExt);
       checkNamespace(t, next, info.namespace);
       if (next.metadata.name !== info.name) throw badRequest(`the name of the object (${next.metadata.name ?? ''}) does not match the name on the URL (${info.name})`);
       // A uid or resourceVersion in the new object (PUT body or patch result) is a precondition.
