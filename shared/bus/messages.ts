@@ -73,6 +73,30 @@ export interface AuthnReply {
   error?: string;
 }
 
+/** Which request headers the authn service's request-header authenticator reads (lowercase). The
+ *  gateway forwards only these, and strips them (with Authorization) before anything downstream. */
+export interface AuthnInterest {
+  headers: string[];
+  headerPrefixes: string[];
+}
+
+/** TokenRequest: a service-account token signed by the authn service. */
+export interface TokenIssueRequest {
+  serviceAccount: { namespace: string; name: string; uid: string };
+  /** Empty = the API server's own audiences. */
+  audiences: string[];
+  expirationSeconds: number;
+  /** The object the token is bound to; the token dies with it. */
+  boundObject?: { kind: 'Pod' | 'Secret'; apiVersion: string; name: string; uid: string };
+}
+
+export interface TokenIssueReply {
+  token: string;
+  /** RFC 3339. */
+  expirationTimestamp: string;
+  audiences: string[];
+}
+
 // ---- authz ----------------------------------------------------------------------------------
 
 export interface AuthzAttributes {
@@ -96,6 +120,51 @@ export interface AuthzReply {
   decision: Decision;
   reason?: string;
   evaluationError?: string;
+  /** Revision of the RBAC objects the decision reflects; a gateway that has seen a newer RBAC
+   *  change does not cache it. */
+  revision?: number;
+}
+
+/** An RBAC policy rule (rbac.authorization.platform.io/v1 PolicyRule). */
+export interface PolicyRule {
+  verbs: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+}
+
+/** SelfSubjectRulesReview: what `user` may do in `namespace`. */
+export interface RulesReviewRequest {
+  user: UserInfo;
+  namespace: string;
+}
+
+export interface RulesReviewReply {
+  resourceRules: Array<{ verbs: string[]; apiGroups?: string[]; resources?: string[]; resourceNames?: string[] }>;
+  nonResourceRules: Array<{ verbs: string[]; nonResourceURLs?: string[] }>;
+  /** A mode that cannot list rules (or failed to) was consulted. */
+  incomplete: boolean;
+  evaluationError?: string;
+}
+
+/**
+ * Escalation check of an RBAC write (create or update of a Role, ClusterRole, RoleBinding or
+ * ClusterRoleBinding), done whatever the authorization mode: a role needs every permission it
+ * grants (or `escalate`), a binding needs the referenced role's permissions (or `bind`).
+ */
+export interface EscalationCheckRequest {
+  user: UserInfo;
+  /** Role, ClusterRole, RoleBinding or ClusterRoleBinding, after defaulting. */
+  object: ApiObject;
+  /** The binding's or role's namespace; absent for cluster-scoped kinds. */
+  namespace?: string;
+}
+
+export interface EscalationCheckReply {
+  allowed: boolean;
+  /** The upstream-shaped explanation of a refusal (becomes a 403's message). */
+  message?: string;
 }
 
 // ---- admission ------------------------------------------------------------------------------

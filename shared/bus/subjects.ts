@@ -27,7 +27,11 @@ export const Subjects = {
   storageDelete: `${SubjectGroup.storage}.delete`,
   storageGet: `${SubjectGroup.storage}.get`,
   authnAuthenticate: `${SubjectGroup.authn}.authenticate`,
+  authnInterest: `${SubjectGroup.authn}.interest`,
+  authnIssueToken: `${SubjectGroup.authn}.issuetoken`,
   authzAuthorize: `${SubjectGroup.authz}.authorize`,
+  authzRules: `${SubjectGroup.authz}.rules`,
+  authzEscalation: `${SubjectGroup.authz}.escalation`,
   admissionAdmit: `${SubjectGroup.admission}.admit`,
   admissionInterest: `${SubjectGroup.admission}.interest`,
 } as const;

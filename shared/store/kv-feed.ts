@@ -17,6 +17,8 @@ export interface CacheFeedOptions {
   /** Restrict to keys matching this subject filter (e.g. `core.namespaces.>`). */
   key?: string;
   log?: Logger;
+  /** Called after each change is applied (e.g. to invalidate decisions derived from it). */
+  onChange?(key: string, revision: number): void;
 }
 
 export async function startCacheFeed(kv: KV, cache: WatchCache, opts: CacheFeedOptions = {}): Promise<CacheFeed> {
@@ -42,6 +44,7 @@ export async function startCacheFeed(kv: KV, cache: WatchCache, opts: CacheFeedO
     try {
       for await (const e of iter) {
         cache.apply({ key: e.key, revision: e.revision, operation: e.operation, value: e.value });
+        opts.onChange?.(e.key, e.revision);
         if (!cache.synced && (e.delta === 0 || e.isUpdate)) finishSync(e.revision);
       }
     } catch (err) {
