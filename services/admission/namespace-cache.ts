@@ -1,9 +1,9 @@
 // In-memory namespace states for admission decisions without a storage round trip per request.
-// Fed in revision order from a KV watch (namespace-feed.ts); a miss (a namespace created a moment
-// ago that the watch has not delivered yet) costs exactly one live read before a rejection.
+// Fed from the object feed (namespace-feed.ts); a miss (a namespace created a moment ago that
+// the feed has not delivered yet) costs exactly one live read before a rejection.
 // Pure apart from the injected live reader, so its rules are unit-tested without a broker.
 
-import { decodeKey } from '../../shared/store/key-codec.js';
+import type { FeedEvent } from '../../shared/store/object-feed.js';
 
 export interface NamespaceState {
   name: string;
@@ -15,28 +15,13 @@ export interface NamespaceState {
   revision: number;
 }
 
-/** One change from the watch, as the KV delivers it. */
-export interface NamespaceEntry {
-  key: string;
-  revision: number;
-  operation: 'PUT' | 'DEL' | 'PURGE';
-  value: Uint8Array;
-}
-
 /** Reads one namespace from the store; null when it does not exist. */
 export type LiveNamespaceReader = (name: string) => Promise<NamespaceState | null>;
 
-const decoder = new TextDecoder();
-
-/** Builds the state from a stored Namespace document; null when the bytes are not one. */
-export function namespaceStateFromJson(name: string, value: Uint8Array, revision: number): NamespaceState | null {
-  let doc: { metadata?: { uid?: unknown; deletionTimestamp?: unknown }; status?: { phase?: unknown } };
-  try {
-    doc = JSON.parse(decoder.decode(value)) as typeof doc;
-  } catch {
-    return null;
-  }
-  if (typeof doc !== 'object' || doc === null) return null;
+/** Builds the state from a stored Namespace document; null when the value is not an object. */
+export function namespaceStateFromObject(name: string, obj: unknown, revision: number): NamespaceState | null {
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return null;
+  const doc = obj as { metadata?: { uid?: unknown; deletionTimestamp?: unknown }; status?: { phase?: unknown } };
   const phase = typeof doc.status?.phase === 'string' && doc.status.phase ? doc.status.phase : 'Active';
   const state: NamespaceState = { name, phase, terminating: phase === 'Terminating' || Boolean(doc.metadata?.deletionTimestamp), revision };
   if (typeof doc.metadata?.uid === 'string') state.uid = doc.metadata.uid;
@@ -45,31 +30,28 @@ export function namespaceStateFromJson(name: string, value: Uint8Array, revision
 
 export class NamespaceCache {
   private readonly byName = new Map<string, NamespaceState>();
-  private lastRevision = 0;
 
   constructor(
     private readonly live: LiveNamespaceReader,
     private readonly onBadEntry?: (key: string) => void,
   ) {}
 
-  /** Applies one watch entry; entries at or below the last applied revision are redeliveries. */
-  apply(e: NamespaceEntry): void {
-    if (e.revision <= this.lastRevision) return;
-    this.lastRevision = e.revision;
-    let name: string;
-    try {
-      const ref = decodeKey(e.key);
-      if (ref.group !== '' || ref.resource !== 'namespaces' || ref.namespace !== undefined) return;
-      name = ref.name;
-    } catch {
-      this.onBadEntry?.(e.key);
-      return;
-    }
-    if (e.operation !== 'PUT') {
+  /**
+   * Applies one feed event. Ordering is judged per name, not globally: a restarted watch replays
+   * every namespace (older revisions included) and its synthesized deletions carry no revision
+   * of their own, so only a write older than the state already held for that name is stale.
+   */
+  apply(e: FeedEvent): void {
+    const { ref } = e;
+    if (ref.group !== '' || ref.resource !== 'namespaces' || ref.namespace !== undefined) return;
+    const name = ref.name;
+    if (e.object === null) {
       this.byName.delete(name);
       return;
     }
-    const state = namespaceStateFromJson(name, e.value, e.revision);
+    const held = this.byName.get(name);
+    if (held && e.revision < held.revision) return;
+    const state = namespaceStateFromObject(name, e.object, e.revision);
     if (!state) {
       // Dropping it means a live read decides instead of a guess.
       this.byName.delete(name);
@@ -79,18 +61,8 @@ export class NamespaceCache {
     this.byName.set(name, state);
   }
 
-  /** Forgets everything, for a watch that restarts from scratch. */
-  reset(): void {
-    this.byName.clear();
-    this.lastRevision = 0;
-  }
-
   get size(): number {
     return this.byName.size;
-  }
-
-  get revision(): number {
-    return this.lastRevision;
   }
 
   /** The cached state only (no I/O). */

@@ -31,7 +31,7 @@ export interface AdmissionServiceDeps {
 export interface AdmissionService {
   /** The plugins that run, in chain order. */
   readonly plugins: string[];
-  /** Resolves once the namespace watch is established (immediately when no plugin needs it). */
+  /** Resolves once the namespace cache holds the stored namespaces (immediately when no plugin needs it). */
   readonly namespacesWatching: Promise<void>;
   stop(): Promise<void>;
 }

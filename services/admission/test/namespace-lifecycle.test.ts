@@ -2,12 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StatusError } from '../../../shared/api/status.js';
 import type { AdmissionRequest } from '../../../shared/bus/messages.js';
+import type { FeedEvent } from '../../../shared/store/object-feed.js';
 import { NamespaceCache, type NamespaceState } from '../namespace-cache.js';
 import { createNamespaceLifecycle, FORCE_LIVE_LOOKUP_MS } from '../plugins/namespace-lifecycle.js';
 
-const enc = new TextEncoder();
-function nsEntry(name: string, revision: number, phase: string) {
-  return { key: `core.namespaces._.${name}`, revision, operation: 'PUT' as const, value: enc.encode(JSON.stringify({ metadata: { name }, status: { phase } })) };
+function nsEntry(name: string, revision: number, phase: string): FeedEvent {
+  return { key: `core.namespaces._.${name}`, ref: { group: '', resource: 'namespaces', name }, revision, object: { metadata: { name }, status: { phase } } };
 }
 
 function req(over: Partial<AdmissionRequest>): AdmissionRequest {
