@@ -1,17 +1,20 @@
-// The authn service: answers `authn.authenticate` on the bus with the identity the chain
-// establishes. No environment access; main.ts reads flags and passes an AuthnConfig.
+// The authn service: answers `authn.authenticate` with the identity the chain establishes,
+// `authn.interest` with the request headers its proxy authenticator reads, and `authn.issuetoken`
+// (TokenRequest) when a service-account signing key is configured. No environment access;
+// main.ts reads flags and passes an AuthnConfig.
 
 import type { NatsConnection } from '@nats-io/nats-core';
 import { silentLogger, type Logger } from '../../shared/log.js';
-import type { AuthnReply, AuthnRequest } from '../../shared/bus/messages.js';
+import { badRequest, failure, StatusReason } from '../../shared/api/status.js';
+import type { AuthnInterest, AuthnReply, AuthnRequest, TokenIssueReply, TokenIssueRequest } from '../../shared/bus/messages.js';
 import { jsonEndpoint, startJsonService } from '../../shared/bus/service.js';
 import { ServiceName, Subjects } from '../../shared/bus/subjects.js';
-import { buildAuthnChain, type AuthnConfig } from './config.js';
+import { buildAuthn, type AuthnConfig } from './config.js';
 import { runAuthnChain } from './chain.js';
 
 export type { AuthnConfig } from './config.js';
 
-export const AUTHN_SERVICE_VERSION = '0.1.0';
+export const AUTHN_SERVICE_VERSION = '0.2.0';
 
 export interface AuthnServiceDeps {
   nc: NatsConnection;
@@ -27,18 +30,31 @@ export async function createAuthnService(deps: AuthnServiceDeps): Promise<AuthnS
   const log = deps.log ?? silentLogger();
   // Only the authenticator's name and the error reach the log, never the credential.
   const onError = (authenticator: string, err: unknown) => log.error({ err, authenticator }, 'authenticator failed');
-  const chain = await buildAuthnChain(deps.config, { onError });
+  const built = await buildAuthn(deps.config, { nc: deps.nc, log, onError });
+  const { chain, issuer } = built;
+  // Bootstrap tokens and service-account lookups read cluster objects: give the first load a
+  // moment before answering (a lookup that finds nothing then falls back to a live read).
+  if (built.objects) await Promise.race([built.objects.synced, new Promise((r) => setTimeout(r, 3_000).unref())]);
   const service = await startJsonService(deps.nc, {
     name: ServiceName.authn,
     version: AUTHN_SERVICE_VERSION,
     description: 'authenticates requests',
-    endpoints: [jsonEndpoint<AuthnRequest, AuthnReply>(Subjects.authnAuthenticate, (req) => runAuthnChain(chain, req ?? {}, { onError }))],
+    endpoints: [
+      jsonEndpoint<AuthnRequest, AuthnReply>(Subjects.authnAuthenticate, (req) => runAuthnChain(chain, req ?? {}, { onError })),
+      jsonEndpoint<unknown, AuthnInterest>(Subjects.authnInterest, () => built.interest),
+      jsonEndpoint<TokenIssueRequest, TokenIssueReply>(Subjects.authnIssueToken, (req) => {
+        if (!issuer) throw failure(503, StatusReason.ServiceUnavailable, 'token issuance is not configured: the authn service has no --service-account-signing-key-file');
+        if (!req || typeof req !== 'object' || !req.serviceAccount) throw badRequest('a token request needs a service account');
+        return issuer.issue(req);
+      }),
+    ],
     log,
   });
-  log.info({ authenticators: chain.authenticators.map((a) => a.name), anonymous: Boolean(chain.anonymous) }, 'authn service started');
+  log.info({ authenticators: chain.authenticators.map((a) => a.name), anonymous: Boolean(chain.anonymous), tokenIssuer: Boolean(issuer) }, 'authn service started');
   return {
     stop: async () => {
       await service.stop();
+      await built.stop();
     },
   };
 }

@@ -26,6 +26,8 @@ export interface TokenAuthenticator {
   readonly name: string;
   /** `token` is never empty. `audiences` is empty for the API server's own audience. */
   authenticateToken(token: string, audiences: string[]): Promise<AuthnResult> | AuthnResult;
+  /** Releases timers and connections (OIDC key refresh, webhook cache). */
+  stop?(): Promise<void>;
 }
 
 export const skip: AuthnResult = { kind: 'skip' };

@@ -1,0 +1,316 @@
+// Client certificates (`--client-ca-file`): the chain the gateway took off the TLS connection is
+// verified here again, against our own CA bundle, because authn does not trust the gateway's
+// handshake check (the gateway accepts the union of this CA and the proxy CA, and does not check
+// usages). A verified leaf is the user: CN = user name, every O = a group. A presented certificate
+// that does not verify is a 401, never an anonymous request.
+//
+// `verifyChain` is pure (the clock is a parameter) and shared with the request-header
+// authenticator, which checks the proxy's certificate against its own CA the same way.
+
+// Must load before @peculiar/x509, which resolves its parsers through tsyringe.
+import 'reflect-metadata';
+import { X509Certificate as NodeCertificate } from 'node:crypto';
+import * as x509 from '@peculiar/x509';
+import { skip, type AuthnResult, type RequestAuthenticator } from '../types.js';
+
+export const X509_ERRORS = {
+  noCertificate: 'x509: no client certificate',
+  malformed: 'x509: malformed certificate',
+  tooMany: 'x509: too many certificates in the chain',
+  expired: 'x509: certificate has expired or is not yet valid',
+  unknownAuthority: 'x509: certificate signed by unknown authority',
+  notCA: 'x509: certificate signed by a certificate that is not a CA',
+  pathTooLong: 'x509: too many intermediates for the issuer\'s path length constraint',
+  usage: 'x509: certificate specifies an incompatible key usage',
+  noCommonName: 'x509: certificate has no common name',
+} as const;
+
+const OID_CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
+const OID_ANY_EKU = '2.5.29.37.0';
+// Bounds the work one request can cause: a client controls its intermediates (their keys too), so
+// it could hand us a fully cross-signed set whose simple paths grow factorially.
+const MAX_PRESENTED_CERTIFICATES = 10;
+const MAX_ISSUER_CHECKS = 100;
+// Certificates are a few KiB; the cap keeps the PEM scan linear in what a request may carry.
+const MAX_PEM_CHARS = 64 * 1024;
+
+const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
+
+/** One certificate with what path building needs, parsed once. */
+interface Candidate {
+  cert: NodeCertificate;
+  fingerprint: string;
+  notBefore: number;
+  notAfter: number;
+  /** basicConstraints' path length, read lazily (node:crypto does not expose it); null = none. */
+  pathLength?: number | null;
+}
+
+/** The CAs of one bundle, parsed at start-up. */
+export interface TrustRoots {
+  readonly roots: readonly Candidate[];
+  readonly fingerprints: ReadonlySet<string>;
+}
+
+export class CABundleError extends Error {
+  override name = 'CABundleError';
+}
+
+function candidate(cert: NodeCertificate): Candidate {
+  return { cert, fingerprint: cert.fingerprint256, notBefore: Date.parse(cert.validFrom), notAfter: Date.parse(cert.validTo) };
+}
+
+function pathLengthOf(c: Candidate): number {
+  if (c.pathLength === undefined) {
+    try {
+      c.pathLength = basicConstraintsPathLength(c.cert.raw);
+    } catch {
+      // Extensions we cannot read must not lift a limit: nothing may sit between it and the leaf.
+      c.pathLength = 0;
+    }
+  }
+  return c.pathLength ?? Infinity;
+}
+
+/** Parses a PEM bundle of CA certificates; `source` names the flag in the error. */
+export function parseCABundle(pem: string, source: string): TrustRoots {
+  const blocks = pem.match(PEM_BLOCK) ?? [];
+  if (blocks.length === 0) throw new CABundleError(`${source}: the CA bundle contains no PEM certificate`);
+  const roots = blocks.map((block, i) => {
+    try {
+      return candidate(new NodeCertificate(block));
+    } catch {
+      throw new CABundleError(`${source}: certificate ${i + 1} of the CA bundle cannot be parsed`);
+    }
+  });
+  return { roots, fingerprints: new Set(roots.map((r) => r.fingerprint)) };
+}
+
+// Fails closed: an unparsable date (NaN) is never "within" the window.
+function timeValid(c: Candidate, now: number): boolean {
+  return c.notBefore <= now && now <= c.notAfter;
+}
+
+// Node 20 names the extended key usage OIDs `keyUsage`; undefined when the extension is absent.
+function allowsClientAuth(c: Candidate): boolean {
+  const eku = c.cert.keyUsage as string[] | undefined;
+  return !eku || eku.includes(OID_CLIENT_AUTH) || eku.includes(OID_ANY_EKU);
+}
+
+export type ChainVerification = { ok: true; chain: NodeCertificate[] } | { ok: false; error: string };
+
+function parsePresented(chainPem: readonly string[]): Candidate[] | string {
+  const out: Candidate[] = [];
+  for (const entry of chainPem) {
+    // Each entry is one PEM certificate; a concatenated entry is tolerated.
+    const blocks = typeof entry === 'string' && entry.length <= MAX_PEM_CHARS ? (entry.match(PEM_BLOCK) ?? []) : [];
+    if (blocks.length === 0) return X509_ERRORS.malformed;
+    for (const block of blocks) {
+      if (out.length === MAX_PRESENTED_CERTIFICATES) return X509_ERRORS.tooMany;
+      try {
+        out.push(candidate(new NodeCertificate(block)));
+      } catch {
+        return X509_ERRORS.malformed;
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Verifies `chainPem` (leaf first, then any intermediates in any order, possibly with the root)
+ * up to one of `trust`'s roots at time `now`: every signature and issuer name, every validity
+ * window on the path, intermediates must be CAs within their path length, and the leaf (and any
+ * CA that restricts extended key usage) must allow client authentication. Roots are trusted as
+ * they are: only their validity window and path length apply. Returns the path, leaf first.
+ */
+export function verifyChain(chainPem: readonly string[], trust: TrustRoots, now: Date = new Date()): ChainVerification {
+  // The bus body is JSON from another process: anything but a list of strings is malformed.
+  if (!Array.isArray(chainPem)) return { ok: false, error: X509_ERRORS.malformed };
+  if (chainPem.length === 0) return { ok: false, error: X509_ERRORS.noCertificate };
+  const parsed = parsePresented(chainPem);
+  if (typeof parsed === 'string') return { ok: false, error: parsed };
+  const [leaf, ...intermediates] = parsed as [Candidate, ...Candidate[]];
+  const t = now.getTime();
+  if (!timeValid(leaf, t)) return { ok: false, error: X509_ERRORS.expired };
+  if (!allowsClientAuth(leaf)) return { ok: false, error: X509_ERRORS.usage };
+  // A leaf that is itself one of the trusted certificates needs no issuer.
+  if (trust.fingerprints.has(leaf.fingerprint)) return { ok: true, chain: [leaf.cert] };
+
+  // Signature checks are the expensive part; each (child, issuer) pair is checked at most once.
+  const issued = new Map<string, boolean>();
+  let checks = 0;
+  const isIssuer = (child: Candidate, issuer: Candidate, key: string): boolean => {
+    let r = issued.get(key);
+    if (r === undefined) {
+      checks++;
+      try {
+        r = child.cert.checkIssued(issuer.cert) && child.cert.verify(issuer.cert.publicKey);
+      } catch {
+        r = false;
+      }
+      issued.set(key, r);
+    }
+    return r;
+  };
+
+  // The first reason a signature-valid path was rejected; reported instead of "unknown authority"
+  // so an expired intermediate reads as expired.
+  let rejection: string | undefined;
+  const reject = (error: string) => {
+    rejection ??= error;
+  };
+
+  // Depth-first from the leaf: a root that issued the current certificate ends the path,
+  // otherwise an unused presented certificate that issued it extends it.
+  const path: Candidate[] = [leaf];
+  const used = new Set<number>();
+  const extend = (current: Candidate, currentId: string): boolean => {
+    // Intermediates below a certificate at position k: k - 1 (the leaf does not count).
+    const below = path.length - 1;
+    for (let r = 0; r < trust.roots.length; r++) {
+      const root = trust.roots[r]!;
+      if (checks >= MAX_ISSUER_CHECKS) return false;
+      if (!isIssuer(current, root, `${currentId}>r${r}`)) continue;
+      if (!timeValid(root, t)) reject(X509_ERRORS.expired);
+      else if (!allowsClientAuth(root)) reject(X509_ERRORS.usage);
+      else if (pathLengthOf(root) < below) reject(X509_ERRORS.pathTooLong);
+      else {
+        path.push(root);
+        return true;
+      }
+    }
+    for (let i = 0; i < intermediates.length; i++) {
+      if (used.has(i)) continue;
+      const next = intermediates[i]!;
+      if (checks >= MAX_ISSUER_CHECKS) return false;
+      if (!isIssuer(current, next, `${currentId}>i${i}`)) continue;
+      if (!timeValid(next, t)) reject(X509_ERRORS.expired);
+      // OpenSSL's answer: basicConstraints present with CA true (and key usage, if any, allows signing).
+      else if (!next.cert.ca) reject(X509_ERRORS.notCA);
+      else if (pathLengthOf(next) < below) reject(X509_ERRORS.pathTooLong);
+      else if (!allowsClientAuth(next)) reject(X509_ERRORS.usage);
+      else {
+        path.push(next);
+        used.add(i);
+        if (extend(next, `i${i}`)) return true;
+        path.pop();
+        used.delete(i);
+      }
+    }
+    return false;
+  };
+
+  if (extend(leaf, 'leaf')) return { ok: true, chain: path.map((c) => c.cert) };
+  return { ok: false, error: rejection ?? X509_ERRORS.unknownAuthority };
+}
+
+export interface CertificateSubject {
+  /** The subject's common name; the last one when several are present, as upstream reads it. */
+  commonName: string;
+  /** Every organization, in the order of the subject. */
+  organizations: string[];
+}
+
+// ---- DER reading ----------------------------------------------------------------------------
+// node:crypto has already parsed (and, for the subject, signature-checked) these bytes, but exposes
+// neither the subject as structured data nor the path length. @peculiar/x509 has both, at about
+// ten times the cost of this walk over the few elements needed.
+
+interface DerElement {
+  tag: number;
+  /** Where the element's header starts, its content starts, and it ends. */
+  at: number;
+  start: number;
+  end: number;
+}
+
+function derElement(der: Uint8Array, at: number, limit = der.length): DerElement {
+  const tag = der[at];
+  let len = der[at + 1];
+  if (tag === undefined || len === undefined) throw new Error('truncated DER');
+  let start = at + 2;
+  if (len & 0x80) {
+    const n = len & 0x7f;
+    if (n === 0 || n > 4) throw new Error('unsupported DER length');
+    len = 0;
+    for (let i = 0; i < n; i++) len = len * 256 + (der[start + i] ?? NaN);
+    start += n;
+  }
+  const end = start + len;
+  if (!(end <= limit)) throw new Error('truncated DER');
+  return { tag, at, start, end };
+}
+
+function derChildren(der: Uint8Array, parent: DerElement): DerElement[] {
+  const out: DerElement[] = [];
+  for (let at = parent.start; at < parent.end; at = out[out.length - 1]!.end) out.push(derElement(der, at, parent.end));
+  return out;
+}
+
+// tbsCertificate: [0] version?, serial, signature, issuer, validity, subject, spki, [1]?, [2]?, [3] extensions?
+function tbsFields(der: Uint8Array): DerElement[] {
+  const fields = derChildren(der, derElement(der, derElement(der, 0).start));
+  return fields[0]?.tag === 0xa0 ? fields.slice(1) : fields;
+}
+
+function subjectDer(der: Uint8Array): Uint8Array {
+  const subject = tbsFields(der)[4];
+  if (subject?.tag !== 0x30) throw new Error('certificate subject is not a Name');
+  return der.subarray(subject.at, subject.end);
+}
+
+const OID_BASIC_CONSTRAINTS = [0x55, 0x1d, 0x13]; // 2.5.29.19
+
+/** The pathLenConstraint of basicConstraints; null when the extension or the field is absent. */
+function basicConstraintsPathLength(der: Uint8Array): number | null {
+  const extensions = tbsFields(der).find((f) => f.tag === 0xa3);
+  if (!extensions) return null;
+  for (const ext of derChildren(der, derElement(der, extensions.start, extensions.end))) {
+    const [oid, ...rest] = derChildren(der, ext);
+    if (oid?.tag !== 0x06 || oid.end - oid.start !== 3 || OID_BASIC_CONSTRAINTS.some((b, i) => der[oid.start + i] !== b)) continue;
+    const value = rest.find((e) => e.tag === 0x04);
+    if (!value) throw new Error('basicConstraints without a value');
+    const integer = derChildren(der, derElement(der, value.start, value.end)).find((e) => e.tag === 0x02);
+    if (!integer) return null;
+    // A negative or absurdly long length is malformed; read it as the most restrictive, 0.
+    if (integer.end - integer.start > 4 || (der[integer.start]! & 0x80) !== 0) return 0;
+    let n = 0;
+    for (let i = integer.start; i < integer.end; i++) n = n * 256 + der[i]!;
+    return n;
+  }
+  return null;
+}
+
+/** Reads CN and O from the DER subject (never from the printed form, whose escaping we would
+ *  have to trust); undefined when the subject cannot be read. */
+export function certificateSubject(cert: NodeCertificate): CertificateSubject | undefined {
+  try {
+    const name = new x509.Name(subjectDer(cert.raw));
+    return { commonName: name.getField('CN').at(-1) ?? '', organizations: name.getField('O') };
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when the request carries no client certificate at all (absent, null or an empty list). */
+export function noCertificates(presented: readonly string[] | null | undefined): presented is null | undefined | [] {
+  return presented === undefined || presented === null || (Array.isArray(presented) && presented.length === 0);
+}
+
+export function createX509Authenticator(caBundlePem: string): RequestAuthenticator {
+  const trust = parseCABundle(caBundlePem, '--client-ca-file');
+  return {
+    name: 'x509',
+    authenticate(req): AuthnResult {
+      const presented = req.certificates;
+      if (noCertificates(presented)) return skip;
+      const v = verifyChain(presented, trust);
+      if (!v.ok) return { kind: 'fail', error: v.error };
+      const subject = certificateSubject(v.chain[0]!);
+      if (!subject) return { kind: 'fail', error: X509_ERRORS.malformed };
+      if (!subject.commonName) return { kind: 'fail', error: X509_ERRORS.noCommonName };
+      return { kind: 'ok', user: { username: subject.commonName, groups: subject.organizations } };
+    },
+  };
+}
