@@ -3,14 +3,22 @@
 // a policy mistake.
 
 import { Decision, type AuthzAttributes } from '../../../shared/bus/messages.js';
-import type { Authorizer } from '../types.js';
+import type { UserInfo } from '../../../shared/api/types.js';
+import type { Authorizer, RulesOfUser } from '../types.js';
 
 export const SYSTEM_MASTERS = 'system:masters';
 
 export function createPrivilegedGroupsAuthorizer(groups: string[] = [SYSTEM_MASTERS]): Authorizer {
   const privileged = new Set(groups);
+  const isPrivileged = (user: UserInfo) => user.groups?.some((g) => privileged.has(g)) ?? false;
   return {
     name: 'privileged-groups',
-    authorize: (attrs: AuthzAttributes) => (attrs.user.groups?.some((g) => privileged.has(g)) ? { decision: Decision.Allow } : { decision: Decision.NoOpinion }),
+    authorize: (attrs: AuthzAttributes) => (isPrivileged(attrs.user) ? { decision: Decision.Allow } : { decision: Decision.NoOpinion }),
+    // What the authorize above grants, so a SelfSubjectRulesReview of an admin says so (and is not
+    // marked incomplete because this authorizer could not list its rules).
+    rulesFor: (user: UserInfo): RulesOfUser =>
+      isPrivileged(user)
+        ? { resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }], nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }], incomplete: false }
+        : { resourceRules: [], nonResourceRules: [], incomplete: false },
   };
 }

@@ -42,7 +42,6 @@ test('authz modes - the mode list is validated like upstream', () => {
     { modes: ['AlwaysAllow', 'AlwaysAllow'], err: /mode "AlwaysAllow" is specified more than once/ },
     { modes: ['Sometimes'], err: /unknown mode "Sometimes" \(valid modes: AlwaysAllow, AlwaysDeny, ABAC, RBAC, Node, Webhook\)/ },
     { modes: ['alwaysallow'], err: /unknown mode "alwaysallow"/ },
-    { modes: ['RBAC'], err: /mode "RBAC" is not implemented yet \(implemented: AlwaysAllow, AlwaysDeny\)/ },
   ];
   for (const c of cases) assert.throws(() => validateModes(c.modes), c.err, c.modes.join(','));
 });

@@ -1,0 +1,187 @@
+// ClusterRole aggregation: a ClusterRole with `aggregationRule.clusterRoleSelectors` holds the
+// union of the rules of every ClusterRole its selectors pick (how `admin`, `edit` and `view` grow
+// when an extension labels a role `aggregate-to-view`). Like upstream, the union is written into
+// the stored role and decisions use the stored rules; the controller here rewrites it whenever a
+// ClusterRole changes. Several authz replicas may run it at once: they compute the same rules, and
+// the compare-and-swap update makes the losers re-read and find nothing left to do.
+
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { ApiObject } from '../../../shared/api/types.js';
+import { labelSelectorFromObject, type LabelSelectorObject } from '../../../shared/api/labels.js';
+import { StatusError } from '../../../shared/api/status.js';
+import { busRequest } from '../../../shared/bus/client.js';
+import type { ObjectRef, PolicyRule, StorageGetReply, StorageGetRequest, StorageUpdateRequest, StorageWriteReply } from '../../../shared/bus/messages.js';
+import { Subjects } from '../../../shared/bus/subjects.js';
+import type { Logger } from '../../../shared/log.js';
+import { readRules, ruleKey, RBAC_GROUP } from './rules.js';
+import type { RbacState } from './state.js';
+
+export interface AggregationSource {
+  name: string;
+  labels: Record<string, string>;
+  rules: PolicyRule[];
+}
+
+/** The selectors of an aggregationRule, or null when the role does not aggregate. */
+export function clusterRoleSelectors(aggregationRule: unknown): LabelSelectorObject[] | null {
+  if (!aggregationRule || typeof aggregationRule !== 'object') return null;
+  const sel = (aggregationRule as { clusterRoleSelectors?: unknown }).clusterRoleSelectors;
+  if (!Array.isArray(sel)) return null;
+  return sel.filter((s): s is LabelSelectorObject => !!s && typeof s === 'object');
+}
+
+/**
+ * The aggregated rules of role `name`: for each selector in order, the selected roles by name
+ * (never the role itself), their rules in order, each distinct rule once. Deterministic, so
+ * replicas agree and an unchanged result is recognised as such. A selector that cannot be parsed
+ * selects nothing (stored roles were validated; this only guards against hand-written KV entries).
+ */
+export function aggregateRules(name: string, selectors: LabelSelectorObject[], roles: Iterable<AggregationSource>): PolicyRule[] {
+  const sorted = [...roles].filter((r) => r.name !== name).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const out: PolicyRule[] = [];
+  const seen = new Set<string>();
+  for (const s of selectors) {
+    let selector;
+    try {
+      selector = labelSelectorFromObject(s);
+    } catch {
+      continue;
+    }
+    for (const role of sorted) {
+      if (!selector.matches(role.labels)) continue;
+      for (const rule of role.rules) {
+        const key = ruleKey(rule);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        out.push(rule);
+      }
+    }
+  }
+  return out;
+}
+
+export function sameRules(a: PolicyRule[], b: PolicyRule[]): boolean {
+  return a.length === b.length && a.every((r, i) => ruleKey(r) === ruleKey(b[i]!));
+}
+
+export interface AggregationDeps {
+  nc: NatsConnection;
+  rbac: RbacState;
+  log: Logger;
+  /** Pause before retrying a pass the storage service could not serve. */
+  retryMs?: number;
+  timeoutMs?: number;
+}
+
+export interface AggregationController {
+  /** Resolves when no pass is running or scheduled (tests). */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const MAX_CAS_ATTEMPTS = 5;
+
+function refOf(name: string): ObjectRef {
+  return { group: RBAC_GROUP, resource: 'clusterroles', name };
+}
+
+/**
+ * Keeps every aggregating ClusterRole's stored rules equal to its aggregate. Runs one pass now
+ * (the state must already be synced: a partial view would shrink the roles for a while) and one
+ * after every ClusterRole change, coalescing bursts.
+ */
+export function startAggregation(deps: AggregationDeps): AggregationController {
+  const { nc, rbac, log } = deps;
+  const retryMs = deps.retryMs ?? 1_000;
+  const timeoutMs = deps.timeoutMs ?? 5_000;
+  let running = true;
+  let dirty = true;
+  let pass: Promise<void> | null = null;
+  let retryTimer: NodeJS.Timeout | undefined;
+
+  const sources = (): AggregationSource[] => [...rbac.clusterRoles()].map((r) => ({ name: r.name, labels: r.labels, rules: r.rules }));
+
+  /** Writes the aggregate of one role; returns false when the storage service was unavailable. */
+  async function reconcileOne(name: string): Promise<boolean> {
+    const current = rbac.clusterRole(name);
+    let object: ApiObject | undefined = current?.object;
+    let revision = current?.revision ?? 0;
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS && running; attempt++) {
+      if (!object) return true;
+      const selectors = clusterRoleSelectors(object.aggregationRule);
+      if (!selectors) return true;
+      const want = aggregateRules(name, selectors, sources());
+      if (sameRules(readRules(object.rules), want)) return true;
+      const { resourceVersion: _rv, ...metadata } = object.metadata;
+      const update: StorageUpdateRequest = { ref: refOf(name), object: { ...object, metadata, rules: want }, expectedRevision: revision };
+      try {
+        await busRequest<StorageWriteReply>(nc, Subjects.storageUpdate, update, timeoutMs);
+        log.info({ clusterRole: name, rules: want.length }, 'aggregated ClusterRole rules updated');
+        return true;
+      } catch (err) {
+        const code = err instanceof StatusError ? err.code : 0;
+        if (code === 404) return true;
+        if (code !== 409) {
+          log.warn({ err, clusterRole: name }, 'could not write aggregated ClusterRole rules; will retry');
+          return false;
+        }
+      }
+      // Someone else wrote it (another replica, or an edit): start over from what is stored now.
+      try {
+        const got = await busRequest<StorageGetReply>(nc, Subjects.storageGet, { ref: refOf(name) } satisfies StorageGetRequest, timeoutMs);
+        object = got.object;
+        revision = got.revision;
+      } catch (err) {
+        if (err instanceof StatusError && err.code === 404) return true;
+        return false;
+      }
+    }
+    // Lost the race every time: leave it to the retry.
+    return !running;
+  }
+
+  async function runPasses(): Promise<void> {
+    while (running && dirty) {
+      dirty = false;
+      let ok = true;
+      const aggregating = [...rbac.clusterRoles()].filter((r) => clusterRoleSelectors(r.aggregationRule)).map((r) => r.name);
+      for (const name of aggregating) if (!(await reconcileOne(name))) ok = false;
+      if (!ok && running) {
+        clearTimeout(retryTimer);
+        retryTimer = setTimeout(() => schedule(), retryMs);
+        retryTimer.unref();
+      }
+    }
+  }
+
+  function schedule(): void {
+    dirty = true;
+    if (!running || pass) return;
+    // Waiting one event-loop turn lets a burst of feed events land before the pass reads the state.
+    pass = new Promise<void>((r) => setImmediate(r))
+      .then(runPasses)
+      .catch((err: unknown) => log.error({ err }, 'ClusterRole aggregation failed'))
+      .finally(() => {
+        pass = null;
+        // A change that arrived after the last loop check but before this point.
+        if (dirty && running) schedule();
+      });
+  }
+
+  const unsubscribe = rbac.onChange((c) => {
+    if (c.kind === 'ClusterRole') schedule();
+  });
+  schedule();
+
+  return {
+    idle: async () => {
+      while (pass) await pass;
+    },
+    stop: async () => {
+      running = false;
+      unsubscribe();
+      clearTimeout(retryTimer);
+      while (pass) await pass;
+    },
+  };
+}

@@ -1,0 +1,224 @@
+// The default roles and bindings every cluster starts with, mirroring upstream's bootstrap policy
+// with the platform's group names, and the start-up job that writes them (see reconcile.ts for
+// how existing copies are updated without undoing an administrator's additions).
+
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { ApiObject } from '../../../shared/api/types.js';
+import type { PolicyRule } from '../../../shared/bus/messages.js';
+import type { Logger } from '../../../shared/log.js';
+import { reconcileAll, type ReconcileTarget } from './reconcile.js';
+import { RBAC_API_VERSION, RBAC_GROUP } from './rules.js';
+
+export const BOOTSTRAP_LABEL = 'platform.io/bootstrapping';
+export const BOOTSTRAP_LABEL_VALUE = 'rbac-defaults';
+export const AUTOUPDATE_ANNOTATION = `${RBAC_GROUP}/autoupdate`;
+export const AGGREGATE_TO_ADMIN = `${RBAC_GROUP}/aggregate-to-admin`;
+export const AGGREGATE_TO_EDIT = `${RBAC_GROUP}/aggregate-to-edit`;
+export const AGGREGATE_TO_VIEW = `${RBAC_GROUP}/aggregate-to-view`;
+
+const core = '';
+const apps = 'apps';
+const autoscaling = 'autoscaling';
+const batch = 'batch';
+const extensions = 'extensions';
+const policy = 'policy';
+const networking = 'networking.platform.io';
+const discovery = 'discovery.platform.io';
+const coordination = 'coordination.platform.io';
+const storage = 'storage.platform.io';
+const nodeGroup = 'node.platform.io';
+const authentication = 'authentication.platform.io';
+const authorization = 'authorization.platform.io';
+const certificates = 'certificates.platform.io';
+
+const READ = ['get', 'list', 'watch'];
+const WRITE = ['create', 'delete', 'deletecollection', 'patch', 'update'];
+const READ_WRITE = [...READ, ...WRITE];
+
+function rule(verbs: string[], groups: string[], resources: string[], resourceNames?: string[]): PolicyRule {
+  const r: PolicyRule = { verbs, apiGroups: groups, resources };
+  if (resourceNames) r.resourceNames = resourceNames;
+  return r;
+}
+
+function urls(verbs: string[], ...nonResourceURLs: string[]): PolicyRule {
+  return { verbs, nonResourceURLs };
+}
+
+function meta(name: string, labels: Record<string, string> = {}): ApiObject['metadata'] {
+  return { name, labels: { [BOOTSTRAP_LABEL]: BOOTSTRAP_LABEL_VALUE, ...labels }, annotations: { [AUTOUPDATE_ANNOTATION]: 'true' } };
+}
+
+function clusterRole(name: string, rules: PolicyRule[], labels?: Record<string, string>): ApiObject {
+  return { apiVersion: RBAC_API_VERSION, kind: 'ClusterRole', metadata: meta(name, labels), rules };
+}
+
+function aggregatingRole(name: string, aggregateLabel: string, labels?: Record<string, string>): ApiObject {
+  return {
+    apiVersion: RBAC_API_VERSION,
+    kind: 'ClusterRole',
+    metadata: meta(name, labels),
+    aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [aggregateLabel]: 'true' } }] },
+    // Filled by the aggregation controller.
+    rules: [],
+  };
+}
+
+type SubjectSpec = { kind: 'User' | 'Group'; name: string } | { kind: 'ServiceAccount'; name: string; namespace: string };
+
+function clusterRoleBinding(name: string, role: string, subjects: SubjectSpec[]): ApiObject {
+  return {
+    apiVersion: RBAC_API_VERSION,
+    kind: 'ClusterRoleBinding',
+    metadata: meta(name),
+    roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: role },
+    subjects: subjects.map((s) => (s.kind === 'ServiceAccount' ? { kind: s.kind, name: s.name, namespace: s.namespace } : { kind: s.kind, apiGroup: RBAC_GROUP, name: s.name })),
+  };
+}
+
+const group = (name: string): SubjectSpec => ({ kind: 'Group', name });
+
+/** What a node agent needs (the Node authorizer and NodeRestriction narrow it to its own objects). */
+const NODE_RULES: PolicyRule[] = [
+  rule(['create'], [authentication], ['tokenreviews']),
+  rule(['create'], [authorization], ['subjectaccessreviews', 'localsubjectaccessreviews']),
+  rule(READ, [core], ['services']),
+  rule(['create', 'get', 'list', 'watch'], [core], ['nodes']),
+  rule(['patch', 'update'], [core], ['nodes/status']),
+  rule(['patch', 'update'], [core], ['nodes']),
+  rule(['create', 'patch', 'update'], [core, 'events.platform.io'], ['events']),
+  rule(READ, [core], ['pods']),
+  rule(['create', 'delete'], [core], ['pods']),
+  rule(['patch', 'update'], [core], ['pods/status']),
+  rule(['create'], [core], ['pods/eviction']),
+  rule(READ, [core], ['configmaps', 'secrets']),
+  rule(['get'], [core], ['persistentvolumeclaims', 'persistentvolumes']),
+  rule(['get'], [core], ['endpoints']),
+  rule(['create', 'get', 'list', 'watch'], [certificates], ['certificatesigningrequests']),
+  rule(['create', 'delete', 'get', 'patch', 'update'], [coordination], ['leases']),
+  rule(['get'], [storage], ['volumeattachments']),
+  rule(['create'], [core], ['serviceaccounts/token']),
+  rule(['get', 'patch', 'update'], [core], ['persistentvolumeclaims/status']),
+  rule(READ, [storage], ['csidrivers']),
+  rule(['create', 'delete', 'get', 'patch', 'update'], [storage], ['csinodes']),
+  rule(READ, [nodeGroup], ['runtimeclasses']),
+];
+
+const AGGREGATE_TO_ADMIN_RULES: PolicyRule[] = [
+  rule(['create'], [authorization], ['localsubjectaccessreviews']),
+  rule(READ_WRITE, [RBAC_GROUP], ['rolebindings', 'roles']),
+];
+
+const AGGREGATE_TO_EDIT_RULES: PolicyRule[] = [
+  // Reading these is as good as using them (secrets hold credentials, exec runs as the pod).
+  rule(READ, [core], ['pods/attach', 'pods/exec', 'pods/portforward', 'pods/proxy', 'secrets', 'services/proxy']),
+  rule(['impersonate'], [core], ['serviceaccounts']),
+  rule(WRITE, [core], ['pods', 'pods/attach', 'pods/exec', 'pods/portforward', 'pods/proxy']),
+  rule(['create'], [core], ['pods/eviction']),
+  rule(WRITE, [core], ['configmaps', 'events', 'persistentvolumeclaims', 'replicationcontrollers', 'replicationcontrollers/scale', 'secrets', 'serviceaccounts', 'services', 'services/proxy']),
+  rule(['create'], [core], ['serviceaccounts/token']),
+  rule(WRITE, [apps], ['daemonsets', 'deployments', 'deployments/rollback', 'deployments/scale', 'replicasets', 'replicasets/scale', 'statefulsets', 'statefulsets/scale']),
+  rule(WRITE, [autoscaling], ['horizontalpodautoscalers']),
+  rule(WRITE, [batch], ['cronjobs', 'jobs']),
+  rule(WRITE, [extensions], ['daemonsets', 'deployments', 'deployments/rollback', 'deployments/scale', 'ingresses', 'networkpolicies', 'replicasets', 'replicasets/scale', 'replicationcontrollers/scale']),
+  rule(WRITE, [policy], ['poddisruptionbudgets']),
+  rule(WRITE, [networking], ['ingresses', 'networkpolicies']),
+  rule(READ_WRITE, [coordination], ['leases']),
+];
+
+const AGGREGATE_TO_VIEW_RULES: PolicyRule[] = [
+  rule(READ, [core], ['configmaps', 'endpoints', 'persistentvolumeclaims', 'persistentvolumeclaims/status', 'pods', 'replicationcontrollers', 'replicationcontrollers/scale', 'serviceaccounts', 'services', 'services/status']),
+  rule(READ, [core], ['bindings', 'events', 'limitranges', 'namespaces/status', 'pods/log', 'pods/status', 'replicationcontrollers/status', 'resourcequotas', 'resourcequotas/status']),
+  // At namespace scope this reads the namespace itself: how a user learns which namespaces they may use.
+  rule(READ, [core], ['namespaces']),
+  rule(READ, [discovery], ['endpointslices']),
+  rule(READ, [apps], ['controllerrevisions', 'daemonsets', 'daemonsets/status', 'deployments', 'deployments/scale', 'deployments/status', 'replicasets', 'replicasets/scale', 'replicasets/status', 'statefulsets', 'statefulsets/scale', 'statefulsets/status']),
+  rule(READ, [autoscaling], ['horizontalpodautoscalers', 'horizontalpodautoscalers/status']),
+  rule(READ, [batch], ['cronjobs', 'cronjobs/status', 'jobs', 'jobs/status']),
+  rule(READ, [extensions], ['daemonsets', 'daemonsets/status', 'deployments', 'deployments/scale', 'deployments/status', 'ingresses', 'ingresses/status', 'networkpolicies', 'replicasets', 'replicasets/scale', 'replicasets/status', 'replicationcontrollers/scale']),
+  rule(READ, [policy], ['poddisruptionbudgets', 'poddisruptionbudgets/status']),
+  rule(READ, [networking], ['ingresses', 'ingresses/status', 'networkpolicies']),
+];
+
+const CSR = 'certificatesigningrequests';
+const SIGNERS: Array<[role: string, signer: string]> = [
+  ['apiserver-client-approver', 'platform.io/apiserver-client'],
+  ['apiserver-client-agent-approver', 'platform.io/apiserver-client-agent'],
+  ['agent-serving-approver', 'platform.io/agent-serving'],
+  ['legacy-unknown-approver', 'platform.io/legacy-unknown'],
+];
+
+/** The default ClusterRoles, in a fixed order. */
+export function bootstrapClusterRoles(): ApiObject[] {
+  return [
+    clusterRole('cluster-admin', [rule(['*'], ['*'], ['*']), urls(['*'], '*')]),
+    clusterRole('system:discovery', [urls(['get'], '/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/')]),
+    clusterRole('system:monitoring', [urls(['get'], '/healthz', '/healthz/*', '/livez', '/livez/*', '/metrics', '/metrics/slis', '/readyz', '/readyz/*')]),
+    clusterRole('system:basic-user', [
+      rule(['create'], [authorization], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
+      rule(['create'], [authentication], ['selfsubjectreviews']),
+    ]),
+    clusterRole('system:public-info-viewer', [urls(['get'], '/healthz', '/livez', '/readyz', '/version', '/version/')]),
+    aggregatingRole('admin', AGGREGATE_TO_ADMIN),
+    aggregatingRole('edit', AGGREGATE_TO_EDIT, { [AGGREGATE_TO_ADMIN]: 'true' }),
+    aggregatingRole('view', AGGREGATE_TO_VIEW, { [AGGREGATE_TO_EDIT]: 'true' }),
+    clusterRole('system:aggregate-to-admin', AGGREGATE_TO_ADMIN_RULES, { [AGGREGATE_TO_ADMIN]: 'true' }),
+    clusterRole('system:aggregate-to-edit', AGGREGATE_TO_EDIT_RULES, { [AGGREGATE_TO_EDIT]: 'true' }),
+    clusterRole('system:aggregate-to-view', AGGREGATE_TO_VIEW_RULES, { [AGGREGATE_TO_VIEW]: 'true' }),
+    clusterRole('system:node', NODE_RULES),
+    clusterRole('system:node-bootstrapper', [rule(['create', 'get', 'list', 'watch'], [certificates], [CSR])]),
+    clusterRole('system:auth-delegator', [rule(['create'], [authentication], ['tokenreviews']), rule(['create'], [authorization], ['subjectaccessreviews'])]),
+    clusterRole('system:service-account-issuer-discovery', [urls(['get'], '/.well-known/openid-configuration', '/.well-known/openid-configuration/', '/openid/v1/jwks', '/openid/v1/jwks/')]),
+    clusterRole(`system:certificates.platform.io:${CSR}:nodeclient`, [rule(['create'], [certificates], [`${CSR}/nodeclient`])]),
+    clusterRole(`system:certificates.platform.io:${CSR}:selfnodeclient`, [rule(['create'], [certificates], [`${CSR}/selfnodeclient`])]),
+    ...SIGNERS.map(([role, signer]) => clusterRole(`system:certificates.platform.io:${role}`, [rule(['approve'], [certificates], ['signers'], [signer])])),
+  ];
+}
+
+/** The default ClusterRoleBindings. */
+export function bootstrapClusterRoleBindings(): ApiObject[] {
+  return [
+    clusterRoleBinding('cluster-admin', 'cluster-admin', [group('system:masters')]),
+    clusterRoleBinding('system:discovery', 'system:discovery', [group('system:authenticated')]),
+    clusterRoleBinding('system:monitoring', 'system:monitoring', [group('system:monitoring')]),
+    clusterRoleBinding('system:basic-user', 'system:basic-user', [group('system:authenticated')]),
+    clusterRoleBinding('system:public-info-viewer', 'system:public-info-viewer', [group('system:authenticated'), group('system:unauthenticated')]),
+    clusterRoleBinding('system:service-account-issuer-discovery', 'system:service-account-issuer-discovery', [group('system:serviceaccounts')]),
+  ];
+}
+
+/** Roles first, so a binding never points at a role that is still being written. */
+export function bootstrapPolicy(): ReconcileTarget[] {
+  return [
+    ...bootstrapClusterRoles().map((object) => ({ resource: 'clusterroles' as const, object })),
+    ...bootstrapClusterRoleBindings().map((object) => ({ resource: 'clusterrolebindings' as const, object })),
+  ];
+}
+
+export interface BootstrapPolicyDeps {
+  nc: NatsConnection;
+  log: Logger;
+  /** First pause before retrying when the storage service does not answer (doubles up to 5 s). */
+  retryMs?: number;
+}
+
+export interface BootstrapPolicyJob {
+  /** Resolves once every default object is in place (or the job was stopped). */
+  readonly done: Promise<void>;
+  stop(): void;
+}
+
+/**
+ * Writes the bootstrap policy through the storage service, retrying until it answers (it may start
+ * after authz). Runs in the background; never rejects.
+ */
+export function startBootstrapPolicy(deps: BootstrapPolicyDeps): BootstrapPolicyJob {
+  const controller = new AbortController();
+  const done = reconcileAll({ nc: deps.nc, log: deps.log, signal: controller.signal, retryMs: deps.retryMs ?? 250, autoupdateAnnotation: AUTOUPDATE_ANNOTATION }, bootstrapPolicy()).then(
+    () => deps.log.info('RBAC bootstrap policy reconciled'),
+    (err: unknown) => {
+      if (!controller.signal.aborted) deps.log.error({ err }, 'RBAC bootstrap policy failed');
+    },
+  );
+  return { done, stop: () => controller.abort() };
+}

@@ -1,0 +1,247 @@
+// Reconciles default RBAC objects with what is stored, the way upstream's bootstrap does: a missing
+// object is created; an existing one is only ever added to (missing rules, aggregation selectors,
+// subjects, labels and annotations), never trimmed, so an administrator's additions survive
+// upgrades; an object annotated `autoupdate: "false"` is left alone. A binding whose roleRef
+// differs is re-created (roleRef is immutable), keeping its subjects.
+//
+// The pure part (`reconcileRole`, `reconcileBinding`) decides; `reconcileAll` talks to the storage
+// service, retrying until it answers and re-reading after a conflict (several authz replicas may
+// reconcile at once: whoever loses a compare-and-swap re-reads and usually finds nothing to do).
+
+import { randomUUID } from 'node:crypto';
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { ApiObject } from '../../../shared/api/types.js';
+import { StatusError } from '../../../shared/api/status.js';
+import { busRequest } from '../../../shared/bus/client.js';
+import type {
+  ObjectRef,
+  StorageCreateRequest,
+  StorageDeleteRequest,
+  StorageGetReply,
+  StorageGetRequest,
+  StorageUpdateRequest,
+  StorageWriteReply,
+} from '../../../shared/bus/messages.js';
+import { Subjects } from '../../../shared/bus/subjects.js';
+import type { Logger } from '../../../shared/log.js';
+import { covers } from './covers.js';
+import { readRules, readSubjects, RBAC_GROUP, type Subject } from './rules.js';
+
+export interface ReconcileTarget {
+  resource: 'roles' | 'clusterroles' | 'rolebindings' | 'clusterrolebindings';
+  object: ApiObject;
+}
+
+export type Reconciled = { op: 'none' } | { op: 'update'; object: ApiObject } | { op: 'recreate'; object: ApiObject };
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return !!v && typeof v === 'object' && !Array.isArray(v);
+}
+
+function stringMap(v: unknown): Record<string, string> {
+  return isObject(v) ? (v as Record<string, string>) : {};
+}
+
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (isObject(v)) {
+    return `{${Object.keys(v)
+      .filter((k) => v[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** Expected labels and annotations added; values already set (even differently) are kept. */
+function mergedMetadata(existing: ApiObject, expected: ApiObject): ApiObject['metadata'] {
+  const metadata = { ...existing.metadata };
+  const labels = { ...stringMap(expected.metadata.labels), ...stringMap(existing.metadata.labels) };
+  const annotations = { ...stringMap(expected.metadata.annotations), ...stringMap(existing.metadata.annotations) };
+  if (Object.keys(labels).length) metadata.labels = labels;
+  if (Object.keys(annotations).length) metadata.annotations = annotations;
+  return metadata;
+}
+
+function autoupdateOff(o: ApiObject, annotation: string): boolean {
+  return stringMap(o.metadata.annotations)[annotation] === 'false';
+}
+
+function changed(a: ApiObject, b: ApiObject): boolean {
+  return canonical(a) !== canonical(b);
+}
+
+/** A Role or ClusterRole: add the expected rules the existing ones do not cover, and missing selectors. */
+export function reconcileRole(existing: ApiObject, expected: ApiObject, autoupdateAnnotation: string): Reconciled {
+  if (autoupdateOff(existing, autoupdateAnnotation)) return { op: 'none' };
+  const out: ApiObject = { ...existing, metadata: mergedMetadata(existing, expected) };
+  const rules = Array.isArray(existing.rules) ? [...existing.rules] : [];
+  const held = readRules(existing.rules);
+  let added = false;
+  for (const r of readRules(expected.rules)) {
+    if (!covers(held, [r]).covered) {
+      rules.push(r);
+      held.push(r);
+      added = true;
+    }
+  }
+  if (added || Array.isArray(existing.rules)) out.rules = rules;
+  const wantSelectors = isObject(expected.aggregationRule) && Array.isArray(expected.aggregationRule.clusterRoleSelectors) ? expected.aggregationRule.clusterRoleSelectors : [];
+  if (wantSelectors.length) {
+    const have = isObject(existing.aggregationRule) && Array.isArray(existing.aggregationRule.clusterRoleSelectors) ? [...(existing.aggregationRule.clusterRoleSelectors as unknown[])] : [];
+    const known = new Set(have.map(canonical));
+    for (const s of wantSelectors) if (!known.has(canonical(s))) have.push(s);
+    out.aggregationRule = { ...(isObject(existing.aggregationRule) ? existing.aggregationRule : {}), clusterRoleSelectors: have };
+  }
+  return changed(existing, out) ? { op: 'update', object: out } : { op: 'none' };
+}
+
+function subjectId(s: Subject): string {
+  const apiGroup = s.kind === 'ServiceAccount' ? '' : (s.apiGroup ?? RBAC_GROUP);
+  return JSON.stringify([s.kind, apiGroup, s.name, s.kind === 'ServiceAccount' ? (s.namespace ?? '') : '']);
+}
+
+/** A RoleBinding or ClusterRoleBinding: add missing subjects; a different roleRef means re-create. */
+export function reconcileBinding(existing: ApiObject, expected: ApiObject, autoupdateAnnotation: string): Reconciled {
+  if (autoupdateOff(existing, autoupdateAnnotation)) return { op: 'none' };
+  const out: ApiObject = { ...existing, metadata: mergedMetadata(existing, expected) };
+  const subjects = Array.isArray(existing.subjects) ? [...existing.subjects] : [];
+  const known = new Set(readSubjects(existing.subjects).map(subjectId));
+  const wanted = Array.isArray(expected.subjects) ? expected.subjects : [];
+  for (const s of readSubjects(wanted)) {
+    if (!known.has(subjectId(s))) {
+      subjects.push(s);
+      known.add(subjectId(s));
+    }
+  }
+  if (subjects.length || Array.isArray(existing.subjects)) out.subjects = subjects;
+  if (canonical(existing.roleRef) !== canonical(expected.roleRef)) {
+    out.roleRef = expected.roleRef;
+    return { op: 'recreate', object: out };
+  }
+  return changed(existing, out) ? { op: 'update', object: out } : { op: 'none' };
+}
+
+export function reconcileObject(target: ReconcileTarget, existing: ApiObject, autoupdateAnnotation: string): Reconciled {
+  return target.resource === 'roles' || target.resource === 'clusterroles'
+    ? reconcileRole(existing, target.object, autoupdateAnnotation)
+    : reconcileBinding(existing, target.object, autoupdateAnnotation);
+}
+
+// ---- writing through the storage service ----
+
+export interface ReconcileDeps {
+  nc: NatsConnection;
+  log: Logger;
+  signal: AbortSignal;
+  autoupdateAnnotation: string;
+  /** First pause when the storage service does not answer; doubles up to 5 s. */
+  retryMs: number;
+  timeoutMs?: number;
+}
+
+const MAX_RETRY_MS = 5_000;
+/** Conflicts in a row before pausing: only another writer racing on the same object causes one. */
+const CONFLICTS_BEFORE_PAUSE = 5;
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const onAbort = () => {
+      clearTimeout(t);
+      resolve();
+    };
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    t.unref();
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function codeOf(err: unknown): number {
+  return err instanceof StatusError ? err.code : 0;
+}
+
+/** RFC 3339 at second precision, as the API server writes timestamps. */
+function now(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function refOf(t: ReconcileTarget): ObjectRef {
+  const ref: ObjectRef = { group: RBAC_GROUP, resource: t.resource, name: t.object.metadata.name! };
+  if (t.object.metadata.namespace) ref.namespace = t.object.metadata.namespace;
+  return ref;
+}
+
+function fresh(object: ApiObject): ApiObject {
+  const { resourceVersion: _rv, uid: _uid, creationTimestamp: _ct, ...metadata } = object.metadata;
+  return { ...object, metadata: { ...metadata, uid: randomUUID(), creationTimestamp: now() } };
+}
+
+/** Reads one target and writes what it needs; a StatusError (409, 503, …) is the caller's to handle. */
+async function step(deps: ReconcileDeps, t: ReconcileTarget): Promise<void> {
+  const { nc } = deps;
+  const timeoutMs = deps.timeoutMs ?? 5_000;
+  const ref = refOf(t);
+  let current: StorageGetReply | null = null;
+  try {
+    current = await busRequest<StorageGetReply>(nc, Subjects.storageGet, { ref } satisfies StorageGetRequest, timeoutMs);
+  } catch (err) {
+    if (codeOf(err) !== 404) throw err;
+  }
+  if (!current) {
+    await busRequest<StorageWriteReply>(nc, Subjects.storageCreate, { ref, object: fresh(t.object) } satisfies StorageCreateRequest, timeoutMs);
+    deps.log.info({ resource: t.resource, name: ref.name }, 'created default RBAC object');
+    return;
+  }
+  const r = reconcileObject(t, current.object, deps.autoupdateAnnotation);
+  if (r.op === 'none') return;
+  if (r.op === 'update') {
+    await busRequest<StorageWriteReply>(nc, Subjects.storageUpdate, { ref, object: r.object, expectedRevision: current.revision } satisfies StorageUpdateRequest, timeoutMs);
+    deps.log.info({ resource: t.resource, name: ref.name }, 'added missing permissions to default RBAC object');
+    return;
+  }
+  await busRequest(nc, Subjects.storageDelete, { ref, expectedRevision: current.revision } satisfies StorageDeleteRequest, timeoutMs);
+  await busRequest<StorageWriteReply>(nc, Subjects.storageCreate, { ref, object: fresh(r.object) } satisfies StorageCreateRequest, timeoutMs);
+  deps.log.info({ resource: t.resource, name: ref.name }, 're-created default RBAC binding with its expected roleRef');
+}
+
+/**
+ * Brings every target to its reconciled state, in order. Unavailability (no storage responder,
+ * timeouts, 5xx) is retried with backoff until `signal` aborts; a conflict or a vanished object
+ * re-reads; any other refusal (the object is invalid) is logged and that object skipped.
+ */
+export async function reconcileAll(deps: ReconcileDeps, targets: ReconcileTarget[]): Promise<void> {
+  let wait = deps.retryMs;
+  for (const t of targets) {
+    let conflicts = 0;
+    while (!deps.signal.aborted) {
+      try {
+        await step(deps, t);
+        break;
+      } catch (err) {
+        const code = codeOf(err);
+        if (code === 409 || code === 404) {
+          // Another writer got in between (a replica doing the same, or an administrator).
+          if (++conflicts < CONFLICTS_BEFORE_PAUSE) continue;
+          conflicts = 0;
+          await sleep(wait, deps.signal);
+          continue;
+        }
+        if (code >= 400 && code < 500) {
+          deps.log.error({ err, resource: t.resource, name: t.object.metadata.name }, 'storage refused a default RBAC object; skipping it');
+          break;
+        }
+        deps.log.debug({ err, resource: t.resource, name: t.object.metadata.name }, 'storage unavailable for RBAC bootstrap; retrying');
+        await sleep(wait, deps.signal);
+        wait = Math.min(wait * 2, MAX_RETRY_MS);
+        continue;
+      }
+    }
+    if (deps.signal.aborted) return;
+    wait = deps.retryMs;
+  }
+}
