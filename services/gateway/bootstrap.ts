@@ -11,7 +11,7 @@ import type { StorageWriteReply } from '../../shared/bus/messages.js';
 import { resourceKey, type WatchCache } from '../../shared/store/watch-cache.js';
 import { nowTimestamp } from './object-prep.js';
 
-export const SYSTEM_NAMESPACES = ['default', 'platform-system', 'platform-public'] as const;
+export const SYSTEM_NAMESPACES = ['default', 'platform-system', 'platform-public', 'platform-node-lease'] as const;
 export const NAMESPACE_NAME_LABEL = 'platform.io/metadata.name';
 
 export function systemNamespace(name: string, now: string): ApiObject {

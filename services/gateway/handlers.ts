@@ -36,7 +36,7 @@ import {
 } from '../../shared/bus/messages.js';
 import type { Registry } from '../../shared/registry/registry.js';
 import { applyPatch } from '../../shared/patch/index.js';
-import { objectJson, WatchCache, type CachedObject, type WatchSink } from '../../shared/store/watch-cache.js';
+import { objectJson, resourceKey, WatchCache, type CachedObject, type WatchSink } from '../../shared/store/watch-cache.js';
 import { RevisionBarrier } from '../../shared/store/kv-feed.js';
 import { planGet, planList, planWatch, ReadMode, type ReadPlan } from '../../shared/store/read-plan.js';
 import { encodeContinue } from '../../shared/store/continue-token.js';
@@ -56,7 +56,7 @@ import {
 } from './object-prep.js';
 import { HIJACKED, json, rawJson, type Reply } from './reply.js';
 import type { Target } from './target.js';
-import type { AdmissionInterestCache } from './admission-interest.js';
+import type { AdmissionInterestCache } from './service-interest.js';
 
 export interface HandlerOptions {
   busTimeoutMs: number;
@@ -96,8 +96,13 @@ export interface RequestContext {
   onClose(fn: () => void): void;
 }
 
+/** An extra check of a write after validation, before validating admission (RBAC escalation). */
+export type WriteGuard = (ctx: RequestContext, object: ApiObject) => Promise<void>;
+
 export class ResourceHandlers {
   readonly barrier: RevisionBarrier;
+  /** Set by the gateway for the types whose writes need more than authorization. */
+  writeGuard: WriteGuard | null = null;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -343,6 +348,22 @@ export class ResourceHandlers {
     return decodeObject(this.registry, ctx.target, ctx.body, ctx.contentType ?? 'application/json', write.fieldValidation, ctx.warnings, ctx.decoded);
   }
 
+  /** The object of a virtual create (reviews, TokenRequest): decoded, defaulted and validated. */
+  decodeVirtual(ctx: RequestContext): ApiObject {
+    const { target: t, info } = ctx;
+    const { object: obj } = this.decode(ctx, parseWriteOptions(ctx.query));
+    checkNamespace(t, obj, info.namespace);
+    this.registry.defaults(t.served, obj);
+    this.validate(t, obj);
+    return obj;
+  }
+
+  /** An object as of a consistent read (read-after-write), in its stored form; undefined when absent. */
+  async lookup(group: string, resource: string, namespace: string | undefined, name: string): Promise<ApiObject | undefined> {
+    await this.settle({ mode: ReadMode.Consistent, revision: 0 });
+    return this.cache.get(resourceKey(group, resource), namespace, name)?.object;
+  }
+
   async create(ctx: RequestContext): Promise<Reply> {
     const { target: t, info } = ctx;
     if (info.subresource) throw methodNotSupported(t.gr, 'create');
@@ -361,6 +382,7 @@ export class ResourceHandlers {
       const candidate = generated ? structuredClone(next) : next;
       prepareForCreate(t.type, candidate, nowTimestamp());
       this.validate(t, candidate);
+      if (this.writeGuard) await this.writeGuard(ctx, candidate);
       await this.admit(ctx, AdmissionPhase.Validating, AdmissionOperation.Create, candidate, null, write.dryRun, candidate.metadata.name!);
       if (write.dryRun) return json(201, candidate);
       try {
@@ -464,6 +486,7 @@ export class ResourceHandlers {
       }
       next = (await this.admit(ctx, AdmissionPhase.Mutating, AdmissionOperation.Update, next, currentExt, write.dryRun, info.name))!;
       this.validate(t, next, currentExt);
+      if (this.writeGuard) await this.writeGuard(ctx, next);
       await this.admit(ctx, AdmissionPhase.Validating, AdmissionOperation.Update, next, currentExt, write.dryRun, info.name);
       next.metadata.resourceVersion = String(cur.revision);
       if (write.dryRun) return json(200, respond(next));

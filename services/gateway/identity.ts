@@ -37,6 +37,8 @@ export interface Credentials {
 export class Identity {
   private readonly authnCache = new TtlCache<AuthnReply>(10_000);
   private readonly authzCache = new TtlCache<AuthzReply>(50_000);
+  /** Revision of the newest RBAC change this gateway's watch cache has applied. */
+  private rbacRevision = 0;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -63,9 +65,19 @@ export class Identity {
     let reply = this.authzCache.get(key);
     if (!reply) {
       reply = await busRequest<AuthzReply>(this.nc, Subjects.authzAuthorize, attrs, this.opts.busTimeoutMs);
-      this.authzCache.set(key, reply, reply.decision === 'Allow' ? this.opts.authzAllowCacheTtlMs : this.opts.authzDenyCacheTtlMs);
+      // An answer given before the authz service saw the newest RBAC change is used once, never kept.
+      if ((reply.revision ?? Infinity) >= this.rbacRevision) {
+        this.authzCache.set(key, reply, reply.decision === 'Allow' ? this.opts.authzAllowCacheTtlMs : this.opts.authzDenyCacheTtlMs);
+      }
     }
     if (reply.decision !== 'Allow') throw denial(attrs, reply.reason);
+  }
+
+  /** Every cached decision predates an RBAC change at `revision`: drop them all. */
+  rbacChanged(revision: number): void {
+    if (revision <= this.rbacRevision) return;
+    this.rbacRevision = revision;
+    this.authzCache.clear();
   }
 }
 

@@ -14,7 +14,8 @@ const specs = {
   'bind-address': { type: 'string', default: '127.0.0.1', description: 'address to listen on' },
   'tls-cert-file': { type: 'string', description: 'serving certificate (PEM); without it the gateway serves plain HTTP' },
   'tls-private-key-file': { type: 'string', description: 'serving key (PEM)' },
-  'client-ca-file': { type: 'string', description: 'CA bundle that client certificates are verified against' },
+  'client-ca-file': { type: 'string', description: 'CA bundle of client certificates: the TLS handshake asks for one (the authn service verifies it)' },
+  'requestheader-client-ca-file': { type: 'string', description: 'CA bundle of the authenticating proxy\'s client certificate (also asked for in the handshake)' },
   bucket: { type: 'string', default: 'objects', description: 'KV bucket holding the objects' },
   'runtime-config': { type: 'string', default: '', description: 'enable/disable API versions: <group>/<version>[=true|false],...' },
   'watch-cache-window': { type: 'duration', default: 5 * 60_000, description: 'how long watch history and continue tokens stay valid' },
@@ -30,7 +31,9 @@ async function main(): Promise<void> {
   const registry = createBuiltinRegistry({ runtimeConfig: o['runtime-config'] as string });
   const creds = o['nats-creds'] as string | undefined;
   const nc = await connectBus({ url: o['nats-url'] as string, name: 'platform-gateway', ...(creds ? { creds } : {}) });
-  const clientCA = read(o['client-ca-file']);
+  // The handshake advertises and accepts both bundles; which CA a certificate must chain to is
+  // decided by the authn service (client user vs authenticating proxy).
+  const clientCA = [read(o['client-ca-file']), read(o['requestheader-client-ca-file'])].filter(Boolean).join('\n') || undefined;
   const gw = await createGatewayService({
     nc,
     registry,

@@ -10,13 +10,18 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { KV } from '@nats-io/kv';
 import YAML from 'yaml';
 import type { Logger } from 'pino';
-import { failure, methodNotSupported, StatusError, StatusReason, toStatus, type Status } from '../../shared/api/status.js';
+import { failure, forbidden, methodNotSupported, StatusError, StatusReason, toStatus, type Status } from '../../shared/api/status.js';
 import { MAX_BODY_BYTES } from '../../shared/api/decode.js';
 import { negotiate, type Offer } from '../../shared/api/negotiate.js';
 import { parseRequestInfo, type RequestInfo } from '../../shared/api/request-info.js';
 import { ServiceName } from '../../shared/bus/subjects.js';
 import { Registry } from '../../shared/registry/registry.js';
 import { BucketNotFoundError, lastRevision, openObjectBucket } from '../../shared/store/kv-bucket.js';
+import { escapeToken } from '../../shared/store/key-codec.js';
+import { busRequest } from '../../shared/bus/client.js';
+import { Subjects } from '../../shared/bus/subjects.js';
+import type { EscalationCheckReply, EscalationCheckRequest } from '../../shared/bus/messages.js';
+import type { UserInfo } from '../../shared/api/types.js';
 import { startCacheFeed, type CacheFeed } from '../../shared/store/kv-feed.js';
 import { WatchCache } from '../../shared/store/watch-cache.js';
 import { defaultHandlerOptions, ResourceHandlers, warningHeaders, type HandlerOptions, type RequestContext } from './handlers.js';
@@ -26,7 +31,9 @@ import { runChecks, type HealthCheck } from './health.js';
 import type { Reply } from './reply.js';
 import { ensureSystemNamespaces } from './bootstrap.js';
 import { GatewayMetrics } from './metrics.js';
-import { AdmissionInterestCache } from './admission-interest.js';
+import { AdmissionInterestCache, AuthnInterestCache } from './service-interest.js';
+import { asksForImpersonation, impersonatedUser, impersonationChecks, parseImpersonation } from './impersonation.js';
+import { Reviews } from './reviews.js';
 import { DecodePool } from './decode-pool.js';
 import { resolveTarget, type Target } from './target.js';
 
@@ -72,11 +79,24 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   const { nc, registry, log } = deps;
   const kv: KV = await openBucketWhenProvisioned(nc, config.bucket, log);
   const cache = new WatchCache({ windowMs: config.watchWindowMs });
-  const feed: CacheFeed = await startCacheFeed(kv, cache, { log });
   const identity = new Identity(nc, config.identity);
+  // Any change to an RBAC object invalidates every cached authorization decision.
+  const rbacKeys = `${escapeToken(RBAC_GROUP)}.`;
+  const feed: CacheFeed = await startCacheFeed(kv, cache, { log, onChange: (key, revision) => key.startsWith(rbacKeys) && identity.rbacChanged(revision) });
   const admission = new AdmissionInterestCache(nc, log);
-  admission.start();
+  void admission.start();
+  const authnInterest = new AuthnInterestCache(nc, log);
+  void authnInterest.start();
   const handlers = new ResourceHandlers(nc, registry, cache, () => lastRevision(nc, config.bucket), admission, config.handlers);
+  const reviews = new Reviews(nc, handlers, config.handlers.busTimeoutMs);
+  handlers.writeGuard = async (ctx, object) => {
+    const t = ctx.target;
+    if (t.served.group !== RBAC_GROUP || !RBAC_KINDS.has(t.kind)) return;
+    const req: EscalationCheckRequest = { user: ctx.user, object };
+    if (ctx.info.namespace) req.namespace = ctx.info.namespace;
+    const reply = await busRequest<EscalationCheckReply>(nc, Subjects.authzEscalation, req, config.handlers.busTimeoutMs);
+    if (!reply.allowed) throw forbidden(t.gr, object.metadata.name ?? '', reply.message ?? 'attempting to grant RBAC permissions not currently held');
+  };
   const discovery = new Discovery(registry);
   const targets = new Map<string, Target>();
   const metrics = new GatewayMetrics();
@@ -153,6 +173,11 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
       component: 'apiserver',
     };
     metrics.requests.inc({ ...labels, code: String(reply.statusCode) });
+    // Until the audit pipeline exists, an impersonated request is recorded with both identities.
+    const impersonator = (req as ApiRequest).impersonator;
+    if (impersonator) {
+      log.info({ auditID: reply.getHeader('audit-id'), user: (req as ApiRequest).user?.username, impersonatedBy: impersonator.username, verb: info.verb, uri: req.raw.url, code: reply.statusCode }, 'impersonated request');
+    }
     metrics.duration.observe(labels, (performance.now() - (req as ApiRequest).startedAt) / 1000);
   });
 
@@ -220,8 +245,21 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
     const query = new URLSearchParams(queryOf(url));
     const info = parseRequestInfo(req.method, path, query);
     (req as ApiRequest).apiInfo = info;
-    const user = await identity.authenticate(credentialsOf(req.raw, clientCertificates));
-    refuseImpersonation(req.raw);
+    let user = await identity.authenticate(credentialsOf(req.raw, clientCertificates, authnInterest));
+    if (asksForImpersonation(req.raw.headers)) {
+      const wanted = parseImpersonation(distinctHeaders(req.raw));
+      stripImpersonation(req.raw);
+      if (wanted) {
+        // Every requested attribute must be allowed to the caller before the request runs as it.
+        for (const attrs of impersonationChecks(user, wanted)) await identity.authorize(attrs);
+        (req as ApiRequest).impersonator = user;
+        user = impersonatedUser(wanted);
+      }
+    }
+    (req as ApiRequest).user = user;
+    // A cluster-scoped resource addressed through a namespace does not exist: 404 before any
+    // namespace role could be consulted about it.
+    if (info.isResourceRequest && info.namespace && info.resource !== 'namespaces' && registry.lookup(info.apiGroup, info.apiVersion, info.resource)?.type.scope === 'Cluster') throw notFoundPath();
     await identity.authorize(attributesFor(user, info));
     const warnings: string[] = [];
 
@@ -271,6 +309,16 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
     const { info, target: t } = ctx;
     const verbs = t.type.verbs ?? ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
     const sub = info.subresource;
+    if (sub === 'token' && t.kind === 'ServiceAccount' && t.served.group === '') {
+      if (info.verb !== 'create') throw methodNotSupported(t.gr, info.verb);
+      return reviews.tokenRequest(ctx);
+    }
+    if (t.type.virtual) {
+      if (sub) throw notFoundPath();
+      if (info.verb !== 'create') throw methodNotSupported(t.gr, info.verb);
+      if (t.namespaced && !info.namespace) throw failure(405, StatusReason.MethodNotAllowed, `create is only supported on namespaced ${t.type.plural} within a namespace`);
+      return reviews.create(ctx);
+    }
     if (sub) {
       const allowed = (sub === 'status' && t.type.subresources?.status) || (sub === 'scale' && t.type.subresources?.scale) || (sub === 'finalize' && t.kind === 'Namespace');
       if (!allowed) throw notFoundPath();
@@ -355,6 +403,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
       shuttingDown = true;
       for (const t of timers) clearInterval(t);
       admission.stop();
+      authnInterest.stop();
       await decoder.close();
       cache.closeAll();
       await app.close();
@@ -387,7 +436,14 @@ function metricVerb(info: RequestInfo, contentType: string | undefined): string 
 interface ApiRequest extends FastifyRequest {
   apiInfo: RequestInfo | null;
   startedAt: number;
+  /** Who the request runs as (after impersonation). */
+  user?: UserInfo;
+  /** The authenticated caller, when it impersonates `user` (both are recorded). */
+  impersonator?: UserInfo;
 }
+
+const RBAC_GROUP = 'rbac.authorization.platform.io';
+const RBAC_KINDS = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
 
 function pathOf(url: string): string {
   const q = url.indexOf('?');
@@ -403,25 +459,28 @@ function notFoundPath(): StatusError {
   return failure(404, StatusReason.NotFound, 'the server could not find the requested resource', {});
 }
 
-/**
- * Impersonation (Impersonate-User/-Group/-Uid/-Extra-*) is not implemented yet: refuse it plainly
- * rather than run the request as the caller, which is not what the client asked for.
- */
-function refuseImpersonation(raw: IncomingMessage): void {
-  for (const name of Object.keys(raw.headers)) {
-    if (name.startsWith('impersonate-')) {
-      throw failure(403, StatusReason.Forbidden, `impersonation is not supported by this server yet (header ${name})`);
-    }
-  }
+/** Every header's values, repeated headers kept apart (Node joins most of them with ", "). */
+function distinctHeaders(raw: IncomingMessage): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  const list = raw.rawHeaders;
+  for (let i = 0; i + 1 < list.length; i += 2) (out[list[i]!.toLowerCase()] ??= []).push(list[i + 1]!);
+  return out;
+}
+
+/** Impersonation headers never travel further than the gateway. */
+function stripImpersonation(raw: IncomingMessage): void {
+  for (const name of Object.keys(raw.headers)) if (name.startsWith('impersonate-')) delete raw.headers[name];
 }
 
 /** Credentials the request carries: bearer token, client certificate chain, front-proxy headers. */
-function credentialsOf(raw: IncomingMessage, clientCertificates: boolean): Credentials {
+function credentialsOf(raw: IncomingMessage, clientCertificates: boolean, interest: AuthnInterestCache): Credentials {
   const creds: Credentials = {};
   const auth = raw.headers.authorization;
   if (auth) {
     const m = /^bearer\s+(.*)$/i.exec(auth.trim());
     if (m) creds.token = m[1]!.trim();
+    // The credential is consumed here; nothing downstream (admission, proxies) ever sees it.
+    delete raw.headers.authorization;
   }
   const socket = raw.socket as TLSSocket;
   if (clientCertificates && typeof socket.getPeerCertificate === 'function') {
@@ -435,11 +494,16 @@ function credentialsOf(raw: IncomingMessage, clientCertificates: boolean): Crede
     }
     if (chain.length) creds.certificates = chain;
   }
+  // Front-proxy headers go to the authn service and are then removed, whether or not they were
+  // trusted: a client must never be able to pass them on.
   let headers: Record<string, string[]> | undefined;
-  for (const k in raw.headers) {
-    if (!k.startsWith('x-remote-')) continue;
-    const v = raw.headers[k];
-    if (v !== undefined) (headers ??= {})[k] = Array.isArray(v) ? v : [v];
+  let distinct: Record<string, string[]> | undefined;
+  for (const k of Object.keys(raw.headers)) {
+    if (!interest.wants(k)) continue;
+    distinct ??= distinctHeaders(raw);
+    const v = distinct[k];
+    if (v !== undefined) (headers ??= {})[k] = v;
+    delete raw.headers[k];
   }
   if (headers) creds.headers = headers;
   return creds;

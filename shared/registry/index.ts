@@ -45,6 +45,9 @@ import { ingressclasses } from './builtin/networking/ingress-class.js';
 import { runtimeclasses } from './builtin/node/runtime-class.js';
 import { poddisruptionbudgets } from './builtin/policy/pod-disruption-budget.js';
 import { podsecuritypolicies } from './builtin/policy/pod-security-policy.js';
+import { tokenreviews } from './builtin/authentication/token-review.js';
+import { selfsubjectreviews } from './builtin/authentication/self-subject-review.js';
+import { localsubjectaccessreviews, selfsubjectaccessreviews, selfsubjectrulesreviews, subjectaccessreviews } from './builtin/authorization/access-reviews.js';
 
 export const builtinTypes: ResourceType[] = [
   namespaces,
@@ -90,4 +93,10 @@ export const builtinTypes: ResourceType[] = [
   runtimeclasses,
   poddisruptionbudgets,
   podsecuritypolicies,
+  tokenreviews,
+  selfsubjectreviews,
+  subjectaccessreviews,
+  selfsubjectaccessreviews,
+  localsubjectaccessreviews,
+  selfsubjectrulesreviews,
 ];

@@ -20,6 +20,13 @@ import type {
   AuthnRequest,
   AuthzAttributes,
   AuthzReply,
+  AuthnInterest,
+  EscalationCheckReply,
+  EscalationCheckRequest,
+  RulesReviewReply,
+  RulesReviewRequest,
+  TokenIssueReply,
+  TokenIssueRequest,
   ObjectRef,
   StorageCreateRequest,
   StorageDeleteReply,
@@ -127,8 +134,17 @@ describe('gateway service', () => {
     return { object, revision: e.revision };
   };
 
+  const noProxyHeaders: AuthnInterest = { headers: [], headerPrefixes: [] };
+  const allowEscalation: Handler<EscalationCheckRequest, EscalationCheckReply> = () => ({ allowed: true });
+  const noRules: Handler<RulesReviewRequest, RulesReviewReply> = () => ({ resourceRules: [], nonResourceRules: [], incomplete: false });
+  const issue: Handler<TokenIssueRequest, TokenIssueReply> = (req) => ({ token: `issued-for-${req.serviceAccount.name}`, expirationTimestamp: '2030-01-01T00:00:00Z', audiences: req.audiences.length ? req.audiences : ['https://api'] });
+
   const fake = {
     authn: defaultAuthn,
+    authnInterest: noProxyHeaders,
+    escalation: allowEscalation,
+    rules: noRules,
+    issue,
     authz: allow,
     admit: admitAll,
     interest: noValidating,
@@ -138,6 +154,9 @@ describe('gateway service', () => {
     get: kvGet,
   };
   const calls = {
+    escalation: [] as EscalationCheckRequest[],
+    rules: [] as RulesReviewRequest[],
+    issue: [] as TokenIssueRequest[],
     authn: [] as AuthnRequest[],
     authz: [] as AuthzAttributes[],
     admit: [] as AdmissionRequest[],
@@ -145,8 +164,11 @@ describe('gateway service', () => {
     storage: [] as StorageCall[],
   };
   const resetFakes = () => {
-    Object.assign(fake, { authn: defaultAuthn, authz: allow, admit: admitAll, interest: noValidating, create: kvCreate, update: kvUpdate, delete: kvDelete, get: kvGet });
+    Object.assign(fake, { authn: defaultAuthn, authnInterest: noProxyHeaders, escalation: allowEscalation, rules: noRules, issue, authz: allow, admit: admitAll, interest: noValidating, create: kvCreate, update: kvUpdate, delete: kvDelete, get: kvGet });
     calls.authn.length = 0;
+    calls.escalation.length = 0;
+    calls.rules.length = 0;
+    calls.issue.length = 0;
     calls.authz.length = 0;
     calls.admit.length = 0;
     calls.storage.length = 0;
@@ -173,6 +195,11 @@ describe('gateway service', () => {
             calls.authn.push(req);
             return track(Promise.resolve(fake.authn(req)));
           }),
+          jsonEndpoint<unknown, AuthnInterest>(Subjects.authnInterest, () => fake.authnInterest),
+          jsonEndpoint<TokenIssueRequest, TokenIssueReply>(Subjects.authnIssueToken, (req) => {
+            calls.issue.push(req);
+            return fake.issue(req);
+          }),
         );
         break;
       case 'authz':
@@ -180,6 +207,14 @@ describe('gateway service', () => {
           jsonEndpoint<AuthzAttributes, AuthzReply>(Subjects.authzAuthorize, (req) => {
             calls.authz.push(req);
             return fake.authz(req);
+          }),
+          jsonEndpoint<RulesReviewRequest, RulesReviewReply>(Subjects.authzRules, (req) => {
+            calls.rules.push(req);
+            return fake.rules(req);
+          }),
+          jsonEndpoint<EscalationCheckRequest, EscalationCheckReply>(Subjects.authzEscalation, (req) => {
+            calls.escalation.push(req);
+            return fake.escalation(req);
           }),
         );
         break;
@@ -277,14 +312,14 @@ describe('gateway service', () => {
 
   // ---- HTTP helpers ---------------------------------------------------------------------
 
-  function call(gw: GatewayService, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, opts: { token?: string | null; body?: unknown } = {}) {
-    const headers: Record<string, string> = {};
+  function call(gw: GatewayService, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, opts: { token?: string | null; body?: unknown; headers?: Record<string, string | string[]> } = {}) {
+    const headers: Record<string, string | string[]> = { ...opts.headers };
     const token = opts.token === undefined ? 'tok-admin' : opts.token;
     if (token) headers.authorization = `Bearer ${token}`;
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
     return gw.app.inject({ method, url, headers, ...(opts.body !== undefined ? { payload: JSON.stringify(opts.body) } : {}) });
   }
-  const request = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, opts: { token?: string | null; body?: unknown } = {}) => call(gateway, method, url, opts);
+  const request = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, opts: { token?: string | null; body?: unknown; headers?: Record<string, string | string[]> } = {}) => call(gateway, method, url, opts);
   const cmUrl = (name?: string) => `/api/v1/namespaces/${NS}/configmaps${name ? `/${name}` : ''}`;
 
   async function stored(name: string): Promise<ApiObject | null> {
@@ -536,6 +571,142 @@ describe('gateway service', () => {
     assert.ok(calls.admit.every((a) => a.dryRun), 'admission is told it is a dry run');
     assert.equal(await stored('dry'), null);
     assert.equal((await request('GET', cmUrl('dry'))).statusCode, 404);
+  });
+
+  // ---- impersonation, reviews, TokenRequest, RBAC writes ----------------------------------
+
+  test('gateway - impersonation: every requested attribute is authorized for the caller, then the request runs as the impersonated user', async () => {
+    const res = await request('GET', cmUrl('imp'), { token: 'tok-ivan', headers: { 'impersonate-user': 'alice', 'impersonate-group': ['a', 'b'], 'impersonate-extra-acme.com%2Fproject': 'x' } });
+    assert.equal(res.statusCode, 404, res.body);
+    const checks = calls.authz.filter((a) => a.verb === 'impersonate');
+    assert.ok(checks.every((c) => c.user.username === 'ivan'), 'impersonation is checked as the caller');
+    assert.deepEqual(checks.map((c) => `${c.resource}${c.subresource ? '/' + c.subresource : ''}=${c.name}`), ['users=alice', 'groups=a', 'groups=b', 'userextras/acme.com/project=x']);
+    const main = calls.authz.find((a) => a.verb === 'get');
+    assert.deepEqual(main?.user, { username: 'alice', groups: ['a', 'b', 'system:authenticated'], extra: { 'acme.com/project': ['x'] } });
+  });
+
+  test('gateway - impersonation: a denied attribute is 403 and the request never runs', async () => {
+    fake.authz = (a) => (a.verb === 'impersonate' && a.resource === 'groups' ? { decision: 'NoOpinion' } : { decision: 'Allow' });
+    const res = await request('GET', cmUrl('imp'), { token: 'tok-ivan', headers: { 'impersonate-user': 'alice', 'impersonate-group': 'system:masters' } });
+    assert.equal(res.statusCode, 403);
+    assert.equal(res.json().message, 'groups "system:masters" is forbidden: User "ivan" cannot impersonate resource "groups" in API group "" at the cluster scope');
+    assert.equal(calls.authz.filter((a) => a.verb === 'get').length, 0);
+  });
+
+  test('gateway - front-proxy headers reach authn only when the authn service asks for them', async () => {
+    await request('GET', cmUrl('p'), { token: null, headers: { 'x-remote-user': 'mallory' } });
+    assert.equal(calls.authn.at(-1)?.headers, undefined, 'not forwarded while authn wants none');
+    fake.authnInterest = { headers: ['x-remote-user'], headerPrefixes: ['x-remote-extra-'] };
+    // The gateway re-reads the interest every few seconds; ask it now.
+    await (gateway as unknown as { app: unknown }).app;
+    await eventually(async () => {
+      await request('GET', cmUrl('p2'), { token: null, headers: { 'x-remote-user': 'mallory', 'x-remote-extra-scope': 'a', 'x-other': 'z' } });
+      return calls.authn.at(-1)?.headers !== undefined;
+    }, 'the gateway to forward proxy headers', 8_000);
+    assert.deepEqual(calls.authn.at(-1)?.headers, { 'x-remote-user': ['mallory'], 'x-remote-extra-scope': ['a'] });
+  });
+
+  test('gateway - SelfSubjectAccessReview asks authz about the caller and answers with the decision', async () => {
+    fake.authz = (a) => (a.resource === 'secrets' ? { decision: 'Deny', reason: 'no secrets for you' } : { decision: 'Allow' });
+    const res = await request('POST', '/apis/authorization.platform.io/v1/selfsubjectaccessreviews', {
+      token: 'tok-sam',
+      body: { apiVersion: 'authorization.platform.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { namespace: NS, verb: 'get', resource: 'secrets', name: 's' } } },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.deepEqual(res.json().status, { allowed: false, denied: true, reason: 'no secrets for you' });
+    const asked = calls.authz.find((a) => a.resource === 'secrets');
+    assert.equal(asked?.user.username, 'sam');
+    assert.equal(asked?.name, 's');
+  });
+
+  test('gateway - SubjectAccessReview asks about the named user; LocalSubjectAccessReview checks its namespace', async () => {
+    const res = await request('POST', '/apis/authorization.platform.io/v1/subjectaccessreviews', {
+      body: { apiVersion: 'authorization.platform.io/v1', kind: 'SubjectAccessReview', spec: { user: 'jane', groups: ['dev'], nonResourceAttributes: { path: '/healthz', verb: 'get' } } },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal(res.json().status.allowed, true);
+    assert.deepEqual(calls.authz.at(-1), { user: { username: 'jane', groups: ['dev'] }, verb: 'get', isResourceRequest: false, path: '/healthz' });
+
+    const bad = await request('POST', `/apis/authorization.platform.io/v1/namespaces/${NS}/localsubjectaccessreviews`, {
+      body: { apiVersion: 'authorization.platform.io/v1', kind: 'LocalSubjectAccessReview', spec: { user: 'jane', resourceAttributes: { namespace: 'elsewhere', verb: 'get', resource: 'pods' } } },
+    });
+    assert.equal(bad.statusCode, 422);
+    const noSubject = await request('POST', '/apis/authorization.platform.io/v1/subjectaccessreviews', { body: { apiVersion: 'authorization.platform.io/v1', kind: 'SubjectAccessReview', spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } } });
+    assert.equal(noSubject.statusCode, 422);
+  });
+
+  test('gateway - SelfSubjectRulesReview and SelfSubjectReview answer for the caller', async () => {
+    fake.rules = () => ({ resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }], nonResourceRules: [], incomplete: true });
+    const rules = await request('POST', '/apis/authorization.platform.io/v1/selfsubjectrulesreviews', { token: 'tok-rita', body: { apiVersion: 'authorization.platform.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: NS } } });
+    assert.equal(rules.statusCode, 201, rules.body);
+    assert.deepEqual(rules.json().status, { resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }], nonResourceRules: [], incomplete: true });
+    assert.deepEqual(calls.rules.at(-1), { user: userForToken('tok-rita'), namespace: NS });
+    const noNs = await request('POST', '/apis/authorization.platform.io/v1/selfsubjectrulesreviews', { body: { apiVersion: 'authorization.platform.io/v1', kind: 'SelfSubjectRulesReview', spec: {} } });
+    assert.equal(noNs.statusCode, 400);
+
+    const whoami = await request('POST', '/apis/authentication.platform.io/v1/selfsubjectreviews', { token: 'tok-rita', body: { apiVersion: 'authentication.platform.io/v1', kind: 'SelfSubjectReview' } });
+    assert.equal(whoami.statusCode, 201, whoami.body);
+    assert.deepEqual(whoami.json().status.userInfo, userForToken('tok-rita'));
+  });
+
+  test('gateway - TokenReview asks authn about the reviewed token, never echoes it, and 400s without one', async () => {
+    const ok = await request('POST', '/apis/authentication.platform.io/v1/tokenreviews', { body: { apiVersion: 'authentication.platform.io/v1', kind: 'TokenReview', spec: { token: 'tok-tina', audiences: ['vault'] } } });
+    assert.equal(ok.statusCode, 201, ok.body);
+    assert.deepEqual(ok.json().status, { authenticated: true, user: userForToken('tok-tina'), audiences: ['vault'] });
+    assert.equal(ok.json().spec.token, '');
+    assert.deepEqual(calls.authn.at(-1), { token: 'tok-tina', audiences: ['vault'] });
+    const bad = await request('POST', '/apis/authentication.platform.io/v1beta1/tokenreviews', { body: { apiVersion: 'authentication.platform.io/v1beta1', kind: 'TokenReview', spec: { token: 'garbage' } } });
+    assert.equal(bad.statusCode, 201);
+    assert.deepEqual(bad.json().status, { authenticated: false, user: {}, error: 'invalid bearer token' });
+    const none = await request('POST', '/apis/authentication.platform.io/v1/tokenreviews', { body: { apiVersion: 'authentication.platform.io/v1', kind: 'TokenReview', spec: {} } });
+    assert.equal(none.statusCode, 400);
+    assert.equal((await request('GET', '/apis/authentication.platform.io/v1/tokenreviews')).statusCode, 405);
+  });
+
+  test('gateway - TokenRequest signs through authn for an existing service account, with validation first', async () => {
+    await kv.put(encodeKey({ group: '', resource: 'serviceaccounts', namespace: NS, name: 'builder' }), JSON.stringify({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'builder', namespace: NS, uid: 'sa-uid-1' } }));
+    const url = `/api/v1/namespaces/${NS}/serviceaccounts/builder/token`;
+    const res = await request('POST', url, { body: { apiVersion: 'authentication.platform.io/v1', kind: 'TokenRequest', spec: { audiences: ['vault'] } } });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal(res.json().status.token, 'issued-for-builder');
+    assert.deepEqual(calls.issue.at(-1), { serviceAccount: { namespace: NS, name: 'builder', uid: 'sa-uid-1' }, audiences: ['vault'], expirationSeconds: 3607 });
+    assert.equal((await request('POST', url, { body: { kind: 'TokenRequest', spec: { expirationSeconds: 60 } } })).statusCode, 422);
+    assert.equal((await request('POST', url, { body: { kind: 'TokenRequest', spec: { boundObjectRef: { kind: 'Node', name: 'n' } } } })).statusCode, 422);
+    assert.equal((await request('POST', url, { body: { kind: 'TokenRequest', spec: { boundObjectRef: { kind: 'Pod', name: 'nope' } } } })).statusCode, 404);
+    assert.equal((await request('POST', `/api/v1/namespaces/${NS}/serviceaccounts/ghost/token`, { body: { kind: 'TokenRequest', spec: {} } })).statusCode, 404);
+    assert.equal(calls.issue.length, 1);
+  });
+
+  test('gateway - an RBAC write the escalation check refuses is 403 and is not stored', async () => {
+    fake.escalation = () => ({ allowed: false, message: 'user "eve" is attempting to grant RBAC permissions not currently held' });
+    const role = { apiVersion: 'rbac.authorization.platform.io/v1', kind: 'Role', metadata: { name: 'too-much' }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }] };
+    const res = await request('POST', `/apis/rbac.authorization.platform.io/v1/namespaces/${NS}/roles`, { token: 'tok-eve', body: role });
+    assert.equal(res.statusCode, 403, res.body);
+    assert.match(res.json().message, /attempting to grant RBAC permissions not currently held/);
+    assert.equal(calls.escalation.length, 1);
+    assert.equal(calls.escalation[0]!.namespace, NS);
+    assert.equal(calls.escalation[0]!.user.username, 'eve');
+    assert.equal(calls.storage.filter((c) => c.op === 'create').length, 0);
+    // Other kinds never ask.
+    await request('POST', cmUrl(), { token: 'tok-eve', body: configMap('plain') });
+    assert.equal(calls.escalation.length, 1);
+  });
+
+  test('gateway - a cluster-scoped resource under a namespace is 404 without asking authz', async () => {
+    const res = await request('GET', `/api/v1/namespaces/${NS}/nodes/n1`, { token: 'tok-nina' });
+    assert.equal(res.statusCode, 404);
+    assert.equal(calls.authz.filter((a) => a.user.username === 'nina').length, 0);
+  });
+
+  test('gateway - a change to any RBAC object drops the cached authorization decisions', async () => {
+    await request('GET', cmUrl('rbac-cached'), { token: 'tok-olga' });
+    await request('GET', cmUrl('rbac-cached'), { token: 'tok-olga' });
+    assert.equal(calls.authz.filter((a) => a.user.username === 'olga').length, 1, 'cached at first');
+    await kv.put(encodeKey({ group: 'rbac.authorization.platform.io', resource: 'clusterroles', name: 'touched' }), JSON.stringify({ apiVersion: 'rbac.authorization.platform.io/v1', kind: 'ClusterRole', metadata: { name: 'touched' }, rules: [] }));
+    await eventually(async () => {
+      await request('GET', cmUrl('rbac-cached'), { token: 'tok-olga' });
+      return calls.authz.filter((a) => a.user.username === 'olga').length > 1;
+    }, 'the decision to be asked again after the RBAC change', 1_000);
   });
 
   // ---- health ---------------------------------------------------------------------------

@@ -138,4 +138,10 @@ export const samples: Record<string, ApiObject> = {
       volumes: ['configMap', 'secret', 'emptyDir', 'projected'],
     },
   },
+  'authentication.platform.io/tokenreviews': { metadata: {}, spec: { token: 'abc', audiences: ['api'] } },
+  'authentication.platform.io/selfsubjectreviews': { metadata: {} },
+  'authorization.platform.io/subjectaccessreviews': { metadata: {}, spec: { user: 'jane', groups: ['dev'], resourceAttributes: { namespace: 'a', verb: 'get', resource: 'pods' } } },
+  'authorization.platform.io/selfsubjectaccessreviews': { metadata: {}, spec: { nonResourceAttributes: { path: '/healthz', verb: 'get' } } },
+  'authorization.platform.io/localsubjectaccessreviews': { metadata: { namespace: 'a' }, spec: { user: 'jane', resourceAttributes: { namespace: 'a', verb: 'list', resource: 'pods' } } },
+  'authorization.platform.io/selfsubjectrulesreviews': { metadata: {}, spec: { namespace: 'a' } },
 };

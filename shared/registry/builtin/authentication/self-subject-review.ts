@@ -1,0 +1,19 @@
+// SelfSubjectReview: "who am I?" — the caller's identity as the server sees it (after
+// impersonation), answered by the gateway without storing anything.
+
+import type { ResourceType } from '../../types.js';
+import { obj } from '../common/schema.js';
+import { AUTHENTICATION_GROUP, userInfo } from './token-review.js';
+
+const schema = obj({ status: obj({ userInfo }) });
+
+export const selfsubjectreviews: ResourceType = {
+  group: AUTHENTICATION_GROUP,
+  versions: [{ name: 'v1', schema }],
+  kind: 'SelfSubjectReview',
+  plural: 'selfsubjectreviews',
+  singular: 'selfsubjectreview',
+  scope: 'Cluster',
+  virtual: true,
+  verbs: ['create'],
+};

@@ -1,0 +1,28 @@
+// TokenReview: "who does this token belong to?" — POSTed, answered, never stored. v1beta1 is the
+// deprecated form of the same shape.
+
+import type { ResourceType } from '../../types.js';
+import { atomicList, bool, obj, str } from '../common/schema.js';
+
+export const AUTHENTICATION_GROUP = 'authentication.platform.io';
+
+export const userInfo = obj({ username: str, uid: str, groups: atomicList(str), extra: { type: 'object', additionalProperties: atomicList(str) } });
+
+const schema = obj({
+  spec: obj({ token: str, audiences: atomicList(str) }),
+  status: obj({ authenticated: bool, user: userInfo, audiences: atomicList(str), error: str }),
+});
+
+export const tokenreviews: ResourceType = {
+  group: AUTHENTICATION_GROUP,
+  versions: [
+    { name: 'v1', schema },
+    { name: 'v1beta1', schema, deprecated: true, deprecationWarning: 'authentication.platform.io/v1beta1 TokenReview is deprecated; use authentication.platform.io/v1 TokenReview', removedRelease: '1.22' },
+  ],
+  kind: 'TokenReview',
+  plural: 'tokenreviews',
+  singular: 'tokenreview',
+  scope: 'Cluster',
+  virtual: true,
+  verbs: ['create'],
+};
