@@ -4,6 +4,7 @@
 //   npm run bench                      the table
 //   npm run bench -- --cpu-prof        plus CPU profiles of the gateway during creates and GETs
 //   npm run bench -- --cpu-prof=create (or =get)
+//   npm run bench -- --auth-only       only the authentication/authorization figures
 //
 // Processes: nats-server, the four non-gateway services in one child, the gateway in its own child,
 // a bare fastify baseline in another; this process only drives load (closed loop, keep-alive).
@@ -21,6 +22,7 @@ import { summarizeProfile } from './profile.js';
 import { getOp, timeLists } from './reads.js';
 import { mib, ms, printTable, rate, type Row } from './report.js';
 import { watchFanout } from './watch.js';
+import { authBench } from './auth.js';
 import { gatewayCreateOp, rawKvCreateOp, seedConfigMaps, seedName } from './writes.js';
 
 const CONCURRENCY = 32;
@@ -38,7 +40,11 @@ function progress(msg: string): void {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' } }, allowPositionals: false, strict: true, args: normalizeArgs(process.argv.slice(2)) });
+  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, 'auth-only': { type: 'boolean' } }, allowPositionals: false, strict: true, args: normalizeArgs(process.argv.slice(2)) });
+  if (values['auth-only']) {
+    printTable(await authBench(progress));
+    return;
+  }
   const profiles = values['cpu-prof'] === undefined ? [] : values['cpu-prof'] === '' ? ['create', 'get'] : values['cpu-prof'].split(',');
 
   const cleanup = new Cleanup();
@@ -109,6 +115,9 @@ async function main(): Promise<void> {
       `machine: ${usage.cores} cores; during measurements the bench's processes used ${usage.oursCores.toFixed(2)} cores, other processes ${usage.othersCores.toFixed(2)} cores (before start: ${idleBefore.othersCores.toFixed(2)})` +
         (usage.othersCores > 0.25 ? ' — OTHER LOAD ON THE MACHINE: figures are lower and noisier than on a quiet one\n' : '\n'),
     );
+
+    process.stdout.write(`\nauthentication and authorization (in this process, own nats-server; ratio = uncached rate / bus round trip)\n\n`);
+    printTable(await authBench(progress));
 
     for (const what of profiles) await profileGateway(c, gw, what, one);
     process.stdout.write(`\ntotal bench time ${((performance.now() - started) / 1000).toFixed(0)} s\n`);

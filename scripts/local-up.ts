@@ -6,7 +6,7 @@
 // exits (docker compose mounts it).
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
 import { appendFile, chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import https from 'node:https';
@@ -65,6 +65,18 @@ export interface LocalState {
   adminTokenFile: string;
   adminToken: string;
   kubeconfig: string;
+  /** Private key that signs service-account tokens (its public half verifies them). */
+  serviceAccountKeyFile: string;
+}
+
+/** Issuer of the local cluster's service-account tokens. */
+export const LOCAL_SA_ISSUER = 'https://platform.default.svc';
+
+/** The service-account signing key (EC P-256, PKCS#8), created once so issued tokens survive restarts. */
+export async function ensureServiceAccountKey(file: string): Promise<void> {
+  if (existsSync(file)) return;
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  await writePrivate(file, privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
 }
 
 async function writePrivate(file: string, data: string): Promise<void> {
@@ -104,10 +116,12 @@ export async function prepareLocalState(cfg: Pick<LocalConfig, 'dir' | 'port' | 
   // A file of its own so shell snippets can use it without parsing the CSV.
   const adminTokenFile = path.join(cfg.dir, 'admin-token');
   await writePrivate(adminTokenFile, adminToken + '\n');
+  const serviceAccountKeyFile = path.join(pki.files.dir, 'service-account.key');
+  await ensureServiceAccountKey(serviceAccountKeyFile);
   const kubeconfig = path.join(cfg.dir, 'kubeconfig');
   // Rewritten every start: the port may differ from the last run.
   await writeKubeconfig(kubeconfig, { server: `https://127.0.0.1:${cfg.port}`, caPem: pki.ca.certPem, token: adminToken, clientCertPem: pki.admin.certPem, clientKeyPem: pki.admin.keyPem });
-  return { dir: cfg.dir, pki, tokenFile, adminTokenFile, adminToken, kubeconfig };
+  return { dir: cfg.dir, pki, tokenFile, adminTokenFile, adminToken, kubeconfig, serviceAccountKeyFile };
 }
 
 /** PLATFORM_NATS_PORT, else the port remembered in `<dir>/nats-port`, else a new free one (remembered). */
@@ -138,10 +152,17 @@ export function serviceArgs(name: LocalServiceName, ctx: { natsUrl: string; stat
     case 'storage':
       return common;
     case 'authn':
-      return [...common, `--token-auth-file=${ctx.state.tokenFile}`, '--anonymous-auth=true'];
+      return [
+        ...common,
+        `--token-auth-file=${ctx.state.tokenFile}`,
+        `--client-ca-file=${ctx.state.pki.files.caCert}`,
+        '--enable-bootstrap-token-auth=true',
+        `--service-account-signing-key-file=${ctx.state.serviceAccountKeyFile}`,
+        `--service-account-issuer=${LOCAL_SA_ISSUER}`,
+        '--anonymous-auth=true',
+      ];
     case 'authz':
-      // A later step switches local mode to Node,RBAC once bootstrap policy exists.
-      return [...common, '--authorization-mode=AlwaysAllow'];
+      return [...common, '--authorization-mode=Node,RBAC'];
     case 'admission':
       return common;
     case 'gateway':

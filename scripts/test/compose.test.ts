@@ -64,8 +64,10 @@ test('compose - services reach NATS and get their flags as PLATFORM_* env', () =
     assert.ok(s.depends_on, `${name} depends_on`);
   }
   assert.equal(compose.services.storage!.depends_on.nats.condition, 'service_healthy');
-  assert.equal(compose.services.authz!.environment.PLATFORM_AUTHORIZATION_MODE, 'AlwaysAllow');
+  assert.equal(compose.services.authz!.environment.PLATFORM_AUTHORIZATION_MODE, 'Node,RBAC');
   assert.equal(compose.services.authn!.environment.PLATFORM_TOKEN_AUTH_FILE, '/local/tokens.csv');
+  assert.equal(compose.services.authn!.environment.PLATFORM_CLIENT_CA_FILE, '/local/pki/ca.crt');
+  assert.equal(compose.services.authn!.environment.PLATFORM_SERVICE_ACCOUNT_SIGNING_KEY_FILE, '/local/pki/service-account.key');
   const gw = compose.services.gateway!;
   for (const dep of ['storage', 'authn', 'authz', 'admission', 'init']) assert.ok(dep in gw.depends_on, `gateway after ${dep}`);
   assert.equal(gw.depends_on.init.condition, 'service_completed_successfully');

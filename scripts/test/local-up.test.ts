@@ -95,9 +95,16 @@ describe('local-up state', () => {
   test('local-up - service flags use the names the services define', async () => {
     const state = await prepareLocalState({ dir, port: 6443, servingNames: [] });
     const ctx = { natsUrl: 'nats://127.0.0.1:4222', state, port: 6443 };
-    assert.deepEqual(serviceArgs('authz', ctx), ['--nats-url=nats://127.0.0.1:4222', '--authorization-mode=AlwaysAllow']);
-    assert.ok(serviceArgs('authn', ctx).includes('--anonymous-auth=true'));
-    assert.ok(serviceArgs('authn', ctx).includes(`--token-auth-file=${state.tokenFile}`));
+    assert.deepEqual(serviceArgs('authz', ctx), ['--nats-url=nats://127.0.0.1:4222', '--authorization-mode=Node,RBAC']);
+    const authn = serviceArgs('authn', ctx);
+    for (const f of [
+      '--anonymous-auth=true',
+      `--token-auth-file=${state.tokenFile}`,
+      `--client-ca-file=${state.pki.files.caCert}`,
+      '--enable-bootstrap-token-auth=true',
+      `--service-account-signing-key-file=${state.serviceAccountKeyFile}`,
+    ]) assert.ok(authn.includes(f), f);
+    assert.ok(existsSync(state.serviceAccountKeyFile), 'service-account signing key written');
     const gw = serviceArgs('gateway', ctx);
     for (const f of ['--secure-port=6443', '--bind-address=127.0.0.1', `--tls-cert-file=${state.pki.files.servingCert}`, `--tls-private-key-file=${state.pki.files.servingKey}`, `--client-ca-file=${state.pki.files.caCert}`]) assert.ok(gw.includes(f), f);
   });
@@ -106,7 +113,7 @@ describe('local-up state', () => {
     const d = path.join(dir, 'init');
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/local-up.ts', '--init-only'], { cwd: root, env: { ...process.env, PLATFORM_LOCAL_DIR: d }, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
-    for (const f of ['pki/ca.crt', 'pki/serving.key', 'pki/admin.crt', 'tokens.csv', 'admin-token', 'kubeconfig']) assert.ok(existsSync(path.join(d, f)), f);
+    for (const f of ['pki/ca.crt', 'pki/serving.key', 'pki/admin.crt', 'pki/service-account.key', 'tokens.csv', 'admin-token', 'kubeconfig']) assert.ok(existsSync(path.join(d, f)), f);
     assert.equal(existsSync(path.join(d, 'nats')), false);
   });
 });
@@ -144,7 +151,7 @@ describe('local-up processes', { timeout: 120_000 }, () => {
       pids.push(r!.pid);
       assert.ok(out.includes(`pid ${r!.pid}`), `${name} pid printed`);
     }
-    assert.ok((await recorded(rec, 'authz'))[0]!.argv.includes('--authorization-mode=AlwaysAllow'));
+    assert.ok((await recorded(rec, 'authz'))[0]!.argv.includes('--authorization-mode=Node,RBAC'));
     const natsPid = Number(/nats-server pid (\d+)/.exec(out)![1]);
 
     run.child.kill('SIGTERM');

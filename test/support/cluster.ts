@@ -5,7 +5,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import https from 'node:https';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { startTestNats, type TestNats } from './nats.js';
@@ -16,7 +16,8 @@ import { createAuthnService } from '../../services/authn/service.js';
 import { createAuthzService } from '../../services/authz/service.js';
 import { createAdmissionService } from '../../services/admission/service.js';
 import { createGatewayService, type GatewayConfig, type GatewayService } from '../../services/gateway/service.js';
-import { createCA, issueServingCert } from '../../shared/local/pki.js';
+import { createCA, issueServingCert, type CertificateAuthority } from '../../shared/local/pki.js';
+import type { AuthnConfig } from '../../services/authn/config.js';
 import { kubeconfigYaml } from '../../shared/local/kubeconfig.js';
 
 export interface TestCluster {
@@ -27,18 +28,39 @@ export interface TestCluster {
   /** Bearer token of a user in no special group. */
   userToken: string;
   caPem: string;
+  /** The cluster CA: with `fullAuthn` it also signs client certificates the server accepts. */
+  ca: CertificateAuthority;
+  /** With `fullAuthn`: the CA of the authenticating proxy's client certificate (CN `front-proxy`). */
+  proxyCA?: CertificateAuthority;
+  /** With `fullAuthn`: the service-account token issuer. */
+  serviceAccountIssuer?: string;
   kubeconfigPath: string;
   nats: TestNats;
   nc: NatsConnection;
   gateway: GatewayService;
   /** fetch against the gateway with the admin token and the dev CA trusted. */
-  request(method: string, path: string, opts?: { body?: unknown; headers?: Record<string, string>; token?: string | null; rawBody?: string | Buffer }): Promise<{ status: number; headers: Headers; text: string; json: any }>;
+  request(method: string, path: string, opts?: RequestOptions): Promise<{ status: number; headers: Headers; text: string; json: any }>;
   stop(): Promise<void>;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  headers?: Record<string, string | string[]>;
+  /** Bearer token; default the admin's, null for none. */
+  token?: string | null;
+  rawBody?: string | Buffer;
+  /** A client certificate to present (PEM). */
+  cert?: { certPem: string; keyPem: string };
 }
 
 export interface ClusterOptions {
   authorizationModes?: string[];
   anonymousAuth?: boolean;
+  /** Every authentication method that needs no outside server: client certificates (the cluster
+   *  CA), the authenticating proxy (its own CA), bootstrap tokens, service-account tokens. */
+  fullAuthn?: boolean;
+  /** Merged over the authn configuration. */
+  authn?: Partial<AuthnConfig>;
   gateway?: Partial<GatewayConfig>;
   runtimeConfig?: string;
 }
@@ -53,14 +75,34 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
   const userToken = randomBytes(24).toString('hex');
   const tokenFile = path.join(dir, 'tokens.csv');
   await writeFile(tokenFile, `${adminToken},platform-admin,platform-admin,"system:masters"\n${userToken},jane,jane-uid,"developers,qa"\n`);
-  const authn = await createAuthnService({ nc, log, config: { tokenAuthFile: tokenFile, anonymousAuth: opts.anonymousAuth ?? true } });
+  const ca = await createCA('platform-test-ca');
+  const authnConfig: AuthnConfig = { tokenAuthFile: tokenFile, anonymousAuth: opts.anonymousAuth ?? true };
+  let proxyCA: CertificateAuthority | undefined;
+  let serviceAccountIssuer: string | undefined;
+  if (opts.fullAuthn) {
+    const caFile = path.join(dir, 'ca.crt');
+    await writeFile(caFile, ca.certPem);
+    proxyCA = await createCA('platform-test-front-proxy-ca');
+    const proxyCAFile = path.join(dir, 'front-proxy-ca.crt');
+    await writeFile(proxyCAFile, proxyCA.certPem);
+    const saKeyFile = path.join(dir, 'sa.key');
+    await writeFile(saKeyFile, generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
+    serviceAccountIssuer = 'https://platform.test';
+    Object.assign(authnConfig, {
+      clientCAFile: caFile,
+      requestHeader: { clientCAFile: proxyCAFile, usernameHeaders: ['X-Remote-User'], groupHeaders: ['X-Remote-Group'], extraHeadersPrefixes: ['X-Remote-Extra-'], allowedNames: ['front-proxy'] },
+      enableBootstrapTokenAuth: true,
+      serviceAccount: { keyFiles: [], signingKeyFile: saKeyFile, issuers: [serviceAccountIssuer], lookup: true },
+    } satisfies Partial<AuthnConfig>);
+  }
+  const authn = await createAuthnService({ nc, log, config: { ...authnConfig, ...opts.authn } });
   const authz = await createAuthzService({ nc, log, config: { modes: opts.authorizationModes ?? ['AlwaysAllow'] } });
   const admission = await createAdmissionService({ nc, log, config: {} });
-  const ca = await createCA('platform-test-ca');
   const serving = await issueServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
   const gwNc = await nats.connect('cluster-gateway');
   const registry = createBuiltinRegistry(opts.runtimeConfig ? { runtimeConfig: opts.runtimeConfig } : {});
-  const gateway = await createGatewayService({ nc: gwNc, registry, log, config: { ...opts.gateway, tls: { cert: serving.certPem, key: serving.keyPem } } });
+  const clientCA = proxyCA ? `${ca.certPem}\n${proxyCA.certPem}` : undefined;
+  const gateway = await createGatewayService({ nc: gwNc, registry, log, config: { ...opts.gateway, tls: { cert: serving.certPem, key: serving.keyPem, ...(clientCA ? { clientCA } : {}) } } });
   await gateway.ready;
   const address = await gateway.app.listen({ port: 0, host: '127.0.0.1' });
   const url = address.replace('http://', 'https://');
@@ -69,7 +111,7 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
 
   const agent = new https.Agent({ ca: ca.certPem, keepAlive: true });
   const request: TestCluster['request'] = (method, p, o = {}) => {
-    const headers: Record<string, string> = { ...(o.headers ?? {}) };
+    const headers: Record<string, string | string[]> = { ...(o.headers ?? {}) };
     const token = o.token === undefined ? adminToken : o.token;
     if (token) headers.authorization = `Bearer ${token}`;
     let body: string | Buffer | undefined = o.rawBody;
@@ -80,7 +122,8 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
     // Node adds no Content-Length to DELETE bodies on its own; the server would read the body as the next request.
     if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
     return new Promise((resolve, reject) => {
-      const req = https.request(url + p, { method, headers, agent }, (res) => {
+      const tls = o.cert ? { agent: false as const, ca: ca.certPem, cert: o.cert.certPem, key: o.cert.keyPem } : { agent };
+      const req = https.request(url + p, { method, headers, ...tls }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
@@ -107,6 +150,9 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
     adminToken,
     userToken,
     caPem: ca.certPem,
+    ca,
+    ...(proxyCA ? { proxyCA } : {}),
+    ...(serviceAccountIssuer ? { serviceAccountIssuer } : {}),
     kubeconfigPath,
     nats,
     nc,
