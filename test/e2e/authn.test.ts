@@ -21,7 +21,7 @@ import { startTestCluster, type RequestOptions, type TestCluster } from '../supp
 import { findKubectl, Kubectl, type KubectlResult } from '../support/kubectl.js';
 import { createCA, issueClientCert, issueServingCert, type CertificateAuthority, type PemPair } from '../../shared/local/pki.js';
 import { kubeconfigObject, kubeconfigYaml } from '../../shared/local/kubeconfig.js';
-import { assertOk, assertStatus, sleep, uniq } from './helpers.js';
+import { assertOk, assertStatus, eventually, uniq } from './helpers.js';
 
 const SSR = '/apis/authentication.platform.io/v1/selfsubjectreviews';
 const SSR_BODY = { apiVersion: 'authentication.platform.io/v1', kind: 'SelfSubjectReview' };
@@ -38,21 +38,6 @@ interface UserInfo {
   uid?: string;
   groups?: string[];
   extra?: Record<string, string[]>;
-}
-
-/** Polls `check` until it stops throwing; the last failure is reported on timeout. */
-async function eventually<T>(check: () => Promise<T>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`${what}: not reached in ${timeoutMs} ms: ${(last as Error)?.message ?? String(last)}`);
-    await sleep(100);
-  }
 }
 
 /** A client certificate signed by `ca` but outside its validity window (for expired / not yet valid). */
@@ -145,11 +130,11 @@ describe('authentication end to end (AlwaysAllow)', () => {
   };
   /** Waits (through TokenReview, which the gateway does not cache) until authn accepts the token. */
   const untilAccepted = (token: string, what: string) =>
-    eventually(async () => {
+    eventually(what, async () => {
       const r = await tokenReview(token);
       assert.equal(r.status.authenticated, true, JSON.stringify(r.status));
       return r;
-    }, 2500, what);
+    }, { timeoutMs: 2500, intervalMs: 100 });
 
   before(async () => {
     c = await startTestCluster({ fullAuthn: true });
@@ -310,7 +295,7 @@ describe('authentication end to end (AlwaysAllow)', () => {
     const token = 'revoke.fedcba9876543210';
     await untilAccepted(token, 'the bootstrap token becomes valid');
     assert.equal((await c.request('DELETE', `${SECRETS}/bootstrap-token-revoke`)).status, 200);
-    await eventually(async () => assert401(await whoamiRaw({ token }), 'deleted bootstrap token'), 4000, 'the deleted bootstrap token is refused');
+    await eventually('the deleted bootstrap token is refused', async () => assert401(await whoamiRaw({ token }), 'deleted bootstrap token'), { timeoutMs: 4000, intervalMs: 100 });
   });
 
   // ---- service-account tokens (TokenRequest) -----------------------------------------------
@@ -356,10 +341,10 @@ describe('authentication end to end (AlwaysAllow)', () => {
 
     const del = await c.request('DELETE', `${PODS}/${pod}`);
     assert.ok(del.status === 200 || del.status === 202, `delete pod: ${del.status} ${del.text.slice(0, 200)}`);
-    await eventually(async () => assert.equal((await tokenReview(unused)).status.authenticated, false), 3000, 'TokenReview refuses a token of the deleted pod');
+    await eventually('TokenReview refuses a token of the deleted pod', async () => assert.equal((await tokenReview(unused)).status.authenticated, false), { timeoutMs: 3000, intervalMs: 100 });
     assert401(await whoamiRaw({ token: unused }), 'uncached token of a deleted pod');
     // The gateway may serve the used token from its success cache (~10 s), not longer.
-    await eventually(async () => assert401(await whoamiRaw({ token }), 'token of a deleted pod'), 15_000, 'the token of the deleted pod is refused');
+    await eventually('the token of the deleted pod is refused', async () => assert401(await whoamiRaw({ token }), 'token of a deleted pod'), { timeoutMs: 15_000, intervalMs: 100 });
   });
 
   it('TokenRequest - a token of a deleted service account is refused', async () => {
@@ -367,7 +352,7 @@ describe('authentication end to end (AlwaysAllow)', () => {
     const token = await issueToken('ephemeral', { expirationSeconds: 3600 });
     await untilAccepted(token, 'the service-account token is valid');
     assert.equal((await c.request('DELETE', `${SERVICE_ACCOUNTS}/ephemeral`)).status, 200);
-    await eventually(async () => assert.equal((await tokenReview(token)).status.authenticated, false), 3000, 'TokenReview refuses the token of a deleted service account');
+    await eventually('TokenReview refuses the token of a deleted service account', async () => assert.equal((await tokenReview(token)).status.authenticated, false), { timeoutMs: 3000, intervalMs: 100 });
     assert401(await whoamiRaw({ token }), 'token of a deleted service account');
   });
 

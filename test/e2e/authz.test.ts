@@ -14,7 +14,7 @@ import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { findKubectl, Kubectl } from '../support/kubectl.js';
 import { createCA, issueClientCert, type PemPair } from '../../shared/local/pki.js';
 import { kubeconfigYaml } from '../../shared/local/kubeconfig.js';
-import { assertOk, assertStatus, configMap, createNamespace, sleep, uniq } from './helpers.js';
+import { assertOk, assertStatus, configMap, createNamespace, eventually, uniq } from './helpers.js';
 
 const RBAC = 'rbac.authorization.platform.io';
 const RBAC_V1 = `/apis/${RBAC}/v1`;
@@ -46,25 +46,6 @@ const clusterRoleBinding = (name: string, roleName: string, subjects: unknown[])
 
 const PODS_READ: Rule = { verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] };
 
-/**
- * Retries `fn` until it stops throwing or `timeoutMs` has passed, then rethrows its last failure.
- * Awaits between attempts: the cluster shares this event loop.
- */
-async function eventually<T>(what: string, fn: () => Promise<T>, timeoutMs = 2_000, intervalMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (Date.now() >= deadline) {
-        if (err instanceof Error) err.message = `${what} (still failing after ${timeoutMs} ms): ${err.message}`;
-        throw err;
-      }
-      await sleep(intervalMs);
-    }
-  }
-}
-
 function forbiddenMessage(res: Res): string {
   return assertStatus(res, 403, 'Forbidden').message as string;
 }
@@ -92,7 +73,7 @@ describe('authorization (Node, RBAC)', () => {
   const janeEventually = (attrs: Record<string, string>, allowed = true, timeoutMs = 2_000) =>
     eventually(`jane ${attrs.verb} ${attrs.resource} in ${attrs.namespace ?? 'the cluster'} allowed=${allowed}`, async () => {
       assert.equal((await selfReview(jane, attrs)).allowed, allowed);
-    }, timeoutMs);
+    }, { timeoutMs });
 
   before(async () => {
     c = await startTestCluster({ authorizationModes: ['Node', 'RBAC'], fullAuthn: true });
@@ -112,7 +93,7 @@ describe('authorization (Node, RBAC)', () => {
       for (const b of bindings) assertOk(await c.request('GET', `${RBAC_V1}/clusterrolebindings/${encodeURIComponent(b)}`));
       const view = assertOk(await c.request('GET', `${RBAC_V1}/clusterroles/view`));
       assert.ok(view.rules?.length, 'view has its aggregated rules');
-    }, 10_000, 50).catch(() => undefined);
+    }, { timeoutMs: 10_000, intervalMs: 50 }).catch(() => undefined);
   };
 
   after(async () => {
@@ -187,7 +168,7 @@ describe('authorization (Node, RBAC)', () => {
     const t0 = Date.now();
     await eventually('jane is refused pods in team-a after the binding is deleted', async () => {
       assertStatus(await c.request('GET', pods(TEAM_A), { token: jane }), 403, 'Forbidden');
-    }, 1_000, 20);
+    }, { timeoutMs: 1_000, intervalMs: 20 });
     assert.ok(Date.now() - t0 <= 1_000, `revocation took ${Date.now() - t0} ms`);
   });
 
@@ -337,7 +318,7 @@ describe('authorization (Node, RBAC)', () => {
       const view = assertOk(await c.request('GET', `${RBAC_V1}/clusterroles/view`));
       assert.ok(hasWidgets(view.rules), `view rules: ${JSON.stringify(view.rules)}`);
       assert.ok(view.aggregationRule?.clusterRoleSelectors?.length, 'view has an aggregationRule');
-    }, 5_000, 100);
+    }, { timeoutMs: 5_000, intervalMs: 100 });
     // Whoever holds view now reads widgets.
     const ns = uniq('agg');
     await createNamespace(c, ns);
@@ -348,7 +329,7 @@ describe('authorization (Node, RBAC)', () => {
     await eventually('view drops the widgets rule', async () => {
       const view = assertOk(await c.request('GET', `${RBAC_V1}/clusterroles/view`));
       assert.ok(!hasWidgets(view.rules), `view rules: ${JSON.stringify(view.rules)}`);
-    }, 5_000, 100);
+    }, { timeoutMs: 5_000, intervalMs: 100 });
   });
 
   // ---- access reviews ---------------------------------------------------------------------------

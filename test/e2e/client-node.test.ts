@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiException, CoreV1Api, KubeConfig, makeInformer, PatchStrategy, setHeaderOptions, Watch, type V1ConfigMap } from '@kubernetes/client-node';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { sleep, uniq } from './helpers.js';
+import { eventually, uniq } from './helpers.js';
 
 let c: TestCluster;
 let kc: KubeConfig;
@@ -31,21 +31,6 @@ async function expectApiError(p: Promise<unknown>, code: number): Promise<ApiExc
     return err;
   }
   assert.fail(`expected HTTP ${code}`);
-}
-
-async function eventually(check: () => Promise<void> | void, timeoutMs = 8000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`${what} not reached in ${timeoutMs} ms: ${(last as Error)?.message ?? last}`);
-    await sleep(100);
-  }
 }
 
 describe('client-node CoreV1Api', () => {
@@ -122,12 +107,12 @@ describe('client-node informer and watch', () => {
       await api.patchNamespacedConfigMap({ name: 'existing', namespace: ns, body: { data: { v: '2' } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
       await api.deleteNamespacedConfigMap({ name: 'cm-3', namespace: ns });
 
-      await eventually(async () => {
+      await eventually('informer cache equal to the server list', async () => {
         const server = await api.listNamespacedConfigMap({ namespace: ns });
         const want = server.items.map((i) => `${i.metadata?.name}@${i.metadata?.resourceVersion}`).sort();
         const have = informer.list(ns).map((i) => `${i.metadata?.name}@${i.metadata?.resourceVersion}`).sort();
         assert.deepEqual(have, want);
-      }, 8000, 'informer cache equal to the server list');
+      }, { timeoutMs: 8000, intervalMs: 100 });
       assert.equal(informer.get('cm-1', ns)?.data?.v, '2');
       assert.equal(informer.get('cm-3', ns), undefined);
       assert.ok(seen.includes('delete:cm-3'), JSON.stringify(seen));
@@ -154,10 +139,10 @@ describe('client-node informer and watch', () => {
       await api.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'w' }, data: { v: '1' } } });
       await api.replaceNamespacedConfigMap({ name: 'w', namespace: ns, body: { metadata: { name: 'w' }, data: { v: '2' } } });
       await api.deleteNamespacedConfigMap({ name: 'w', namespace: ns });
-      await eventually(() => {
+      await eventually('three watch events', () => {
         const types = events.filter((e) => e.type !== 'BOOKMARK').map((e) => `${e.type}:${e.name}`);
         assert.deepEqual(types, ['ADDED:w', 'MODIFIED:w', 'DELETED:w']);
-      }, 5000, 'three watch events');
+      }, { timeoutMs: 5000, intervalMs: 100 });
       assert.equal(doneErr, 'not done', 'watch still open');
     } finally {
       ctrl.abort();

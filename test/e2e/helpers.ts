@@ -15,6 +15,32 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
+/**
+ * Polls `check` until it stops throwing and returns its value. A check that is not yet true must
+ * throw (e.g. an assert), so its message says what was still wrong. Sleeps between attempts
+ * rather than spinning: the cluster under test shares this event loop. On timeout, throws an
+ * Error naming `what`, the timeout and the last failure (kept as `cause`).
+ */
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T> | T,
+  opts: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<T> {
+  const { timeoutMs = 2_000, intervalMs = 50 } = opts;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() >= deadline) {
+        const msg = err instanceof Error ? err.message : String(err);
+        throw new Error(`${what}: not reached in ${timeoutMs} ms: ${msg}`, { cause: err });
+      }
+    }
+    await sleep(intervalMs);
+  }
+}
+
 export function configMap(name: string, data: Record<string, string> = {}, labels?: Record<string, string>, extraMeta: Record<string, unknown> = {}) {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(labels ? { labels } : {}), ...extraMeta }, data };
 }

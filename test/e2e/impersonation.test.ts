@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestCluster, type RequestOptions, type TestCluster } from '../support/cluster.js';
 import { issueClientCert } from '../../shared/local/pki.js';
-import { assertOk, assertStatus, sleep, uniq } from './helpers.js';
+import { assertOk, assertStatus, eventually, uniq } from './helpers.js';
 
 const SSR = '/apis/authentication.platform.io/v1/selfsubjectreviews';
 const SSR_BODY = { apiVersion: 'authentication.platform.io/v1', kind: 'SelfSubjectReview' };
@@ -15,20 +15,6 @@ const RBAC = '/apis/rbac.authorization.platform.io/v1';
 const AUTHENTICATED = 'system:authenticated';
 
 type Res = Awaited<ReturnType<TestCluster['request']>>;
-
-async function eventually<T>(check: () => Promise<T>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`${what}: not reached in ${timeoutMs} ms: ${(last as Error)?.message ?? String(last)}`);
-    await sleep(100);
-  }
-}
 
 function clusterRole(name: string, rules: unknown[]) {
   return { apiVersion: 'rbac.authorization.platform.io/v1', kind: 'ClusterRole', metadata: { name }, rules };
@@ -69,7 +55,7 @@ describe('impersonation and certificates under RBAC', () => {
     );
     await create('clusterrolebindings', clusterRoleBinding('e2e-jane-impersonates-alice', 'e2e-impersonate-alice', { kind: 'User', name: 'jane' }));
     // The authorizer reads RBAC objects from its watch: wait until the grants are in force.
-    await eventually(async () => assert.equal((await whoami(asJane({ 'Impersonate-User': 'alice' }))).username, 'alice'), 5000, 'jane may impersonate alice');
+    await eventually('jane may impersonate alice', async () => assert.equal((await whoami(asJane({ 'Impersonate-User': 'alice' }))).username, 'alice'), { timeoutMs: 5000, intervalMs: 100 });
   });
   after(async () => {
     await c?.stop();
