@@ -11,6 +11,9 @@ export const AUTHENTICATED_GROUP = 'system:authenticated';
 
 export interface AuthnChain {
   authenticators: RequestAuthenticator[];
+  /** The API server's own audiences (`--api-audiences`): what an audience-agnostic credential
+   *  (static token, certificate, bootstrap token) is valid for. */
+  implicitAudiences?: string[];
   /** Consulted only when no authenticator succeeded or failed. Absent = anonymous disabled. */
   anonymous?: RequestAuthenticator;
 }
@@ -33,6 +36,19 @@ function success(r: Extract<AuthnResult, { kind: 'ok' }>): AuthnReply {
   return reply;
 }
 
+export const AUDIENCE_MISMATCH = 'token audiences are not valid for the requested audiences';
+
+/**
+ * A credential that names no audiences of its own is valid only for the API server's audiences:
+ * when specific audiences are requested (TokenReview), it answers for the ones it shares with
+ * them, and for none (null) when they share nothing.
+ */
+export function withAudiences(r: Extract<AuthnResult, { kind: 'ok' }>, requested: string[] | undefined, implicit: string[]): Extract<AuthnResult, { kind: 'ok' }> | null {
+  if (!requested?.length || r.audiences !== undefined) return r;
+  const shared = implicit.filter((a) => requested.includes(a));
+  return shared.length ? { ...r, audiences: shared } : null;
+}
+
 export async function runAuthnChain(chain: AuthnChain, req: AuthnRequest, hooks: ChainHooks = {}): Promise<AuthnReply> {
   const errors: string[] = [];
   for (const a of chain.authenticators) {
@@ -44,7 +60,12 @@ export async function runAuthnChain(chain: AuthnChain, req: AuthnRequest, hooks:
       errors.push('authentication failed');
       continue;
     }
-    if (r.kind === 'ok') return success(r);
+    if (r.kind === 'ok') {
+      const scoped = withAudiences(r, req.audiences, chain.implicitAudiences ?? []);
+      if (scoped) return success(scoped);
+      errors.push(AUDIENCE_MISMATCH);
+      continue;
+    }
     if (r.kind === 'fail' && !errors.includes(r.error)) errors.push(r.error);
   }
   if (errors.length > 0) return { authenticated: false, error: errors.join('; ') };

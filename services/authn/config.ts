@@ -121,6 +121,8 @@ export async function buildAuthn(config: AuthnConfig, ctx: BuildChainContext = {
   authenticators.push(createBearerTokenAuthenticator(tokenAuthenticators, ctx.onError ? { onError: ctx.onError } : {}));
 
   const chain: AuthnChain = { authenticators };
+  const implicitAudiences = config.serviceAccount?.apiAudiences ?? config.serviceAccount?.issuers.slice(0, 1) ?? [];
+  if (implicitAudiences.length) chain.implicitAudiences = implicitAudiences;
   if (config.anonymousAuth ?? true) chain.anonymous = createAnonymousAuthenticator();
   const built: BuiltAuthn = {
     chain,
