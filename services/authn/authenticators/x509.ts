@@ -42,7 +42,10 @@ interface Candidate {
   fingerprint: string;
   notBefore: number;
   notAfter: number;
-  /** basicConstraints' path length, read lazily (node:crypto does not expose it); null = none. */
+  /** The @peculiar/x509 reading (structured subject, basicConstraints' path length: node:crypto
+   *  exposes neither), made on first use; null = the library cannot read the certificate. */
+  parsed?: x509.X509Certificate | null;
+  /** basicConstraints' path length, from `parsed`; null = none. */
   pathLength?: number | null;
 }
 
@@ -56,20 +59,61 @@ export class CABundleError extends Error {
   override name = 'CABundleError';
 }
 
+// The candidate of each node:crypto certificate, so the subject of a verified leaf is read from
+// the parse path building may already have made (verifyChain returns node:crypto certificates).
+const candidates = new WeakMap<NodeCertificate, Candidate>();
+
 function candidate(cert: NodeCertificate): Candidate {
-  return { cert, fingerprint: cert.fingerprint256, notBefore: Date.parse(cert.validFrom), notAfter: Date.parse(cert.validTo) };
+  const c: Candidate = { cert, fingerprint: cert.fingerprint256, notBefore: Date.parse(cert.validFrom), notAfter: Date.parse(cert.validTo) };
+  candidates.set(cert, c);
+  return c;
+}
+
+// Lazy, because @peculiar/x509 costs more than the signature check: of the presented certificates
+// only a verified leaf (its subject) and an intermediate with another below it (its path length)
+// need it, and a rejected chain usually needs neither.
+function parsedOf(c: Candidate): x509.X509Certificate | null {
+  if (c.parsed === undefined) {
+    try {
+      c.parsed = new x509.X509Certificate(c.cert.raw);
+    } catch {
+      c.parsed = null;
+    }
+  }
+  return c.parsed;
+}
+
+// A negative or absurdly long path length is malformed; it reads as the most restrictive, 0. The
+// library hands INTEGERs of four or more bytes back as decimal text.
+const MAX_PATH_LENGTH = 0x7fffffff;
+
+/** The pathLenConstraint of basicConstraints; null when the extension or the field is absent. */
+function readPathLength(c: Candidate): number | null {
+  const parsed = parsedOf(c);
+  // Extensions we cannot read must not lift a limit: nothing may sit between it and the leaf.
+  if (!parsed) return 0;
+  let bc: x509.BasicConstraintsExtension | null;
+  try {
+    // Decodes every extension of the certificate; any one malformed fails closed, as above.
+    bc = parsed.getExtension(x509.BasicConstraintsExtension);
+  } catch {
+    return 0;
+  }
+  const raw: unknown = bc?.pathLength;
+  if (raw === undefined || raw === null) return null;
+  const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : raw;
+  return typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= MAX_PATH_LENGTH ? n : 0;
 }
 
 function pathLengthOf(c: Candidate): number {
-  if (c.pathLength === undefined) {
-    try {
-      c.pathLength = basicConstraintsPathLength(c.cert.raw);
-    } catch {
-      // Extensions we cannot read must not lift a limit: nothing may sit between it and the leaf.
-      c.pathLength = 0;
-    }
-  }
+  if (c.pathLength === undefined) c.pathLength = readPathLength(c);
   return c.pathLength ?? Infinity;
+}
+
+/** Whether `c` may have `below` intermediates under it. Every path length is at least 0, so a CA
+ *  that issued the leaf itself passes without its extensions being decoded (the costly part). */
+function withinPathLength(c: Candidate, below: number): boolean {
+  return below === 0 || pathLengthOf(c) >= below;
 }
 
 /** Parses a PEM bundle of CA certificates; `source` names the flag in the error. */
@@ -77,11 +121,15 @@ export function parseCABundle(pem: string, source: string): TrustRoots {
   const blocks = pem.match(PEM_BLOCK) ?? [];
   if (blocks.length === 0) throw new CABundleError(`${source}: the CA bundle contains no PEM certificate`);
   const roots = blocks.map((block, i) => {
+    let root: Candidate;
     try {
-      return candidate(new NodeCertificate(block));
+      root = candidate(new NodeCertificate(block));
     } catch {
       throw new CABundleError(`${source}: certificate ${i + 1} of the CA bundle cannot be parsed`);
     }
+    // Read once here rather than on the first request that reaches this root.
+    pathLengthOf(root);
+    return root;
   });
   return { roots, fingerprints: new Set(roots.map((r) => r.fingerprint)) };
 }
@@ -174,7 +222,7 @@ export function verifyChain(chainPem: readonly string[], trust: TrustRoots, now:
       if (!isIssuer(current, root, `${currentId}>r${r}`)) continue;
       if (!timeValid(root, t)) reject(X509_ERRORS.expired);
       else if (!allowsClientAuth(root)) reject(X509_ERRORS.usage);
-      else if (pathLengthOf(root) < below) reject(X509_ERRORS.pathTooLong);
+      else if (!withinPathLength(root, below)) reject(X509_ERRORS.pathTooLong);
       else {
         path.push(root);
         return true;
@@ -188,7 +236,7 @@ export function verifyChain(chainPem: readonly string[], trust: TrustRoots, now:
       if (!timeValid(next, t)) reject(X509_ERRORS.expired);
       // OpenSSL's answer: basicConstraints present with CA true (and key usage, if any, allows signing).
       else if (!next.cert.ca) reject(X509_ERRORS.notCA);
-      else if (pathLengthOf(next) < below) reject(X509_ERRORS.pathTooLong);
+      else if (!withinPathLength(next, below)) reject(X509_ERRORS.pathTooLong);
       else if (!allowsClientAuth(next)) reject(X509_ERRORS.usage);
       else {
         path.push(next);
@@ -212,81 +260,13 @@ export interface CertificateSubject {
   organizations: string[];
 }
 
-// ---- DER reading ----------------------------------------------------------------------------
-// node:crypto has already parsed (and, for the subject, signature-checked) these bytes, but exposes
-// neither the subject as structured data nor the path length. @peculiar/x509 has both, at about
-// ten times the cost of this walk over the few elements needed.
-
-interface DerElement {
-  tag: number;
-  /** Where the element's header starts, its content starts, and it ends. */
-  at: number;
-  start: number;
-  end: number;
-}
-
-function derElement(der: Uint8Array, at: number, limit = der.length): DerElement {
-  const tag = der[at];
-  let len = der[at + 1];
-  if (tag === undefined || len === undefined) throw new Error('truncated DER');
-  let start = at + 2;
-  if (len & 0x80) {
-    const n = len & 0x7f;
-    if (n === 0 || n > 4) throw new Error('unsupported DER length');
-    len = 0;
-    for (let i = 0; i < n; i++) len = len * 256 + (der[start + i] ?? NaN);
-    start += n;
-  }
-  const end = start + len;
-  if (!(end <= limit)) throw new Error('truncated DER');
-  return { tag, at, start, end };
-}
-
-function derChildren(der: Uint8Array, parent: DerElement): DerElement[] {
-  const out: DerElement[] = [];
-  for (let at = parent.start; at < parent.end; at = out[out.length - 1]!.end) out.push(derElement(der, at, parent.end));
-  return out;
-}
-
-// tbsCertificate: [0] version?, serial, signature, issuer, validity, subject, spki, [1]?, [2]?, [3] extensions?
-function tbsFields(der: Uint8Array): DerElement[] {
-  const fields = derChildren(der, derElement(der, derElement(der, 0).start));
-  return fields[0]?.tag === 0xa0 ? fields.slice(1) : fields;
-}
-
-function subjectDer(der: Uint8Array): Uint8Array {
-  const subject = tbsFields(der)[4];
-  if (subject?.tag !== 0x30) throw new Error('certificate subject is not a Name');
-  return der.subarray(subject.at, subject.end);
-}
-
-const OID_BASIC_CONSTRAINTS = [0x55, 0x1d, 0x13]; // 2.5.29.19
-
-/** The pathLenConstraint of basicConstraints; null when the extension or the field is absent. */
-function basicConstraintsPathLength(der: Uint8Array): number | null {
-  const extensions = tbsFields(der).find((f) => f.tag === 0xa3);
-  if (!extensions) return null;
-  for (const ext of derChildren(der, derElement(der, extensions.start, extensions.end))) {
-    const [oid, ...rest] = derChildren(der, ext);
-    if (oid?.tag !== 0x06 || oid.end - oid.start !== 3 || OID_BASIC_CONSTRAINTS.some((b, i) => der[oid.start + i] !== b)) continue;
-    const value = rest.find((e) => e.tag === 0x04);
-    if (!value) throw new Error('basicConstraints without a value');
-    const integer = derChildren(der, derElement(der, value.start, value.end)).find((e) => e.tag === 0x02);
-    if (!integer) return null;
-    // A negative or absurdly long length is malformed; read it as the most restrictive, 0.
-    if (integer.end - integer.start > 4 || (der[integer.start]! & 0x80) !== 0) return 0;
-    let n = 0;
-    for (let i = integer.start; i < integer.end; i++) n = n * 256 + der[i]!;
-    return n;
-  }
-  return null;
-}
-
-/** Reads CN and O from the DER subject (never from the printed form, whose escaping we would
- *  have to trust); undefined when the subject cannot be read. */
+/** Reads CN and O from the structured subject (never from the printed form, whose escaping we
+ *  would have to trust); undefined when the subject cannot be read. */
 export function certificateSubject(cert: NodeCertificate): CertificateSubject | undefined {
+  const parsed = parsedOf(candidates.get(cert) ?? candidate(cert));
+  if (!parsed) return undefined;
   try {
-    const name = new x509.Name(subjectDer(cert.raw));
+    const name = parsed.subjectName;
     return { commonName: name.getField('CN').at(-1) ?? '', organizations: name.getField('O') };
   } catch {
     return undefined;
