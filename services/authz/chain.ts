@@ -23,7 +23,7 @@ export async function runAuthzChain(authorizers: Authorizer[], attrs: AuthzAttri
     }
     if (d.error) errors.push(d.error);
     if (d.decision === Decision.Allow || d.decision === Decision.Deny) {
-      const reply: AuthzReply = { decision: d.decision };
+      const reply: AuthzReply = { decision: d.decision, decidedBy: a.name };
       if (d.reason) reply.reason = d.reason;
       if (errors.length) reply.evaluationError = errors.join('; ');
       return reply;

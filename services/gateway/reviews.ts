@@ -120,7 +120,7 @@ export class Reviews {
     const reply = await busRequest<AuthzReply>(this.nc, Subjects.authzAuthorize, attrs, this.busTimeoutMs);
     const status: Record<string, unknown> = { allowed: reply.decision === 'Allow' };
     // `denied` is set only when a module actively denied, not when nobody had an opinion.
-    if (reply.decision === 'Deny' && reply.reason !== undefined) status.denied = true;
+    if (reply.decision === 'Deny' && reply.decidedBy !== undefined) status.denied = true;
     if (reply.reason) status.reason = reply.reason;
     if (reply.evaluationError) status.evaluationError = reply.evaluationError;
     return json(201, { ...obj, status });

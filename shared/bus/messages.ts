@@ -118,6 +118,8 @@ export type Decision = (typeof Decision)[keyof typeof Decision];
 
 export interface AuthzReply {
   decision: Decision;
+  /** The authorizer that allowed or denied; absent when the deny is the default (nobody decided). */
+  decidedBy?: string;
   reason?: string;
   evaluationError?: string;
   /** Revision of the RBAC objects the decision reflects; a gateway that has seen a newer RBAC

@@ -15,20 +15,20 @@ const throwing = (name: string): Authorizer => ({
   },
 });
 
-test('authz chain - first Allow or Deny decides, NoOpinion passes on, none is a deny', async () => {
+test('authz chain - first Allow or Deny decides, NoOpinion passes on, none is a deny that names no decider', async () => {
   const allow = fixed('allow', { decision: Decision.Allow });
   const deny = fixed('deny', { decision: Decision.Deny, reason: 'denied by policy' });
   const silent = fixed('silent', { decision: Decision.NoOpinion });
   const why = fixed('why', { decision: Decision.NoOpinion, reason: 'no rule matched' });
   const cases: Array<{ name: string; chain: Authorizer[]; want: object }> = [
-    { name: 'allow', chain: [allow], want: { decision: 'Allow' } },
-    { name: 'deny before allow', chain: [deny, allow], want: { decision: 'Deny', reason: 'denied by policy' } },
-    { name: 'allow before deny', chain: [allow, deny], want: { decision: 'Allow' } },
-    { name: 'no opinion then allow', chain: [silent, allow], want: { decision: 'Allow' } },
+    { name: 'allow', chain: [allow], want: { decision: 'Allow', decidedBy: 'allow' } },
+    { name: 'deny before allow', chain: [deny, allow], want: { decision: 'Deny', decidedBy: 'deny', reason: 'denied by policy' } },
+    { name: 'allow before deny', chain: [allow, deny], want: { decision: 'Allow', decidedBy: 'allow' } },
+    { name: 'no opinion then allow', chain: [silent, allow], want: { decision: 'Allow', decidedBy: 'allow' } },
     { name: 'nobody has an opinion', chain: [silent], want: { decision: 'Deny' } },
     { name: 'reasons of the abstainers are kept', chain: [why, silent], want: { decision: 'Deny', reason: 'no rule matched' } },
     { name: 'empty chain', chain: [], want: { decision: 'Deny' } },
-    { name: 'a failing authorizer is skipped and reported', chain: [throwing('webhook'), allow], want: { decision: 'Allow', evaluationError: 'webhook: backend down' } },
+    { name: 'a failing authorizer is skipped and reported', chain: [throwing('webhook'), allow], want: { decision: 'Allow', decidedBy: 'allow', evaluationError: 'webhook: backend down' } },
     { name: 'a failing authorizer never allows', chain: [throwing('webhook')], want: { decision: 'Deny', evaluationError: 'webhook: backend down' } },
   ];
   for (const c of cases) assert.deepEqual(await runAuthzChain(c.chain, attrs), c.want, c.name);

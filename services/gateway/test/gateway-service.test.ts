@@ -607,7 +607,7 @@ describe('gateway service', () => {
   });
 
   test('gateway - SelfSubjectAccessReview asks authz about the caller and answers with the decision', async () => {
-    fake.authz = (a) => (a.resource === 'secrets' ? { decision: 'Deny', reason: 'no secrets for you' } : { decision: 'Allow' });
+    fake.authz = (a) => (a.resource === 'secrets' ? { decision: 'Deny', decidedBy: 'Webhook', reason: 'no secrets for you' } : { decision: 'Allow' });
     const res = await request('POST', '/apis/authorization.platform.io/v1/selfsubjectaccessreviews', {
       token: 'tok-sam',
       body: { apiVersion: 'authorization.platform.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { namespace: NS, verb: 'get', resource: 'secrets', name: 's' } } },
