@@ -18,6 +18,7 @@ import { createAdmissionService } from '../../services/admission/service.js';
 import { createGatewayService, type GatewayConfig, type GatewayService } from '../../services/gateway/service.js';
 import { createCA, issueServingCert, type CertificateAuthority } from '../../shared/local/pki.js';
 import type { AuthnConfig } from '../../services/authn/config.js';
+import type { AdmissionConfig } from '../../services/admission/config.js';
 import { kubeconfigYaml } from '../../shared/local/kubeconfig.js';
 
 export interface TestCluster {
@@ -61,6 +62,8 @@ export interface ClusterOptions {
   fullAuthn?: boolean;
   /** Merged over the authn configuration. */
   authn?: Partial<AuthnConfig>;
+  /** `--enable-admission-plugins` / `--disable-admission-plugins` of the admission service. */
+  admission?: AdmissionConfig;
   gateway?: Partial<GatewayConfig>;
   runtimeConfig?: string;
 }
@@ -97,7 +100,7 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
   }
   const authn = await createAuthnService({ nc, log, config: { ...authnConfig, ...opts.authn } });
   const authz = await createAuthzService({ nc, log, config: { modes: opts.authorizationModes ?? ['AlwaysAllow'] } });
-  const admission = await createAdmissionService({ nc, log, config: {} });
+  const admission = await createAdmissionService({ nc, log, config: opts.admission ?? {} });
   const serving = await issueServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
   const gwNc = await nats.connect('cluster-gateway');
   const registry = createBuiltinRegistry(opts.runtimeConfig ? { runtimeConfig: opts.runtimeConfig } : {});
