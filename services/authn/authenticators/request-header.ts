@@ -21,7 +21,7 @@
 import type { UserInfo } from '../../../shared/api/types.js';
 import type { AuthnInterest, AuthnRequest } from '../../../shared/bus/messages.js';
 import { skip, type AuthnResult, type RequestAuthenticator } from '../types.js';
-import { certificateSubject, noCertificates, parseCABundle, verifyChain } from './x509.js';
+import { createChainVerifier, noCertificates, parseCABundle, type ChainVerifierOptions } from './x509.js';
 
 export interface RequestHeaderConfig {
   /** `--requestheader-username-headers` (required, ordered). */
@@ -107,20 +107,20 @@ export function identityFromHeaders(headers: Record<string, string[]> | undefine
   return user;
 }
 
-export function createRequestHeaderAuthenticator(cfg: RequestHeaderConfig, caPem: string): RequestAuthenticator {
+export function createRequestHeaderAuthenticator(cfg: RequestHeaderConfig, caPem: string, opts: ChainVerifierOptions = {}): RequestAuthenticator {
   const spec = headerSpec(cfg);
   if (spec.usernameHeaders.length === 0) throw new Error('--requestheader-username-headers: at least one header is required');
-  const trust = parseCABundle(caPem, '--requestheader-client-ca-file');
+  const verify = createChainVerifier(parseCABundle(caPem, '--requestheader-client-ca-file'), opts);
   const allowed = new Set(cfg.allowedNames ?? []);
   return {
     name: 'request-header',
     authenticate(req: AuthnRequest): AuthnResult {
       const presented = req.certificates;
       if (noCertificates(presented)) return skip;
-      const v = verifyChain(presented, trust);
+      const v = verify(presented);
       // The headers are read only to decide between skip and fail; they are never trusted here.
       if (!v.ok) return identityFromHeaders(req.headers, spec) ? { kind: 'fail', error: `request-header: ${v.error}` } : skip;
-      if (allowed.size > 0 && !allowed.has(certificateSubject(v.chain[0]!)?.commonName ?? '')) return { kind: 'fail', error: REQUEST_HEADER_CN_NOT_ALLOWED };
+      if (allowed.size > 0 && !allowed.has(v.subject?.commonName ?? '')) return { kind: 'fail', error: REQUEST_HEADER_CN_NOT_ALLOWED };
       const user = identityFromHeaders(req.headers, spec);
       return user ? { kind: 'ok', user } : skip;
     },

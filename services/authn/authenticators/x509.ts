@@ -9,8 +9,9 @@
 
 // Must load before @peculiar/x509, which resolves its parsers through tsyringe.
 import 'reflect-metadata';
-import { X509Certificate as NodeCertificate } from 'node:crypto';
+import { hash, X509Certificate as NodeCertificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
+import { TtlCache } from '../../../shared/ttl-cache.js';
 import { skip, type AuthnResult, type RequestAuthenticator } from '../types.js';
 
 export const X509_ERRORS = {
@@ -278,19 +279,71 @@ export function noCertificates(presented: readonly string[] | null | undefined):
   return presented === undefined || presented === null || (Array.isArray(presented) && presented.length === 0);
 }
 
-export function createX509Authenticator(caBundlePem: string): RequestAuthenticator {
-  const trust = parseCABundle(caBundlePem, '--client-ca-file');
+/** A verified chain's leaf subject; `subject` is absent when the leaf's subject cannot be read. */
+export type SubjectVerification = { ok: true; subject?: CertificateSubject } | { ok: false; error: string };
+
+export interface ChainVerifierOptions {
+  /** Clock in milliseconds, replaceable in tests. */
+  now?: () => number;
+  maxEntries?: number;
+}
+
+/** How long a verified chain is remembered at most, even when its certificates last longer. */
+export const VERIFIED_CHAIN_TTL_MS = 5 * 60_000;
+
+// Rejections that no clock can change: no signature path to the bundle at all, or nothing
+// readable. Only these are remembered; "expired" (or a path rejected for any reason that could
+// fall back to an expired one) is checked afresh, since time may make it valid.
+const TIMELESS_REJECTIONS: ReadonlySet<string> = new Set([X509_ERRORS.unknownAuthority, X509_ERRORS.malformed, X509_ERRORS.tooMany]);
+
+/**
+ * Verifies presented chains against one bundle and remembers the outcome. The bundle is fixed
+ * for the life of the process, so a chain that verified once verifies again until the first
+ * certificate on its path expires, and a chain with no path to the bundle never gets one; a
+ * repeated client then costs a hash instead of parsing and signature checks (about 0.5 ms a
+ * request). That matters twice over with a front proxy: every ordinary client certificate is
+ * first tried against the proxy CA, and fails there. Rejections and successes are kept apart so
+ * a flood of junk chains cannot push verified clients out.
+ */
+export function createChainVerifier(trust: TrustRoots, opts: ChainVerifierOptions = {}): (presented: readonly string[]) => SubjectVerification {
+  const now = opts.now ?? Date.now;
+  const entries = opts.maxEntries ?? 10_000;
+  const verified = new TtlCache<CertificateSubject | null>(entries, now);
+  const rejected = new TtlCache<string>(entries, now);
+  return (presented) => {
+    // Anything but a list of strings is malformed; verifyChain says so without caching.
+    const key = Array.isArray(presented) && presented.every((p) => typeof p === 'string') ? hash('sha256', presented.join('\0'), 'base64') : undefined;
+    if (key !== undefined) {
+      const hit = verified.get(key);
+      if (hit !== undefined) return hit ? { ok: true, subject: hit } : { ok: true };
+      const error = rejected.get(key);
+      if (error !== undefined) return { ok: false, error };
+    }
+    const at = now();
+    const v = verifyChain(presented, trust, new Date(at));
+    if (!v.ok) {
+      if (key !== undefined && TIMELESS_REJECTIONS.has(v.error)) rejected.set(key, v.error, VERIFIED_CHAIN_TTL_MS);
+      return v;
+    }
+    const subject = certificateSubject(v.chain[0]!);
+    const expires = Math.min(...v.chain.map((c) => (candidates.get(c) ?? candidate(c)).notAfter));
+    if (key !== undefined) verified.set(key, subject ?? null, Math.min(expires - at, VERIFIED_CHAIN_TTL_MS));
+    return subject ? { ok: true, subject } : { ok: true };
+  };
+}
+
+export function createX509Authenticator(caBundlePem: string, opts: ChainVerifierOptions = {}): RequestAuthenticator {
+  const verify = createChainVerifier(parseCABundle(caBundlePem, '--client-ca-file'), opts);
   return {
     name: 'x509',
     authenticate(req): AuthnResult {
       const presented = req.certificates;
       if (noCertificates(presented)) return skip;
-      const v = verifyChain(presented, trust);
+      const v = verify(presented);
       if (!v.ok) return { kind: 'fail', error: v.error };
-      const subject = certificateSubject(v.chain[0]!);
-      if (!subject) return { kind: 'fail', error: X509_ERRORS.malformed };
-      if (!subject.commonName) return { kind: 'fail', error: X509_ERRORS.noCommonName };
-      return { kind: 'ok', user: { username: subject.commonName, groups: subject.organizations } };
+      if (!v.subject) return { kind: 'fail', error: X509_ERRORS.malformed };
+      if (!v.subject.commonName) return { kind: 'fail', error: X509_ERRORS.noCommonName };
+      return { kind: 'ok', user: { username: v.subject.commonName, groups: v.subject.organizations } };
     },
   };
 }

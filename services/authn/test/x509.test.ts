@@ -1,6 +1,6 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createX509Authenticator, parseCABundle, verifyChain, X509_ERRORS } from '../authenticators/x509.js';
+import { createX509Authenticator, parseCABundle, verifyChain, VERIFIED_CHAIN_TTL_MS, X509_ERRORS } from '../authenticators/x509.js';
 import type { AuthnResult } from '../types.js';
 import { clientCert, DAY, EKU, HOUR, intermediateCA, mint, rootCA, tamper, type Minted } from './x509-fixtures.js';
 
@@ -192,6 +192,27 @@ describe('x509 authenticator', () => {
       viaInter.chain.map((c) => c.subject),
       ['CN=ivan\nO=interns', 'CN=client-intermediate', 'CN=platform-client-ca'],
     );
+  });
+
+  test('x509 - a remembered chain ends with its certificate; a not-yet-valid one is checked again later', async () => {
+    // The leaf expires in 2 minutes, sooner than the cache would forget it.
+    const MINUTE = 60_000;
+    const shortLived = [(await clientCert('brief', ca, ['ops'], { notBefore: new Date(Date.now() - HOUR), notAfter: new Date(Date.now() + 2 * MINUTE) })).pem];
+    assert.ok(VERIFIED_CHAIN_TTL_MS > 3 * MINUTE);
+    let clock = Date.now();
+    const a = createX509Authenticator(bundle, { now: () => clock });
+    assert.deepEqual(await a.authenticate({ certificates: shortLived }), ok('brief', ['ops']));
+    clock += MINUTE;
+    assert.deepEqual(await a.authenticate({ certificates: shortLived }), ok('brief', ['ops']));
+    clock += 2 * MINUTE;
+    assert.deepEqual(await a.authenticate({ certificates: shortLived }), fail(X509_ERRORS.expired));
+    // Refused while it is not valid yet, accepted once it is: the refusal was not remembered.
+    clock = Date.now();
+    assert.deepEqual(await a.authenticate({ certificates: certs.notYetValid }), fail(X509_ERRORS.expired));
+    clock += 2 * HOUR;
+    assert.deepEqual(await a.authenticate({ certificates: certs.notYetValid }), ok('early', []));
+    // A chain with no path to the bundle stays refused, whatever the clock says.
+    for (let i = 0; i < 2; i++) assert.deepEqual(await a.authenticate({ certificates: certs.tampered }), fail(X509_ERRORS.unknownAuthority));
   });
 
   test('x509 - a CA bundle without a usable certificate stops start-up', () => {
