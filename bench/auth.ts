@@ -2,28 +2,33 @@
 // authn service on the bus (what an uncached request costs) and through the gateway's Identity
 // cache (what a repeated credential costs), beside the raw limit of one bus round trip to a
 // trivial responder measured in the same run; and RBAC decisions inside the authz service with
-// 1,000 roles and 10,000 bindings. Runs in this process against its own nats-server.
+// 1,000 roles and 10,000 bindings. Runs in this process against its own nats-server; the OIDC
+// provider and the token webhook are real HTTPS servers on loopback.
 
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import YAML from 'yaml';
 import { connectBus } from '../shared/bus/connect.js';
 import { busRequest } from '../shared/bus/client.js';
 import { Subjects } from '../shared/bus/subjects.js';
 import type { AuthnReply, AuthnRequest, TokenIssueReply } from '../shared/bus/messages.js';
 import { startLocalNats } from '../shared/local/nats-server.js';
-import { createCA, issueClientCert } from '../shared/local/pki.js';
+import { createCA, issueClientCert, issueServingCert } from '../shared/local/pki.js';
 import { openObjectBucket } from '../shared/store/kv-bucket.js';
 import { encodeKey } from '../shared/store/key-codec.js';
 import { silentLogger } from '../shared/log.js';
-import { createAuthnService } from '../services/authn/service.js';
+import { sendJson, startHttpsServer } from '../shared/webhook/test/https-server.js';
+import { createAuthnService, type AuthnConfig } from '../services/authn/service.js';
+import { idToken, signingKey, startProvider } from '../services/authn/test/oidc-provider.js';
 import { Identity, defaultIdentityOptions } from '../services/gateway/identity.js';
 import { closedLoop, type LoadOptions } from './load.js';
 import { ms, rate, type Row } from './report.js';
 import { benchRbac } from './authz-rbac.js';
 
 const LOAD: LoadOptions = { concurrency: 32, warmupMs: 300, durationMs: 1_500 };
+const WEBHOOK_TOKEN = 'bench-webhook-token-0123456789';
 
 export async function authBench(progress: (msg: string) => void): Promise<Row[]> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'platform-bench-auth-'));
@@ -59,50 +64,97 @@ export async function authBench(progress: (msg: string) => void): Promise<Row[]>
       }),
     );
 
-    const authn = await createAuthnService({
-      nc,
-      log: silentLogger(),
-      config: { tokenAuthFile: tokenFile, clientCAFile: caFile, enableBootstrapTokenAuth: true, serviceAccount: { keyFiles: [], signingKeyFile: saKey, issuers: ['https://bench'], lookup: true }, anonymousAuth: true },
+    // The outside parties: an OIDC provider (discovery + JWKS) and a token webhook, both HTTPS.
+    const oidcKey = await signingKey('bench-key');
+    const provider = await startProvider(ca, [oidcKey]);
+    const webhook = await startHttpsServer(await issueServingCert(ca), (req, res) => {
+      const review = JSON.parse(req.body) as { apiVersion: string; spec: { token: string } };
+      const status = review.spec.token === WEBHOOK_TOKEN ? { authenticated: true, user: { username: 'robot', uid: 'r-1', groups: ['bots'] } } : { authenticated: false };
+      sendJson(res, 200, { apiVersion: review.apiVersion, kind: 'TokenReview', status });
     });
+    const webhookConfig = path.join(dir, 'webhook.yaml');
+    await writeFile(
+      webhookConfig,
+      YAML.stringify({
+        clusters: [{ name: 'hook', cluster: { server: webhook.url, 'certificate-authority': caFile } }],
+        users: [{ name: 'apiserver', user: { token: 'apiserver-credential' } }],
+        contexts: [{ name: 'default', context: { cluster: 'hook', user: 'apiserver' } }],
+        'current-context': 'default',
+      }),
+    );
+    const proxyCA = await createCA('bench-front-proxy-ca');
+    const proxyCAFile = path.join(dir, 'front-proxy-ca.crt');
+    await writeFile(proxyCAFile, proxyCA.certPem);
+
+    const everyMethod: AuthnConfig = {
+      tokenAuthFile: tokenFile,
+      clientCAFile: caFile,
+      requestHeader: { clientCAFile: proxyCAFile, usernameHeaders: ['x-remote-user'], groupHeaders: ['x-remote-group'], extraHeadersPrefixes: ['x-remote-extra-'], allowedNames: ['front-proxy'] },
+      enableBootstrapTokenAuth: true,
+      serviceAccount: { keyFiles: [], signingKeyFile: saKey, issuers: ['https://bench'], lookup: true },
+      oidc: { issuerUrl: provider.url, clientId: 'platform', usernameClaim: 'sub', requiredClaims: {}, signingAlgs: ['RS256'], caFile, groupsClaim: 'groups' },
+      webhook: { configFile: webhookConfig, cacheTtlMs: 120_000, version: 'v1' },
+      anonymousAuth: true,
+    };
+    const cert = await issueClientCert(ca, { commonName: 'bench-user', organizations: ['team'] });
+    const proxyCert = await issueClientCert(proxyCA, { commonName: 'front-proxy' });
+    const oidcToken = await idToken(oidcKey, { iss: provider.url, groups: ['dev'], exp: Math.floor(Date.now() / 1000) + 3600 });
+
+    // The raw limit: one bus round trip to a responder that does nothing.
+    const echo = client.subscribe('bench.echo', { callback: (_e, m) => void m.respond(m.data) });
+    progress('authentication: raw bus round trip');
+    const raw = await closedLoop(() => busRequest(client, 'bench.echo', {}, 5_000).then(() => undefined), LOAD);
+    echo.unsubscribe();
+    rows.push({ figure: 'bus round trip, trivial responder (c=32)', measured: `${rate(raw.rate)} p99 ${ms(raw.p99Ms)}`, limit: 'raw limit of an uncached authentication' });
+
+    const measure = async (name: string, req: AuthnRequest, note = ''): Promise<void> => {
+      progress(`authentication: ${name}`);
+      const first = await busRequest<AuthnReply>(client, Subjects.authnAuthenticate, req);
+      if (!first.authenticated || (name !== 'anonymous' && first.user?.username === 'system:anonymous')) throw new Error(`${name}: not authenticated (${first.error ?? 'anonymous'})`);
+      const uncached = await closedLoop(async () => {
+        const r = await busRequest<AuthnReply>(client, Subjects.authnAuthenticate, req, 5_000);
+        if (!r.authenticated) throw new Error('not authenticated');
+      }, LOAD);
+      const identity = new Identity(client, defaultIdentityOptions);
+      const cached = await closedLoop(async () => {
+        await identity.authenticate(req);
+      }, LOAD);
+      rows.push({
+        figure: `authn ${name}`,
+        measured: `${rate(uncached.rate)} p99 ${ms(uncached.p99Ms)} via the service${note}`,
+        limit: `${rate(cached.rate)} with the gateway cache`,
+        ratio: Math.round((uncached.rate / raw.rate) * 100) / 100,
+      });
+    };
+
     try {
-      const cert = await issueClientCert(ca, { commonName: 'bench-user', organizations: ['team'] });
-      const issued = await busRequest<TokenIssueReply>(client, Subjects.authnIssueToken, { serviceAccount: { namespace: 'default', name: 'bench', uid: saUid }, audiences: [], expirationSeconds: 3600, boundObject: { kind: 'Pod', apiVersion: 'v1', name: 'p', uid: podUid } });
-      const methods: Array<[string, AuthnRequest]> = [
-        ['static token', { token: staticToken }],
-        ['client certificate', { certificates: [cert.certPem] }],
-        ['bootstrap token', { token: 'abcdef.0123456789abcdef' }],
-        ['service-account token (bound, lookup on)', { token: issued.token }],
-        ['anonymous', {}],
-      ];
-
-      // The raw limit: one bus round trip to a responder that does nothing.
-      const echo = client.subscribe('bench.echo', { callback: (_e, m) => void m.respond(m.data) });
-      progress('authentication: raw bus round trip');
-      const raw = await closedLoop(() => busRequest(client, 'bench.echo', {}, 5_000).then(() => undefined), LOAD);
-      echo.unsubscribe();
-      rows.push({ figure: 'bus round trip, trivial responder (c=32)', measured: `${rate(raw.rate)} p99 ${ms(raw.p99Ms)}`, limit: 'raw limit of an uncached authentication' });
-
-      for (const [name, req] of methods) {
-        progress(`authentication: ${name}`);
-        const first = await busRequest<AuthnReply>(client, Subjects.authnAuthenticate, req);
-        if (!first.authenticated && name !== 'anonymous') throw new Error(`${name}: not authenticated (${first.error ?? 'no error'})`);
-        const uncached = await closedLoop(async () => {
-          const r = await busRequest<AuthnReply>(client, Subjects.authnAuthenticate, req, 5_000);
-          if (!r.authenticated) throw new Error('not authenticated');
-        }, LOAD);
-        const identity = new Identity(client, defaultIdentityOptions);
-        const cached = await closedLoop(async () => {
-          await identity.authenticate(req);
-        }, LOAD);
-        rows.push({
-          figure: `authn ${name}`,
-          measured: `${rate(uncached.rate)} p99 ${ms(uncached.p99Ms)} via the service`,
-          limit: `${rate(cached.rate)} with the gateway cache`,
-          ratio: Math.round((uncached.rate / raw.rate) * 100) / 100,
-        });
+      let authn = await createAuthnService({ nc, log: silentLogger(), config: everyMethod });
+      try {
+        const issued = await busRequest<TokenIssueReply>(client, Subjects.authnIssueToken, { serviceAccount: { namespace: 'default', name: 'bench', uid: saUid }, audiences: [], expirationSeconds: 3600, boundObject: { kind: 'Pod', apiVersion: 'v1', name: 'p', uid: podUid } });
+        const methods: Array<[string, AuthnRequest, string?]> = [
+          ['static token', { token: staticToken }],
+          ['client certificate', { certificates: [cert.certPem] }, ' (verified chains remembered)'],
+          ['front proxy (certificate + X-Remote-* headers)', { certificates: [proxyCert.certPem], headers: { 'x-remote-user': ['alice'], 'x-remote-group': ['devs'] } }],
+          ['bootstrap token', { token: 'abcdef.0123456789abcdef' }],
+          ['service-account token (bound, lookup on)', { token: issued.token }],
+          ['OIDC id_token', { token: oidcToken }],
+          ['token webhook, 2 min answer cache', { token: WEBHOOK_TOKEN }],
+          ['anonymous', {}],
+        ];
+        for (const [name, req, note] of methods) await measure(name, req, note);
+      } finally {
+        await authn.stop();
+      }
+      // Every request a real HTTPS TokenReview: the webhook's own answer cache off.
+      authn = await createAuthnService({ nc, log: silentLogger(), config: { webhook: { configFile: webhookConfig, cacheTtlMs: 0, version: 'v1' }, anonymousAuth: false } });
+      try {
+        await measure('token webhook, no answer cache (HTTPS per request)', { token: WEBHOOK_TOKEN });
+      } finally {
+        await authn.stop();
       }
     } finally {
-      await authn.stop();
+      await webhook.close();
+      await provider.close();
     }
 
     progress('authorization: RBAC decisions, 1,000 roles and 10,000 bindings');
