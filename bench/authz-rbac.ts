@@ -1,6 +1,7 @@
 // RBAC decision cost inside the authz service, without the bus: an RbacState holding 1,000 roles
 // and 10,000 bindings (fed the way the object feed feeds it), then 200,000 mixed decisions
 // (about a quarter allowed, the rest denied) through the RBAC authorizer, each timed on its own.
+// The same objects and workload serve the through-the-bus figure in auth.ts.
 
 import type { ApiObject, UserInfo } from '../shared/api/types.js';
 import type { AuthzAttributes, PolicyRule } from '../shared/bus/messages.js';
@@ -34,15 +35,21 @@ function prng(seed: number): () => number {
   };
 }
 
-export async function benchRbac(): Promise<{ decisionsPerSec: number; p50us: number; p99us: number }> {
+export interface RbacWorkload {
+  /** 1,000 roles and 10,000 bindings (plus a discovery role and binding), by resource. */
+  objects: Array<{ resource: string; object: ApiObject }>;
+  /** The mixed decisions, WARMUP first. */
+  attributes: AuthzAttributes[];
+}
+
+export const RBAC_WARMUP = WARMUP;
+
+/** The same objects and decisions on every run (a seeded PRNG). */
+export function rbacWorkload(): RbacWorkload {
   const rand = prng(42);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
-  const state = new RbacState();
-  let revision = 0;
-  const apply = (resource: string, object: ApiObject) => {
-    const ref = { group: RBAC_GROUP, resource, name: object.metadata.name!, ...(object.metadata.namespace ? { namespace: object.metadata.namespace } : {}) };
-    state.apply({ key: encodeKey(ref), ref, revision: ++revision, object });
-  };
+  const objects: RbacWorkload['objects'] = [];
+  const apply = (resource: string, object: ApiObject) => objects.push({ resource, object: { apiVersion: `${RBAC_GROUP}/v1`, ...object } });
   const rules = (): PolicyRule[] =>
     Array.from({ length: 3 }, () => ({ verbs: [pick(VERBS), pick(VERBS)], apiGroups: [pick(['', 'apps', 'batch', 'example.com'])], resources: [pick(RESOURCES), pick(RESOURCES)] }));
   const subject = () => (rand() < 0.7 ? { kind: 'User', apiGroup: RBAC_GROUP, name: `user-${Math.floor(rand() * USERS)}` } : { kind: 'Group', apiGroup: RBAC_GROUP, name: `group-${Math.floor(rand() * GROUPS)}` });
@@ -73,10 +80,6 @@ export async function benchRbac(): Promise<{ decisionsPerSec: number; p50us: num
   // What every authenticated user gets, as with the default discovery binding.
   apply('clusterroles', { kind: 'ClusterRole', metadata: { name: 'discovery' }, rules: [{ verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/version'] }] });
   apply('clusterrolebindings', { kind: 'ClusterRoleBinding', metadata: { name: 'discovery' }, roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: 'discovery' }, subjects: [{ kind: 'Group', apiGroup: RBAC_GROUP, name: 'system:authenticated' }] });
-  const size = state.size();
-  if (size.roles + size.clusterRoles < 1_000 || size.bindings < 10_000) throw new Error(`bench state too small: ${JSON.stringify(size)}`);
-
-  const authz = createRbacAuthorizer(state);
   const users: UserInfo[] = Array.from({ length: USERS }, (_, i) => ({ username: `user-${i}`, groups: [`group-${i % GROUPS}`, `group-${(i * 7) % GROUPS}`, 'system:authenticated'] }));
   const workload: AuthzAttributes[] = Array.from({ length: DECISIONS + WARMUP }, () => {
     const user = pick(users);
@@ -86,7 +89,21 @@ export async function benchRbac(): Promise<{ decisionsPerSec: number; p50us: num
     if (verb !== 'list' && verb !== 'watch' && verb !== 'create') a.name = `obj-${Math.floor(rand() * 50)}`;
     return a;
   });
+  return { objects, attributes: workload };
+}
 
+export async function benchRbac(): Promise<{ decisionsPerSec: number; p50us: number; p99us: number }> {
+  const { objects, attributes: workload } = rbacWorkload();
+  const state = new RbacState();
+  let revision = 0;
+  for (const { resource, object } of objects) {
+    const ref = { group: RBAC_GROUP, resource, name: object.metadata.name!, ...(object.metadata.namespace ? { namespace: object.metadata.namespace } : {}) };
+    state.apply({ key: encodeKey(ref), ref, revision: ++revision, object });
+  }
+  const size = state.size();
+  if (size.roles + size.clusterRoles < 1_000 || size.bindings < 10_000) throw new Error(`bench state too small: ${JSON.stringify(size)}`);
+
+  const authz = createRbacAuthorizer(state);
   for (let i = 0; i < WARMUP; i++) authz.authorize(workload[i]!);
   const times = new Float64Array(DECISIONS);
   let allowed = 0;
