@@ -4,10 +4,16 @@
 import type { PluginFactory } from './types.js';
 import { alwaysAdmitPlugin, ALWAYS_ADMIT } from './plugins/always-admit.js';
 import { alwaysDenyPlugin, ALWAYS_DENY } from './plugins/always-deny.js';
+import { certificateApprovalPlugin, CERTIFICATE_APPROVAL } from './plugins/certificate-approval.js';
+import { certificateSigningPlugin, CERTIFICATE_SIGNING } from './plugins/certificate-signing.js';
+import { certificateSubjectRestrictionPlugin, CERTIFICATE_SUBJECT_RESTRICTION } from './plugins/certificate-subject-restriction.js';
 import { namespaceLifecyclePlugin, NAMESPACE_LIFECYCLE } from './plugins/namespace-lifecycle.js';
 
 export const implementedPlugins: Readonly<Record<string, PluginFactory>> = {
   [ALWAYS_ADMIT]: alwaysAdmitPlugin,
   [ALWAYS_DENY]: alwaysDenyPlugin,
+  [CERTIFICATE_APPROVAL]: certificateApprovalPlugin,
+  [CERTIFICATE_SIGNING]: certificateSigningPlugin,
+  [CERTIFICATE_SUBJECT_RESTRICTION]: certificateSubjectRestrictionPlugin,
   [NAMESPACE_LIFECYCLE]: namespaceLifecyclePlugin,
 };

@@ -50,6 +50,7 @@ import {
   planDelete,
   prepareForCreate,
   prepareForStatusUpdate,
+  prepareForSubresourceUpdate,
   prepareForUpdate,
   readyForRemoval,
   validateLifecycleUpdate,
@@ -331,8 +332,8 @@ export class ResourceHandlers {
     return reply.object ?? object;
   }
 
-  private validate(t: Target, obj: ApiObject, old?: ApiObject): void {
-    const errs: FieldError[] = this.registry.validate(t.served, obj, old);
+  private validate(t: Target, obj: ApiObject, old?: ApiObject, subresource?: string): void {
+    const errs: FieldError[] = this.registry.validate(t.served, obj, old, subresource);
     if (old) errs.push(...validateLifecycleUpdate(obj, old));
     if (errs.length) throw invalid(t.kind, t.served.group, obj.metadata.name ?? '', errs);
   }
@@ -380,7 +381,7 @@ export class ResourceHandlers {
       // Only a generated name is ever retried, and each retry must start from `next` again;
       // otherwise `next` is not used after this and is prepared in place.
       const candidate = generated ? structuredClone(next) : next;
-      prepareForCreate(t.type, candidate, nowTimestamp());
+      prepareForCreate(t.type, candidate, { user: ctx.user, now: nowTimestamp() });
       this.validate(t, candidate);
       if (this.writeGuard) await this.writeGuard(ctx, candidate);
       await this.admit(ctx, AdmissionPhase.Validating, AdmissionOperation.Create, candidate, null, write.dryRun, candidate.metadata.name!);
@@ -477,15 +478,18 @@ export class ResourceHandlers {
       }
       const rvIn = next.metadata.resourceVersion;
       if (rvIn && rvIn !== String(cur.revision)) throw conflict(t.gr, info.name, CONFLICT_MODIFIED);
-      if (info.subresource === 'status') next = prepareForStatusUpdate(next, currentExt);
-      else if (info.subresource === 'finalize' && t.kind === 'Namespace') next = { ...currentExt, spec: { ...((currentExt.spec as object) ?? {}), finalizers: (next.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [] } };
-      else if (info.subresource && !scaled) throw methodNotSupported(t.gr, ctx.info.verb);
-      else {
+      const strategyCtx = { user: ctx.user, now: nowTimestamp() };
+      if (info.subresource === 'status') next = prepareForStatusUpdate(t.type, next, currentExt, strategyCtx);
+      else if (info.subresource && !scaled) {
+        const prepared = prepareForSubresourceUpdate(t.type, info.subresource, next, currentExt, strategyCtx);
+        if (!prepared) throw methodNotSupported(t.gr, ctx.info.verb);
+        next = prepared;
+      } else {
         this.registry.defaults(t.served, next);
-        prepareForUpdate(t.type, next, currentExt);
+        prepareForUpdate(t.type, next, currentExt, strategyCtx);
       }
       next = (await this.admit(ctx, AdmissionPhase.Mutating, AdmissionOperation.Update, next, currentExt, write.dryRun, info.name))!;
-      this.validate(t, next, currentExt);
+      this.validate(t, next, currentExt, scaled ? undefined : info.subresource);
       if (this.writeGuard) await this.writeGuard(ctx, next);
       await this.admit(ctx, AdmissionPhase.Validating, AdmissionOperation.Update, next, currentExt, write.dryRun, info.name);
       next.metadata.resourceVersion = String(cur.revision);

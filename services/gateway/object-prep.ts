@@ -5,7 +5,8 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { ApiObject, ObjectMeta } from '../../shared/api/types.js';
 import type { FieldError } from '../../shared/api/status.js';
-import type { ResourceType } from '../../shared/registry/types.js';
+import type { ResourceType, StrategyContext } from '../../shared/registry/types.js';
+import { subresourceStrategy } from '../../shared/registry/subresources.js';
 
 /** RFC 3339 with second precision, as the API serializes metav1.Time. */
 export function nowTimestamp(now?: Date): string {
@@ -38,11 +39,11 @@ function hasStatus(type: ResourceType): boolean {
 }
 
 /** Server-owned metadata and status handling for a create (before validation). */
-export function prepareForCreate(type: ResourceType, obj: ApiObject, now: string): void {
+export function prepareForCreate(type: ResourceType, obj: ApiObject, ctx: StrategyContext): void {
   const m = (obj.metadata ??= {});
   if (!m.name && m.generateName) m.name = generateName(m.generateName);
   m.uid = randomUUID();
-  m.creationTimestamp = now;
+  m.creationTimestamp = ctx.now;
   if (type.generation !== false) m.generation = 1;
   else delete m.generation;
   delete m.resourceVersion;
@@ -50,7 +51,7 @@ export function prepareForCreate(type: ResourceType, obj: ApiObject, now: string
   delete m.deletionGracePeriodSeconds;
   delete m.selfLink;
   if (hasStatus(type)) delete obj.status;
-  type.strategy?.prepareForCreate?.(obj);
+  type.strategy?.prepareForCreate?.(obj, ctx);
 }
 
 const SERVER_OWNED_META = ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const;
@@ -64,7 +65,7 @@ function specPart(o: ApiObject): string {
  * Update of the main resource: server-owned metadata comes from `old`; for types with a status
  * subresource the status is kept from `old`; generation increments when the spec changed.
  */
-export function prepareForUpdate(type: ResourceType, obj: ApiObject, old: ApiObject): void {
+export function prepareForUpdate(type: ResourceType, obj: ApiObject, old: ApiObject, ctx: StrategyContext): void {
   const m = (obj.metadata ??= {});
   for (const k of SERVER_OWNED_META) {
     if (old.metadata[k] !== undefined) (m as Record<string, unknown>)[k] = old.metadata[k];
@@ -75,15 +76,24 @@ export function prepareForUpdate(type: ResourceType, obj: ApiObject, old: ApiObj
     else delete obj.status;
   }
   if (type.generation !== false && specPart(obj) !== specPart(old)) m.generation = (old.metadata.generation ?? 1) + 1;
-  type.strategy?.prepareForUpdate?.(obj, old);
+  type.strategy?.prepareForUpdate?.(obj, old, ctx);
 }
 
-/** Update through `/status`: only status changes; everything else is kept from `old`. */
-export function prepareForStatusUpdate(obj: ApiObject, old: ApiObject): ApiObject {
+/**
+ * Update through `/status`: only status changes; everything else is kept from `old`. The type's
+ * status strategy may then narrow what of the status a status writer owns.
+ */
+export function prepareForStatusUpdate(type: ResourceType, obj: ApiObject, old: ApiObject, ctx: StrategyContext): ApiObject {
   const next: ApiObject = { ...old, metadata: { ...old.metadata, resourceVersion: obj.metadata?.resourceVersion } };
   if (obj.status !== undefined) next.status = obj.status;
   else delete next.status;
-  return next;
+  return subresourceStrategy(type, 'status')?.prepareForUpdate(next, old, ctx) ?? next;
+}
+
+/** Update through another subresource (`approval`, `finalize`): the type's strategy for it builds
+ *  the object; undefined when the type has none. */
+export function prepareForSubresourceUpdate(type: ResourceType, subresource: string, obj: ApiObject, old: ApiObject, ctx: StrategyContext): ApiObject | undefined {
+  return subresourceStrategy(type, subresource)?.prepareForUpdate(obj, old, ctx);
 }
 
 /** Metadata rules of updates that concern lifecycle rather than shape. */

@@ -16,6 +16,7 @@ import { negotiate, type Offer } from '../../shared/api/negotiate.js';
 import { parseRequestInfo, type RequestInfo } from '../../shared/api/request-info.js';
 import { ServiceName } from '../../shared/bus/subjects.js';
 import { Registry } from '../../shared/registry/registry.js';
+import { servedSubresourceVerbs } from '../../shared/registry/subresources.js';
 import { BucketNotFoundError, lastRevision, openObjectBucket } from '../../shared/store/kv-bucket.js';
 import { escapeToken } from '../../shared/store/key-codec.js';
 import { busRequest } from '../../shared/bus/client.js';
@@ -320,9 +321,9 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
       return reviews.create(ctx);
     }
     if (sub) {
-      const allowed = (sub === 'status' && t.type.subresources?.status) || (sub === 'scale' && t.type.subresources?.scale) || (sub === 'finalize' && t.kind === 'Namespace');
-      if (!allowed) throw notFoundPath();
-      if (!['get', 'update', 'patch'].includes(info.verb) || (sub === 'finalize' && info.verb !== 'update')) throw methodNotSupported(t.gr, info.verb);
+      const subVerbs = servedSubresourceVerbs(t.type, sub);
+      if (!subVerbs) throw notFoundPath();
+      if (!subVerbs.includes(info.verb)) throw methodNotSupported(t.gr, info.verb);
     } else if (!verbs.includes(info.verb)) {
       throw methodNotSupported(t.gr, info.verb);
     }

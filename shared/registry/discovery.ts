@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { DEFAULT_VERBS } from './types.js';
 import type { ApiGroupInfo, ServedResource } from './registry.js';
 import type { ResourceType } from './types.js';
+import { UPDATE_SUBRESOURCE_VERBS } from './subresources.js';
 
 export type { ApiGroupInfo, ServedResource };
 
@@ -65,8 +66,8 @@ function storageVersionOf(source: DiscoverySource, type: ResourceType): string {
   return source.storageVersion?.(type) || type.storageVersion || type.versions[0]?.name || CORE_VERSION;
 }
 
-const STATUS_VERBS = ['get', 'patch', 'update'];
-const SCALE_VERBS = ['get', 'patch', 'update'];
+const STATUS_VERBS = UPDATE_SUBRESOURCE_VERBS;
+const SCALE_VERBS = UPDATE_SUBRESOURCE_VERBS;
 
 /** Subresource kinds that live in another group version than their parent. `others` entries may
  *  also name `group`/`version` explicitly; this table covers the upstream built-ins when they do not. */

@@ -22,6 +22,7 @@ import {
   type ShapeNode,
 } from './schema-tools.js';
 import type { JsonSchema, ResourceType, VersionDef } from './types.js';
+import { subresourceStrategy, subresourceStrategyProblems } from './subresources.js';
 import { compareVersions } from './versions.js';
 
 export { compareVersions } from './versions.js';
@@ -236,9 +237,10 @@ export class Registry {
 
   /**
    * All problems of an object about to be written: schema (types, required, enums, formats),
-   * generic metadata rules, then the type's own rules. `old` makes it an update.
+   * generic metadata rules, then the type's own rules. `old` makes it an update; `subresource`
+   * one through that subresource, checked by its own rules when its strategy has them.
    */
-  validate(served: ServedResource, obj: ApiObject, old?: ApiObject): FieldError[] {
+  validate(served: ServedResource, obj: ApiObject, old?: ApiObject, subresource?: string): FieldError[] {
     const { validator, shape } = this.compiledFor(served);
     const type = served.type;
     const meta = isPlainObject(obj.metadata) ? obj.metadata : {};
@@ -262,7 +264,8 @@ export class Registry {
     const shapeBroken = schemaErrors.some((e) => e.keyword === 'type');
     const strategy = type.strategy;
     if (!shapeBroken && strategy) {
-      if (old && strategy.validateUpdate) errs.push(...strategy.validateUpdate(subject, old));
+      const validateUpdate = (subresource && subresourceStrategy(type, subresource)?.validateUpdate) || strategy.validateUpdate;
+      if (old && validateUpdate) errs.push(...validateUpdate(subject, old));
       else if (strategy.validate) errs.push(...strategy.validate(subject));
     }
     return dedupeFieldErrors(errs);
@@ -319,6 +322,8 @@ export class Registry {
     const kinds = new Set<string>();
     for (const t of this.types) {
       if (t.versions.length === 0) throw new Error(`registry: ${t.kind} has no versions`);
+      const problems = subresourceStrategyProblems(t);
+      if (problems.length) throw new Error(`registry: ${problems.join('; ')}`);
       for (const v of t.versions) {
         const r = `${gvKey(t.group, v.name)}/${t.plural}`;
         const k = `${gvKey(t.group, v.name)}/${t.kind}`;

@@ -2,7 +2,7 @@
 // needs: routes, discovery, OpenAPI, authorization attributes, validation and table output.
 
 import type { FieldError } from '../api/status.js';
-import type { ApiObject } from '../api/types.js';
+import type { ApiObject, UserInfo } from '../api/types.js';
 
 /** A JSON Schema (draft-07 subset that is also valid OpenAPI v2/v3): type, properties, required,
  *  items, additionalProperties, enum, format, minimum/maximum, minLength/maxLength, pattern,
@@ -39,17 +39,44 @@ export interface VersionDef {
   defaults?(obj: ApiObject): void;
 }
 
+/** What a strategy may know of the request besides the objects (upstream passes a context). */
+export interface StrategyContext {
+  /** The user the request runs as (after impersonation); absent for writes the server makes itself. */
+  user?: UserInfo;
+  /** The request's time (RFC 3339, second precision), for timestamps a strategy fills in. */
+  now: string;
+}
+
+/**
+ * An update through a subresource (upstream's per-subresource strategies). `prepareForUpdate`
+ * builds the object to store from the client's object and the stored one, taking from the
+ * client only what the subresource owns. For `status` it refines the generic status handling
+ * (spec and metadata are already kept from `old`); for any other name it is the whole story.
+ */
+export interface SubresourceStrategy {
+  /** Returns the object to store; must not change `old` (it is also admission's oldObject). */
+  prepareForUpdate(obj: ApiObject, old: ApiObject, ctx: StrategyContext): ApiObject;
+  /** Replaces the type's `validateUpdate` for writes through this subresource. */
+  validateUpdate?(obj: ApiObject, old: ApiObject): FieldError[];
+}
+
 /** Hooks of the generic store, after kube-apiserver's RESTCreateStrategy/RESTUpdateStrategy. */
 export interface Strategy {
   /** Fill defaults in place (after decoding, before validation). */
   defaults?(obj: ApiObject): void;
   /** Normalise on create, e.g. clear `status` for types with a status subresource. */
-  prepareForCreate?(obj: ApiObject): void;
+  prepareForCreate?(obj: ApiObject, ctx: StrategyContext): void;
   /** Normalise on update of the main resource, e.g. keep `status` from `old`. */
-  prepareForUpdate?(obj: ApiObject, old: ApiObject): void;
+  prepareForUpdate?(obj: ApiObject, old: ApiObject, ctx: StrategyContext): void;
   /** Type-specific validation beyond the JSON schema (metadata is validated generically). */
   validate?(obj: ApiObject): FieldError[];
   validateUpdate?(obj: ApiObject, old: ApiObject): FieldError[];
+  /**
+   * Updates through subresources. `status` here refines the generic `/status` handling; any other
+   * name (`approval`, `finalize`) must also be listed in `subresources.others`, whose verbs
+   * (among get, patch, update) are the ones served. The registry refuses a type where the two disagree.
+   */
+  subresources?: Record<string, SubresourceStrategy>;
 }
 
 export interface Subresources {
@@ -57,8 +84,10 @@ export interface Subresources {
   status?: boolean;
   /** `/scale` (autoscaling/v1 Scale). */
   scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
-  /** Other subresources served by later issues (`log`, `exec`, `approval`, `token`, `eviction`,
-   *  `binding`, `proxy`, ...): listed in discovery with their verbs. */
+  /** Other subresources (`log`, `exec`, `approval`, `finalize`, `token`, `eviction`, `binding`,
+   *  `proxy`, ...): listed in discovery with their verbs. Those with a `strategy.subresources`
+   *  entry are served for get/patch/update by the generic handlers; the rest are discovery only
+   *  until a handler serves them. */
   others?: Array<{ name: string; kind: string; verbs: string[] }>;
 }
 

@@ -4,8 +4,9 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { Kvm, type KV } from '@nats-io/kv';
 import { startTestNats, type TestNats } from '../../../test/support/nats.js';
 import { busRequest } from '../../../shared/bus/client.js';
-import { Subjects } from '../../../shared/bus/subjects.js';
-import type { AdmissionReply, AdmissionRequest } from '../../../shared/bus/messages.js';
+import { ServiceName, Subjects } from '../../../shared/bus/subjects.js';
+import { jsonEndpoint, startJsonService } from '../../../shared/bus/service.js';
+import type { AdmissionReply, AdmissionRequest, AuthzAttributes, AuthzReply } from '../../../shared/bus/messages.js';
 import type { StatusError } from '../../../shared/api/status.js';
 import { createAdmissionService, type AdmissionServiceDeps } from '../service.js';
 
@@ -41,6 +42,29 @@ function deleteNamespace(name: string, phase: AdmissionRequest['phase'] = 'mutat
     userInfo: { username: 'jane', groups: ['system:authenticated'] },
     object: null,
     oldObject: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+    dryRun: false,
+  };
+}
+
+function approveCsr(username: string): AdmissionRequest {
+  const csr = (signerName: string, conditions: unknown[]) => ({
+    apiVersion: 'certificates.platform.io/v1',
+    kind: 'CertificateSigningRequest',
+    metadata: { name: 'csr1' },
+    spec: { request: 'cmVxdWVzdA==', signerName, usages: ['client auth'] },
+    status: { conditions },
+  });
+  return {
+    uid: `req-${Math.random()}`,
+    phase: 'validating',
+    kind: { group: 'certificates.platform.io', version: 'v1', kind: 'CertificateSigningRequest' },
+    resource: { group: 'certificates.platform.io', version: 'v1', resource: 'certificatesigningrequests' },
+    subResource: 'approval',
+    name: 'csr1',
+    operation: 'UPDATE',
+    userInfo: { username, groups: ['system:authenticated'] },
+    object: csr('example.com/foo', [{ type: 'Approved', status: 'True' }]),
+    oldObject: csr('example.com/foo', []),
     dryRun: false,
   };
 }
@@ -170,6 +194,53 @@ describe('admission service', () => {
     await withService({ config: { disable: ['NamespaceLifecycle'], enable: ['AlwaysAdmit'] } }, async (admit) => {
       assert.equal((await admit(createConfigMap('nowhere'))).allowed, true);
       assert.equal((await admit(deleteNamespace('default'))).allowed, true);
+    });
+  });
+
+  test('admission - CertificateApproval asks the authz service about the signer: approve allows, none is 403, no authz is 503', async () => {
+    const asked: AuthzAttributes[] = [];
+    const authzNc = await nats.connect('authz-stand-in');
+    const authz = await startJsonService(authzNc, {
+      name: ServiceName.authz,
+      version: '0.0.1',
+      description: 'fake authz for admission tests',
+      endpoints: [
+        jsonEndpoint<AuthzAttributes, AuthzReply>(Subjects.authzAuthorize, (a) => {
+          asked.push(a);
+          return { decision: a.user.username === 'approver' && a.verb === 'approve' && a.name === 'example.com/*' ? 'Allow' : 'NoOpinion' };
+        }),
+      ],
+    });
+    let authzUp = true;
+    try {
+      await withService({ config: {} }, async (admit) => {
+        assert.deepEqual(await admit(approveCsr('approver')), { allowed: true });
+        assert.deepEqual(
+          asked.map((a) => [a.user.username, a.verb, a.isResourceRequest, a.apiGroup, a.resource, a.name]),
+          [
+            ['approver', 'approve', true, 'certificates.platform.io', 'signers', 'example.com/foo'],
+            ['approver', 'approve', true, 'certificates.platform.io', 'signers', 'example.com/*'],
+          ],
+        );
+        const denied = await admit(approveCsr('jane'));
+        assert.equal(denied.allowed, false);
+        assert.equal(denied.status?.code, 403);
+        assert.equal(denied.status?.message, 'certificatesigningrequests.certificates.platform.io "csr1" is forbidden: user not permitted to approve requests with signerName "example.com/foo"');
+        await authz.stop();
+        authzUp = false;
+        const down = await admit(approveCsr('approver'));
+        assert.equal(down.allowed, false, 'an unanswered authorization never admits');
+        assert.equal(down.status?.code, 503);
+      });
+    } finally {
+      if (authzUp) await authz.stop();
+      await authzNc.close();
+    }
+  });
+
+  test('admission - the certificate plugins can be disabled', async () => {
+    await withService({ config: { disable: ['CertificateApproval'] } }, async (admit) => {
+      assert.deepEqual(await admit(approveCsr('jane')), { allowed: true });
     });
   });
 

@@ -43,6 +43,7 @@ import { encodeKey } from '../../../shared/store/key-codec.js';
 import { createGatewayService, type GatewayConfig, type GatewayService } from '../service.js';
 import { defaultIdentityOptions } from '../identity.js';
 import { defaultHandlerOptions } from '../handlers.js';
+import { csrRequest } from '../../../test/support/csr.js';
 
 const NS = 'team-a';
 const IDENTITY_BUS_TIMEOUT_MS = 400;
@@ -571,6 +572,83 @@ describe('gateway service', () => {
     assert.ok(calls.admit.every((a) => a.dryRun), 'admission is told it is a dry run');
     assert.equal(await stored('dry'), null);
     assert.equal((await request('GET', cmUrl('dry'))).statusCode, 404);
+  });
+
+  // ---- subresources -----------------------------------------------------------------------
+
+  const CSR_GROUP = 'certificates.platform.io';
+  const csrUrl = (name?: string, sub?: string) => `/apis/${CSR_GROUP}/v1/certificatesigningrequests${name ? `/${name}` : ''}${sub ? `/${sub}` : ''}`;
+  const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
+  const CERT = Buffer.from('-----BEGIN CERTIFICATE-----\nMAMCAQA=\n-----END CERTIFICATE-----\n').toString('base64');
+
+  async function createCsr(name: string, token = 'tok-admin', spec: Record<string, unknown> = {}): Promise<ApiObject> {
+    const body = { apiVersion: `${CSR_GROUP}/v1`, kind: 'CertificateSigningRequest', metadata: { name }, spec: { request: await csrRequest(`CN=${name}`), signerName: 'example.com/foo', usages: ['client auth'], ...spec } };
+    const res = await request('POST', csrUrl(), { token, body });
+    assert.equal(res.statusCode, 201, res.body);
+    return res.json();
+  }
+
+  test('gateway - a CSR records the requesting user, whatever the client wrote', async () => {
+    users.set('tok-jane', { username: 'jane', uid: 'jane-uid', groups: ['developers', 'system:authenticated'], extra: { scopes: ['csr'] } });
+    const csr = await createCsr('gw-requester', 'tok-jane', { username: 'root', uid: 'root-uid', groups: ['system:masters'] });
+    const spec = csr.spec as Record<string, unknown>;
+    assert.deepEqual([spec.username, spec.uid, spec.groups, spec.extra], ['jane', 'jane-uid', ['developers', 'system:authenticated'], { scopes: ['csr'] }]);
+  });
+
+  test('gateway - CSR /approval: GET returns the CSR; PUT changes only the conditions, timestamped, authorized and admitted as the subresource', async () => {
+    await createCsr('gw-approve');
+    const got = await request('GET', csrUrl('gw-approve', 'approval'));
+    assert.equal(got.statusCode, 200, got.body);
+    const current = got.json();
+    assert.equal(current.kind, 'CertificateSigningRequest');
+    assert.equal(current.metadata.name, 'gw-approve');
+    calls.authz.length = 0;
+    calls.admit.length = 0;
+    const sent = { ...current, metadata: { ...current.metadata, labels: { sneaky: 'yes' } }, spec: { ...current.spec, signerName: 'example.com/other' }, status: { conditions: [{ type: 'Approved', status: 'True', reason: 'GatewayTest' }], certificate: CERT } };
+    const res = await request('PUT', csrUrl('gw-approve', 'approval'), { token: 'tok-approver', body: sent });
+    assert.equal(res.statusCode, 200, res.body);
+    const approved = res.json();
+    assert.equal(approved.spec.signerName, 'example.com/foo', 'the request is fixed');
+    assert.equal(approved.metadata.labels, undefined);
+    assert.equal(approved.status.certificate, undefined, 'an approver cannot issue');
+    assert.equal(approved.status.conditions.length, 1);
+    const [cond] = approved.status.conditions;
+    assert.equal(cond.type, 'Approved');
+    assert.equal(cond.reason, 'GatewayTest');
+    assert.match(cond.lastUpdateTime, RFC3339);
+    assert.match(cond.lastTransitionTime, RFC3339);
+    const stored = (await kv.get(encodeKey({ group: CSR_GROUP, resource: 'certificatesigningrequests', name: 'gw-approve' })))!.json<ApiObject>();
+    assert.deepEqual((stored.status as { conditions: unknown[] }).conditions, approved.status.conditions);
+    const authz = calls.authz.find((a) => a.user.username === 'approver');
+    assert.deepEqual([authz?.verb, authz?.resource, authz?.subresource, authz?.name], ['update', 'certificatesigningrequests', 'approval', 'gw-approve']);
+    assert.ok(calls.admit.length > 0, 'admission was called');
+    for (const a of calls.admit) assert.deepEqual([a.operation, a.subResource, a.name], ['UPDATE', 'approval', 'gw-approve']);
+  });
+
+  test('gateway - CSR /approval takes a merge patch; /status cannot approve; other verbs are 405 and unknown subresources 404', async () => {
+    await createCsr('gw-deny');
+    const patched = await gateway.app.inject({
+      method: 'PATCH',
+      url: csrUrl('gw-deny', 'approval'),
+      headers: { authorization: 'Bearer tok-admin', 'content-type': 'application/merge-patch+json' },
+      payload: JSON.stringify({ status: { conditions: [{ type: 'Denied', status: 'True', reason: 'NotToday' }] } }),
+    });
+    assert.equal(patched.statusCode, 200, patched.body);
+    assert.deepEqual(patched.json().status.conditions.map((c: { type: string }) => c.type), ['Denied']);
+
+    await createCsr('gw-status');
+    const current = (await request('GET', csrUrl('gw-status'))).json();
+    const viaStatus = await request('PUT', csrUrl('gw-status', 'status'), { body: { ...current, status: { conditions: [{ type: 'Approved', status: 'True' }] } } });
+    assert.equal(viaStatus.statusCode, 422, viaStatus.body);
+    assert.match(viaStatus.json().message, /updates may not add a condition of type "Approved"/);
+
+    for (const method of ['DELETE', 'POST'] as const) {
+      const res = await request(method, csrUrl('gw-status', 'approval'), method === 'POST' ? { body: current } : {});
+      assert.equal(res.statusCode, 405, `${method}: ${res.body}`);
+    }
+    for (const sub of ['bogus', 'constructor', 'finalize']) assert.equal((await request('GET', csrUrl('gw-status', sub))).statusCode, 404, sub);
+    // Namespaces keep their update-only /finalize through the same mechanism.
+    assert.equal((await request('GET', `/api/v1/namespaces/${NS}/finalize`)).statusCode, 405);
   });
 
   // ---- impersonation, reviews, TokenRequest, RBAC writes ----------------------------------

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ResourceType } from '../../../shared/registry/types.js';
-import { DeleteOutcome, generateName, markTerminating, nowTimestamp, planDelete, prepareForCreate, prepareForStatusUpdate, prepareForUpdate, readyForRemoval, validateLifecycleUpdate } from '../object-prep.js';
+import type { ApiObject } from '../../../shared/api/types.js';
+import type { ResourceType, StrategyContext } from '../../../shared/registry/types.js';
+import { DeleteOutcome, generateName, markTerminating, nowTimestamp, planDelete, prepareForCreate, prepareForStatusUpdate, prepareForSubresourceUpdate, prepareForUpdate, readyForRemoval, validateLifecycleUpdate } from '../object-prep.js';
 
 const deployments: ResourceType = {
   group: 'apps',
@@ -13,17 +14,18 @@ const deployments: ResourceType = {
   subresources: { status: true },
 };
 const configmaps: ResourceType = { ...deployments, group: '', kind: 'ConfigMap', plural: 'configmaps', singular: 'configmap', subresources: {}, generation: false };
+const at = (now: string): StrategyContext => ({ now, user: { username: 'jane', groups: ['system:authenticated'] } });
 
 test('object prep - create sets server-owned metadata, generates names and drops status', () => {
   const obj: any = { metadata: { generateName: 'web-', resourceVersion: '5', uid: 'client-chosen' }, spec: { replicas: 1 }, status: { replicas: 9 } };
-  prepareForCreate(deployments, obj, '2026-01-01T00:00:00Z');
+  prepareForCreate(deployments, obj, at('2026-01-01T00:00:00Z'));
   assert.match(obj.metadata.name as string, /^web-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
   assert.notEqual(obj.metadata.uid, 'client-chosen');
   assert.equal((obj.metadata as any).resourceVersion, undefined);
   assert.equal((obj.metadata as any).generation, 1);
   assert.equal((obj as any).status, undefined);
   const cm = { metadata: { name: 'c', generation: 4 }, data: {} };
-  prepareForCreate(configmaps, cm, nowTimestamp());
+  prepareForCreate(configmaps, cm, at(nowTimestamp()));
   assert.equal((cm.metadata as any).generation, undefined);
   assert.match((cm.metadata as any).creationTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
 });
@@ -31,21 +33,67 @@ test('object prep - create sets server-owned metadata, generates names and drops
 test('object prep - update keeps server-owned metadata and status, bumps generation on spec change only', () => {
   const old = { metadata: { name: 'd', uid: 'u1', creationTimestamp: 't0', generation: 3 }, spec: { replicas: 1 }, status: { replicas: 1 } };
   const sameSpec = { metadata: { name: 'd', uid: 'forged', labels: { a: 'b' } }, spec: { replicas: 1 }, status: { replicas: 50 } };
-  prepareForUpdate(deployments, sameSpec, old);
+  prepareForUpdate(deployments, sameSpec, old, at('t1'));
   assert.equal(sameSpec.metadata.uid, 'u1');
   assert.equal((sameSpec.metadata as any).generation, 3);
   assert.deepEqual(sameSpec.status, { replicas: 1 });
   const newSpec = { metadata: { name: 'd' }, spec: { replicas: 2 } };
-  prepareForUpdate(deployments, newSpec, old);
+  prepareForUpdate(deployments, newSpec, old, at('t1'));
   assert.equal((newSpec.metadata as any).generation, 4);
 });
 
 test('object prep - status update changes only status', () => {
   const old = { metadata: { name: 'd', labels: { a: '1' } }, spec: { replicas: 1 }, status: { replicas: 1 } };
-  const next = prepareForStatusUpdate({ metadata: { name: 'd', labels: { a: 'changed' }, resourceVersion: '7' }, spec: { replicas: 5 }, status: { replicas: 2 } }, old);
+  const next = prepareForStatusUpdate(deployments, { metadata: { name: 'd', labels: { a: 'changed' }, resourceVersion: '7' }, spec: { replicas: 5 }, status: { replicas: 2 } }, old, at('t1'));
   assert.deepEqual(next.spec, { replicas: 1 });
   assert.deepEqual(next.metadata.labels, { a: '1' });
   assert.deepEqual(next.status, { replicas: 2 });
+});
+
+// A type whose strategy hooks record what they were handed, to show the generic code calls them.
+const seen: Array<{ hook: string; user?: string; now: string; obj?: ApiObject }> = [];
+const gadgets: ResourceType = {
+  ...deployments,
+  kind: 'Gadget',
+  plural: 'gadgets',
+  singular: 'gadget',
+  subresources: { status: true, others: [{ name: 'approval', kind: 'Gadget', verbs: ['update'] }] },
+  strategy: {
+    prepareForCreate: (_o, ctx) => void seen.push({ hook: 'create', now: ctx.now, ...(ctx.user ? { user: ctx.user.username } : {}) }),
+    subresources: {
+      // The status writer owns status.ready only.
+      status: { prepareForUpdate: (o, old) => ({ ...o, status: { ...(old.status as object), ready: (o.status as { ready?: boolean }).ready } }) },
+      approval: {
+        prepareForUpdate: (o, old, ctx) => {
+          seen.push({ hook: 'approval', now: ctx.now, obj: o, ...(ctx.user ? { user: ctx.user.username } : {}) });
+          return { ...old, status: { ...(old.status as object), approved: ctx.user?.username } };
+        },
+      },
+    },
+  },
+};
+
+test('object prep - the type\'s create hook sees the requesting user and time', () => {
+  seen.length = 0;
+  prepareForCreate(gadgets, { metadata: { name: 'g' } }, at('t2'));
+  assert.deepEqual(seen, [{ hook: 'create', now: 't2', user: 'jane' }]);
+});
+
+test('object prep - a status strategy narrows what a status update changes', () => {
+  const old = { metadata: { name: 'g' }, spec: { a: 1 }, status: { ready: false, owner: 'controller' } };
+  const next = prepareForStatusUpdate(gadgets, { metadata: { name: 'g' }, spec: { a: 2 }, status: { ready: true, owner: 'someone else' } }, old, at('t1'));
+  assert.deepEqual(next.status, { ready: true, owner: 'controller' });
+  assert.deepEqual(next.spec, { a: 1 });
+});
+
+test('object prep - another subresource is prepared by its strategy, or not at all', () => {
+  seen.length = 0;
+  const old = { metadata: { name: 'g' }, spec: { a: 1 }, status: { ready: true } };
+  const next = prepareForSubresourceUpdate(gadgets, 'approval', { metadata: { name: 'g' }, spec: { a: 9 } }, old, at('t3'));
+  assert.deepEqual(next, { metadata: { name: 'g' }, spec: { a: 1 }, status: { ready: true, approved: 'jane' } });
+  assert.equal(seen[0]?.now, 't3');
+  assert.equal(prepareForSubresourceUpdate(gadgets, 'finalize', { metadata: { name: 'g' } }, old, at('t3')), undefined);
+  assert.equal(prepareForSubresourceUpdate(deployments, 'approval', { metadata: { name: 'g' } }, old, at('t3')), undefined);
 });
 
 test('object prep - deletion table: finalizers keep the object terminating until empty', () => {

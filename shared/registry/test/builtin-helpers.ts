@@ -5,7 +5,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FieldError } from '../../api/status.js';
 import type { ApiObject } from '../../api/types.js';
-import type { ResourceType } from '../types.js';
+import type { ResourceType, StrategyContext } from '../types.js';
 
 const ajv = new Ajv.default({ strict: false, allErrors: true });
 addFormats.default(ajv);
@@ -24,8 +24,11 @@ export function schemaErrors(type: ResourceType, obj: ApiObject, version = type.
   return validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`);
 }
 
+/** The request a helper's create or update runs as. */
+export const testStrategyContext: StrategyContext = { user: { username: 'jane', uid: 'jane-uid', groups: ['developers', 'system:authenticated'] }, now: '2026-01-02T03:04:05Z' };
+
 /** Version defaults, type defaults, create preparation, then type validation. */
-export function createFlow(type: ResourceType, obj: ApiObject, version = type.versions[0]!.name): { obj: ApiObject; errors: FieldError[]; schema: string[] } {
+export function createFlow(type: ResourceType, obj: ApiObject, version = type.versions[0]!.name, ctx: StrategyContext = testStrategyContext): { obj: ApiObject; errors: FieldError[]; schema: string[] } {
   const o = structuredClone(obj);
   o.apiVersion ??= type.group ? `${type.group}/${version}` : version;
   o.kind ??= type.kind;
@@ -33,7 +36,7 @@ export function createFlow(type: ResourceType, obj: ApiObject, version = type.ve
   type.strategy?.defaults?.(o);
   o.metadata.uid ??= '5f0c7a7e-0000-4000-8000-000000000001';
   if (type.subresources?.status) delete o.status;
-  type.strategy?.prepareForCreate?.(o);
+  type.strategy?.prepareForCreate?.(o, ctx);
   return { obj: o, errors: type.strategy?.validate?.(o) ?? [], schema: schemaErrors(type, o, version) };
 }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { builtinTypes } from '../index.js';
 import { createBuiltinRegistry } from '../builtin-registry.js';
-import { createFlow, fields } from './builtin-helpers.js';
+import { createFlow, fields, testStrategyContext } from './builtin-helpers.js';
 import { samples } from './builtin-samples.js';
 
 const key = (t: { group: string; plural: string }) => `${t.group}/${t.plural}`;
@@ -80,7 +80,7 @@ describe('builtinTypes', () => {
       registry.defaults(served, obj);
       // The generic create path assigns the uid before the type's prepareForCreate.
       obj.metadata.uid ??= '5f0c7a7e-0000-4000-8000-000000000001';
-      t.strategy?.prepareForCreate?.(obj);
+      t.strategy?.prepareForCreate?.(obj, testStrategyContext);
       const errs = registry.validate(served, obj);
       assert.deepEqual(errs, [], `${key(t)}: ${JSON.stringify(errs)}`);
       assert.deepEqual(registry.unknownFields(served, obj), [], `${key(t)} unknown fields`);

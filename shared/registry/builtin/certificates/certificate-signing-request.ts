@@ -1,11 +1,14 @@
 // CertificateSigningRequests: clients ask a signer for a certificate; approval and issuance
-// happen through the `approval` and `status` subresources.
+// happen through the `approval` and `status` subresources, each of which may change only its own
+// part (upstream's csrStrategy, csrApprovalStrategy and csrStatusStrategy): the request is fixed
+// at creation and names its requester, approval touches only the conditions, and a signer
+// writing `/status` can neither approve nor deny.
 
 import type { FieldError } from '../../../api/status.js';
-import type { ApiObject } from '../../../api/types.js';
-import type { ResourceType } from '../../types.js';
+import type { ApiObject, UserInfo } from '../../../api/types.js';
+import type { ResourceType, StrategyContext } from '../../types.js';
 import { ageColumn, humanDuration } from '../common/columns.js';
-import { asArray, asObject, at, duplicate, duplicates, invalidValue, isDnsSubdomain, required, unsupported } from '../common/field-errors.js';
+import { asArray, asObject, at, duplicate, duplicates, forbidden, invalidValue, isDnsSubdomain, jsonEqual, required, unsupported } from '../common/field-errors.js';
 import { atomicList, bytes, int32, mapList, obj, str, strEnum, time } from '../common/schema.js';
 import { isDerSequence, scanPem } from './pem.js';
 
@@ -92,7 +95,7 @@ export function validateCertificate(certificate: unknown): FieldError[] {
   return [];
 }
 
-function validateConditions(conditions: unknown): FieldError[] {
+function validateConditions(conditions: unknown, allowBoth: boolean): FieldError[] {
   const errs: FieldError[] = [];
   const seen = new Set<string>();
   asArray(conditions).forEach((c, i) => {
@@ -104,13 +107,13 @@ function validateConditions(conditions: unknown): FieldError[] {
     else if (seen.has(type)) errs.push(duplicate(`${f}.type`, type));
     seen.add(type);
     if (typeof cond.status !== 'string' || !cond.status) errs.push(required(`${f}.status`));
-    else if (CSR_CONDITION_TYPES.includes(type) && cond.status !== 'True' && (type === 'Approved' || type === 'Denied')) errs.push(unsupported(`${f}.status`, cond.status, ['True']));
+    else if (CSR_CONDITION_TYPES.includes(type) && cond.status !== 'True') errs.push(unsupported(`${f}.status`, cond.status, ['True']));
   });
-  if (seen.has('Approved') && seen.has('Denied')) errs.push(invalidValue('status.conditions', 'Approved', 'Approved and Denied conditions are mutually exclusive'));
+  if (seen.has('Approved') && seen.has('Denied') && !allowBoth) errs.push(invalidValue('status.conditions', 'Approved', 'Approved and Denied conditions are mutually exclusive'));
   return errs;
 }
 
-function validateCSR(o: ApiObject): FieldError[] {
+function validateCSR(o: ApiObject, allowBothApprovedAndDenied = false): FieldError[] {
   const spec = asObject(o.spec) ?? {};
   const errs = validateRequest(spec.request);
   const signer = spec.signerName;
@@ -126,7 +129,7 @@ function validateCSR(o: ApiObject): FieldError[] {
   const usages = asArray(spec.usages);
   if (!usages.length) errs.push(required('spec.usages'));
   errs.push(...duplicates('spec.usages', usages));
-  errs.push(...validateConditions(at(o, 'status.conditions')));
+  errs.push(...validateConditions(at(o, 'status.conditions'), allowBothApprovedAndDenied));
   errs.push(...validateCertificate(at(o, 'status.certificate')));
   return errs;
 }
@@ -137,22 +140,100 @@ function validateCSRCreate(o: ApiObject): FieldError[] {
   return errs;
 }
 
-function conditionTypes(o: ApiObject): Set<string> {
-  return new Set(asArray(at(o, 'status.conditions')).map((c) => String(asObject(c)?.type ?? '')));
+function conditionsOf(o: ApiObject): Record<string, unknown>[] {
+  return asArray(at(o, 'status.conditions')).map((c) => asObject(c) ?? {});
 }
 
-// Approval decisions and issued certificates are final.
-function validateCSRUpdate(o: ApiObject, old: ApiObject): FieldError[] {
-  const errs = validateCSR(o);
-  const now = conditionTypes(o);
+function conditionsOfType(o: ApiObject, type: string): Record<string, unknown>[] {
+  return conditionsOf(o).filter((c) => c.type === type);
+}
+
+/** What an update path may change besides the other conditions (upstream's validation options). */
+interface UpdatePath {
+  /** `/approval`: add Approved or Denied. */
+  approval?: boolean;
+  /** `/status`: set the certificate (once). */
+  certificate?: boolean;
+}
+
+// Decisions and issued certificates are final; each is made through its own subresource.
+function validateCSRUpdate(o: ApiObject, old: ApiObject, path: UpdatePath): FieldError[] {
+  // Stored objects that already hold both decisions stay updatable (upstream tolerates old data).
+  const errs = validateCSR(o, conditionsOfType(old, 'Approved').length > 0 && conditionsOfType(old, 'Denied').length > 0);
   for (const t of ['Approved', 'Denied', 'Failed']) {
-    if (conditionTypes(old).has(t) && !now.has(t)) errs.push({ type: 'Forbidden', field: 'status.conditions', detail: `updates may not remove a condition of type "${t}"` });
+    if (conditionsOfType(o, t).length < conditionsOfType(old, t).length) errs.push(forbidden('status.conditions', `updates may not remove a condition of type "${t}"`));
   }
-  const oldCert = at(old, 'status.certificate');
-  if (typeof oldCert === 'string' && oldCert && at(o, 'status.certificate') !== oldCert) {
-    errs.push({ type: 'Forbidden', field: 'status.certificate', detail: 'updates may not modify existing certificate content' });
+  if (!path.approval) {
+    for (const t of ['Approved', 'Denied']) {
+      const before = conditionsOfType(old, t);
+      const now = conditionsOfType(o, t);
+      if (now.length > before.length) errs.push(forbidden('status.conditions', `updates may not add a condition of type "${t}"`));
+      else if (now.length === before.length && !jsonEqual(now, before)) errs.push(forbidden('status.conditions', `updates may not modify a condition of type "${t}"`));
+    }
+  }
+  const oldCert = at(old, 'status.certificate') ?? '';
+  const newCert = at(o, 'status.certificate') ?? '';
+  if (newCert !== oldCert) {
+    if (!path.certificate) errs.push(forbidden('status.certificate', 'updates may not set certificate content'));
+    else if (oldCert) errs.push(forbidden('status.certificate', 'updates may not modify existing certificate content'));
   }
   return errs;
+}
+
+/**
+ * Fills what a client left out of the conditions it wrote: lastUpdateTime is now; lastTransitionTime
+ * is kept from a stored condition of the same type and status, else now.
+ */
+export function populateConditionTimestamps(conditions: Record<string, unknown>[], old: Record<string, unknown>[], now: string): Record<string, unknown>[] {
+  return conditions.map((c) => {
+    const out = { ...c };
+    if (!out.lastUpdateTime) out.lastUpdateTime = now;
+    if (!out.lastTransitionTime) {
+      const same = old.find((o) => o.type === c.type && o.status === c.status && o.lastTransitionTime);
+      out.lastTransitionTime = same?.lastTransitionTime ?? now;
+    }
+    return out;
+  });
+}
+
+function withConditions(status: unknown, conditions: Record<string, unknown>[]): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...(asObject(status) ?? {}) };
+  if (conditions.length) out.conditions = conditions;
+  else delete out.conditions;
+  return out;
+}
+
+/** The requester, as upstream records it: whatever the client wrote is replaced. */
+function requester(spec: Record<string, unknown>, user: UserInfo | undefined): Record<string, unknown> {
+  const { username: _u, uid: _i, groups: _g, extra: _e, ...rest } = spec;
+  if (!user) return rest;
+  const out: Record<string, unknown> = { ...rest, username: user.username };
+  if (user.uid) out.uid = user.uid;
+  if (user.groups.length) out.groups = [...user.groups];
+  if (user.extra && Object.keys(user.extra).length) out.extra = structuredClone(user.extra);
+  return out;
+}
+
+/** `/approval`: only the conditions come from the client. */
+function prepareApproval(o: ApiObject, old: ApiObject, ctx: StrategyContext): ApiObject {
+  const conditions = populateConditionTimestamps(conditionsOf(o), conditionsOf(old), ctx.now);
+  return { ...structuredClone(old), status: withConditions(old.status, conditions) };
+}
+
+/**
+ * `/status` (after the generic part kept spec and metadata): an Approved or Denied condition the
+ * stored object has is put back as stored, so a signer cannot edit a decision; adding or dropping
+ * one is left in place for validation to refuse.
+ */
+function prepareStatus(o: ApiObject, old: ApiObject, ctx: StrategyContext): ApiObject {
+  // Timestamps first: a decision put back must equal the stored one even if that has none.
+  const conditions = populateConditionTimestamps(conditionsOf(o), conditionsOf(old), ctx.now);
+  for (const t of ['Approved', 'Denied']) {
+    const before = conditionsOfType(old, t);
+    const positions = conditions.flatMap((c, i) => (c.type === t ? [i] : []));
+    if (before.length === positions.length) positions.forEach((i, k) => (conditions[i] = structuredClone(before[k]!)));
+  }
+  return { ...o, status: withConditions(o.status, conditions) };
 }
 
 function conditionCell(o: ApiObject): string {
@@ -190,11 +271,18 @@ export const certificatesigningrequests: ResourceType = {
   ],
   fieldSelectors: { 'spec.signerName': (o) => at(o, 'spec.signerName') as string | undefined },
   strategy: {
+    prepareForCreate(o, ctx) {
+      o.spec = requester(asObject(o.spec) ?? {}, ctx.user);
+    },
     prepareForUpdate(o, old) {
       // Only approval and status change through their subresources; the request is fixed.
       if (old.spec !== undefined) o.spec = structuredClone(old.spec);
     },
     validate: validateCSRCreate,
-    validateUpdate: validateCSRUpdate,
+    validateUpdate: (o, old) => validateCSRUpdate(o, old, {}),
+    subresources: {
+      approval: { prepareForUpdate: prepareApproval, validateUpdate: (o, old) => validateCSRUpdate(o, old, { approval: true }) },
+      status: { prepareForUpdate: prepareStatus, validateUpdate: (o, old) => validateCSRUpdate(o, old, { certificate: true }) },
+    },
   },
 };

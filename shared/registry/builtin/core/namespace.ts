@@ -48,5 +48,15 @@ export const namespaces: ResourceType = {
       if (oldSpec) o.spec = structuredClone(oldSpec);
       else delete o.spec;
     },
+    subresources: {
+      // The namespace controller's last step: only spec.finalizers comes from the client.
+      finalize: {
+        prepareForUpdate(o, old) {
+          const next = structuredClone(old);
+          next.spec = { ...(asObject(next.spec) ?? {}), finalizers: asObject(o.spec)?.finalizers ?? [] };
+          return next;
+        },
+      },
+    },
   },
 };
