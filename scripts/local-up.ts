@@ -164,7 +164,8 @@ export function serviceArgs(name: LocalServiceName, ctx: { natsUrl: string; stat
     case 'authz':
       return [...common, '--authorization-mode=Node,RBAC'];
     case 'admission':
-      return common;
+      // The Node authorizer's partner: what a node may change in the objects it is allowed to write.
+      return [...common, '--enable-admission-plugins=NodeRestriction'];
     case 'gateway':
       return [
         ...common,

@@ -96,6 +96,7 @@ describe('local-up state', () => {
     const state = await prepareLocalState({ dir, port: 6443, servingNames: [] });
     const ctx = { natsUrl: 'nats://127.0.0.1:4222', state, port: 6443 };
     assert.deepEqual(serviceArgs('authz', ctx), ['--nats-url=nats://127.0.0.1:4222', '--authorization-mode=Node,RBAC']);
+    assert.deepEqual(serviceArgs('admission', ctx), ['--nats-url=nats://127.0.0.1:4222', '--enable-admission-plugins=NodeRestriction']);
     const authn = serviceArgs('authn', ctx);
     for (const f of [
       '--anonymous-auth=true',
@@ -152,6 +153,7 @@ describe('local-up processes', { timeout: 120_000 }, () => {
       assert.ok(out.includes(`pid ${r!.pid}`), `${name} pid printed`);
     }
     assert.ok((await recorded(rec, 'authz'))[0]!.argv.includes('--authorization-mode=Node,RBAC'));
+    assert.ok((await recorded(rec, 'admission'))[0]!.argv.includes('--enable-admission-plugins=NodeRestriction'));
     const natsPid = Number(/nats-server pid (\d+)/.exec(out)![1]);
 
     run.child.kill('SIGTERM');

@@ -8,6 +8,7 @@ import { certificateApprovalPlugin, CERTIFICATE_APPROVAL } from './plugins/certi
 import { certificateSigningPlugin, CERTIFICATE_SIGNING } from './plugins/certificate-signing.js';
 import { certificateSubjectRestrictionPlugin, CERTIFICATE_SUBJECT_RESTRICTION } from './plugins/certificate-subject-restriction.js';
 import { namespaceLifecyclePlugin, NAMESPACE_LIFECYCLE } from './plugins/namespace-lifecycle.js';
+import { nodeRestrictionPlugin, NODE_RESTRICTION } from './plugins/node-restriction.js';
 
 export const implementedPlugins: Readonly<Record<string, PluginFactory>> = {
   [ALWAYS_ADMIT]: alwaysAdmitPlugin,
@@ -16,4 +17,5 @@ export const implementedPlugins: Readonly<Record<string, PluginFactory>> = {
   [CERTIFICATE_SIGNING]: certificateSigningPlugin,
   [CERTIFICATE_SUBJECT_RESTRICTION]: certificateSubjectRestrictionPlugin,
   [NAMESPACE_LIFECYCLE]: namespaceLifecyclePlugin,
+  [NODE_RESTRICTION]: nodeRestrictionPlugin,
 };

@@ -306,13 +306,14 @@ export class ResourceHandlers {
 
   // ---- writes ---------------------------------------------------------------------------
 
-  private async admit(ctx: RequestContext, phase: AdmissionRequest['phase'], operation: AdmissionRequest['operation'], object: ApiObject | null, oldObject: ApiObject | null, dryRun: boolean, name: string): Promise<ApiObject | null> {
+  /** One admission phase for a write; `kind` overrides the target's for a subresource of another kind (TokenRequest). */
+  async admit(ctx: RequestContext, phase: AdmissionRequest['phase'], operation: AdmissionRequest['operation'], object: ApiObject | null, oldObject: ApiObject | null, dryRun: boolean, name: string, kind?: AdmissionRequest['kind']): Promise<ApiObject | null> {
     const t = ctx.target;
     if (!this.admission.wants(phase, operation, t.served.group, t.type.plural)) return object;
     const req: AdmissionRequest = {
       uid: randomUUID(),
       phase,
-      kind: { group: t.served.group, version: t.served.version.name, kind: t.kind },
+      kind: kind ?? { group: t.served.group, version: t.served.version.name, kind: t.kind },
       resource: { group: t.served.group, version: t.served.version.name, resource: t.type.plural },
       name,
       operation,

@@ -7,22 +7,27 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { ApiObject, UserInfo } from '../../shared/api/types.js';
 import { badRequest, conflict, invalid, notFound, type FieldError } from '../../shared/api/status.js';
 import { busRequest } from '../../shared/bus/client.js';
+import { parseWriteOptions } from '../../shared/api/query.js';
 import { Subjects } from '../../shared/bus/subjects.js';
-import type {
-  AuthnReply,
-  AuthnRequest,
-  AuthzAttributes,
-  AuthzReply,
-  RulesReviewReply,
-  RulesReviewRequest,
-  TokenIssueReply,
-  TokenIssueRequest,
+import {
+  AdmissionOperation,
+  AdmissionPhase,
+  type AdmissionRequest,
+  type AuthnReply,
+  type AuthnRequest,
+  type AuthzAttributes,
+  type AuthzReply,
+  type RulesReviewReply,
+  type RulesReviewRequest,
+  type TokenIssueReply,
+  type TokenIssueRequest,
 } from '../../shared/bus/messages.js';
 import { decodeBody } from '../../shared/api/decode.js';
 import { json, type Reply } from './reply.js';
 import type { RequestContext, ResourceHandlers } from './handlers.js';
 
 const TOKEN_REQUEST_API_VERSION = 'authentication.platform.io/v1';
+const TOKEN_REQUEST_KIND: AdmissionRequest['kind'] = { group: 'authentication.platform.io', version: 'v1', kind: 'TokenRequest' };
 const MIN_TOKEN_SECONDS = 600;
 const MAX_TOKEN_SECONDS = 2 ** 32;
 export const DEFAULT_TOKEN_SECONDS = 3607;
@@ -140,8 +145,14 @@ export class Reviews {
     const namespace = info.namespace!;
     const body = ctx.body && ctx.body.length ? (ctx.decoded ?? decodeBody(ctx.body, ctx.contentType ?? 'application/json')).value : null;
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the body of a token request must be a TokenRequest object');
-    const tr = body as ApiObject & { spec?: { audiences?: unknown; expirationSeconds?: unknown; boundObjectRef?: Record<string, unknown> } };
-    if (tr.kind !== undefined && tr.kind !== 'TokenRequest') throw badRequest(`expected a TokenRequest, got ${String(tr.kind)}`);
+    const posted = body as ApiObject;
+    if (posted.kind !== undefined && posted.kind !== 'TokenRequest') throw badRequest(`expected a TokenRequest, got ${String(posted.kind)}`);
+    // Admission sees a TokenRequest like any create (NodeRestriction: a node's token must be bound
+    // to a pod on that node): the mutating phase on the object as posted, as upstream, then the
+    // validating phase once the request is known to be valid.
+    const dryRun = parseWriteOptions(ctx.query).dryRun;
+    const admit = (phase: AdmissionRequest['phase'], obj: ApiObject) => this.handlers.admit(ctx, phase, AdmissionOperation.Create, obj, null, dryRun, info.name, TOKEN_REQUEST_KIND);
+    const tr = (await admit(AdmissionPhase.Mutating, { ...posted, metadata: posted.metadata ?? {} })) as ApiObject & { spec?: { audiences?: unknown; expirationSeconds?: unknown; boundObjectRef?: Record<string, unknown> } };
     const spec = tr.spec ?? {};
     const errs: FieldError[] = [];
     const audiences = spec.audiences ?? [];
@@ -154,6 +165,7 @@ export class Reviews {
     if (bound && !['Pod', 'Secret'].includes(String(bound.kind))) errs.push({ type: 'Unsupported value', field: 'spec.boundObjectRef.kind', value: bound.kind, detail: 'supported values: "Pod", "Secret"' });
     if (bound && !bound.name) errs.push({ type: 'Required value', field: 'spec.boundObjectRef.name', detail: '' });
     if (errs.length) throw invalid('TokenRequest', 'authentication.platform.io', info.name, errs);
+    await admit(AdmissionPhase.Validating, tr);
 
     const sa = await this.handlers.lookup('', 'serviceaccounts', namespace, info.name);
     if (!sa) throw notFound({ group: '', resource: 'serviceaccounts' }, info.name);

@@ -24,7 +24,7 @@ test('admission config - spec defaults that are not built yet are reported, not 
 
 test('admission config - unknown, unimplemented and contradictory plugins fail', () => {
   const cases: Array<{ enable?: string[]; disable?: string[]; err: RegExp }> = [
-    { enable: ['NoSuchPlugin'], err: /--enable-admission-plugins: unknown admission plugin "NoSuchPlugin" \(implemented: AlwaysAdmit, AlwaysDeny, CertificateApproval, CertificateSigning, CertificateSubjectRestriction, NamespaceLifecycle\)/ },
+    { enable: ['NoSuchPlugin'], err: /--enable-admission-plugins: unknown admission plugin "NoSuchPlugin" \(implemented: AlwaysAdmit, AlwaysDeny, CertificateApproval, CertificateSigning, CertificateSubjectRestriction, NamespaceLifecycle, NodeRestriction\)/ },
     { disable: ['namespacelifecycle'], err: /--disable-admission-plugins: unknown admission plugin "namespacelifecycle"/ },
     { enable: ['PodSecurity'], err: /--enable-admission-plugins: admission plugin "PodSecurity" is not implemented yet/ },
     { enable: ['AlwaysDeny'], disable: ['AlwaysDeny'], err: /"AlwaysDeny" is in both --enable-admission-plugins and --disable-admission-plugins/ },

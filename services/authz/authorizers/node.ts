@@ -6,15 +6,11 @@
 // so a later mode (RBAC) still decides.
 // The mode cannot enumerate graph grants, so it has no `rulesFor` (reviews are `incomplete`).
 
-import type { UserInfo } from '../../../shared/api/types.js';
+import { NODE_LEASE_NAMESPACE, nodeIdentity } from '../../../shared/api/node-identity.js';
 import { Decision, type AuthzAttributes } from '../../../shared/bus/messages.js';
 import { resourceFilter } from '../../../shared/store/object-feed.js';
 import { NodeGraph, STORAGE_GROUP } from '../node/graph.js';
 import type { Authorizer, AuthorizerDecision, ModeFactory } from '../types.js';
-
-export const NODES_GROUP = 'system:nodes';
-export const NODE_USER_PREFIX = 'system:node:';
-export const NODE_LEASE_NAMESPACE = 'platform-node-lease';
 
 const COORDINATION_GROUP = 'coordination.platform.io';
 const CERTIFICATES_GROUP = 'certificates.platform.io';
@@ -24,12 +20,6 @@ const AUTHORIZATION_GROUP = 'authorization.platform.io';
 
 export const REASON_GET_ONLY = 'can only get individual resources of this type';
 export const noRelationship = (node: string) => `no relationship found between node '${node}' and this object`;
-
-/** The node name of a node agent, '' for a node user without a name, undefined for anyone else. */
-export function nodeIdentity(user: UserInfo): string | undefined {
-  if (!user.username.startsWith(NODE_USER_PREFIX) || !(user.groups ?? []).includes(NODES_GROUP)) return undefined;
-  return user.username.slice(NODE_USER_PREFIX.length);
-}
 
 const allow: AuthorizerDecision = { decision: Decision.Allow };
 const noOpinion = (reason?: string): AuthorizerDecision => (reason ? { decision: Decision.NoOpinion, reason } : { decision: Decision.NoOpinion });

@@ -13,7 +13,7 @@
 
 import type { ApiObject } from '../../../shared/api/types.js';
 import type { ObjectRef } from '../../../shared/bus/messages.js';
-import { attachmentReferences, podReferences, pvClaim, pvSecrets } from './references.js';
+import { attachmentReferences, podReferences, pvClaim, pvSecrets } from '../../../shared/api/node-references.js';
 
 export const STORAGE_GROUP = 'storage.platform.io';
 

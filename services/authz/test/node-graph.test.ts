@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../shared/api/types.js';
 import type { AuthzAttributes } from '../../../shared/bus/messages.js';
 import { NodeGraph } from '../node/graph.js';
-import { podReferences, pvSecrets } from '../node/references.js';
+import { podReferences, pvSecrets } from '../../../shared/api/node-references.js';
 import { createNodeAuthorizer } from '../authorizers/node.js';
 import type { AuthorizerDecision } from '../types.js';
 

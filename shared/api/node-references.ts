@@ -1,9 +1,10 @@
 // What a pod or a persistent volume makes a node agent need: the secrets, config maps, claims
 // and service account a pod on the node uses, the secrets a volume's driver gets from the agent.
 // Pure extraction from stored objects, which are untyped JSON: anything malformed is skipped
-// rather than trusted, since a missing reference only ever withholds access.
+// rather than trusted, since a missing reference only ever withholds access. Shared by the Node
+// authorizer (what a node may read) and NodeRestriction (a mirror pod may reference nothing).
 
-import type { ApiObject } from '../../../shared/api/types.js';
+import type { ApiObject } from './types.js';
 
 export interface PodReferences {
   /** `spec.nodeName`; pods not bound to a node give nothing. */
