@@ -11,6 +11,7 @@ import { createLocalJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JSO
 import type { UserInfo } from '../../../shared/api/types.js';
 import type { Logger } from '../../../shared/log.js';
 import { describeUrl, requestJson } from '../../../shared/webhook/http-json.js';
+import { looksLikeJwt } from './jwt-shape.js';
 import { skip, type AuthnResult, type TokenAuthenticator } from '../types.js';
 
 export interface OidcConfig {
@@ -99,6 +100,7 @@ function verifyError(err: unknown): string {
 }
 
 function unverifiedIssuer(token: string): string | undefined {
+  if (!looksLikeJwt(token)) return undefined;
   try {
     const iss = decodeJwt(token).iss;
     return typeof iss === 'string' ? iss : undefined;

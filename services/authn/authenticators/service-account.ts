@@ -11,6 +11,7 @@ import type { UserInfo } from '../../../shared/api/types.js';
 import type { AuthnObjects, ObjectView } from '../objects.js';
 import { keyId, signingAlgorithm, type ServiceAccountConfig, type ServiceAccountKeys } from '../service-account-keys.js';
 import { apiAudiences, LEGACY_CLAIMS, LEGACY_ISSUER, PRIVATE_CLAIM, serviceAccountUsername, type NamedUid } from '../token-issuer.js';
+import { looksLikeJwt } from './jwt-shape.js';
 import { skip, type AuthnResult, type TokenAuthenticator } from '../types.js';
 
 export const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
@@ -155,6 +156,7 @@ export function createServiceAccountAuthenticator(cfg: ServiceAccountConfig, key
   return {
     name: 'service-account',
     async authenticateToken(token: string, audiences: string[]): Promise<AuthnResult> {
+      if (!looksLikeJwt(token)) return skip;
       let header: ReturnType<typeof decodeProtectedHeader>;
       let unverified: JWTPayload;
       try {
