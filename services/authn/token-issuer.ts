@@ -118,7 +118,7 @@ export function createTokenIssuer(cfg: ServiceAccountConfig, signingKey: KeyObje
         jti: randomUUID(),
         [PRIVATE_CLAIM]: claim,
       });
-      return { token, expirationTimestamp: rfc3339(exp), audiences };
+      return { token, expirationTimestamp: rfc3339(exp), audiences, expirationSeconds: lifetime };
     },
   };
 }

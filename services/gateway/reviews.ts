@@ -164,6 +164,10 @@ export class Reviews {
     const bound = spec.boundObjectRef;
     if (bound && !['Pod', 'Secret'].includes(String(bound.kind))) errs.push({ type: 'Unsupported value', field: 'spec.boundObjectRef.kind', value: bound.kind, detail: 'supported values: "Pod", "Secret"' });
     if (bound && !bound.name) errs.push({ type: 'Required value', field: 'spec.boundObjectRef.name', detail: '' });
+    // The object names the service account the URL names, or nothing.
+    const meta = tr.metadata ?? {};
+    if (meta.name && meta.name !== info.name) errs.push({ type: 'Invalid value', field: 'metadata.name', value: meta.name, detail: 'must match the service account name if specified' });
+    if (meta.namespace && meta.namespace !== namespace) errs.push({ type: 'Invalid value', field: 'metadata.namespace', value: meta.namespace, detail: 'must match the service account namespace if specified' });
     if (errs.length) throw invalid('TokenRequest', 'authentication.platform.io', info.name, errs);
     await admit(AdmissionPhase.Validating, tr);
 
@@ -183,10 +187,16 @@ export class Reviews {
         throw conflict({ group: '', resource }, String(bound.name), `the UID in the bound object reference (${String(bound.uid)}) does not match the UID in record (${target.metadata.uid ?? ''}). The object might have been deleted and then recreated`);
       }
       if (target.metadata.deletionTimestamp) throw badRequest(`the ${kind.toLowerCase()} ${JSON.stringify(bound.name)} is being deleted`);
+      // A pod-bound token speaks for the pod's own account only; a pod that names none runs as
+      // "default", the account the ServiceAccount admission step gives it.
+      if (kind === 'Pod' && ((target.spec as { serviceAccountName?: string } | undefined)?.serviceAccountName || 'default') !== info.name) {
+        throw badRequest(`cannot bind token for serviceaccount ${JSON.stringify(info.name)} to pod running with different serviceaccount name.`);
+      }
       req.boundObject = { kind, apiVersion: 'v1', name: String(bound.name), uid: target.metadata.uid ?? '' };
     }
     const issued = await busRequest<TokenIssueReply>(this.nc, Subjects.authnIssueToken, req, this.busTimeoutMs);
-    const outSpec: Record<string, unknown> = { audiences: issued.audiences, expirationSeconds: seconds };
+    if (issued.expirationSeconds < (seconds as number)) ctx.warnings.push(`requested expiration of ${String(seconds)} seconds shortened to ${issued.expirationSeconds} seconds`);
+    const outSpec: Record<string, unknown> = { audiences: issued.audiences, expirationSeconds: issued.expirationSeconds };
     if (req.boundObject) outSpec.boundObjectRef = req.boundObject;
     return json(201, {
       apiVersion: TOKEN_REQUEST_API_VERSION,

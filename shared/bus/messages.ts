@@ -95,6 +95,8 @@ export interface TokenIssueReply {
   /** RFC 3339. */
   expirationTimestamp: string;
   audiences: string[];
+  /** The lifetime given, which `--service-account-max-token-expiration` may have shortened. */
+  expirationSeconds: number;
 }
 
 // ---- authz ----------------------------------------------------------------------------------

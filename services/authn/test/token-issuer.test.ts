@@ -59,8 +59,10 @@ describe('token issuer', () => {
     const capped = await issuer.issue(request({ expirationSeconds: 7200 }));
     assert.equal(capped.expirationTimestamp, '2030-01-01T00:30:00Z');
     assert.equal(decodeJwt(capped.token).exp, NOW_S + 1800);
+    assert.equal(capped.expirationSeconds, 1800);
     const under = await issuer.issue(request({ expirationSeconds: 600 }));
     assert.equal(decodeJwt(under.token).exp, NOW_S + 600);
+    assert.equal(under.expirationSeconds, 600);
   });
 
   test('issuer - invalid requests are 400 Bad Request', async () => {

@@ -138,7 +138,13 @@ describe('gateway service', () => {
   const noProxyHeaders: AuthnInterest = { headers: [], headerPrefixes: [] };
   const allowEscalation: Handler<EscalationCheckRequest, EscalationCheckReply> = () => ({ allowed: true });
   const noRules: Handler<RulesReviewRequest, RulesReviewReply> = () => ({ resourceRules: [], nonResourceRules: [], incomplete: false });
-  const issue: Handler<TokenIssueRequest, TokenIssueReply> = (req) => ({ token: `issued-for-${req.serviceAccount.name}`, expirationTimestamp: '2030-01-01T00:00:00Z', audiences: req.audiences.length ? req.audiences : ['https://api'] });
+  // Like an authn service started with --service-account-max-token-expiration=24h.
+  const issue: Handler<TokenIssueRequest, TokenIssueReply> = (req) => ({
+    token: `issued-for-${req.serviceAccount.name}`,
+    expirationTimestamp: '2030-01-01T00:00:00Z',
+    audiences: req.audiences.length ? req.audiences : ['https://api'],
+    expirationSeconds: Math.min(req.expirationSeconds, 86_400),
+  });
 
   const fake = {
     authn: defaultAuthn,
@@ -752,7 +758,28 @@ describe('gateway service', () => {
     assert.equal((await request('POST', url, { body: { kind: 'TokenRequest', spec: { boundObjectRef: { kind: 'Node', name: 'n' } } } })).statusCode, 422);
     assert.equal((await request('POST', url, { body: { kind: 'TokenRequest', spec: { boundObjectRef: { kind: 'Pod', name: 'nope' } } } })).statusCode, 404);
     assert.equal((await request('POST', `/api/v1/namespaces/${NS}/serviceaccounts/ghost/token`, { body: { kind: 'TokenRequest', spec: {} } })).statusCode, 404);
+    // The object may name the account and namespace of the URL, and no other.
+    for (const metadata of [{ name: 'other' }, { namespace: 'elsewhere' }]) {
+      const wrong = await request('POST', url, { body: { kind: 'TokenRequest', metadata, spec: {} } });
+      assert.equal(wrong.statusCode, 422, wrong.body);
+      assert.match(wrong.json().message, /must match the service account (name|namespace) if specified/);
+    }
     assert.equal(calls.issue.length, 1);
+    // A token bound to a pod must be for the account the pod runs as.
+    for (const [pod, account] of [['runs-as-builder', 'builder'], ['runs-as-default', undefined], ['runs-as-other', 'other']] as const) {
+      await kv.put(encodeKey({ group: '', resource: 'pods', namespace: NS, name: pod }), JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace: NS, uid: `uid-${pod}` }, spec: { ...(account ? { serviceAccountName: account } : {}), containers: [{ name: 'c', image: 'i' }] } }));
+    }
+    assert.equal((await request('POST', url, { body: { kind: 'TokenRequest', spec: { boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'runs-as-builder' } } } })).statusCode, 201);
+    for (const pod of ['runs-as-default', 'runs-as-other']) {
+      const r = await request('POST', url, { body: { kind: 'TokenRequest', spec: { boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: pod } } } });
+      assert.equal(r.statusCode, 400, `${pod}: ${r.body}`);
+      assert.match(r.json().message, /cannot bind token for serviceaccount "builder" to pod running with different serviceaccount name/);
+    }
+    // A lifetime over the server's maximum is shortened, and the client is told.
+    const long = await request('POST', url, { body: { kind: 'TokenRequest', spec: { expirationSeconds: 172_800 } } });
+    assert.equal(long.statusCode, 201, long.body);
+    assert.equal(long.json().spec.expirationSeconds, 86_400);
+    assert.match(String(long.headers.warning), /requested expiration of 172800 seconds shortened to 86400 seconds/);
   });
 
   test('gateway - an RBAC write the escalation check refuses is 403 and is not stored', async () => {
