@@ -9,10 +9,7 @@
 
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { ApiObject } from '../../shared/api/types.js';
-import { StatusError } from '../../shared/api/status.js';
-import { busRequest } from '../../shared/bus/client.js';
-import type { ObjectRef, StorageGetReply } from '../../shared/bus/messages.js';
-import { Subjects } from '../../shared/bus/subjects.js';
+import { storageReader, type ObjectReader } from '../../shared/bus/storage-read.js';
 import type { Logger } from '../../shared/log.js';
 import { resourceFilter, startObjectFeed, type FeedEvent } from '../../shared/store/object-feed.js';
 
@@ -23,8 +20,6 @@ export const SERVICE_ACCOUNT_TOKEN_SECRET_TYPE = 'platform.io/service-account-to
 export const SERVICE_ACCOUNT_NAME_ANNOTATION = 'platform.io/service-account.name';
 export const SERVICE_ACCOUNT_UID_ANNOTATION = 'platform.io/service-account.uid';
 
-/** How long a live read through the storage service may take before the token is refused. */
-export const LIVE_READ_TIMEOUT_MS = 2_000;
 /** How long a token lookup waits for the first load, so a service just started does not turn
  *  every token into a live read (or, for bootstrap tokens, a refusal). */
 export const SYNC_WAIT_MS = 2_000;
@@ -75,8 +70,6 @@ export interface AuthnObjects {
   stop(): Promise<void>;
 }
 
-/** Reads one object from the source of truth; null = not found. */
-export type LiveGet = (ref: ObjectRef) => Promise<ApiObject | null>;
 
 /** The in-memory side, fed with FeedEvents; what startAuthnObjects wraps around a feed. */
 export interface AuthnObjectIndex extends AuthnObjects {
@@ -132,7 +125,7 @@ export function bootstrapTokenView(o: ApiObject): BootstrapTokenSecret | undefin
 
 const keyOf = (namespace: string | undefined, name: string) => `${namespace ?? ''}/${name}`;
 
-export function createAuthnObjectIndex(opts: { liveGet?: LiveGet; syncWaitMs?: number } = {}): AuthnObjectIndex {
+export function createAuthnObjectIndex(opts: { liveGet?: ObjectReader; syncWaitMs?: number } = {}): AuthnObjectIndex {
   const syncWaitMs = opts.syncWaitMs ?? SYNC_WAIT_MS;
   const serviceAccounts = new Map<string, ObjectView>();
   const pods = new Map<string, PodView>();
@@ -202,20 +195,8 @@ export function createAuthnObjectIndex(opts: { liveGet?: LiveGet; syncWaitMs?: n
 }
 
 /** A live read through the storage service: 404 is absence, any other failure is thrown. */
-export function storageLiveGet(nc: NatsConnection, timeoutMs = LIVE_READ_TIMEOUT_MS): LiveGet {
-  return async (ref) => {
-    try {
-      const reply = await busRequest<StorageGetReply>(nc, Subjects.storageGet, { ref }, timeoutMs);
-      return reply.object;
-    } catch (err) {
-      if (err instanceof StatusError && err.code === 404) return null;
-      throw err;
-    }
-  };
-}
-
-export function startAuthnObjects(opts: { nc: NatsConnection; bucket: string; log: Logger; liveGet?: LiveGet }): AuthnObjects {
-  const index = createAuthnObjectIndex({ liveGet: opts.liveGet ?? storageLiveGet(opts.nc) });
+export function startAuthnObjects(opts: { nc: NatsConnection; bucket: string; log: Logger; liveGet?: ObjectReader }): AuthnObjects {
+  const index = createAuthnObjectIndex({ liveGet: opts.liveGet ?? storageReader(opts.nc) });
   const feed = startObjectFeed({
     nc: opts.nc,
     bucket: opts.bucket,

@@ -12,7 +12,7 @@ import { NODE_LEASE_NAMESPACE, nodeIdentity } from '../../../shared/api/node-ide
 import { podReferences } from '../../../shared/api/node-references.js';
 import { AdmissionOperation, type AdmissionRequest } from '../../../shared/bus/messages.js';
 import { admissionForbidden } from '../errors.js';
-import { storageReader, type ObjectReader } from '../live-read.js';
+import { storageReader, type ObjectReader } from '../../../shared/bus/storage-read.js';
 import type { AdmissionPlugin, PluginFactory, PluginMatch } from '../types.js';
 
 export const NODE_RESTRICTION = 'NodeRestriction';
