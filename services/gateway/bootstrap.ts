@@ -5,13 +5,14 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
 import { StatusError } from '../../shared/api/status.js';
 import type { ApiObject } from '../../shared/api/types.js';
+import { NODE_LEASE_NAMESPACE } from '../../shared/api/node-identity.js';
 import { busRequest } from '../../shared/bus/client.js';
 import { Subjects } from '../../shared/bus/subjects.js';
 import type { StorageWriteReply } from '../../shared/bus/messages.js';
 import { resourceKey, type WatchCache } from '../../shared/store/watch-cache.js';
 import { nowTimestamp } from './object-prep.js';
 
-export const SYSTEM_NAMESPACES = ['default', 'platform-system', 'platform-public', 'platform-node-lease'] as const;
+export const SYSTEM_NAMESPACES = ['default', 'platform-system', 'platform-public', NODE_LEASE_NAMESPACE] as const;
 export const NAMESPACE_NAME_LABEL = 'platform.io/metadata.name';
 
 export function systemNamespace(name: string, now: string): ApiObject {

@@ -23,6 +23,7 @@ import {
   type TokenIssueRequest,
 } from '../../shared/bus/messages.js';
 import { decodeBody } from '../../shared/api/decode.js';
+import { podServiceAccount } from '../../shared/api/node-references.js';
 import { json, type Reply } from './reply.js';
 import type { RequestContext, ResourceHandlers } from './handlers.js';
 
@@ -187,9 +188,8 @@ export class Reviews {
         throw conflict({ group: '', resource }, String(bound.name), `the UID in the bound object reference (${String(bound.uid)}) does not match the UID in record (${target.metadata.uid ?? ''}). The object might have been deleted and then recreated`);
       }
       if (target.metadata.deletionTimestamp) throw badRequest(`the ${kind.toLowerCase()} ${JSON.stringify(bound.name)} is being deleted`);
-      // A pod-bound token speaks for the pod's own account only; a pod that names none runs as
-      // "default", the account the ServiceAccount admission step gives it.
-      if (kind === 'Pod' && ((target.spec as { serviceAccountName?: string } | undefined)?.serviceAccountName || 'default') !== info.name) {
+      // A pod-bound token speaks for the pod's own account only.
+      if (kind === 'Pod' && podServiceAccount(target) !== info.name) {
         throw badRequest(`cannot bind token for serviceaccount ${JSON.stringify(info.name)} to pod running with different serviceaccount name.`);
       }
       req.boundObject = { kind, apiVersion: 'v1', name: String(bound.name), uid: target.metadata.uid ?? '' };

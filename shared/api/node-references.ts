@@ -50,6 +50,12 @@ function containersOf(spec: Json): Json[] {
   return [...list(spec.initContainers), ...list(spec.containers), ...list(spec.ephemeralContainers)];
 }
 
+/** The service account a pod runs as: the one it names, else `default` (what admission gives it). */
+export function podServiceAccount(pod: ApiObject): string {
+  const spec = rec(pod.spec);
+  return str(spec?.serviceAccountName) ?? str(spec?.serviceAccount) ?? 'default';
+}
+
 /** The references of a pod bound to a node, or null when it is not bound (nobody runs it yet). */
 export function podReferences(pod: ApiObject): PodReferences | null {
   const spec = rec(pod.spec);
@@ -89,7 +95,7 @@ export function podReferences(pod: ApiObject): PodReferences | null {
     secrets: [...secrets],
     configMaps: [...configMaps],
     persistentVolumeClaims: [...claims],
-    serviceAccount: str(spec.serviceAccountName) ?? str(spec.serviceAccount) ?? 'default',
+    serviceAccount: podServiceAccount(pod),
   };
 }
 

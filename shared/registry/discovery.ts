@@ -66,8 +66,6 @@ function storageVersionOf(source: DiscoverySource, type: ResourceType): string {
   return source.storageVersion?.(type) || type.storageVersion || type.versions[0]?.name || CORE_VERSION;
 }
 
-const STATUS_VERBS = UPDATE_SUBRESOURCE_VERBS;
-const SCALE_VERBS = UPDATE_SUBRESOURCE_VERBS;
 
 /** Subresource kinds that live in another group version than their parent. `others` entries may
  *  also name `group`/`version` explicitly; this table covers the upstream built-ins when they do not. */
@@ -92,8 +90,8 @@ export function subresourcesOf(served: ServedResource): SubresourceInfo[] {
   const { type } = served;
   const subs = type.subresources ?? {};
   const out: SubresourceInfo[] = [];
-  if (subs.status) out.push({ name: 'status', group: '', version: '', kind: type.kind, verbs: [...STATUS_VERBS] });
-  if (subs.scale) out.push({ name: 'scale', group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: [...SCALE_VERBS] });
+  if (subs.status) out.push({ name: 'status', group: '', version: '', kind: type.kind, verbs: [...UPDATE_SUBRESOURCE_VERBS] });
+  if (subs.scale) out.push({ name: 'scale', group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: [...UPDATE_SUBRESOURCE_VERBS] });
   for (const other of subs.others ?? []) {
     if (out.some((s) => s.name === other.name)) continue;
     const explicit = other as { group?: string; version?: string };
