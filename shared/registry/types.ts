@@ -41,8 +41,8 @@ export interface VersionDef {
 
 /** What a strategy may know of the request besides the objects (upstream passes a context). */
 export interface StrategyContext {
-  /** The user the request runs as (after impersonation); absent for writes the server makes itself. */
-  user?: UserInfo;
+  /** The user the request runs as (after impersonation). */
+  user: UserInfo;
   /** The request's time (RFC 3339, second precision), for timestamps a strategy fills in. */
   now: string;
 }

@@ -204,9 +204,8 @@ function withConditions(status: unknown, conditions: Record<string, unknown>[]):
 }
 
 /** The requester, as upstream records it: whatever the client wrote is replaced. */
-function requester(spec: Record<string, unknown>, user: UserInfo | undefined): Record<string, unknown> {
+function requester(spec: Record<string, unknown>, user: UserInfo): Record<string, unknown> {
   const { username: _u, uid: _i, groups: _g, extra: _e, ...rest } = spec;
-  if (!user) return rest;
   const out: Record<string, unknown> = { ...rest, username: user.username };
   if (user.uid) out.uid = user.uid;
   if (user.groups.length) out.groups = [...user.groups];
