@@ -169,10 +169,7 @@ export async function authBench(progress: (msg: string) => void): Promise<Row[]>
     const workload = rbacWorkload();
     for (let i = 0; i < workload.objects.length; i += 500) {
       await Promise.all(
-        workload.objects.slice(i, i + 500).map(({ resource, object }) => {
-          const ref = { group: 'rbac.authorization.platform.io', resource, name: object.metadata.name!, ...(object.metadata.namespace ? { namespace: object.metadata.namespace } : {}) };
-          return kv.put(encodeKey(ref), JSON.stringify({ ...object, metadata: { ...object.metadata, uid: randomUUID() } }));
-        }),
+        workload.objects.slice(i, i + 500).map(({ ref, object }) => kv.put(encodeKey(ref), JSON.stringify({ ...object, metadata: { ...object.metadata, uid: randomUUID() } }))),
       );
     }
     const storage = await createStorageService({ nc, log: silentLogger() });

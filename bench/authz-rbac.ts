@@ -4,7 +4,7 @@
 // The same objects and workload serve the through-the-bus figure in auth.ts.
 
 import type { ApiObject, UserInfo } from '../shared/api/types.js';
-import type { AuthzAttributes, PolicyRule } from '../shared/bus/messages.js';
+import type { AuthzAttributes, ObjectRef, PolicyRule } from '../shared/bus/messages.js';
 import { encodeKey } from '../shared/store/key-codec.js';
 import { RbacState } from '../services/authz/rbac/state.js';
 import { RBAC_GROUP } from '../services/authz/rbac/rules.js';
@@ -36,8 +36,8 @@ function prng(seed: number): () => number {
 }
 
 export interface RbacWorkload {
-  /** 1,000 roles and 10,000 bindings (plus a discovery role and binding), by resource. */
-  objects: Array<{ resource: string; object: ApiObject }>;
+  /** 1,000 roles and 10,000 bindings (plus a discovery role and binding), each with its key. */
+  objects: Array<{ ref: ObjectRef; object: ApiObject }>;
   /** The mixed decisions, WARMUP first. */
   attributes: AuthzAttributes[];
 }
@@ -49,7 +49,10 @@ export function rbacWorkload(): RbacWorkload {
   const rand = prng(42);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const objects: RbacWorkload['objects'] = [];
-  const apply = (resource: string, object: ApiObject) => objects.push({ resource, object: { apiVersion: `${RBAC_GROUP}/v1`, ...object } });
+  const apply = (resource: string, object: ApiObject) => {
+    const ref: ObjectRef = { group: RBAC_GROUP, resource, name: object.metadata.name!, ...(object.metadata.namespace ? { namespace: object.metadata.namespace } : {}) };
+    objects.push({ ref, object: { apiVersion: `${RBAC_GROUP}/v1`, ...object } });
+  };
   const rules = (): PolicyRule[] =>
     Array.from({ length: 3 }, () => ({ verbs: [pick(VERBS), pick(VERBS)], apiGroups: [pick(['', 'apps', 'batch', 'example.com'])], resources: [pick(RESOURCES), pick(RESOURCES)] }));
   const subject = () => (rand() < 0.7 ? { kind: 'User', apiGroup: RBAC_GROUP, name: `user-${Math.floor(rand() * USERS)}` } : { kind: 'Group', apiGroup: RBAC_GROUP, name: `group-${Math.floor(rand() * GROUPS)}` });
@@ -96,8 +99,7 @@ export async function benchRbac(): Promise<{ decisionsPerSec: number; p50us: num
   const { objects, attributes: workload } = rbacWorkload();
   const state = new RbacState();
   let revision = 0;
-  for (const { resource, object } of objects) {
-    const ref = { group: RBAC_GROUP, resource, name: object.metadata.name!, ...(object.metadata.namespace ? { namespace: object.metadata.namespace } : {}) };
+  for (const { ref, object } of objects) {
     state.apply({ key: encodeKey(ref), ref, revision: ++revision, object });
   }
   const size = state.size();
