@@ -48,7 +48,8 @@ export function serviceOptions<S extends OptionSpecs>(title: string, specs: S): 
 /** Runs a service entry point: a bad flag exits 2 with its message, any other failure exits 1. */
 export function runMain(name: string, main: () => Promise<void>): void {
   main().catch((err: unknown) => {
-    if (err instanceof OptionsError) {
+    // A bad setting is the operator's to fix: its message, not a stack.
+    if (err instanceof OptionsError || err instanceof RangeError) {
       process.stderr.write(`${name}: ${err.message}\n`);
       process.exit(2);
     }

@@ -32,7 +32,7 @@ export const authnOptionSpecs = {
   'oidc-ca-file': { type: 'string', description: 'CA of the provider\'s serving certificate; default the host roots' },
   'oidc-signing-algs': { type: 'list', default: ['RS256'], description: 'accepted signing algorithms' },
   'authentication-token-webhook-config-file': { type: 'string', description: 'client configuration (kubeconfig format) of the token webhook' },
-  'authentication-token-webhook-cache-ttl': { type: 'duration', default: 120_000, description: 'how long webhook answers are cached' },
+  'authentication-token-webhook-cache-ttl': { type: 'duration', default: '2m', description: 'how long webhook answers are cached' },
   'authentication-token-webhook-version': { type: 'string', default: 'v1beta1', description: 'TokenReview version sent to the webhook: v1beta1 or v1' },
 } satisfies OptionSpecs;
 

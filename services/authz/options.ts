@@ -12,8 +12,8 @@ export const authzOptionSpecs = {
   'authorization-policy-file': { type: 'string', description: 'ABAC policy file: one JSON Policy object per line (mode ABAC)' },
   'authorization-webhook-config-file': { type: 'string', description: 'client configuration (kubeconfig format) of the authorization webhook (mode Webhook)' },
   'authorization-webhook-version': { type: 'string', default: 'v1beta1', description: 'SubjectAccessReview version sent to the webhook: v1beta1 or v1' },
-  'authorization-webhook-cache-authorized-ttl': { type: 'duration', default: 300_000, description: 'how long an allowing webhook answer is cached' },
-  'authorization-webhook-cache-unauthorized-ttl': { type: 'duration', default: 30_000, description: 'how long any other webhook answer is cached' },
+  'authorization-webhook-cache-authorized-ttl': { type: 'duration', default: '5m', description: 'how long an allowing webhook answer is cached' },
+  'authorization-webhook-cache-unauthorized-ttl': { type: 'duration', default: '30s', description: 'how long any other webhook answer is cached' },
 } satisfies OptionSpecs;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);

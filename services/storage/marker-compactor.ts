@@ -18,8 +18,8 @@ export interface MarkerCompactorOptions {
   bucket: string;
   /** Markers older than this are purged (the watch window). */
   ttlMs: number;
-  /** How often to scan; 0 disables the timer (passes then only run through `runOnce`). */
-  intervalMs: number;
+  /** How often to scan; null disables the timer (passes then only run through `runOnce`). */
+  intervalMs: number | null;
   log?: Logger;
 }
 
@@ -33,8 +33,22 @@ export interface MarkerCompactor {
 // to the consumer; without it every pass would transfer every object's value.
 type HeadersOnlyHistory = (opts: { key: string; headers_only: boolean }) => Promise<QueuedIterator<KvWatchEntry>>;
 
+/** Each pass opens a consumer on the stream: passes may never come faster than this. */
+export const MIN_INTERVAL_MS = 100;
+/** A failing pass is retried after the interval doubled per failure, up to this. */
+const MAX_BACKOFF_MS = 10 * 60_000;
+
+/** Refuses settings that would make the timer spin (NaN or 0 fire at once) or never purge. */
+export function checkCompactorTiming(ttlMs: number, intervalMs: number | null): void {
+  if (!Number.isFinite(ttlMs) || ttlMs < 0) throw new RangeError(`delete-marker TTL must be a finite, non-negative duration, got ${ttlMs} ms`);
+  if (intervalMs !== null && (!Number.isFinite(intervalMs) || intervalMs < MIN_INTERVAL_MS)) {
+    throw new RangeError(`delete-marker purge interval must be a finite duration of at least ${MIN_INTERVAL_MS} ms, got ${intervalMs} ms`);
+  }
+}
+
 export function startMarkerCompactor(opts: MarkerCompactorOptions): MarkerCompactor {
-  const { kv, jsm, bucket, ttlMs, log } = opts;
+  const { kv, jsm, bucket, ttlMs, intervalMs, log } = opts;
+  checkCompactorTiming(ttlMs, intervalMs);
   const stream = streamName(bucket);
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -78,17 +92,22 @@ export function startMarkerCompactor(opts: MarkerCompactorOptions): MarkerCompac
     return running;
   }
 
-  function schedule(): void {
-    if (stopped || opts.intervalMs <= 0) return;
+  function schedule(failures: number): void {
+    if (stopped || intervalMs === null) return;
+    const delay = failures === 0 ? intervalMs : Math.min(intervalMs * 2 ** failures, Math.max(intervalMs, MAX_BACKOFF_MS));
     timer = setTimeout(() => {
-      runOnce()
-        .catch((err: unknown) => log?.warn({ err }, 'delete marker compaction failed; will retry'))
-        .finally(schedule);
-    }, opts.intervalMs);
+      runOnce().then(
+        () => schedule(0),
+        (err: unknown) => {
+          log?.warn({ err, retryInMs: Math.min(intervalMs * 2 ** (failures + 1), Math.max(intervalMs, MAX_BACKOFF_MS)) }, 'delete marker compaction failed; backing off');
+          schedule(failures + 1);
+        },
+      );
+    }, delay);
     // Compaction alone must not keep the process alive.
     timer.unref();
   }
-  schedule();
+  schedule(0);
 
   return {
     runOnce,

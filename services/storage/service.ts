@@ -20,7 +20,7 @@ import { badRequest } from '../../shared/api/status.js';
 import { silentLogger, type Logger } from '../../shared/log.js';
 import { BUCKET_DEFAULT, MAX_VALUE_BYTES, openObjectBucket } from '../../shared/store/kv-bucket.js';
 import { createObjectStore, type ObjectStore } from './object-store.js';
-import { startMarkerCompactor } from './marker-compactor.js';
+import { checkCompactorTiming, startMarkerCompactor } from './marker-compactor.js';
 
 export const STORAGE_SERVICE_VERSION = '0.1.0';
 
@@ -49,6 +49,12 @@ export async function createStorageService(deps: StorageServiceDeps): Promise<St
   const { nc } = deps;
   const bucket = deps.bucket ?? BUCKET_DEFAULT;
   const log = deps.log ?? silentLogger();
+
+  const ttlMs = deps.deleteMarkerTtlMs ?? DEFAULT_DELETE_MARKER_TTL_MS;
+  const intervalMs = deps.purgeIntervalMs ?? DEFAULT_PURGE_INTERVAL_MS;
+  // Before anything touches NATS: a TTL of 0 would purge what resuming watchers need.
+  if (!(ttlMs > 0)) throw new RangeError(`delete-marker TTL must be positive, got ${ttlMs} ms`);
+  checkCompactorTiming(ttlMs, intervalMs);
 
   const maxPayload = nc.info?.max_payload;
   if (maxPayload !== undefined && maxPayload < MAX_VALUE_BYTES) {
@@ -94,8 +100,8 @@ export async function createStorageService(deps: StorageServiceDeps): Promise<St
     kv,
     jsm,
     bucket,
-    ttlMs: deps.deleteMarkerTtlMs ?? DEFAULT_DELETE_MARKER_TTL_MS,
-    intervalMs: deps.purgeIntervalMs ?? DEFAULT_PURGE_INTERVAL_MS,
+    ttlMs,
+    intervalMs,
     log,
   });
 

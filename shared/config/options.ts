@@ -7,17 +7,38 @@ import YAML from 'yaml';
 
 export type OptionType = 'string' | 'boolean' | 'number' | 'list' | 'duration';
 
-export interface OptionSpec {
-  type: OptionType;
-  default?: string | boolean | number | string[];
+interface SpecBase {
   description?: string;
-  /** Repeatable flag (`--oidc-required-claim a=b --oidc-required-claim c=d`); implies type list. */
-  repeatable?: boolean;
 }
 
+/**
+ * One option. A default is written the way a user would write the value (a duration as `'5m'`,
+ * never a bare number whose unit a reader must guess) and goes through the same conversion as a
+ * value from a flag, the environment or a file, so a default can never reach a service unconverted.
+ */
+export type OptionSpec =
+  | (SpecBase & { type: 'string'; default?: string })
+  | (SpecBase & { type: 'boolean'; default?: boolean })
+  | (SpecBase & { type: 'number'; default?: number })
+  | (SpecBase & { type: 'duration'; default?: string })
+  /** `repeatable`: the flag may be given several times (`--oidc-required-claim a=b --oidc-required-claim c=d`). */
+  | (SpecBase & { type: 'list'; default?: string[]; repeatable?: boolean });
+
 export type OptionSpecs = Record<string, OptionSpec>;
-export type OptionValue = string | boolean | number | string[] | undefined;
-export type Options<S extends OptionSpecs> = { [K in keyof S]: OptionValue };
+
+interface ValueOfType {
+  string: string;
+  boolean: boolean;
+  number: number;
+  /** Milliseconds. */
+  duration: number;
+  list: string[];
+}
+
+/** The parsed value of one option: its converted type, or undefined when it has no default. */
+export type OptionValueOf<S extends OptionSpec> = S extends { default: unknown } ? ValueOfType[S['type']] : ValueOfType[S['type']] | undefined;
+export type OptionValue = ValueOfType[OptionType] | undefined;
+export type Options<S extends OptionSpecs> = { [K in keyof S]: OptionValueOf<S[K]> };
 
 export class OptionsError extends Error {
   override name = 'OptionsError';
@@ -43,6 +64,15 @@ export function parseDuration(s: string): number {
 }
 
 function convert(flag: string, spec: OptionSpec, raw: unknown): OptionValue {
+  try {
+    return convertValue(flag, spec, raw);
+  } catch (err) {
+    if (err instanceof OptionsError && !err.message.startsWith(`--${flag}`)) throw new OptionsError(`--${flag}: ${err.message}`);
+    throw err;
+  }
+}
+
+function convertValue(flag: string, spec: OptionSpec, raw: unknown): OptionValue {
   if (raw === undefined || raw === null) return undefined;
   switch (spec.type) {
     case 'boolean':
@@ -55,8 +85,12 @@ function convert(flag: string, spec: OptionSpec, raw: unknown): OptionValue {
       if (!Number.isFinite(n)) throw new OptionsError(`--${flag} expects a number, got ${JSON.stringify(raw)}`);
       return n;
     }
-    case 'duration':
-      return typeof raw === 'number' ? raw * 1000 : parseDuration(String(raw));
+    case 'duration': {
+      // A bare number (YAML `ttl: 30`) is seconds, as parseDuration reads `'30'`.
+      const ms = parseDuration(String(raw));
+      if (!Number.isFinite(ms)) throw new OptionsError(`--${flag}: duration ${JSON.stringify(raw)} is out of range`);
+      return ms;
+    }
     case 'list':
       if (Array.isArray(raw)) return raw.map(String);
       return String(raw)
@@ -86,7 +120,7 @@ export function parseOptions<S extends OptionSpecs>(specs: S, argv: string[], en
       if (next === undefined) throw new OptionsError(`--${name} needs a value`);
       value = next;
     }
-    if (spec.repeatable) fromFlags.set(name, [...((fromFlags.get(name) as string[]) ?? []), value]);
+    if (spec.type === 'list' && spec.repeatable) fromFlags.set(name, [...((fromFlags.get(name) as string[]) ?? []), value]);
     else fromFlags.set(name, value);
   }
   const configPath = (fromFlags.get('config') as string | undefined) ?? env.PLATFORM_CONFIG;
@@ -100,7 +134,8 @@ export function parseOptions<S extends OptionSpecs>(specs: S, argv: string[], en
   const out: Record<string, OptionValue> = {};
   for (const [flag, spec] of Object.entries(specs)) {
     const raw = fromFlags.has(flag) ? fromFlags.get(flag) : env[envName(flag)] !== undefined ? env[envName(flag)] : fromFile[flag];
-    out[flag] = raw === undefined ? spec.default : convert(flag, spec, raw);
+    // One path for every source: a default is converted exactly like a given value.
+    out[flag] = convert(flag, spec, raw === undefined ? spec.default : raw);
   }
   if (configPath) out.config = configPath;
   return out as Options<S> & { config?: string };

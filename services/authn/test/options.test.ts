@@ -64,3 +64,16 @@ test('authn options - incomplete or contradictory settings are refused at start-
   ];
   for (const [name, argv] of bad) assert.throws(() => configOf(argv), OptionsError, name);
 });
+
+test('authn options - with no flags every default is converted to its type (durations in ms)', () => {
+  const o = parseOptions(authnOptionSpecs, [], {});
+  assert.equal(o['authentication-token-webhook-cache-ttl'], 120_000);
+  assert.equal(o['service-account-max-token-expiration'], undefined);
+  assert.equal(o['anonymous-auth'], true);
+  assert.equal(o['enable-bootstrap-token-auth'], false);
+  assert.equal(o['service-account-lookup'], true);
+  assert.deepEqual(o['oidc-signing-algs'], ['RS256']);
+  assert.equal(o['oidc-username-claim'], 'sub');
+  assert.equal(o['authentication-token-webhook-version'], 'v1beta1');
+  assert.equal(o['nats-url'], 'nats://127.0.0.1:4222');
+});

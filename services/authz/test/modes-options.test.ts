@@ -68,3 +68,13 @@ test('authz modes - a mode failing to start stops what the earlier modes started
   assert.equal(started, 1, 'the Node mode watched the bucket');
   assert.deepEqual(stopped, ['feed-1'], 'and its watch was stopped');
 });
+
+test('authz options - with no flags every default is converted to its type (durations in ms)', () => {
+  const o = parseOptions(authzOptionSpecs, [], {});
+  assert.deepEqual(o['authorization-mode'], ['AlwaysAllow']);
+  assert.equal(o['authorization-webhook-cache-authorized-ttl'], 300_000);
+  assert.equal(o['authorization-webhook-cache-unauthorized-ttl'], 30_000);
+  assert.equal(o['authorization-webhook-version'], 'v1beta1');
+  assert.equal(o.bucket, 'objects');
+  assert.equal(o['nats-url'], 'nats://127.0.0.1:4222');
+});

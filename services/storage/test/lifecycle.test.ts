@@ -49,7 +49,7 @@ describe('storage lifecycle', () => {
     // A bucket view whose scan replays that stale result (the library's iterator has stop()).
     const staleHistory = async () => Object.assign((async function* () { yield* scanned; })(), { stop() {} });
     const staleView = Object.create(kv, { history: { value: staleHistory } }) as KV;
-    const compactor = startMarkerCompactor({ kv: staleView, jsm, bucket, ttlMs: 0, intervalMs: 0 });
+    const compactor = startMarkerCompactor({ kv: staleView, jsm, bucket, ttlMs: 0, intervalMs: null });
     await compactor.runOnce();
     await compactor.stop();
     const e = await kv.get('core.configmaps.default.x');

@@ -9,7 +9,7 @@ const specs = {
   'token-auth-file': { type: 'string' },
   'anonymous-auth': { type: 'boolean', default: true },
   'authorization-mode': { type: 'list', default: ['AlwaysAllow'] },
-  'cache-ttl': { type: 'duration', default: 120_000 },
+  'cache-ttl': { type: 'duration', default: '2m' },
   'oidc-required-claim': { type: 'list', repeatable: true },
 } satisfies OptionSpecs;
 

@@ -1,0 +1,18 @@
+// The gateway's flags. Kept apart from main.ts so a test can parse them as a user's start-up
+// would, with no flags at all.
+
+import { commonOptions, type OptionSpecs } from '../../shared/config/options.js';
+import { BUCKET_DEFAULT } from '../../shared/store/kv-bucket.js';
+
+export const gatewayOptionSpecs = {
+  ...commonOptions,
+  'secure-port': { type: 'number', default: 6443, description: 'HTTPS port' },
+  'bind-address': { type: 'string', default: '127.0.0.1', description: 'address to listen on' },
+  'tls-cert-file': { type: 'string', description: 'serving certificate (PEM); without it the gateway serves plain HTTP' },
+  'tls-private-key-file': { type: 'string', description: 'serving key (PEM)' },
+  'client-ca-file': { type: 'string', description: 'CA bundle of client certificates: the TLS handshake asks for one (the authn service verifies it)' },
+  'requestheader-client-ca-file': { type: 'string', description: 'CA bundle of the authenticating proxy\'s client certificate (also asked for in the handshake)' },
+  bucket: { type: 'string', default: BUCKET_DEFAULT, description: 'KV bucket holding the objects' },
+  'runtime-config': { type: 'string', default: '', description: 'enable/disable API versions: <group>/<version>[=true|false],...' },
+  'watch-cache-window': { type: 'duration', default: '5m', description: 'how long watch history and continue tokens stay valid' },
+} satisfies OptionSpecs;

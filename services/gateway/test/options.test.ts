@@ -1,0 +1,25 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseOptions } from '../../../shared/config/options.js';
+import { gatewayOptionSpecs } from '../options.js';
+
+test('gateway options - with no flags every default is converted to its type (durations in ms)', () => {
+  const o = parseOptions(gatewayOptionSpecs, [], {});
+  assert.deepEqual(
+    { ...o },
+    {
+      'nats-url': 'nats://127.0.0.1:4222',
+      'nats-creds': undefined,
+      'log-level': 'info',
+      'secure-port': 6443,
+      'bind-address': '127.0.0.1',
+      'tls-cert-file': undefined,
+      'tls-private-key-file': undefined,
+      'client-ca-file': undefined,
+      'requestheader-client-ca-file': undefined,
+      bucket: 'objects',
+      'runtime-config': '',
+      'watch-cache-window': 300_000,
+    },
+  );
+});

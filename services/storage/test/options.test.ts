@@ -1,0 +1,27 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseOptions } from '../../../shared/config/options.js';
+import { storageOptionSpecs } from '../options.js';
+
+test('storage options - with no flags every default is converted to its type (durations in ms)', () => {
+  const o = parseOptions(storageOptionSpecs, [], {});
+  assert.deepEqual(
+    { ...o },
+    {
+      'nats-url': 'nats://127.0.0.1:4222',
+      'nats-creds': undefined,
+      'log-level': 'info',
+      bucket: 'objects',
+      replicas: 1,
+      'delete-marker-ttl': 300_000,
+      'delete-marker-purge-interval': 60_000,
+    },
+  );
+});
+
+test('storage options - given durations use the same conversion as the defaults', () => {
+  const o = parseOptions(storageOptionSpecs, ['--delete-marker-purge-interval=90s'], { PLATFORM_DELETE_MARKER_TTL: '10m' });
+  assert.equal(o['delete-marker-purge-interval'], 90_000);
+  assert.equal(o['delete-marker-ttl'], 600_000);
+  assert.throws(() => parseOptions(storageOptionSpecs, ['--delete-marker-ttl=soon'], {}), /--delete-marker-ttl: invalid duration "soon"/);
+});
