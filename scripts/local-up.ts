@@ -235,39 +235,114 @@ function getReadyz(url: string, ca: string, token: string): Promise<{ status: nu
   });
 }
 
+/** Restart delays of a child that dies after bring-up: 1 s doubling to 30 s, reset after a minute up. */
+export function restartDelayMs(consecutiveFailures: number): number {
+  return Math.min(1_000 * 2 ** Math.max(0, consecutiveFailures - 1), 30_000);
+}
+const STABLE_AFTER_MS = 60_000;
+
+interface Restartable {
+  name: string;
+  start(): Promise<ChildProcess>;
+  failures: number;
+  startedAt: number;
+}
+
 class Supervisor {
   readonly running: Running[] = [];
   nats?: LocalNats;
+  /** Set once /readyz answered: from then on a dying child is restarted instead of ending the run. */
+  up = false;
   private stopping = false;
   private exitCode = 0;
   private done!: () => void;
   readonly finished = new Promise<void>((r) => (this.done = r));
+  private readonly reaper: ChildProcess;
+
+  constructor() {
+    // Its own process group and an IPC channel: it outlives this process if this one is killed
+    // outright, and then stops the children (see scripts/reaper.mjs).
+    this.reaper = spawn(process.execPath, [path.join(REPO_ROOT, 'scripts', 'reaper.mjs')], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], detached: true });
+    this.reaper.unref();
+    this.reaper.channel?.unref();
+  }
 
   get isStopping(): boolean {
     return this.stopping;
   }
 
-  watch(name: string, child: ChildProcess): void {
+  private tellReaper(): void {
+    const services = this.running.map((r) => r.child.pid).filter((p): p is number => p !== undefined);
+    if (this.reaper.connected) this.reaper.send({ type: 'pids', services, nats: this.nats?.process.pid ?? 0 });
+  }
+
+  watch(child: ChildProcess, r: Restartable): void {
     child.once('exit', (code, signal) => {
-      // A terminal Ctrl-C also reaches nats-server directly; give our own SIGINT handler a moment
-      // to run so that is not mistaken for a crash.
-      setTimeout(() => {
-        if (this.stopping) return;
-        process.stderr.write(`\nlocal-up: ${name} exited unexpectedly (${signal ?? `code ${code}`}); stopping everything\n`);
+      if (this.stopping) return;
+      const how = signal ?? `code ${code}`;
+      if (!this.up) {
+        // During bring-up a dying child is a configuration problem: say so and stop.
+        process.stderr.write(`\nlocal-up: ${r.name} exited unexpectedly (${how}); stopping everything\n`);
         void this.shutdown(code && code > 0 ? code : 1);
-      }, 150);
+        return;
+      }
+      r.failures = Date.now() - r.startedAt > STABLE_AFTER_MS ? 1 : r.failures + 1;
+      this.restartLater(r, how);
     });
+  }
+
+  private restartLater(r: Restartable, how: string): void {
+    const delay = restartDelayMs(r.failures);
+    process.stderr.write(`\nlocal-up: ${r.name} exited unexpectedly (${how}); restarting it in ${delay / 1000} s (restart ${r.failures})\n`);
+    setTimeout(async () => {
+      if (this.stopping) return;
+      try {
+        const next = await r.start();
+        r.startedAt = Date.now();
+        process.stdout.write(`local-up: ${r.name} restarted (pid ${next.pid})\n`);
+        this.watch(next, r);
+      } catch (err) {
+        r.failures++;
+        this.restartLater(r, `could not start: ${(err as Error).message}`);
+      }
+    }, delay);
+  }
+
+  async startNats(dataDir: string, port: number, log: (line: string) => void): Promise<LocalNats> {
+    const r: Restartable = {
+      name: 'nats-server',
+      failures: 0,
+      startedAt: Date.now(),
+      start: async () => {
+        this.nats = await startLocalNats(dataDir, { port, log, detached: true });
+        this.tellReaper();
+        return this.nats.process;
+      },
+    };
+    await r.start();
+    this.watch(this.nats!.process, r);
+    return this.nats!;
   }
 
   spawnService(name: LocalServiceName, args: string[], servicesDir: string, index: number): ChildProcess {
     const main = path.join(servicesDir, name, 'main.ts');
     if (!existsSync(main)) throw new Error(`${main} does not exist`);
-    // detached: a terminal Ctrl-C reaches only this process, which then stops the services in order.
-    const child = spawn(process.execPath, ['--import', 'tsx', main, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: process.env });
-    pipeLines(child, prefixer(name, index));
-    child.once('error', (err) => process.stderr.write(`local-up: cannot start ${name}: ${err.message}\n`));
-    this.running.push({ name, child });
-    this.watch(name, child);
+    const log = prefixer(name, index);
+    const spawnOne = (): ChildProcess => {
+      // detached: a terminal Ctrl-C reaches only this process, which then stops the services in
+      // order. The IPC channel is the service's lifeline: it exits when this process is gone.
+      const child = spawn(process.execPath, ['--import', 'tsx', main, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], detached: true, env: process.env });
+      child.channel?.unref();
+      pipeLines(child, log);
+      child.once('error', (err) => process.stderr.write(`local-up: cannot start ${name}: ${err.message}\n`));
+      const slot = this.running.find((x) => x.name === name);
+      if (slot) slot.child = child;
+      else this.running.push({ name, child });
+      this.tellReaper();
+      return child;
+    };
+    const child = spawnOne();
+    this.watch(child, { name, failures: 0, startedAt: Date.now(), start: async () => spawnOne() });
     return child;
   }
 
@@ -280,6 +355,10 @@ class Supervisor {
       await Promise.all(this.running.filter((r) => (stage as readonly string[]).includes(r.name)).map((r) => stopChild(r.child)));
     }
     if (this.nats) await this.nats.stop();
+    if (this.reaper.connected) {
+      this.reaper.send({ type: 'done' });
+      this.reaper.disconnect();
+    }
     this.done();
   }
 
@@ -329,6 +408,9 @@ async function main(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // Orphaned (whoever started us is gone, e.g. npm killed alone): stop as if asked to.
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && onSignal('SIGHUP'), 1_000).unref();
 
   if (!(await portIsFree(cfg.port))) throw new Error(`port ${cfg.port} is in use — is another \`npm start\` running? Set PLATFORM_PORT to use another port`);
   let natsUrl = cfg.natsUrl;
@@ -340,9 +422,7 @@ async function main(argv: string[]): Promise<number> {
       );
     }
     const natsLog = prefixer('nats', 5);
-    sup.nats = await startLocalNats(path.join(cfg.dir, 'nats'), { port: natsPort, log: (chunk) => chunk.split('\n').filter(Boolean).forEach(natsLog) });
-    sup.watch('nats-server', sup.nats.process);
-    natsUrl = sup.nats.url;
+    natsUrl = (await sup.startNats(path.join(cfg.dir, 'nats'), natsPort, (chunk) => chunk.split('\n').filter(Boolean).forEach(natsLog))).url;
   }
 
   const nc = await connect({ servers: natsUrl.split(','), name: 'platform-local-up' });
@@ -385,18 +465,19 @@ async function main(argv: string[]): Promise<number> {
   }
 
   if (!sup.isStopping) {
+    sup.up = true;
     const lines = [
       '',
       'platform-apiserver is up',
-      `  NATS       ${natsUrl}${sup.nats ? ` (nats-server pid ${sup.nats.process.pid}, data in ${rel(path.join(cfg.dir, 'nats'))})` : ' (external)'}`,
+      `  NATS       ${natsUrl}${sup.nats ? ` (nats-server pid ${sup.nats.process.pid}, data in ${path.join(cfg.dir, 'nats')})` : ' (external)'}`,
       ...sup.running.map((r) => `  ${r.name.padEnd(10)} pid ${r.child.pid}`),
       `  API        ${url}`,
       '',
       `  export KUBECONFIG=${state.kubeconfig}`,
       '  kubectl get ns',
-      `  curl --cacert ${rel(state.pki.files.caCert)} -H "Authorization: Bearer $(cat ${rel(state.adminTokenFile)})" ${url}/api/v1/namespaces`,
+      `  curl --cacert ${state.pki.files.caCert} -H "Authorization: Bearer $(cat ${state.adminTokenFile})" ${url}/api/v1/namespaces`,
       '',
-      'Ctrl-C stops everything.',
+      'A service that dies is restarted (with back-off). Ctrl-C stops everything.',
       '',
     ];
     process.stdout.write(lines.join('\n'));

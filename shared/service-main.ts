@@ -28,11 +28,24 @@ export async function serveUntilSignalled(nc: NatsConnection, service: RunningSe
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  exitWithParent(() => void shutdown('parent exited'));
   const closed = await nc.closed();
   if (closed && !stopping) {
     log.error({ err: closed }, 'NATS connection closed');
     process.exitCode = 1;
   }
+}
+
+/**
+ * A supervisor that starts a service with an IPC channel (`npm start`) is the service's reason to
+ * run: when the channel closes — the supervisor exited, even by SIGKILL — the service stops too
+ * instead of living on as an orphan. Without a channel (compose, Helm, a shell) nothing changes.
+ */
+export function exitWithParent(stop: () => void): void {
+  if (!process.channel) return;
+  // The channel must not keep the process alive by itself, nor be mistaken for work.
+  process.channel.unref();
+  process.once('disconnect', stop);
 }
 
 /** The service's options from its flags, PLATFORM_* env vars and `--config`; `--help` prints them and exits. */

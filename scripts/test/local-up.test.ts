@@ -180,6 +180,45 @@ describe('local-up processes', { timeout: 120_000 }, () => {
     assert.equal(existsSync(path.join(rec, 'gateway.args')), false, 'gateway never started');
   });
 
+  test('local-up - a service that dies after bring-up is restarted with back-off; the rest keep running', async () => {
+    const rec = path.join(dir, 'rec3');
+    await import('node:fs/promises').then((fs) => fs.mkdir(rec, { recursive: true }));
+    const run = startLocalUp({ PLATFORM_LOCAL_DIR: path.join(dir, 'e'), PLATFORM_PORT: String(await freePort()), FAKE_RECORD_DIR: rec });
+    await run.waitFor(/Ctrl-C stops everything/);
+    process.kill((await recorded(rec, 'authz'))[0]!.pid, 'SIGUSR2');
+    await run.waitFor(/authz exited unexpectedly \(code 4\); restarting it in 1 s \(restart 1\)/);
+    try {
+      await run.waitFor(/authz restarted \(pid \d+\)/);
+      // The new process records itself once it has started.
+      await run.waitFor(/authz +\| authz: up[\s\S]*authz +\| authz: up/);
+      const [first, second] = await recorded(rec, 'authz');
+      assert.ok(second && second.pid !== first!.pid, 'a second authz process was started');
+      assert.equal(alive(second.pid), true);
+      const storage = (await recorded(rec, 'storage'))[0]!;
+      assert.equal(alive(storage.pid), true, 'the other services were left running');
+      run.child.kill('SIGINT');
+      assert.equal(await run.exited, 0, run.output());
+      assert.equal(alive(second.pid), false);
+    } finally {
+      run.child.kill('SIGINT');
+    }
+  });
+
+  test('local-up - killed with SIGKILL, it leaves no service and no nats-server running', async () => {
+    const rec = path.join(dir, 'rec4');
+    await import('node:fs/promises').then((fs) => fs.mkdir(rec, { recursive: true }));
+    const run = startLocalUp({ PLATFORM_LOCAL_DIR: path.join(dir, 'f'), PLATFORM_PORT: String(await freePort()), FAKE_RECORD_DIR: rec });
+    await run.waitFor(/Ctrl-C stops everything/);
+    const natsPid = Number(/nats-server pid (\d+)/.exec(run.output())![1]);
+    const pids = [natsPid];
+    for (const name of ['storage', 'authn', 'authz', 'admission', 'gateway']) pids.push((await recorded(rec, name))[0]!.pid);
+    run.child.kill('SIGKILL');
+    await run.exited;
+    const until = Date.now() + 15_000;
+    while (pids.some(alive) && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(pids.filter(alive), [], 'processes still running after npm start was killed');
+  });
+
   test('local-up - gives up with a clear message when /readyz never answers 200', async () => {
     const run = startLocalUp({ PLATFORM_LOCAL_DIR: path.join(dir, 'c'), PLATFORM_PORT: String(await freePort()), FAKE_READYZ_STATUS: '500', PLATFORM_READY_TIMEOUT_SECONDS: '2' });
     assert.equal(await run.exited, 1);

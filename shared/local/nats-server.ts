@@ -57,13 +57,16 @@ async function waitForPort(port: number, deadlineMs: number, child: ChildProcess
   throw new Error(`nats-server did not listen on ${port} in time`);
 }
 
-/** Starts nats-server with JetStream storing under `dataDir`. */
-export async function startLocalNats(dataDir: string, opts: { port?: number; binary?: string; log?: (line: string) => void } = {}): Promise<LocalNats> {
+/**
+ * Starts nats-server with JetStream storing under `dataDir`. `detached` puts it in its own process
+ * group, so a terminal's Ctrl-C reaches only its supervisor, which stops it last.
+ */
+export async function startLocalNats(dataDir: string, opts: { port?: number; binary?: string; log?: (line: string) => void; detached?: boolean } = {}): Promise<LocalNats> {
   const port = opts.port ?? (await freePort());
   await mkdir(dataDir, { recursive: true });
   const conf = path.join(dataDir, 'nats-server.conf');
   await writeFile(conf, natsConfig(port, path.join(dataDir, 'jetstream')));
-  const child = spawn(opts.binary ?? process.env.NATS_SERVER_BIN ?? 'nats-server', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(opts.binary ?? process.env.NATS_SERVER_BIN ?? 'nats-server', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached ?? false });
   const spawnError = new Promise<never>((_, reject) => child.once('error', (e) => reject(new Error(`cannot start nats-server: ${e.message} (install it: apt-get install -y nats-server)`))));
   const onData = (b: Buffer) => opts.log?.(b.toString());
   child.stdout?.on('data', onData);
