@@ -38,7 +38,8 @@ export function parseImpersonation(headers: DistinctHeaders): ImpersonationReque
   let user: string | undefined;
   let uid: string | undefined;
   const groups: string[] = [];
-  const extra: Record<string, string[]> = {};
+  // Keys are client-chosen (`Impersonate-Extra-constructor`): a Map, never a plain object's members.
+  const extra = new Map<string, string[]>();
   let other = false;
   for (const [name, values] of Object.entries(headers)) {
     if (!values || !name.startsWith('impersonate-')) continue;
@@ -60,7 +61,9 @@ export function parseImpersonation(headers: DistinctHeaders): ImpersonationReque
         throw badRequest(`malformed impersonation extra header ${JSON.stringify(name)}`);
       }
       if (!key) throw badRequest('an Impersonate-Extra- header needs a key');
-      (extra[key] ??= []).push(...values);
+      const list = extra.get(key);
+      if (list) list.push(...values);
+      else extra.set(key, [...values]);
       other = true;
     } else {
       throw badRequest(`unknown impersonation header ${JSON.stringify(name)}`);
@@ -71,7 +74,8 @@ export function parseImpersonation(headers: DistinctHeaders): ImpersonationReque
     return null;
   }
   if (user === '') throw badRequest('Impersonate-User must not be empty');
-  const req: ImpersonationRequest = { user, groups, extra };
+  // fromEntries defines own properties, so even `__proto__` stays an ordinary key.
+  const req: ImpersonationRequest = { user, groups, extra: Object.fromEntries(extra) };
   if (uid !== undefined) req.uid = uid;
   return req;
 }

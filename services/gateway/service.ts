@@ -11,6 +11,7 @@ import type { KV } from '@nats-io/kv';
 import YAML from 'yaml';
 import type { Logger } from 'pino';
 import { failure, forbidden, methodNotSupported, StatusError, StatusReason, toStatus, type Status } from '../../shared/api/status.js';
+import { bearerToken } from '../../shared/api/bearer-token.js';
 import { MAX_BODY_BYTES } from '../../shared/api/decode.js';
 import { negotiate, type Offer } from '../../shared/api/negotiate.js';
 import { parseRequestInfo, type RequestInfo } from '../../shared/api/request-info.js';
@@ -36,7 +37,7 @@ import { AdmissionInterestCache, AuthnInterestCache } from './service-interest.j
 import { asksForImpersonation, impersonatedUser, impersonationChecks, parseImpersonation } from './impersonation.js';
 import { Reviews } from './reviews.js';
 import { DecodePool } from './decode-pool.js';
-import { resolveTarget, type Target } from './target.js';
+import { resolveTarget, Route, routeOf, type Target } from './target.js';
 
 export interface GatewayConfig {
   bucket: string;
@@ -258,9 +259,11 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
       }
     }
     (req as ApiRequest).user = user;
-    // A cluster-scoped resource addressed through a namespace does not exist: 404 before any
-    // namespace role could be consulted about it.
-    if (info.isResourceRequest && info.namespace && info.resource !== 'namespaces' && registry.lookup(info.apiGroup, info.apiVersion, info.resource)?.type.scope === 'Cluster') throw notFoundPath();
+    // A served type addressed at a path that is none of its routes (a cluster-scoped type, the
+    // namespaces included, inside `namespaces/<ns>/`) is answered before any role is consulted:
+    // authorizing it against the namespace it carries would let that namespace's grants act on
+    // objects outside it. An unserved type is 404 after authorization, as upstream.
+    const target = info.isResourceRequest ? targetFor(info) : undefined;
     await identity.authorize(attributesFor(user, info));
     const warnings: string[] = [];
 
@@ -270,7 +273,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
       return sendStatus(req, reply, notFoundPath().status);
     }
 
-    const target = targetFor(info);
+    if (!target) throw notFoundPath();
     const body = req.body as Buffer | undefined;
     const contentType = req.headers['content-type'];
     const ctx: RequestContext = {
@@ -292,18 +295,24 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
     return send(req, reply, r, warnings, query);
   };
 
-  const targetFor = (info: RequestInfo): Target => {
+  /** The served type a resource request names (undefined if none); throws if the path is not one of its routes. */
+  const targetFor = (info: RequestInfo): Target | undefined => {
     const key = `${info.apiGroup}/${info.apiVersion}/${info.resource}`;
     let t = targets.get(key);
     if (!t) {
       const served = registry.lookup(info.apiGroup, info.apiVersion, info.resource);
-      if (!served) throw notFoundPath();
+      if (!served) return undefined;
       t = resolveTarget(registry, served);
       targets.set(key, t);
     }
-    // A cluster-scoped type has no namespaced URL (namespaces themselves excepted).
-    if (!t.namespaced && info.namespace && info.resource !== 'namespaces') throw notFoundPath();
-    return t;
+    switch (routeOf(t, info)) {
+      case Route.Served:
+        return t;
+      case Route.MethodNotAllowed:
+        throw failure(405, StatusReason.MethodNotAllowed, `${info.verb} is only supported on namespaced ${t.type.plural} within a namespace`);
+      default:
+        throw notFoundPath();
+    }
   };
 
   const dispatch = (ctx: RequestContext): Promise<Reply> => {
@@ -317,7 +326,6 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
     if (t.type.virtual) {
       if (sub) throw notFoundPath();
       if (info.verb !== 'create') throw methodNotSupported(t.gr, info.verb);
-      if (t.namespaced && !info.namespace) throw failure(405, StatusReason.MethodNotAllowed, `create is only supported on namespaced ${t.type.plural} within a namespace`);
       return reviews.create(ctx);
     }
     if (sub) {
@@ -326,9 +334,6 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
       if (!subVerbs.includes(info.verb)) throw methodNotSupported(t.gr, info.verb);
     } else if (!verbs.includes(info.verb)) {
       throw methodNotSupported(t.gr, info.verb);
-    }
-    if (t.namespaced && !info.namespace && !['list', 'watch'].includes(info.verb)) {
-      throw failure(405, StatusReason.MethodNotAllowed, `${info.verb} is only supported on namespaced ${t.type.plural} within a namespace`);
     }
     switch (info.verb) {
       case 'get':
@@ -462,7 +467,8 @@ function notFoundPath(): StatusError {
 
 /** Every header's values, repeated headers kept apart (Node joins most of them with ", "). */
 function distinctHeaders(raw: IncomingMessage): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
+  // Header names are the client's: `constructor` or `__proto__` must not meet inherited members.
+  const out = Object.create(null) as Record<string, string[]>;
   const list = raw.rawHeaders;
   for (let i = 0; i + 1 < list.length; i += 2) (out[list[i]!.toLowerCase()] ??= []).push(list[i + 1]!);
   return out;
@@ -477,9 +483,9 @@ function stripImpersonation(raw: IncomingMessage): void {
 function credentialsOf(raw: IncomingMessage, clientCertificates: boolean, interest: AuthnInterestCache): Credentials {
   const creds: Credentials = {};
   const auth = raw.headers.authorization;
-  if (auth) {
-    const m = /^bearer\s+(.*)$/i.exec(auth.trim());
-    if (m) creds.token = m[1]!.trim();
+  if (auth !== undefined) {
+    const token = bearerToken(auth);
+    if (token !== undefined) creds.token = token;
     // The credential is consumed here; nothing downstream (admission, proxies) ever sees it.
     delete raw.headers.authorization;
   }

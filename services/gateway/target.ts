@@ -3,6 +3,7 @@
 // for `storedAs` entries such as events.platform.io Events kept in core events).
 
 import type { ApiObject } from '../../shared/api/types.js';
+import type { RequestInfo } from '../../shared/api/request-info.js';
 import type { GroupResource } from '../../shared/api/status.js';
 import type { Registry, ServedResource } from '../../shared/registry/registry.js';
 import type { ResourceType } from '../../shared/registry/types.js';
@@ -59,4 +60,31 @@ export function resolveTarget(registry: Registry, served: ServedResource): Targe
     fromStored,
     toStored,
   };
+}
+
+export const Route = {
+  /** The path is one of the type's routes. */
+  Served: 'Served',
+  /** No route of the type has this path: 404. */
+  NotFound: 'NotFound',
+  /** The path is a route of the type, but not for this method: 405. */
+  MethodNotAllowed: 'MethodNotAllowed',
+} as const;
+export type Route = (typeof Route)[keyof typeof Route];
+
+/**
+ * Whether a request's path is a route of the type it names. The routes are kube-apiserver's: a
+ * cluster-scoped type exists only at cluster paths (for namespaces, their own
+ * `namespaces/<ns>[/status|/finalize]`), a namespaced type only inside `namespaces/<ns>/`, plus,
+ * for a type that lists, its all-namespaces collection, which lists and watches and nothing else.
+ * The gateway answers before authorization: a path that names nothing must never be authorized
+ * against the namespace it happens to carry, or a grant in one namespace reaches every namespace
+ * (`namespaces/<ns>/namespaces/<other>`) and every cluster-scoped object.
+ */
+export function routeOf(t: Target, info: RequestInfo): Route {
+  if (t.namespaced === info.namespaced) return Route.Served;
+  if (!t.namespaced) return Route.NotFound;
+  const lists = t.type.verbs?.includes('list') ?? true;
+  if (!lists || info.parts.length !== 1) return Route.NotFound;
+  return info.verb === 'list' || info.verb === 'watch' ? Route.Served : Route.MethodNotAllowed;
 }

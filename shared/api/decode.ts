@@ -199,6 +199,10 @@ function scanJson(text: string, maxDepth: number): string[] {
   };
 
   const afterValue = (): J => (stack.length ? J.CommaOrEnd : J.Done);
+  const valuePath = (): string => {
+    const f = stack[stack.length - 1];
+    return f ? (f.isObj ? `${f.path}.${f.lastKey}` : `${f.path}[${f.index}]`) : '';
+  };
   const open = (isObj: boolean, at: number): J => {
     if (stack.length >= maxDepth) throw depthError(text, at, maxDepth, 'JSON');
     const parent = stack[stack.length - 1];
@@ -236,7 +240,14 @@ function scanJson(text: string, maxDepth: number): string[] {
           i = scanString(i);
           state = afterValue();
         } else if (c === 0x2d || isDigit(c)) {
-          i = scanNumber(i);
+          const end = scanNumber(i);
+          // Literals of up to 15 characters without an exponent are always exact; only longer
+          // ones and exponents can overflow or lose digits.
+          if (end - i > 15 || hasExponent(text, i, end)) {
+            const problem = numberProblem(text.slice(i, end), /^-?\d+$/.test(text.slice(i, end)), valuePath());
+            if (problem) throw numberError('JSON', problem, lineCol(text, i));
+          }
+          i = end;
           state = afterValue();
         } else if (c === 0x74 && text.startsWith('true', i)) {
           i += 4;
@@ -310,6 +321,44 @@ function decodeJson(text: string, maxDepth: number): DecodedValue {
     throw badRequest(`the JSON request body is malformed: ${(err as Error).message}`);
   }
   return { value, duplicateFields };
+}
+
+// ---- Numbers ----------------------------------------------------------------------------
+
+function hasExponent(text: string, from: number, to: number): boolean {
+  for (let k = from; k < to; k++) {
+    const c = text.charCodeAt(k);
+    if (c === 0x65 || c === 0x45) return true;
+  }
+  return false;
+}
+
+function fieldName(path: string): string {
+  return path === '' ? 'the top level' : path.startsWith('.') ? path.slice(1) : path;
+}
+
+function shortLiteral(lit: string): string {
+  return lit.length <= 40 ? lit : `${lit.slice(0, 20)}…${lit.slice(-8)} (${lit.length} characters)`;
+}
+
+/**
+ * Why a number literal cannot be decoded into a JS number without changing it, if it cannot.
+ * Floats follow float64 like upstream's decoder: rounding the digits of a fraction is what every
+ * client expects, but an overflow to ±Infinity is an error there too. Integers are exact in
+ * upstream (int64); here they are exact only within ±(2^53 - 1), so a larger one is refused
+ * rather than rounded — the same 400 upstream gives beyond int64.
+ */
+function numberProblem(lit: string, integer: boolean, path: string): string | undefined {
+  const v = Number(lit);
+  if (!Number.isFinite(v)) return `the number ${shortLiteral(lit)} at ${fieldName(path)} is out of the range of a 64-bit float`;
+  if (integer && !Number.isSafeInteger(v)) {
+    return `the integer ${shortLiteral(lit)} at ${fieldName(path)} cannot be represented exactly; integers must lie within ±${Number.MAX_SAFE_INTEGER}`;
+  }
+  return undefined;
+}
+
+function numberError(lang: string, problem: string, where: string): Error {
+  return badRequest(`unable to decode the ${lang} request body: ${problem} (at ${where})`);
 }
 
 // ---- YAML -------------------------------------------------------------------------------
@@ -524,11 +573,34 @@ function walkYaml(w: YamlWalk, node: unknown, depth: number, path: string): numb
       });
     }
     h += 1;
-  } else if (isScalar(node) && typeof node.value === 'number' && !Number.isFinite(node.value)) {
-    throw yamlError(w, node.range?.[0] ?? 0, `${String(node.value)} is not a valid JSON number`);
+  } else if (isScalar(node) && typeof node.value === 'number') {
+    checkYamlNumber(w, node.value, node.source, node.format, node.range?.[0] ?? 0, path);
   }
   if (node && typeof node === 'object' && (node as YamlNode).anchor) w.heights.set(node as YamlNode, h);
   return h;
+}
+
+/**
+ * A YAML number must be what the JSON it stands for would hold: finite (no `.inf`, `.nan` or
+ * overflow) and, for integers, exact. A decimal integer with a leading zero is refused as well:
+ * upstream's YAML 1.1 decoder reads `017` as octal 15, YAML 1.2 (this library) as 17, and the
+ * writer's intent cannot be known.
+ */
+function checkYamlNumber(w: YamlWalk, value: number, source: unknown, format: string | undefined, offset: number, path: string): void {
+  const lit = typeof source === 'string' ? source : String(value);
+  const where = (): string => {
+    const { line, col } = w.lines.linePos(offset);
+    return `line ${line}, column ${col}`;
+  };
+  if (Number.isNaN(value) || (!Number.isFinite(value) && /^[-+]?\./.test(lit))) throw numberError('YAML', `${lit} at ${fieldName(path)} is not a valid JSON number`, where());
+  if (!Number.isFinite(value)) throw numberError('YAML', `the number ${shortLiteral(lit)} at ${fieldName(path)} is out of the range of a 64-bit float`, where());
+  const decimalInt = /^[-+]?[0-9]+$/.test(lit);
+  if (decimalInt && /^[-+]?0[0-9]/.test(lit)) {
+    throw numberError('YAML', `the integer ${lit} at ${fieldName(path)} is ambiguous (octal in YAML 1.1, decimal in YAML 1.2); write it without leading zeros, as 0o… for octal, or quote it`, where());
+  }
+  if ((decimalInt || format === 'HEX' || format === 'OCT') && !Number.isSafeInteger(value)) {
+    throw numberError('YAML', `the integer ${shortLiteral(lit)} at ${fieldName(path)} cannot be represented exactly; integers must lie within ±${Number.MAX_SAFE_INTEGER}`, where());
+  }
 }
 
 function firstNonSpace(text: string): number {

@@ -14,6 +14,13 @@ export interface RequestInfo {
   apiGroup: string;
   apiVersion: string;
   namespace: string;
+  /**
+   * The resource is addressed inside a namespace: `namespaces/<ns>/<resource>...`. False at
+   * cluster paths, the namespace object's own `namespaces/<ns>[/status|/finalize]` included (there
+   * `namespace` is its name, yet the path is the cluster-scoped type's). A type is served only at
+   * paths of its own scope, so this, not `namespace`, is what routing compares with the type.
+   */
+  namespaced: boolean;
   resource: string;
   subresource: string;
   name: string;
@@ -50,6 +57,7 @@ function nonResource(method: string, path: string): RequestInfo {
     apiGroup: '',
     apiVersion: '',
     namespace: '',
+    namespaced: false,
     resource: '',
     subresource: '',
     name: '',
@@ -106,7 +114,9 @@ function isValidPathSegmentName(name: string): boolean {
  *   non-resource requests whose verb is the lowercase HTTP method.
  * - A `watch` or `proxy` segment right after the version is the legacy verb form.
  * - `namespaces/<ns>/<resource>/...` is namespaced; `namespaces/<ns>[/status|/finalize]` is the
- *   namespace object itself, with namespace = its name (so namespace-scoped grants cover it).
+ *   namespace object itself, with namespace = its name (so namespace-scoped grants cover it) but
+ *   `namespaced` false. Which types exist at which of these paths is not the parser's to say:
+ *   `namespaces/<ns>/namespaces/<name>` parses, and routing answers it 404.
  * - GET/HEAD without a name is list, or watch with `watch=true`; a list/watch whose field
  *   selector pins `metadata.name` carries that name (a single-object watch). A GET of a named
  *   object stays `get` whatever `watch` says, as upstream.
@@ -137,9 +147,13 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   }
 
   let namespace = '';
+  let namespaced = false;
   if (segs[p] === 'namespaces' && segs.length - p > 1) {
     namespace = segs[p + 1]!;
-    if (segs.length - p > 2 && !NAMESPACE_SUBRESOURCES.has(segs[p + 2]!)) p += 2;
+    if (segs.length - p > 2 && !NAMESPACE_SUBRESOURCES.has(segs[p + 2]!)) {
+      p += 2;
+      namespaced = true;
+    }
   }
 
   const parts = segs.slice(p);
@@ -172,6 +186,7 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     apiGroup: group,
     apiVersion: version,
     namespace,
+    namespaced,
     resource,
     subresource,
     name,

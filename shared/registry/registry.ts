@@ -91,6 +91,10 @@ function createAjv(): Ajv {
     'binary',
   ]);
   ajv.addFormat('duration', (s: string) => GO_DURATION.test(s) || ISO_DURATION.test(s));
+  // ajv-formats takes any integer for int64; a JS number past 2^53 has already lost digits, and
+  // refusing it is the only way not to store a value the client did not send.
+  // A fraction is the `type: integer` check's to report, once.
+  ajv.addFormat('int64', { type: 'number', validate: (n: number) => !Number.isInteger(n) || Number.isSafeInteger(n) });
   // Markers used by OpenAPI documents whose checks live in the schema's own anyOf/pattern.
   ajv.addFormat('int-or-string', true);
   ajv.addFormat('quantity', true);

@@ -298,6 +298,7 @@ function hasSubSchemas(schema: JsonSchema): boolean {
  *  - `nullable: true` becomes a `null` type, so only standard keywords reach ajv.
  *  - `x-kubernetes-int-or-string` without its own type/anyOf gets integer-or-string.
  *  - `default` is removed: ajv must not fill anything in.
+ *  - An `integer` without a format gets `int64` (what upstream decodes it into).
  */
 export class AjvSchemaBuilder {
   private readonly ids = new WeakMap<JsonSchema, string>();
@@ -362,6 +363,8 @@ export class AjvSchemaBuilder {
     if (schema['x-kubernetes-int-or-string'] === true && out.type === undefined && out.anyOf === undefined && out.oneOf === undefined) {
       out.anyOf = [{ type: 'integer' }, { type: 'string' }];
     }
+    // An integer without a format is an int64 upstream; ajv's plain `integer` would take 2^60.
+    if (out.type === 'integer' && out.format === undefined) out.format = 'int64';
     if (schema.nullable === true) addNullType(out);
     return out;
   }
@@ -414,6 +417,11 @@ function quoteList(values: unknown[]): string {
     .join(', ');
 }
 
+const INTEGER_FORMATS: ReadonlyMap<string, string> = new Map([
+  ['int32', `must be an integer between ${-(2 ** 31)} and ${2 ** 31 - 1} (format int32)`],
+  ['int64', `must be an integer between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER} (format int64; larger integers cannot be represented exactly)`],
+]);
+
 /** One ajv error (not an anyOf/oneOf umbrella) as a FieldError. */
 function mapOne(e: ErrorObject, shape: ShapeNode, root: unknown): FieldError | undefined {
   const p = e.params as Record<string, unknown>;
@@ -429,7 +437,7 @@ function mapOne(e: ErrorObject, shape: ShapeNode, root: unknown): FieldError | u
     case 'const':
       return { type: 'Unsupported value', field, value: data, detail: `supported values: ${quoteList([p.allowedValue])}` };
     case 'format':
-      return { type: 'Invalid value', field, value: reportable(data), detail: `must be of format ${String(p.format)}` };
+      return { type: 'Invalid value', field, value: reportable(data), detail: INTEGER_FORMATS.get(String(p.format)) ?? `must be of format ${String(p.format)}` };
     case 'minimum':
     case 'exclusiveMinimum':
     case 'maximum':

@@ -16,8 +16,9 @@ export function createBearerTokenAuthenticator(tokenAuthenticators: TokenAuthent
   return {
     name: 'bearer-token',
     async authenticate(req: AuthnRequest): Promise<AuthnResult> {
-      const token = req.token?.trim();
-      // An empty `Authorization: Bearer ` carries no credential, as upstream treats it.
+      // Verbatim: the gateway extracted it by the one header rule (shared/api/bearer-token.ts),
+      // and a TokenReview's token is compared as sent; trimming here would make ` tok` valid.
+      const token = req.token;
       if (!token) return skip;
       const audiences = req.audiences ?? [];
       for (const a of tokenAuthenticators) {

@@ -75,8 +75,10 @@ describe('authn service', () => {
     await withService({ tokenAuthFile: tokenFile }, async (ask) => {
       const anon = { authenticated: true, user: { username: 'system:anonymous', groups: ['system:unauthenticated'] } };
       assert.deepEqual(await ask({}), anon);
-      // An empty `Authorization: Bearer ` carries no credential.
-      assert.deepEqual(await ask({ token: '   ' }), anon);
+      // An empty token carries no credential. The gateway's header rule (shared/api/bearer-token.ts)
+      // never sends white space; a token that is only white space is presented and refused.
+      assert.deepEqual(await ask({ token: '' }), anon);
+      assert.deepEqual(await ask({ token: '   ' }), { authenticated: false, error: 'invalid bearer token' });
     });
   });
 

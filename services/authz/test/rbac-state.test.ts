@@ -201,3 +201,30 @@ test('rbac state - revision, change notifications and foreign objects', () => {
   assert.equal(changes.length, 2);
   assert.equal(state.clusterRole('x'), undefined);
 });
+
+test('rbac state - users and groups named like Object.prototype members are ordinary names', () => {
+  const names = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
+  const state = new RbacState();
+  const f = feed(state);
+  const authz = createRbacAuthorizer(state);
+  f.role('pod-reader', 'a', readPods);
+  f.clusterRole('pod-reader', readPods);
+  for (const n of names) {
+    // Nothing bound: no name may find a grant through an inherited member.
+    assert.equal(authz.authorize(req(user(n), 'get', 'pods', 'a')).decision, 'NoOpinion', `user ${n} unbound`);
+    assert.equal(authz.authorize(req(user('x', n), 'get', 'pods', 'a')).decision, 'NoOpinion', `group ${n} unbound`);
+  }
+  for (const n of names) {
+    f.roleBinding(`u-${n.replace(/_/g, 'x')}`, 'a', { kind: 'Role', name: 'pod-reader' }, [U(n)]);
+    f.clusterRoleBinding(`g-${n.replace(/_/g, 'x')}`, 'pod-reader', [G(n)]);
+  }
+  for (const n of names) {
+    assert.equal(authz.authorize(req(user(n), 'get', 'pods', 'a')).decision, 'Allow', `user ${n}`);
+    assert.equal(authz.authorize(req(user(n), 'get', 'pods', 'b')).decision, 'NoOpinion', `user ${n} in another namespace`);
+    assert.equal(authz.authorize(req(user('x', n), 'get', 'pods', 'b')).decision, 'Allow', `group ${n}`);
+  }
+  assert.equal(authz.authorize(req(user('someone-else'), 'get', 'pods', 'a')).decision, 'NoOpinion');
+  f.remove('rolebindings', 'u-constructor', 'a');
+  assert.equal(authz.authorize(req(user('constructor'), 'get', 'pods', 'a')).decision, 'NoOpinion');
+  assert.equal(authz.authorize(req(user('__proto__'), 'get', 'pods', 'a')).decision, 'Allow');
+});

@@ -803,6 +803,116 @@ describe('gateway service', () => {
     assert.equal(calls.authz.filter((a) => a.user.username === 'nina').length, 0);
   });
 
+  // Every path shape x scope, for every type the registry serves in every group and version:
+  // either the path names a route, and authorization is asked about exactly what it names, or it
+  // names none and is answered 404 (405 for another method on the all-namespaces collection)
+  // before authorization is asked anything. Authz denies here, so no row can act either way.
+  test('gateway - path shape x scope: a type is served only at the paths of its scope, decided before authorization', async () => {
+    type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+    type Want = { code: 404 | 405 } | { authz: { verb: string; namespace?: string; name?: string; subresource?: string } };
+    interface Row {
+      method: Method;
+      url: string;
+      want: Want;
+    }
+    const rows: Row[] = [];
+    const asks = (verb: string, at: { namespace?: string; name?: string; subresource?: string } = {}): Want => ({ authz: { verb, ...at } });
+    const NOT_FOUND: Want = { code: 404 };
+    for (const s of createBuiltinRegistry().all()) {
+      const base = s.group ? `/apis/${s.group}/${s.version.name}` : `/api/${s.version.name}`;
+      const p = s.type.plural;
+      const lists = !s.type.virtual && (s.type.verbs ?? ['list']).includes('list');
+      if (s.type.scope === 'Cluster') {
+        if (p === 'namespaces') continue; // the namespace object's own URLs carry a namespace: rows below
+        rows.push(
+          { method: 'GET', url: `${base}/${p}`, want: asks('list') },
+          { method: 'GET', url: `${base}/${p}?watch=true`, want: asks('watch') },
+          { method: 'POST', url: `${base}/${p}`, want: asks('create') },
+          { method: 'GET', url: `${base}/${p}/x`, want: asks('get', { name: 'x' }) },
+          { method: 'DELETE', url: `${base}/${p}/x`, want: asks('delete', { name: 'x' }) },
+          { method: 'PUT', url: `${base}/${p}/x/status`, want: asks('update', { name: 'x', subresource: 'status' }) },
+          { method: 'GET', url: `${base}/namespaces/${NS}/${p}`, want: NOT_FOUND },
+          { method: 'GET', url: `${base}/namespaces/${NS}/${p}?watch=true`, want: NOT_FOUND },
+          { method: 'GET', url: `${base}/watch/namespaces/${NS}/${p}`, want: NOT_FOUND },
+          { method: 'POST', url: `${base}/namespaces/${NS}/${p}`, want: NOT_FOUND },
+          { method: 'DELETE', url: `${base}/namespaces/${NS}/${p}`, want: NOT_FOUND },
+          { method: 'GET', url: `${base}/namespaces/${NS}/${p}/x`, want: NOT_FOUND },
+          { method: 'PATCH', url: `${base}/namespaces/${NS}/${p}/x`, want: NOT_FOUND },
+          { method: 'DELETE', url: `${base}/namespaces/${NS}/${p}/x`, want: NOT_FOUND },
+          { method: 'PUT', url: `${base}/namespaces/${NS}/${p}/x/status`, want: NOT_FOUND },
+        );
+      } else {
+        rows.push(
+          { method: 'GET', url: `${base}/namespaces/${NS}/${p}`, want: asks('list', { namespace: NS }) },
+          { method: 'POST', url: `${base}/namespaces/${NS}/${p}`, want: asks('create', { namespace: NS }) },
+          { method: 'GET', url: `${base}/namespaces/${NS}/${p}/x`, want: asks('get', { namespace: NS, name: 'x' }) },
+          { method: 'PUT', url: `${base}/namespaces/${NS}/${p}/x/status`, want: asks('update', { namespace: NS, name: 'x', subresource: 'status' }) },
+          { method: 'DELETE', url: `${base}/namespaces/${NS}/${p}/x`, want: asks('delete', { namespace: NS, name: 'x' }) },
+          // Across namespaces there is only the collection, and only to list and watch it.
+          { method: 'GET', url: `${base}/${p}`, want: lists ? asks('list') : NOT_FOUND },
+          { method: 'GET', url: `${base}/${p}?watch=true`, want: lists ? asks('watch') : NOT_FOUND },
+          { method: 'GET', url: `${base}/watch/${p}`, want: lists ? asks('watch') : NOT_FOUND },
+          { method: 'GET', url: `${base}/${p}?fieldSelector=metadata.name%3Dx`, want: lists ? asks('list', { name: 'x' }) : NOT_FOUND },
+          { method: 'POST', url: `${base}/${p}`, want: lists ? { code: 405 } : NOT_FOUND },
+          { method: 'DELETE', url: `${base}/${p}`, want: lists ? { code: 405 } : NOT_FOUND },
+          { method: 'GET', url: `${base}/${p}/x`, want: NOT_FOUND },
+          { method: 'GET', url: `${base}/watch/${p}/x`, want: NOT_FOUND },
+          { method: 'PUT', url: `${base}/${p}/x`, want: NOT_FOUND },
+          { method: 'DELETE', url: `${base}/${p}/x`, want: NOT_FOUND },
+          { method: 'PUT', url: `${base}/${p}/x/status`, want: NOT_FOUND },
+        );
+      }
+    }
+    // Namespaces: their own URLs carry their name as the namespace; a namespace URL holds none.
+    rows.push(
+      { method: 'GET', url: '/api/v1/namespaces', want: asks('list') },
+      { method: 'GET', url: '/api/v1/namespaces?watch=true', want: asks('watch') },
+      { method: 'POST', url: '/api/v1/namespaces', want: asks('create') },
+      { method: 'GET', url: '/api/v1/namespaces/x', want: asks('get', { namespace: 'x', name: 'x' }) },
+      { method: 'PATCH', url: '/api/v1/namespaces/x', want: asks('patch', { namespace: 'x', name: 'x' }) },
+      { method: 'DELETE', url: '/api/v1/namespaces/x', want: asks('delete', { namespace: 'x', name: 'x' }) },
+      { method: 'GET', url: '/api/v1/watch/namespaces/x', want: asks('watch', { namespace: 'x', name: 'x' }) },
+      { method: 'PUT', url: '/api/v1/namespaces/x/status', want: asks('update', { namespace: 'x', name: 'x', subresource: 'status' }) },
+      { method: 'PUT', url: '/api/v1/namespaces/x/finalize', want: asks('update', { namespace: 'x', name: 'x', subresource: 'finalize' }) },
+      { method: 'GET', url: '/api/v1/namespaces/x/namespaces', want: NOT_FOUND },
+      { method: 'GET', url: '/api/v1/namespaces/x/namespaces?watch=true', want: NOT_FOUND },
+      { method: 'GET', url: '/api/v1/watch/namespaces/x/namespaces', want: NOT_FOUND },
+      { method: 'POST', url: '/api/v1/namespaces/x/namespaces', want: NOT_FOUND },
+      { method: 'DELETE', url: '/api/v1/namespaces/x/namespaces', want: NOT_FOUND },
+      { method: 'GET', url: '/api/v1/namespaces/x/namespaces/y', want: NOT_FOUND },
+      { method: 'GET', url: '/api/v1/namespaces/x/namespaces/x', want: NOT_FOUND },
+      { method: 'PUT', url: '/api/v1/namespaces/x/namespaces/y', want: NOT_FOUND },
+      { method: 'PATCH', url: '/api/v1/namespaces/x/namespaces/y', want: NOT_FOUND },
+      { method: 'DELETE', url: '/api/v1/namespaces/x/namespaces/y', want: NOT_FOUND },
+      { method: 'GET', url: '/api/v1/watch/namespaces/x/namespaces/y', want: NOT_FOUND },
+      { method: 'PUT', url: '/api/v1/namespaces/x/namespaces/y/status', want: NOT_FOUND },
+      { method: 'PUT', url: '/api/v1/namespaces/x/namespaces/y/finalize', want: NOT_FOUND },
+    );
+
+    fake.authz = () => ({ decision: 'Deny', reason: 'table row' });
+    const failures: string[] = [];
+    for (const [i, row] of rows.entries()) {
+      const before = calls.authz.length;
+      const res = await gateway.app.inject({
+        method: row.method,
+        url: row.url,
+        // One user per row: a cached decision for an identical earlier question would hide the ask.
+        headers: { authorization: `Bearer tok-scope${i}`, ...(row.method === 'GET' || row.method === 'DELETE' ? {} : { 'content-type': 'application/merge-patch+json' }) },
+        ...(row.method === 'GET' || row.method === 'DELETE' ? {} : { payload: '{}' }),
+      });
+      const asked = calls.authz.slice(before).map(({ verb, namespace, name, subresource }) => ({ verb, ...(namespace ? { namespace } : {}), ...(name ? { name } : {}), ...(subresource ? { subresource } : {}) }));
+      const got = { code: res.statusCode, asked };
+      const want = 'code' in row.want ? { code: row.want.code, asked: [] } : { code: 403, asked: [row.want.authz] };
+      try {
+        assert.deepEqual(got, want);
+      } catch {
+        failures.push(`${row.method} ${row.url}: want ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
+      }
+    }
+    assert.equal(calls.storage.length, 0, 'no row reached storage');
+    assert.deepEqual(failures, [], `${failures.length} of ${rows.length} rows`);
+  });
+
   test('gateway - a change to any RBAC object drops the cached authorization decisions', async () => {
     await request('GET', cmUrl('rbac-cached'), { token: 'tok-olga' });
     await request('GET', cmUrl('rbac-cached'), { token: 'tok-olga' });

@@ -65,3 +65,22 @@ test('impersonation - the resulting identity', () => {
   ];
   for (const [name, req, want] of cases) assert.deepEqual(impersonatedUser(req), want, name);
 });
+
+test('impersonation - extra keys named like Object.prototype members are ordinary keys', () => {
+  // Header names arrive lowercased; `tostring` is as much a member name to guard as `toString`.
+  for (const key of ['constructor', '__proto__', 'tostring', 'hasownproperty', 'valueof', 'isprototypeof']) {
+    const req = parseImpersonation({ 'impersonate-user': ['bob'], [`impersonate-extra-${key}`]: ['a', 'b'] });
+    assert.ok(req, key);
+    assert.deepEqual(Object.keys(req.extra), [key], key);
+    assert.deepEqual(req.extra[key], ['a', 'b'], key);
+    assert.equal(Object.getPrototypeOf(req.extra), Object.prototype, key);
+    assert.deepEqual(
+      impersonationChecks({ username: 'admin', groups: [] }, req).filter((c) => c.resource === 'userextras').map((c) => [c.subresource, c.name]),
+      [
+        [key, 'a'],
+        [key, 'b'],
+      ],
+      key,
+    );
+  }
+});

@@ -243,7 +243,7 @@ test('registry - schema errors become field errors with upstream paths and types
     ['enum', widget({ mode: 'Medium' }), ['spec.mode: Unsupported value: "Medium": supported values: "Fast", "Slow"']],
     ['minimum', widget({ mode: 'Fast', replicas: -1 }), ['spec.replicas: Invalid value: -1: must be greater than or equal to 0']],
     ['type', widget({ mode: 'Fast', replicas: 'three' }), ['spec.replicas: Invalid value: "three": must be of type integer']],
-    ['int32 range', widget({ mode: 'Fast', replicas: 2 ** 31 }), ['spec.replicas: Invalid value: 2147483648: must be of format int32']],
+    ['int32 range', widget({ mode: 'Fast', replicas: 2 ** 31 }), ['spec.replicas: Invalid value: 2147483648: must be an integer between -2147483648 and 2147483647 (format int32)']],
     ['int64 accepted', widget({ mode: 'Fast', big: 2 ** 40 }), []],
     ['nested item required', widget({ mode: 'Fast', containers: [{ name: 'a', image: 'i' }, { name: 'b' }] }), ['spec.containers[1].image: Required value']],
     [

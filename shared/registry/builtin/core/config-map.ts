@@ -18,7 +18,7 @@ function validateConfigMap(o: ApiObject): FieldError[] {
   let total = 0;
   for (const [k, v] of Object.entries(data)) {
     if (typeof v === 'string') total += Buffer.byteLength(v);
-    if (k in binary) errs.push(invalidValue('data', k, 'duplicate of key present in binaryData'));
+    if (Object.hasOwn(binary, k)) errs.push(invalidValue('data', k, 'duplicate of key present in binaryData'));
   }
   for (const v of Object.values(binary)) if (typeof v === 'string') total += decodedLength(v);
   errs.push(...sizeError('', total));

@@ -3,6 +3,7 @@
 
 import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
+import { setOwn } from '../../../api/own-keys.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
 import { asObject, ensureObject, forbidden, invalidValue, type Json, required, unsupported } from '../common/field-errors.js';
@@ -39,7 +40,8 @@ function decode(v: unknown): string | undefined {
 
 /** Decoded view of data with stringData laid over it (as the API merges them on write). */
 function plainData(o: ApiObject): Record<string, string> {
-  const out: Record<string, string> = {};
+  // Null prototype: a `__proto__` key is data here, and no inherited member answers a lookup.
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [k, v] of Object.entries(asObject(o.data) ?? {})) out[k] = decode(v) ?? '';
   for (const [k, v] of Object.entries(asObject(o.stringData) ?? {})) if (typeof v === 'string') out[k] = v;
   return out;
@@ -145,7 +147,7 @@ function mergeStringData(o: ApiObject): void {
   const sd = asObject(o.stringData);
   if (!sd) return;
   const data: Json = ensureObject(o, 'data');
-  for (const [k, v] of Object.entries(sd)) if (typeof v === 'string') data[k] = Buffer.from(v, 'utf8').toString('base64');
+  for (const [k, v] of Object.entries(sd)) if (typeof v === 'string') setOwn(data, k, Buffer.from(v, 'utf8').toString('base64'));
   delete o.stringData;
 }
 

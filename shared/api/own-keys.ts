@@ -1,0 +1,18 @@
+// Reading and writing client-chosen keys on plain objects. Keys such as `__proto__`,
+// `constructor` or `toString` are ordinary data in the API: a read must not see inherited
+// members, and a write of `__proto__` must define an own property — plain assignment would
+// replace the object's prototype and silently drop the key.
+
+/** The own value of `key`; inherited members (`constructor`, `toString`, …) read as absent. */
+export function getOwn(o: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(o, key) ? o[key] : undefined;
+}
+
+/** `o[key] = value`, except that `__proto__` becomes an own, enumerable property. */
+export function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    o[key] = value;
+  }
+}
