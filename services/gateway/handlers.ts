@@ -13,10 +13,14 @@ import {
   invalid,
   methodNotSupported,
   notFound,
+  qualifiedResource,
   resourceExpired,
   StatusError,
   successStatus,
+  timeout,
+  tooManyRequests,
   type FieldError,
+  type GroupResource,
   type Status,
 } from '../../shared/api/status.js';
 import type { RequestInfo } from '../../shared/api/request-info.js';
@@ -36,7 +40,8 @@ import {
 } from '../../shared/bus/messages.js';
 import type { Registry } from '../../shared/registry/registry.js';
 import { applyPatch } from '../../shared/patch/index.js';
-import { objectJson, resourceKey, WatchCache, type CachedObject, type WatchSink } from '../../shared/store/watch-cache.js';
+import { objectJson, resourceKey, WatchCache, type CachedObject } from '../../shared/store/watch-cache.js';
+import { responseSink, WatchBudget } from './watch-sink.js';
 import { RevisionBarrier } from '../../shared/store/kv-feed.js';
 import { planGet, planList, planWatch, ReadMode, type ReadPlan } from '../../shared/store/read-plan.js';
 import { encodeContinue } from '../../shared/store/continue-token.js';
@@ -53,6 +58,7 @@ import {
   prepareForSubresourceUpdate,
   prepareForUpdate,
   readyForRemoval,
+  sameStoredValue,
   validateLifecycleUpdate,
 } from './object-prep.js';
 import { HIJACKED, json, rawJson, type Reply } from './reply.js';
@@ -67,8 +73,13 @@ export interface HandlerOptions {
   maxWatchSeconds: number;
   /** A watcher whose unsent bytes exceed this is closed. */
   watchBufferBytes: number;
-  /** Retries of a write that lost a compare-and-swap race while the caller gave no resourceVersion. */
-  casRetries: number;
+  /** Unsent bytes of all watches together; once spent, new watches get 429 and lagging watchers are closed. */
+  maxWatchBufferedBytes: number;
+  /**
+   * How long a write without a resourceVersion keeps retrying compare-and-swap races it lost
+   * (upstream's GuaranteedUpdate retries until it wins); past it the answer is 504, never 409.
+   */
+  updateRetryMs: number;
 }
 
 export const defaultHandlerOptions: HandlerOptions = {
@@ -76,7 +87,8 @@ export const defaultHandlerOptions: HandlerOptions = {
   resourceVersionWaitMs: 3_000,
   maxWatchSeconds: 1800,
   watchBufferBytes: 4 * 1024 * 1024,
-  casRetries: 5,
+  maxWatchBufferedBytes: 256 * 1024 * 1024,
+  updateRetryMs: 10_000,
 };
 
 export interface RequestContext {
@@ -104,6 +116,7 @@ export class ResourceHandlers {
   readonly barrier: RevisionBarrier;
   /** Set by the gateway for the types whose writes need more than authorization. */
   writeGuard: WriteGuard | null = null;
+  private watchBudget?: WatchBudget;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -254,6 +267,9 @@ export class ResourceHandlers {
     }
     const filter = this.filterFor(ctx, nsOf(ctx), lo.labelSelector, fieldSelector);
 
+    const budget = (this.watchBudget ??= new WatchBudget(this.opts.maxWatchBufferedBytes));
+    if (budget.spent) throw tooManyRequests('too many watch bytes are waiting for their clients, please try again later', 1);
+
     let after: number;
     let initial: CachedObject[] | undefined;
     if (plan.initialEvents) {
@@ -267,20 +283,7 @@ export class ResourceHandlers {
     const res = ctx.res;
     res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked', ...warningHeaders(ctx.warnings) });
     res.flushHeaders();
-    let closed = false;
-    const bufferLimit = this.opts.watchBufferBytes;
-    const sink: WatchSink = {
-      write(chunk) {
-        if (closed) return false;
-        res.write(chunk);
-        return res.writableLength <= bufferLimit;
-      },
-      close() {
-        if (closed) return;
-        closed = true;
-        res.end();
-      },
-    };
+    const sink = responseSink(res, budget, this.opts.watchBufferBytes);
     const handle = this.cache.watch(t.cacheKey, {
       filter,
       transform: t.fromStored,
@@ -299,7 +302,6 @@ export class ResourceHandlers {
     ctx.onClose(() => {
       clearTimeout(timer);
       handle.stop();
-      closed = true;
     });
     return HIJACKED;
   }
@@ -464,8 +466,9 @@ export class ResourceHandlers {
     const scaled = info.subresource === 'scale';
     const respond = (o: ApiObject): ApiObject => (scaled ? toScale(t, o) : o);
     if (expected !== undefined && expected > this.cache.revision) await this.cache.waitFor(expected, this.opts.resourceVersionWaitMs).catch(() => undefined);
+    const retry = new RaceRetry(this.opts.updateRetryMs);
     let fresh = false;
-    for (let attempt = 0; ; attempt++) {
+    for (;;) {
       const cur = await this.current(ctx, fresh);
       const currentExt = this.externalObject(t, structuredClone(cur.object));
       if (expected !== undefined && expected !== cur.revision) throw conflict(t.gr, info.name, CONFLICT_MODIFIED);
@@ -502,14 +505,26 @@ export class ResourceHandlers {
           await busRequest<StorageDeleteReply>(this.nc, Subjects.storageDelete, { ref, expectedRevision: cur.revision }, this.opts.busTimeoutMs);
           return json(200, respond(next));
         }
-        if (unchanged(next, currentExt)) return json(200, respond(currentExt));
         const stored = t.toStored(next);
+        // Compared in stored form against the stored value: nothing to write means no new
+        // revision and no watch event (controllers rely on it to settle).
+        if (sameStoredValue(stored, cur.object)) {
+          // The cache may lag a write (this gateway's own just answered one, or another gateway's):
+          // only a no-op against fresh state may skip the write (upstream re-reads here too).
+          if (!fresh) {
+            fresh = true;
+            continue;
+          }
+          return json(200, respond(currentExt));
+        }
         delete stored.metadata.resourceVersion;
         const reply = await busRequest<StorageWriteReply>(this.nc, Subjects.storageUpdate, { ref, object: stored, expectedRevision: cur.revision }, this.opts.busTimeoutMs);
         return json(200, respond(this.externalObject(t, reply.object)));
       } catch (err) {
         const lostRace = err instanceof StatusError && err.status.reason === 'Conflict';
-        if (lostRace && expected === undefined && attempt < this.opts.casRetries) {
+        // Only a caller-given resourceVersion makes a lost race the caller's problem.
+        if (lostRace && expected === undefined) {
+          await retry.next(t.gr, info.name);
           fresh = true;
           continue;
         }
@@ -523,12 +538,13 @@ export class ResourceHandlers {
     const { target: t, info } = ctx;
     if (info.subresource) throw methodNotSupported(t.gr, 'delete');
     const opts = parseDeleteOptions(ctx.query, ctx.body && ctx.body.length ? decodeDeleteOptions(ctx.body, ctx.contentType, ctx.decoded) : undefined);
+    const retry = new RaceRetry(this.opts.updateRetryMs);
     let fresh = false;
-    for (let attempt = 0; ; attempt++) {
+    for (;;) {
       const cur = await this.current(ctx, fresh);
       const result = await this.deleteOne(ctx, cur, opts);
       if (result !== 'retry') return result;
-      if (attempt >= this.opts.casRetries) throw conflict(t.gr, info.name, CONFLICT_MODIFIED);
+      await retry.next(t.gr, info.name);
       fresh = true;
     }
   }
@@ -590,8 +606,26 @@ export class ResourceHandlers {
   }
 }
 
-function unchanged(a: ApiObject, b: ApiObject): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+/**
+ * Paces the retries of a write that lost a compare-and-swap race: a short random pause that grows
+ * with the attempts (the losers of one race would otherwise all collide again), and a deadline
+ * past which the write gives up with 504 rather than turning contention into a 409.
+ */
+class RaceRetry {
+  private attempts = 0;
+  private readonly deadline: number;
+
+  constructor(budgetMs: number) {
+    this.deadline = Date.now() + budgetMs;
+  }
+
+  async next(gr: GroupResource, name: string): Promise<void> {
+    const pause = Math.random() * Math.min(50, 2 ** this.attempts++);
+    if (Date.now() + pause >= this.deadline) {
+      throw timeout(`Timeout: the update of ${qualifiedResource(gr)} "${name}" kept losing to concurrent writers; please retry`, 1);
+    }
+    await new Promise((r) => setTimeout(r, pause));
+  }
 }
 
 /** The namespace a request addresses; a cluster-scoped type has none (even `namespaces/<name>`). */

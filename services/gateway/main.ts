@@ -31,6 +31,7 @@ async function main(): Promise<void> {
       watchWindowMs: o['watch-cache-window'],
       ...(cert && key ? { tls: { cert, key, ...(clientCA ? { clientCA } : {}) } } : {}),
       identity: defaultGatewayConfig.identity,
+      handlers: { ...defaultGatewayConfig.handlers, maxWatchBufferedBytes: o['max-watch-buffered-bytes'] },
     },
   });
   await gw.ready;

@@ -3,6 +3,7 @@
 
 import { commonOptions, type OptionSpecs } from '../../shared/config/options.js';
 import { BUCKET_DEFAULT } from '../../shared/store/kv-bucket.js';
+import { defaultHandlerOptions } from './handlers.js';
 
 export const gatewayOptionSpecs = {
   ...commonOptions,
@@ -15,4 +16,5 @@ export const gatewayOptionSpecs = {
   bucket: { type: 'string', default: BUCKET_DEFAULT, description: 'KV bucket holding the objects' },
   'runtime-config': { type: 'string', default: '', description: 'enable/disable API versions: <group>/<version>[=true|false],...' },
   'watch-cache-window': { type: 'duration', default: '5m', description: 'how long watch history and continue tokens stay valid' },
+  'max-watch-buffered-bytes': { type: 'number', default: defaultHandlerOptions.maxWatchBufferedBytes, description: 'bytes all watches together may hold for clients that have not read them; beyond it new watches get 429 and lagging watchers are closed' },
 } satisfies OptionSpecs;

@@ -40,6 +40,14 @@ interface ChangeEvent {
 export interface WatchSink {
   write(chunk: string): boolean;
   close(error?: Status): void;
+  /**
+   * Flow control while the watcher catches up (initial events, replayed history): whether the
+   * transport takes another event now, and `onReady` calls back once when it does again. Catching
+   * up produces each event only then, so a large initial state costs a watcher about one buffer,
+   * never the whole state. A sink without them takes everything at once.
+   */
+  ready?(): boolean;
+  onReady?(fn: () => void): void;
 }
 
 export interface WatchOptions {
@@ -65,11 +73,24 @@ const INITIAL_EVENTS_END_ANNOTATION = 'platform.io/initial-events-end';
 
 class Watcher implements WatchHandle {
   closed = false;
+  /** Caught up: live changes are delivered as they happen (before, the watcher reads them from the log). */
+  live = false;
   lastBookmark = 0;
+  /** Initial objects still to send while catching up; null once sent (or none asked for). */
+  private initial: CachedObject[] | null;
+  private nextInitial = 0;
+  /** Revision of the last logged change this watcher has been given (sent or filtered out). */
+  private position: number;
+  /** The options without the initial objects, which only `initial` holds (and drops once sent). */
+  readonly opts: Omit<WatchOptions, 'initial'>;
   constructor(
     readonly state: ResourceState,
-    readonly opts: WatchOptions,
-  ) {}
+    { initial, ...opts }: WatchOptions,
+  ) {
+    this.opts = opts;
+    this.initial = initial ?? null;
+    this.position = opts.afterRevision;
+  }
 
   matches(o: CachedObject | undefined): boolean {
     if (!o) return false;
@@ -84,7 +105,8 @@ class Watcher implements WatchHandle {
 
   /** Decides what this watcher sees of one change and sends it. */
   deliver(ev: ChangeEvent): void {
-    if (ev.revision <= this.opts.afterRevision) return;
+    if (ev.revision <= this.position) return;
+    this.position = ev.revision;
     const was = this.matches(ev.prev);
     const is = ev.type !== 'DELETED' && this.matches(ev.obj);
     let type: EventType;
@@ -119,9 +141,56 @@ class Watcher implements WatchHandle {
     this.send(JSON.stringify({ type: 'BOOKMARK', object: { kind: b.kind, apiVersion: b.apiVersion, metadata: meta } }) + '\n');
   }
 
+  /**
+   * Catches up: the initial objects, the end-of-initial-events bookmark, then the logged changes
+   * after `position`, each produced only when the sink is ready; then joins the live fan-out.
+   * Changes that arrive meanwhile are read from the log, so nothing is queued per watcher.
+   */
+  pump = (): void => {
+    const sink = this.opts.sink;
+    while (!this.closed) {
+      if (sink.ready && sink.onReady && !sink.ready()) {
+        sink.onReady(this.pump);
+        return;
+      }
+      if (this.initial) {
+        const o = this.initial[this.nextInitial++];
+        if (o) {
+          if (this.matches(o)) this.send(this.serialize('ADDED', o));
+          continue;
+        }
+        this.initial = null;
+        if (this.opts.initialEventsEnd) this.bookmark(this.opts.afterRevision, { [INITIAL_EVENTS_END_ANNOTATION]: 'true' });
+        continue;
+      }
+      // The window moved past changes this watcher has not seen: it must start over.
+      if (this.state.droppedThrough > this.position) {
+        this.expire(this.state.droppedThrough);
+        return;
+      }
+      const ev = this.state.nextChange(this.position);
+      if (!ev) {
+        this.live = true;
+        return;
+      }
+      this.deliver(ev);
+    }
+  };
+
+  /** Ends the watch with an ERROR event carrying 410 Expired. */
+  expire(compacted: number): void {
+    const status = gone(`too old resource version: ${this.position} (${compacted})`).status;
+    status.reason = 'Expired';
+    this.opts.sink.write(JSON.stringify({ type: 'ERROR', object: status }) + '\n');
+    this.stop();
+    this.opts.sink.close();
+  }
+
   stop(): void {
     if (this.closed) return;
     this.closed = true;
+    // Let go of the snapshot at once: a stopped watcher may stay referenced by its transport.
+    this.initial = null;
     this.state.watchers.delete(this);
   }
 }
@@ -130,6 +199,8 @@ class ResourceState {
   readonly objects = new Map<string, CachedObject>();
   readonly log: ChangeEvent[] = [];
   readonly watchers = new Set<Watcher>();
+  /** Highest revision compacted out of this resource's log. */
+  droppedThrough = 0;
   // Sorted keys change only when objects appear or vanish; values are looked up per read so
   // modifications never need a re-sort.
   private sortedKeys: string[] | null = null;
@@ -141,6 +212,19 @@ class ResourceState {
 
   invalidate(): void {
     this.sortedKeys = null;
+  }
+
+  /** The first logged change after `revision` (the log is in revision order). */
+  nextChange(revision: number): ChangeEvent | undefined {
+    const log = this.log;
+    let lo = 0;
+    let hi = log.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (log[mid]!.revision <= revision) lo = mid + 1;
+      else hi = mid;
+    }
+    return log[lo];
   }
 }
 
@@ -238,7 +322,7 @@ export class WatchCache {
     if (this.synced) {
       st.log.push(ev);
       this.logSize++;
-      for (const w of st.watchers) w.deliver(ev);
+      for (const w of st.watchers) if (w.live) w.deliver(ev);
       if (this.logSize > this.maxLogEvents) this.compact(true);
     }
   }
@@ -293,6 +377,7 @@ export class WatchCache {
       while (n < st.log.length && (st.log[n]!.at < cutoff || (force && n < st.log.length / 2))) n++;
       if (n === 0) continue;
       this.compactedRevision = Math.max(this.compactedRevision, st.log[n - 1]!.revision);
+      st.droppedThrough = st.log[n - 1]!.revision;
       st.log.splice(0, n);
       this.logSize -= n;
     }
@@ -346,30 +431,19 @@ export class WatchCache {
     const st = this.state(resource);
     const w = new Watcher(st, opts);
     if (opts.afterRevision < this.compactedRevision && !opts.initial) {
-      const status = gone(`too old resource version: ${opts.afterRevision} (${this.compactedRevision})`).status;
-      status.reason = 'Expired';
-      opts.sink.write(JSON.stringify({ type: 'ERROR', object: status }) + '\n');
-      opts.sink.close();
-      w.closed = true;
+      w.expire(this.compactedRevision);
       return w;
     }
-    for (const o of opts.initial ?? []) {
-      if (w.closed) return w;
-      if (w.matches(o)) w.send(w.serialize('ADDED', o));
-    }
-    if (opts.initialEventsEnd) w.bookmark(opts.afterRevision, { [INITIAL_EVENTS_END_ANNOTATION]: 'true' });
-    for (const ev of st.log) {
-      if (w.closed) return w;
-      w.deliver(ev);
-    }
-    if (!w.closed) st.watchers.add(w);
+    // Registered from the start so that closeAll reaches a watcher still catching up.
+    st.watchers.add(w);
+    w.pump();
     return w;
   }
 
   /** Sends a BOOKMARK at the current revision to every watcher that asked for them and is behind. */
   sendBookmarks(): void {
     for (const st of this.resources.values()) {
-      for (const w of st.watchers) if (w.lastBookmark < this.revision) w.bookmark(this.revision);
+      for (const w of st.watchers) if (w.live && w.lastBookmark < this.revision) w.bookmark(this.revision);
     }
   }
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../shared/api/types.js';
 import type { ResourceType, StrategyContext } from '../../../shared/registry/types.js';
-import { DeleteOutcome, generateName, markTerminating, nowTimestamp, planDelete, prepareForCreate, prepareForStatusUpdate, prepareForSubresourceUpdate, prepareForUpdate, readyForRemoval, validateLifecycleUpdate } from '../object-prep.js';
+import { DeleteOutcome, generateName, markTerminating, nowTimestamp, planDelete, prepareForCreate, prepareForStatusUpdate, prepareForSubresourceUpdate, prepareForUpdate, readyForRemoval, sameStoredValue, validateLifecycleUpdate } from '../object-prep.js';
 
 const deployments: ResourceType = {
   group: 'apps',
@@ -114,4 +114,23 @@ test('object prep - deletion table: finalizers keep the object terminating until
 
 test('object prep - generated names never exceed the subdomain limit', () => {
   assert.equal(generateName('a'.repeat(300)).length, 253);
+});
+
+test('object prep - member order is no spec change: generation stays', () => {
+  const old: ApiObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', uid: 'u', generation: 3 }, spec: { replicas: 2, selector: { matchLabels: { app: 'a' } } } };
+  const reordered: ApiObject = { spec: { selector: { matchLabels: { app: 'a' } }, replicas: 2 }, metadata: { name: 'd' }, kind: 'Deployment', apiVersion: 'apps/v1' };
+  prepareForUpdate(deployments, reordered, old, at(nowTimestamp()));
+  assert.equal(reordered.metadata.generation, 3);
+  const changed: ApiObject = { ...structuredClone(old), spec: { replicas: 3, selector: { matchLabels: { app: 'a' } } } };
+  prepareForUpdate(deployments, changed, old, at(nowTimestamp()));
+  assert.equal(changed.metadata.generation, 4);
+});
+
+test('object prep - a write that stores the same value is recognised whatever the member order', () => {
+  const stored: ApiObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', uid: 'u', labels: { a: '1' }, resourceVersion: '7' }, data: { x: '1', y: '2' } };
+  const same: ApiObject = { data: { y: '2', x: '1' }, kind: 'ConfigMap', apiVersion: 'v1', metadata: { labels: { a: '1' }, uid: 'u', name: 'c', resourceVersion: undefined } };
+  assert.ok(sameStoredValue(same, stored), 'order, resourceVersion and undefined members do not count');
+  assert.ok(!sameStoredValue({ ...same, data: { x: '1', y: '3' } }, stored), 'a changed value');
+  assert.ok(!sameStoredValue({ ...same, data: { x: '1' } }, stored), 'a removed member');
+  assert.ok(!sameStoredValue({ ...same, metadata: { ...same.metadata, finalizers: [] } }, stored), 'an added empty list is stored, so it is a change');
 });

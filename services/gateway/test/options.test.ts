@@ -20,6 +20,7 @@ test('gateway options - with no flags every default is converted to its type (du
       bucket: 'objects',
       'runtime-config': '',
       'watch-cache-window': 300_000,
+      'max-watch-buffered-bytes': 256 * 1024 * 1024,
     },
   );
 });

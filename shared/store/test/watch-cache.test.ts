@@ -152,3 +152,142 @@ test('watch cache - waitFor resolves on apply and times out with 504', async () 
   await p;
   await assert.rejects(c.waitFor(10, 20), (e: any) => e.status.code === 504);
 });
+
+/** A transport with a high-water mark: takes writes, is ready below the mark, drains on demand. */
+function pacedSink(highWaterMark: number) {
+  const events: Array<{ type: string; object: any }> = [];
+  let pending = 0;
+  let maxPending = 0;
+  let closed = false;
+  let waiting: Array<() => void> = [];
+  const s: WatchSink = {
+    write(chunk) {
+      events.push(JSON.parse(chunk));
+      pending += chunk.length;
+      maxPending = Math.max(maxPending, pending);
+      return true;
+    },
+    close() {
+      closed = true;
+    },
+    ready: () => pending < highWaterMark,
+    onReady(fn) {
+      waiting.push(fn);
+    },
+  };
+  return {
+    s,
+    events,
+    closed: () => closed,
+    pending: () => pending,
+    maxPending: () => maxPending,
+    waiters: () => waiting.length,
+    /** The client read everything: the transport is empty and says so. */
+    drain() {
+      pending = 0;
+      const fns = waiting;
+      waiting = [];
+      for (const fn of fns) fn();
+    },
+  };
+}
+
+function bigState(c: WatchCache, n: number, bytes = 1000) {
+  for (let i = 0; i < n; i++) put(c, c.revision + 1, `o${String(i).padStart(3, '0')}`, { payload: 'x'.repeat(bytes) });
+}
+
+test('watch cache - initial events are produced only as the sink drains, about one high-water mark at a time', () => {
+  const c = synced();
+  bigState(c, 100);
+  const hwm = 4096;
+  const w = pacedSink(hwm);
+  const event = JSON.stringify({ type: 'ADDED', object: c.current(CM)[0]!.object }).length + 1;
+  c.watch(CM, { afterRevision: c.revision, initial: c.current(CM), sink: w.s });
+  assert.ok(w.events.length > 0 && w.events.length <= Math.ceil(hwm / event), `${w.events.length} events before any drain`);
+  assert.equal(w.waiters(), 1, 'waits for the transport');
+  let drains = 0;
+  while (w.waiters() > 0) {
+    // A change while catching up comes after the initial state, exactly once.
+    if (drains === 3) put(c, c.revision + 1, 'o000', { payload: 'changed' });
+    w.drain();
+    drains++;
+    assert.ok(drains < 100, 'catching up ends');
+  }
+  assert.ok(w.maxPending() < hwm + event, `never more than a high-water mark ahead: ${w.maxPending()}`);
+  assert.ok(drains >= 100 * event / (hwm + event), `${drains} drains`);
+  assert.deepEqual(w.events.slice(0, 100).map((e) => e.type), Array(100).fill('ADDED'));
+  assert.deepEqual(w.events.slice(0, 100).map((e) => e.object.metadata.name), c.current(CM).map((o) => o.ref.name));
+  assert.equal(w.events[0]!.object.data.payload.length, 1000, 'the initial state is the one at the watch');
+  assert.deepEqual(w.events.slice(100).map((e) => `${e.type}:${e.object.metadata.name}:${e.object.data.payload}`), ['MODIFIED:o000:changed']);
+  assert.equal(c.watcherCount(), 1, 'live once caught up');
+  put(c, c.revision + 1, 'live');
+  assert.equal(w.events.at(-1)!.object.metadata.name, 'live');
+});
+
+test('watch cache - the initial-events-end bookmark follows the last paced initial event', () => {
+  const c = synced();
+  bigState(c, 20);
+  const w = pacedSink(2048);
+  c.watch(CM, { afterRevision: c.revision, initial: c.current(CM), initialEventsEnd: true, bookmarks: { apiVersion: 'v1', kind: 'ConfigMap' }, sink: w.s });
+  assert.ok(!w.events.some((e) => e.type === 'BOOKMARK'));
+  while (w.waiters() > 0) w.drain();
+  assert.deepEqual(w.events.map((e) => e.type), [...Array(20).fill('ADDED'), 'BOOKMARK']);
+  assert.equal(w.events[20]!.object.metadata.annotations['platform.io/initial-events-end'], 'true');
+});
+
+test('watch cache - stopping a watcher mid-way sends nothing more and lets go of its initial state', async () => {
+  const v8 = await import('node:v8');
+  const { runInNewContext } = await import('node:vm');
+  v8.setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const c = synced();
+  bigState(c, 50);
+  const w = pacedSink(2048);
+  let initial: unknown[] | undefined = c.current(CM);
+  const held = new WeakRef(initial);
+  // The transport keeps the handle (as a response's listeners do) after the client went away.
+  const handle = c.watch(CM, { afterRevision: c.revision, initial: initial as any, sink: w.s });
+  initial = undefined;
+  const sent = w.events.length;
+  assert.ok(sent < 50);
+  handle.stop();
+  w.drain();
+  put(c, c.revision + 1, 'after-stop');
+  assert.equal(w.events.length, sent);
+  assert.equal(c.watcherCount(), 0);
+  await new Promise((r) => setImmediate(r));
+  gc();
+  assert.equal(held.deref(), undefined, 'the initial state is no longer held');
+  assert.ok(handle);
+});
+
+test('watch cache - changes compacted away while a watcher catches up end it with 410', () => {
+  let t = 0;
+  const c = synced(() => t);
+  bigState(c, 20);
+  const w = pacedSink(2048);
+  c.watch(CM, { afterRevision: c.revision, initial: c.current(CM), sink: w.s });
+  put(c, c.revision + 1, 'missed');
+  t = 10 * 60_000;
+  put(c, c.revision + 1, 'kept');
+  c.compact();
+  while (w.waiters() > 0) w.drain();
+  assert.equal(w.events.at(-1)!.type, 'ERROR');
+  assert.equal(w.events.at(-1)!.object.code, 410);
+  assert.ok(w.closed());
+  assert.equal(c.watcherCount(), 0);
+});
+
+test('watch cache - shutdown closes a watcher still catching up', () => {
+  const c = synced();
+  bigState(c, 20);
+  const w = pacedSink(2048);
+  c.watch(CM, { afterRevision: c.revision, initial: c.current(CM), sink: w.s });
+  assert.equal(w.waiters(), 1);
+  c.closeAll();
+  assert.ok(w.closed());
+  const sent = w.events.length;
+  w.drain();
+  assert.equal(w.events.length, sent);
+  assert.equal(c.watcherCount(), 0);
+});
