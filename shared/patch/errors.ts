@@ -26,3 +26,25 @@ export function unprocessablePatch(detail: string): StatusError {
 export function tooManyOperations(count: number): StatusError {
   return requestEntityTooLarge(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${count}`);
 }
+
+/** Upstream's message for a JSON patch whose copies outgrow the limit, answered as its 422. */
+export function copyLimitExceeded(accumulated: number, limit: number): StatusError {
+  return unprocessablePatch(`Unable to complete the copy, the accumulated size increase of copy is ${accumulated}, exceeding the limit ${limit}`);
+}
+
+export function tooManyArrayShifts(limit: number): StatusError {
+  return requestEntityTooLarge(
+    `Request entity too large: the JSON patch's inserts and removals would move more than ${limit} array elements; replace a long array as a whole instead of editing it element by element`,
+  );
+}
+
+export function strategicMergeTooExpensive(limit: number): StatusError {
+  return requestEntityTooLarge(
+    `Request entity too large: applying the strategic merge patch would take more than ${limit} steps, too many for an object and patch of this size (does a list repeat the same merge key?)`,
+  );
+}
+
+/** The patched object would be refused by storage anyway; say so before any more work is done. */
+export function patchResultTooLarge(limit: number): StatusError {
+  return requestEntityTooLarge(`Request entity too large: the patched object would be larger than the limit of ${limit} bytes`);
+}

@@ -1,13 +1,16 @@
 // Patch application for PATCH requests: JSON patch, JSON merge patch and strategic merge patch,
-// chosen by the request's content type. Pure: no I/O, inputs are never changed.
+// chosen by the request's content type. Pure: no I/O, inputs are never changed. The work a patch
+// may do and the size of its result are bounded (limits.ts), so a small hostile body cannot make
+// the server build a huge object.
 
 import type { JsonSchema } from '../registry/types.js';
 import { StatusReason, failure } from '../api/status.js';
-import { malformedPatch } from './errors.js';
+import { malformedPatch, patchResultTooLarge } from './errors.js';
 import { applyJsonPatch } from './json-patch.js';
 import { isJsonObject } from './json-value.js';
 import { applyMergePatch } from './merge-patch.js';
 import { applyStrategicMergePatch } from './strategic-merge-patch.js';
+import { MAX_PATCH_RESULT_BYTES, encodedSize } from './limits.js';
 
 export { applyMergePatch, createMergePatch } from './merge-patch.js';
 export { applyJsonPatch, parseJsonPatch, parseJsonPointer, JsonPatchOp } from './json-patch.js';
@@ -16,6 +19,7 @@ export { applyStrategicMergePatch, PatchDirective } from './strategic-merge-patc
 export { resolvePatchSchema, childSchema, itemSchema, listMergeKind, OBJECT_META_PATCH_SCHEMA } from './patch-schema.js';
 export type { ListMergeKind } from './patch-schema.js';
 export { MAX_JSON_PATCH_OPERATIONS } from './errors.js';
+export { MAX_JSON_PATCH_ARRAY_SHIFTS, MAX_JSON_PATCH_COPY_BYTES, MAX_PATCH_RESULT_BYTES } from './limits.js';
 
 export const PatchType = {
   JSON: 'application/json-patch+json',
@@ -38,9 +42,16 @@ function mediaType(contentType: string): string {
 
 /**
  * Applies `patch` (already decoded from the body) to `original` according to the Content-Type
- * `type`. `schema` is the object's schema; only strategic merge patch uses it.
+ * `type`. `schema` is the object's schema; only strategic merge patch uses it. A result larger
+ * than storage accepts is refused here (413), before it is validated, admitted and sent.
  */
 export function applyPatch(type: string, original: unknown, patch: unknown, schema?: JsonSchema): unknown {
+  const result = patchWith(type, original, patch, schema);
+  if (encodedSize(result, MAX_PATCH_RESULT_BYTES) > MAX_PATCH_RESULT_BYTES) throw patchResultTooLarge(MAX_PATCH_RESULT_BYTES);
+  return result;
+}
+
+function patchWith(type: string, original: unknown, patch: unknown, schema?: JsonSchema): unknown {
   switch (mediaType(type)) {
     case PatchType.JSON:
       return applyJsonPatch(original, patch);

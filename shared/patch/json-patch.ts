@@ -1,10 +1,13 @@
 // JSON patch (RFC 6902), `application/json-patch+json`: an array of add/remove/replace/move/
 // copy/test operations addressed by JSON pointers (RFC 6901). The whole document is validated
 // before any operation runs, and operations work on a private copy, so a failing patch leaves
-// nothing half-applied and the caller's value is never changed.
+// nothing half-applied and the caller's value is never changed. The work is bounded (limits.ts):
+// `copy` may add at most MAX_JSON_PATCH_COPY_BYTES in total, array inserts and removals may shift
+// at most MAX_JSON_PATCH_ARRAY_SHIFTS elements; everything else is linear in the patch's size.
 
-import { MAX_JSON_PATCH_OPERATIONS, malformedPatch, tooManyOperations, unprocessablePatch } from './errors.js';
+import { MAX_JSON_PATCH_OPERATIONS, copyLimitExceeded, malformedPatch, tooManyArrayShifts, tooManyOperations, unprocessablePatch } from './errors.js';
 import { cloneJson, getOwn, hasOwn, isJsonObject, jsonEqual, preview, setOwn } from './json-value.js';
+import { MAX_JSON_PATCH_ARRAY_SHIFTS, MAX_JSON_PATCH_COPY_BYTES, WorkMeter, encodedSize } from './limits.js';
 
 export const JsonPatchOp = {
   Add: 'add',
@@ -78,20 +81,32 @@ export function parseJsonPatch(ops: unknown): JsonPatchOperation[] {
 /** Applies a JSON patch and returns the new document; `doc` and `ops` are not changed. */
 export function applyJsonPatch(doc: unknown, ops: unknown): unknown {
   const operations = parseJsonPatch(ops);
+  const meters: Meters = {
+    copied: new WorkMeter(MAX_JSON_PATCH_COPY_BYTES, copyLimitExceeded),
+    shifted: new WorkMeter(MAX_JSON_PATCH_ARRAY_SHIFTS, (_used, limit) => tooManyArrayShifts(limit)),
+  };
   let work = cloneJson(doc);
   operations.forEach((o, i) => {
-    work = applyOne(work, o, `JSON patch operation ${i} (${o.op} ${preview(o.path)})`);
+    work = applyOne(work, o, `JSON patch operation ${i} (${o.op} ${preview(o.path)})`, meters);
   });
   return work;
 }
 
-function applyOne(doc: unknown, o: JsonPatchOperation, where: string): unknown {
+/** What one patch has used of its budgets. */
+interface Meters {
+  /** Bytes (as JSON) added by `copy`. */
+  copied: WorkMeter;
+  /** Array elements moved by inserts and removals. */
+  shifted: WorkMeter;
+}
+
+function applyOne(doc: unknown, o: JsonPatchOperation, where: string, m: Meters): unknown {
   switch (o.op) {
     case 'add':
-      return add(doc, o.pathTokens, cloneJson(o.value), where);
+      return add(doc, o.pathTokens, cloneJson(o.value), where, m);
     case 'remove':
       if (o.pathTokens.length === 0) throw unprocessablePatch(`${where}: the whole document cannot be removed`);
-      remove(doc, o.pathTokens, where);
+      remove(doc, o.pathTokens, where, m);
       return doc;
     case 'replace':
       if (o.pathTokens.length === 0) return cloneJson(o.value);
@@ -102,11 +117,16 @@ function applyOne(doc: unknown, o: JsonPatchOperation, where: string): unknown {
       const value = get(doc, from, where);
       if (o.from === o.path) return doc;
       if (o.path.startsWith(`${o.from}/`)) throw unprocessablePatch(`${where}: a value cannot be moved into one of its own children (from ${preview(o.from)})`);
-      remove(doc, from, where);
-      return add(doc, o.pathTokens, value, where);
+      remove(doc, from, where, m);
+      return add(doc, o.pathTokens, value, where, m);
     }
-    case 'copy':
-      return add(doc, o.pathTokens, cloneJson(get(doc, o.fromTokens!, where)), where);
+    case 'copy': {
+      const value = get(doc, o.fromTokens!, where);
+      // Measured before copying, and only up to what is left, so an oversized copy costs no more
+      // than the limit: copying a value into itself doubles it, and does so again on each copy.
+      m.copied.charge(encodedSize(value, m.copied.remaining));
+      return add(doc, o.pathTokens, cloneJson(value), where, m);
+    }
     case 'test': {
       const actual = get(doc, o.pathTokens, where);
       if (!jsonEqual(actual, o.value)) {
@@ -146,7 +166,7 @@ function get(doc: unknown, tokens: string[], where: string): unknown {
   return cur;
 }
 
-function add(doc: unknown, tokens: string[], value: unknown, where: string): unknown {
+function add(doc: unknown, tokens: string[], value: unknown, where: string, m: Meters): unknown {
   if (tokens.length === 0) return value;
   const parent = get(doc, tokens.slice(0, -1), where);
   const last = tokens[tokens.length - 1]!;
@@ -159,6 +179,7 @@ function add(doc: unknown, tokens: string[], value: unknown, where: string): unk
     if (i === null || i > parent.length) {
       throw unprocessablePatch(`${where}: array index ${preview(last)} is out of bounds (length ${parent.length})`);
     }
+    m.shifted.charge(parent.length - i);
     parent.splice(i, 0, value);
     return doc;
   }
@@ -185,12 +206,13 @@ function replace(doc: unknown, tokens: string[], value: unknown, where: string):
   }
 }
 
-function remove(doc: unknown, tokens: string[], where: string): void {
+function remove(doc: unknown, tokens: string[], where: string, m: Meters): void {
   const parent = get(doc, tokens.slice(0, -1), where);
   const last = tokens[tokens.length - 1]!;
   if (Array.isArray(parent)) {
     const i = arrayIndex(last);
     if (i === null || i >= parent.length) missing(where, tokens, tokens.length - 1);
+    m.shifted.charge(parent.length - 1 - i);
     parent.splice(i, 1);
   } else if (isJsonObject(parent)) {
     if (!hasOwn(parent, last)) missing(where, tokens, tokens.length - 1);

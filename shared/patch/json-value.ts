@@ -14,25 +14,25 @@ export function hasOwn(o: JsonObject, key: string): boolean {
   return Object.hasOwn(o, key);
 }
 
-/** The own value of `key`; inherited members (`constructor`, `toString`, ...) read as absent. */
-export function getOwn(o: JsonObject, key: string): unknown {
-  return Object.hasOwn(o, key) ? o[key] : undefined;
-}
+// One rule for client-chosen keys across the API machinery (see shared/api/own-keys.ts).
+import { getOwn, setOwn } from '../api/own-keys.js';
+export { getOwn, setOwn };
 
-export function setOwn(o: JsonObject, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
-  } else {
-    o[key] = value;
+/**
+ * A deep copy, so results never share structure with the caller's inputs. With a `meter`, each
+ * object or array charges one unit plus one per member before it is copied, so a copy that would
+ * exceed the meter's budget stops early (see limits.ts).
+ */
+export function cloneJson<T>(v: T, meter?: { charge(units: number): void }): T {
+  if (Array.isArray(v)) {
+    meter?.charge(1 + v.length);
+    return v.map((item) => cloneJson(item, meter)) as T;
   }
-}
-
-/** A deep copy, so results never share structure with the caller's inputs. */
-export function cloneJson<T>(v: T): T {
-  if (Array.isArray(v)) return v.map(cloneJson) as T;
   if (isJsonObject(v)) {
+    const keys = Object.keys(v);
+    meter?.charge(1 + keys.length);
     const out: JsonObject = {};
-    for (const k of Object.keys(v)) setOwn(out, k, cloneJson(v[k]));
+    for (const k of keys) setOwn(out, k, cloneJson(v[k], meter));
     return out as T;
   }
   return v;

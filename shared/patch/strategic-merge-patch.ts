@@ -3,10 +3,14 @@
 // directives: `$patch: replace|merge|delete` in maps and list items, `$retainKeys`,
 // `$deleteFromPrimitiveList/<field>` and `$setElementOrder/<field>`.
 // Lists without a schema node merge like upstream merges unknown types: the patch replaces them.
+// Work is metered (limits.ts): an honest merge visits each node of the object and the patch a few
+// times, but list items repeating one merge key make it merge, copy and scan the same item again
+// for each repeat, so the total is capped at a multiple of the inputs' size.
 
 import type { JsonSchema } from '../registry/types.js';
-import { malformedPatch, unprocessablePatch } from './errors.js';
+import { malformedPatch, strategicMergeTooExpensive, unprocessablePatch } from './errors.js';
 import { cloneJson, getOwn, hasOwn, isJsonObject, preview, setOwn, type JsonObject } from './json-value.js';
+import { STRATEGIC_MERGE_WORK_FACTOR, STRATEGIC_MERGE_WORK_FLOOR, WorkMeter, jsonWork } from './limits.js';
 import { childSchema, itemSchema, listMergeKind, replacesMaps, resolvePatchSchema } from './patch-schema.js';
 
 export const PatchDirective = {
@@ -35,7 +39,9 @@ interface ListDirectives {
  */
 export function applyStrategicMergePatch(original: unknown, patch: unknown, schema?: JsonSchema): unknown {
   if (!isJsonObject(patch)) throw malformedPatch('a strategic merge patch must be a JSON object');
-  const merged = mergeMap(isJsonObject(original) ? original : undefined, patch, resolvePatchSchema(schema), '');
+  const budget = STRATEGIC_MERGE_WORK_FACTOR * (jsonWork(original) + jsonWork(patch)) + STRATEGIC_MERGE_WORK_FLOOR;
+  const m = new WorkMeter(budget, (_used, limit) => strategicMergeTooExpensive(limit));
+  const merged = mergeMap(isJsonObject(original) ? original : undefined, patch, resolvePatchSchema(schema), '', m);
   // `$patch: delete` at the top clears the object, as upstream does.
   return merged === DELETED ? {} : merged;
 }
@@ -68,10 +74,12 @@ function withoutDirective(patch: JsonObject): JsonObject {
   return out;
 }
 
-function mergeMap(original: JsonObject | undefined, patch: JsonObject, schema: JsonSchema | undefined, path: string): Merged {
+function mergeMap(original: JsonObject | undefined, patch: JsonObject, schema: JsonSchema | undefined, path: string, m: WorkMeter): Merged {
   const directive = patchDirective(patch, path);
   if (directive === PatchDirective.Delete) return DELETED;
-  if (directive === PatchDirective.Replace) return mergeMap(undefined, withoutDirective(patch), schema, path);
+  if (directive === PatchDirective.Replace) return mergeMap(undefined, withoutDirective(patch), schema, path, m);
+  // The loops below visit every member of both maps.
+  m.charge(1 + (original ? Object.keys(original).length : 0) + Object.keys(patch).length);
 
   const retain = retainKeys(patch, path);
   const listDirectives = new Map<string, ListDirectives>();
@@ -98,12 +106,12 @@ function mergeMap(original: JsonObject | undefined, patch: JsonObject, schema: J
     const patched = hasOwn(patch, key) && !isDirectiveKey(key);
     const directives = listDirectives.get(key);
     if (!patched && !directives) {
-      if (orig !== undefined) setOwn(out, key, cloneJson(orig));
+      if (orig !== undefined) setOwn(out, key, cloneJson(orig, m));
       return;
     }
     const pv = patched ? patch[key] : undefined;
     if (patched && pv === null) return;
-    const v = mergeValue(orig, pv, childSchema(schema, key), fieldPath(path, key), directives);
+    const v = mergeValue(orig, pv, childSchema(schema, key), fieldPath(path, key), directives, m);
     if (v !== DELETED && v !== undefined) setOwn(out, key, v);
   };
   if (original) for (const k of Object.keys(original)) apply(k, original[k]);
@@ -137,12 +145,12 @@ function retainKeys(patch: JsonObject, path: string): Set<string> | undefined {
 }
 
 /** Merges one member. `pv` is `undefined` when only list directives mention the member. */
-function mergeValue(orig: unknown, pv: unknown, schema: JsonSchema | undefined, path: string, directives: ListDirectives | undefined): Merged {
+function mergeValue(orig: unknown, pv: unknown, schema: JsonSchema | undefined, path: string, directives: ListDirectives | undefined, m: WorkMeter): Merged {
   if (pv === undefined) {
-    return Array.isArray(orig) ? mergeList(orig, undefined, schema, path, directives) : cloneJson(orig);
+    return Array.isArray(orig) ? mergeList(orig, undefined, schema, path, directives, m) : cloneJson(orig, m);
   }
-  if (isJsonObject(pv)) return mergeMap(isJsonObject(orig) && !replacesMaps(schema) ? orig : undefined, pv, schema, path);
-  if (Array.isArray(pv)) return mergeList(Array.isArray(orig) ? orig : undefined, pv, schema, path, directives);
+  if (isJsonObject(pv)) return mergeMap(isJsonObject(orig) && !replacesMaps(schema) ? orig : undefined, pv, schema, path, m);
+  if (Array.isArray(pv)) return mergeList(Array.isArray(orig) ? orig : undefined, pv, schema, path, directives, m);
   return pv;
 }
 
@@ -160,71 +168,76 @@ function listDirective(patch: unknown[], path: string): { directive?: string; it
   return { directive, items };
 }
 
-function mergeList(orig: unknown[] | undefined, patch: unknown[] | undefined, schema: JsonSchema | undefined, path: string, directives: ListDirectives | undefined): Merged {
+function mergeList(orig: unknown[] | undefined, patch: unknown[] | undefined, schema: JsonSchema | undefined, path: string, directives: ListDirectives | undefined, m: WorkMeter): Merged {
   const meta = listMergeKind(schema);
   const items = itemSchema(schema);
+  m.charge(1 + (orig?.length ?? 0) + (patch?.length ?? 0) + (directives?.order?.length ?? 0) + (directives?.deleteValues?.length ?? 0));
   let patchItems = patch ?? [];
   if (patch) {
     const whole = listDirective(patch, path);
     if (whole.directive === PatchDirective.Delete) return DELETED;
     patchItems = whole.items;
-    if (whole.directive === PatchDirective.Replace) return patchItems.map((item) => freshItem(item, items, path)).filter((v) => v !== DELETED);
+    if (whole.directive === PatchDirective.Replace) return patchItems.map((item) => freshItem(item, items, path, m)).filter((v) => v !== DELETED);
   }
 
   if (meta.kind === 'replace') {
     // Upstream takes the patch's list as it is; with only directives the original list stays.
-    if (patch) return cloneJson(patchItems);
-    return cloneJson(removeValues(orig ?? [], directives?.deleteValues));
+    if (patch) return cloneJson(patchItems, m);
+    return cloneJson(removeValues(orig ?? [], directives?.deleteValues, m), m);
   }
 
   if (meta.kind === 'set') {
-    if (patchItems.some((v) => typeof v === 'object' && v !== null)) return cloneJson(patchItems);
+    if (patchItems.some((v) => typeof v === 'object' && v !== null)) return cloneJson(patchItems, m);
     const seen = new Set<string>();
     const merged: unknown[] = [];
-    for (const v of [...removeValues(orig ?? [], directives?.deleteValues), ...patchItems]) {
-      const k = scalarKey(v);
+    for (const v of [...removeValues(orig ?? [], directives?.deleteValues, m), ...patchItems]) {
+      const k = scalarKey(v, m);
       if (seen.has(k)) continue;
       seen.add(k);
-      merged.push(cloneJson(v));
+      merged.push(cloneJson(v, m));
     }
     const order = directives?.order;
     if (!order) return merged;
     if (order.some((v) => typeof v === 'object' && v !== null)) throw malformedPatch(`invalid patch: $setElementOrder for the list of values at ${path} must list values`);
-    return applyElementOrder(merged, order.map(scalarKey), scalarKey, (orig ?? []).map(scalarKey));
+    const key = (v: unknown): string => scalarKey(v, m);
+    return applyElementOrder(merged, order.map(key), key, (orig ?? []).map(key));
   }
 
-  return mergeKeyedList(orig ?? [], patchItems, meta.keys, items, path, directives?.order);
+  return mergeKeyedList(orig ?? [], patchItems, meta.keys, items, path, directives?.order, m);
 }
 
-function freshItem(item: unknown, schema: JsonSchema | undefined, path: string): Merged {
-  return isJsonObject(item) ? mergeMap(undefined, item, schema, path) : cloneJson(item);
+function freshItem(item: unknown, schema: JsonSchema | undefined, path: string, m: WorkMeter): Merged {
+  return isJsonObject(item) ? mergeMap(undefined, item, schema, path, m) : cloneJson(item, m);
 }
 
-function scalarKey(v: unknown): string {
-  return JSON.stringify(v) ?? 'undefined';
+/** Encoding costs about a node visit per 64 characters (the unit of limits.ts `jsonWork`). */
+function scalarKey(v: unknown, m: WorkMeter): string {
+  const s = JSON.stringify(v) ?? 'undefined';
+  m.charge(1 + (s.length >> 6));
+  return s;
 }
 
-function removeValues(list: unknown[], values: unknown[] | undefined): unknown[] {
+function removeValues(list: unknown[], values: unknown[] | undefined, m: WorkMeter): unknown[] {
   if (!values || values.length === 0) return list;
-  const drop = new Set(values.map(scalarKey));
+  const drop = new Set(values.map((v) => scalarKey(v, m)));
   // Every copy goes: a set that somehow holds duplicates loses them all.
-  return list.filter((v) => !drop.has(scalarKey(v)));
+  return list.filter((v) => !drop.has(scalarKey(v, m)));
 }
 
 /** Identity of an item of a keyed list; `undefined` when the item carries none of the keys. */
-function itemKey(item: unknown, keys: string[]): string | undefined {
+function itemKey(item: unknown, keys: string[], m: WorkMeter): string | undefined {
   if (!isJsonObject(item)) return undefined;
   const values = keys.map((k) => getOwn(item, k));
   if (values.every((v) => v === undefined)) return undefined;
-  return JSON.stringify(values.map((v) => (v === undefined ? null : v)));
+  return scalarKey(values.map((v) => (v === undefined ? null : v)), m);
 }
 
-function mergeKeyedList(orig: unknown[], patch: unknown[], keys: string[], schema: JsonSchema | undefined, path: string, order: unknown[] | undefined): unknown[] {
+function mergeKeyedList(orig: unknown[], patch: unknown[], keys: string[], schema: JsonSchema | undefined, path: string, order: unknown[] | undefined, m: WorkMeter): unknown[] {
   const keyList = keys.join(', ');
   // Items the server holds are kept in place; a patch item updates the first item with its key.
   // Entries are indexed by key so a long list costs one pass, not one scan per patch item.
   type Entry = { key: string | undefined; value: unknown; deleted?: boolean };
-  const entries: Entry[] = orig.map((v) => ({ key: itemKey(v, keys), value: cloneJson(v) }));
+  const entries: Entry[] = orig.map((v) => ({ key: itemKey(v, keys, m), value: cloneJson(v, m) }));
   const byKey = new Map<string, Entry[]>();
   const index = (e: Entry): void => {
     if (e.key === undefined) return;
@@ -235,11 +248,11 @@ function mergeKeyedList(orig: unknown[], patch: unknown[], keys: string[], schem
   entries.forEach(index);
   patch.forEach((item, i) => {
     if (!isJsonObject(item)) throw malformedPatch(`invalid patch: item ${i} of ${path} must be an object (the list is merged by ${keyList})`);
-    const key = itemKey(item, keys);
+    const key = itemKey(item, keys, m);
     if (key === undefined) throw malformedPatch(`invalid patch: item ${i} of ${path} does not contain the merge key ${keyList}`);
     const matches = byKey.get(key);
     const existing = matches?.[0];
-    const merged = mergeMap(isJsonObject(existing?.value) ? (existing.value as JsonObject) : undefined, item, schema, `${path}[${i}]`);
+    const merged = mergeMap(isJsonObject(existing?.value) ? (existing.value as JsonObject) : undefined, item, schema, `${path}[${i}]`, m);
     if (merged === DELETED) {
       // Every item with the key goes, duplicates included.
       for (const e of matches ?? []) e.deleted = true;
@@ -255,11 +268,11 @@ function mergeKeyedList(orig: unknown[], patch: unknown[], keys: string[], schem
   const values = entries.filter((e) => !e.deleted).map((e) => e.value);
   if (!order) return values;
   const orderKeys = order.map((o, i) => {
-    const k = itemKey(o, keys);
+    const k = itemKey(o, keys, m);
     if (k === undefined) throw malformedPatch(`invalid patch: item ${i} of $setElementOrder/${path.split('.').pop()} must be an object with ${keyList}`);
     return k;
   });
-  return applyElementOrder(values, orderKeys, (v) => itemKey(v, keys), orig.map((v) => itemKey(v, keys)));
+  return applyElementOrder(values, orderKeys, (v) => itemKey(v, keys, m), orig.map((v) => itemKey(v, keys, m)));
 }
 
 /**
