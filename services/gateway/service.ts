@@ -84,7 +84,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   const identity = new Identity(nc, config.identity);
   // Any change to an RBAC object invalidates every cached authorization decision.
   const rbacKeys = `${escapeToken(RBAC_GROUP)}.`;
-  const feed: CacheFeed = await startCacheFeed(kv, cache, { log, onChange: (key, revision) => key.startsWith(rbacKeys) && identity.rbacChanged(revision) });
+  const feed: CacheFeed = startCacheFeed(kv, cache, { log, onChange: (key, revision) => key.startsWith(rbacKeys) && identity.rbacChanged(revision) });
   const admission = new AdmissionInterestCache(nc, log);
   void admission.start();
   const authnInterest = new AuthnInterestCache(nc, log);

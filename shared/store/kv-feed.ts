@@ -1,9 +1,176 @@
-// Feeds a WatchCache from the object bucket: one KV watch (an ordered consumer) that first
-// delivers the latest entry of every key, then every change in stream order.
+// The one way a service follows the object bucket: a KV watch per key filter (the latest entry of
+// every key first, then every change in stream order) that is restarted after any failure — a
+// consumer deleted under it, NATS restarted, the bucket not there yet — with a bounded retry rate.
+// The first replay is delivered entry by entry; a replay after a restart is handed over whole, so
+// the consumer can reconcile it against what it already holds (deletes missed while down, changes
+// whose intermediate revisions are gone). The gateway's watch cache and the services' object feeds
+// (object-feed.ts) both sit on it.
 
-import type { KV } from '@nats-io/kv';
-import type { Logger } from 'pino';
-import { WatchCache } from './watch-cache.js';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
+import type { Logger } from '../log.js';
+import { WatchCache, type KvChange } from './watch-cache.js';
+
+export interface KvFeedOptions {
+  /** The bucket, or how to bind it (retried until it exists). */
+  kv: KV | (() => Promise<KV>);
+  /** KV key filters, one watch each (`>` for everything). */
+  filters: string[];
+  /** Entries of the first replay and every live change, in stream order per filter. */
+  onEntry(e: KvEntry, filter: string): void;
+  /** A filter's first replay has been delivered; `through` is the last sequence it covers. */
+  onSynced?(filter: string, through: number): void;
+  /** After a restart: the filter's whole replay, then live entries resume through `onEntry`. */
+  onResync(filter: string, replay: KvEntry[], through: number): void;
+  log: Logger;
+  /** Delay before the first retry; doubles per consecutive failure up to `maxRetryMs`. */
+  retryMs?: number;
+  maxRetryMs?: number;
+  /**
+   * How often a running watch checks that its consumer still exists. A consumer deleted under it
+   * (or lost in a NATS restart) does not end the iteration: without this the feed would stand
+   * still while claiming to run. One small request per period, the only cost of an idle feed.
+   */
+  livenessMs?: number;
+}
+
+export interface KvFeed {
+  /** Resolves once every filter has delivered its first replay. */
+  readonly synced: Promise<void>;
+  /** Every watch is running. */
+  healthy(): boolean;
+  stop(): Promise<void>;
+}
+
+// The watch's consumer info is not part of the iterator's public type; its pending count is what
+// tells an empty replay from one still to come.
+type WatchInternals = { _data: { info(cached: boolean): Promise<{ num_pending: number }> } };
+
+/** Consecutive failed liveness checks (timeouts, say) that end a watch whose consumer may be gone. */
+const LIVENESS_FAILURES = 3;
+
+export function bindBucket(nc: NatsConnection, bucket: string): () => Promise<KV> {
+  let kv: KV | null = null;
+  return async () => {
+    if (kv) return kv;
+    const b = await new Kvm(nc).open(bucket, { bindOnly: true, timeout: 2_000 });
+    // Binding does not look at the server; reading the stream's info proves the bucket exists.
+    await b.status();
+    return (kv = b);
+  };
+}
+
+export function startKvFeed(opts: KvFeedOptions): KvFeed {
+  const retryMs = opts.retryMs ?? 1_000;
+  const maxRetryMs = opts.maxRetryMs ?? 5_000;
+  const livenessMs = opts.livenessMs ?? 5_000;
+  const bind = typeof opts.kv === 'function' ? opts.kv : ((kv) => async () => kv)(opts.kv);
+  let running = true;
+  const stoppers = new Set<() => void>();
+  const healthy = new Map<string, boolean>();
+  const loops: Promise<void>[] = [];
+  const wakers = new Set<() => void>();
+
+  const watchOne = (filter: string): Promise<void> => {
+    let markSynced!: () => void;
+    const synced = new Promise<void>((r) => (markSynced = r));
+    healthy.set(filter, false);
+    loops.push(
+      (async () => {
+        let first = true;
+        let failures = 0;
+        while (running) {
+          try {
+            const kv = await bind();
+            const status = await kv.status();
+            const lastBefore = status.streamInfo.state.last_seq;
+            const iter = await kv.watch({ key: filter });
+            const stop = () => iter.stop();
+            stoppers.add(stop);
+            if (!running) iter.stop();
+            const pending = (await (iter as unknown as WatchInternals)._data.info(true)).num_pending;
+            let replaying = pending > 0;
+            let through = lastBefore;
+            const replay: KvEntry[] = [];
+            const endReplay = () => {
+              replaying = false;
+              if (first) {
+                first = false;
+                opts.onSynced?.(filter, through);
+                markSynced();
+              } else {
+                opts.onResync(filter, replay.splice(0), through);
+              }
+              healthy.set(filter, true);
+              failures = 0;
+            };
+            if (!replaying) endReplay();
+            let failedChecks = 0;
+            const liveness = setInterval(() => {
+              (iter as unknown as WatchInternals)._data.info(false).then(
+                () => (failedChecks = 0),
+                (err: unknown) => {
+                  const gone = /not found/i.test(String((err as Error)?.message));
+                  if (gone || ++failedChecks >= LIVENESS_FAILURES) {
+                    opts.log.warn({ filter, err }, 'bucket watch consumer is gone; restarting the watch');
+                    iter.stop();
+                  }
+                },
+              );
+            }, livenessMs);
+            liveness.unref();
+            try {
+              for await (const e of iter) {
+                if (replaying) {
+                  through = Math.max(through, e.revision);
+                  if (first) opts.onEntry(e, filter);
+                  else replay.push(e);
+                  if (e.isUpdate || e.delta === 0) endReplay();
+                } else {
+                  opts.onEntry(e, filter);
+                }
+              }
+            } finally {
+              clearInterval(liveness);
+            }
+            stoppers.delete(stop);
+            if (running) opts.log.warn({ filter }, 'bucket watch ended; restarting');
+          } catch (err) {
+            if (running) opts.log.warn({ err, filter }, 'bucket watch failed; restarting');
+          }
+          healthy.set(filter, false);
+          if (!running) break;
+          // Each attempt opens a consumer: never faster than the back-off allows.
+          const delay = Math.min(retryMs * 2 ** failures, maxRetryMs);
+          failures++;
+          await new Promise<void>((r) => {
+            const wake = () => {
+              clearTimeout(t);
+              wakers.delete(wake);
+              r();
+            };
+            const t = setTimeout(wake, delay);
+            wakers.add(wake);
+          });
+        }
+      })(),
+    );
+    return synced;
+  };
+
+  const synced = Promise.all(opts.filters.map(watchOne)).then(() => undefined);
+  return {
+    synced,
+    healthy: () => running && [...healthy.values()].every(Boolean),
+    stop: async () => {
+      running = false;
+      for (const s of stoppers) s();
+      stoppers.clear();
+      for (const wake of [...wakers]) wake();
+      await Promise.allSettled(loops);
+    },
+  };
+}
 
 export interface CacheFeed {
   /** Resolves once the initial state is loaded. */
@@ -14,54 +181,39 @@ export interface CacheFeed {
 }
 
 export interface CacheFeedOptions {
-  /** Restrict to keys matching this subject filter (e.g. `core.namespaces.>`). */
-  key?: string;
-  log?: Logger;
+  log: Logger;
   /** Called after each change is applied (e.g. to invalidate decisions derived from it). */
   onChange?(key: string, revision: number): void;
+  retryMs?: number;
 }
 
-export async function startCacheFeed(kv: KV, cache: WatchCache, opts: CacheFeedOptions = {}): Promise<CacheFeed> {
-  let running = true;
-  let failed = false;
-  const status = await kv.status();
-  const initialLast = status.streamInfo.state.last_seq;
-  const empty = status.streamInfo.state.messages === 0;
-  const iter = await kv.watch({ key: opts.key ?? '>' });
+const asChange = (e: KvEntry): KvChange => ({ key: e.key, revision: e.revision, operation: e.operation, value: e.value });
 
-  let markSynced!: () => void;
-  const synced = new Promise<void>((r) => (markSynced = r));
-  const finishSync = (revision: number) => {
-    if (cache.synced) return;
-    // Everything up to the last sequence seen before the watch started is now reflected, even
-    // sequences whose messages were purged and will never be delivered.
-    cache.markSynced(Math.max(revision, initialLast));
-    markSynced();
-  };
-  if (empty) finishSync(initialLast);
-
-  const loop = (async () => {
-    try {
-      for await (const e of iter) {
-        cache.apply({ key: e.key, revision: e.revision, operation: e.operation, value: e.value });
-        opts.onChange?.(e.key, e.revision);
-        if (!cache.synced && (e.delta === 0 || e.isUpdate)) finishSync(e.revision);
-      }
-    } catch (err) {
-      failed = true;
-      opts.log?.error({ err }, 'watch cache feed stopped');
-    }
-  })();
-
-  return {
-    synced,
-    healthy: () => running && !failed,
-    stop: async () => {
-      running = false;
-      iter.stop();
-      await loop;
+/** Feeds the gateway's watch cache from the whole bucket, resyncing it after a restart. */
+export function startCacheFeed(kv: KV | (() => Promise<KV>), cache: WatchCache, opts: CacheFeedOptions): CacheFeed {
+  return startKvFeed({
+    kv,
+    filters: ['>'],
+    log: opts.log,
+    ...(opts.retryMs !== undefined ? { retryMs: opts.retryMs } : {}),
+    onEntry(e) {
+      cache.apply(asChange(e));
+      opts.onChange?.(e.key, e.revision);
     },
-  };
+    // Everything up to the last sequence before the watch started is now reflected, even
+    // sequences whose messages were purged and will never be delivered.
+    onSynced: (_filter, through) => cache.markSynced(through),
+    onResync(_filter, replay, through) {
+      const missed = cache.resync(replay.map(asChange), through);
+      if (missed > 0) {
+        opts.log.warn({ missed, revision: cache.revision }, 'bucket watch resumed after missing changes; watchers were sent 410 Expired');
+        // Whatever derives decisions from changes must look again: report every replayed key.
+        for (const e of replay) opts.onChange?.(e.key, cache.revision);
+      } else {
+        opts.log.info({ revision: cache.revision }, 'bucket watch resumed; nothing was missed');
+      }
+    },
+  });
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { ApiObject } from '../api/types.js';
 import { resourceExpired, gone, tooLargeResourceVersion, type Status } from '../api/status.js';
 import type { ObjectRef } from '../bus/messages.js';
-import { decodeKey } from './key-codec.js';
+import { decodeKey, encodeKey } from './key-codec.js';
 
 export const DEFAULT_WINDOW_MS = 5 * 60_000;
 const DEFAULT_MAX_LOG_EVENTS = 500_000;
@@ -451,6 +451,48 @@ export class WatchCache {
     let n = 0;
     for (const st of this.resources.values()) n += st.watchers.size;
     return n;
+  }
+
+  /**
+   * After the feed had to restart (its consumer vanished, NATS restarted): `replay` holds every
+   * key's latest entry as of `through`. Newer entries are changes made while the feed was down and
+   * cached keys the replay lacks were deleted then. Their intermediate revisions are gone from the
+   * stream (one entry per key), so when anything was missed the window restarts: watchers get 410
+   * Expired (clients relist and watch again, as after any expiry) and reads of older revisions are
+   * 410. When nothing changed, watchers go on as if the feed had never stopped. Returns the number
+   * of changes that were missed.
+   */
+  resync(replay: KvChange[], through: number): number {
+    const seen = new Set<string>();
+    const missed: KvChange[] = [];
+    for (const e of replay) {
+      seen.add(e.key);
+      if (e.revision > this.revision) missed.push(e);
+    }
+    const gone: ObjectRef[] = [];
+    for (const st of this.resources.values()) {
+      for (const o of st.objects.values()) if (!seen.has(encodeKey(o.ref))) gone.push(o.ref);
+    }
+    if (missed.length === 0 && gone.length === 0) {
+      if (through > this.revision) this.advance(through);
+      return 0;
+    }
+    const at = Math.max(through, this.revision + 1, ...missed.map((e) => e.revision));
+    for (const st of this.resources.values()) {
+      for (const w of [...st.watchers]) w.expire(at);
+    }
+    missed.sort((a, b) => a.revision - b.revision);
+    for (const e of missed) this.apply(e);
+    for (const ref of gone) this.record(ref, at, null);
+    for (const st of this.resources.values()) {
+      this.logSize -= st.log.length;
+      st.log.length = 0;
+      st.droppedThrough = at;
+    }
+    this.snapshots.clear();
+    this.compactedRevision = at;
+    this.advance(at);
+    return missed.length + gone.length;
   }
 
   /** Closes every watcher (shutdown). */

@@ -13,6 +13,8 @@ import { natsConfig, startLocalNats } from '../../shared/local/nats-server.js';
 export interface TestNats {
   url: string;
   connect(name?: string): Promise<NatsConnection>;
+  /** Stops the server and starts it again on the same port and store (local servers only). */
+  restart?(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -57,10 +59,14 @@ export async function startTestNats(): Promise<TestNats> {
   }
 
   const dir = await mkdtemp(path.join(os.tmpdir(), 'platform-nats-'));
-  const server = await startLocalNats(dir);
+  let server = await startLocalNats(dir);
   return {
     url: server.url,
     connect: connectTo(server.url),
+    restart: async () => {
+      await server.stop();
+      server = await startLocalNats(dir, { port: server.port });
+    },
     stop: async () => {
       await closeAll();
       await server.stop();
