@@ -7,6 +7,7 @@ import type { ApiObject, ObjectMeta } from '../../shared/api/types.js';
 import type { FieldError } from '../../shared/api/status.js';
 import type { ResourceType, StrategyContext } from '../../shared/registry/types.js';
 import { subresourceStrategy } from '../../shared/registry/subresources.js';
+import { jsonEqual } from '../../shared/patch/json-value.js';
 
 /** RFC 3339 with second precision, as the API serializes metav1.Time. */
 export function nowTimestamp(now?: Date): string {
@@ -62,37 +63,13 @@ function specPart(o: ApiObject): Record<string, unknown> {
 }
 
 /**
- * JSON equality as stored: member order does not matter (a client's PUT, a patch and a defaulter
- * each order members their own way) and an `undefined` member is absent, as JSON.stringify has it.
- */
-export function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
-    return true;
-  }
-  if (!a || !b || typeof a !== 'object' || typeof b !== 'object' || Array.isArray(b)) return false;
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  let n = 0;
-  for (const k of Object.keys(x)) {
-    if (x[k] === undefined) continue;
-    n++;
-    if (!Object.hasOwn(y, k) || !sameJson(x[k], y[k])) return false;
-  }
-  for (const k of Object.keys(y)) if (y[k] !== undefined) n--;
-  return n === 0;
-}
-
-/**
  * Whether writing `next` would store exactly what `stored` already holds: such a write is a no-op
  * that must keep the resourceVersion and emit no event. resourceVersion is not part of the value.
  */
 export function sameStoredValue(next: ApiObject, stored: ApiObject): boolean {
   const { resourceVersion: _a, ...nextMeta } = next.metadata ?? {};
   const { resourceVersion: _b, ...storedMeta } = stored.metadata ?? {};
-  return sameJson({ ...next, metadata: nextMeta }, { ...stored, metadata: storedMeta });
+  return jsonEqual({ ...next, metadata: nextMeta }, { ...stored, metadata: storedMeta });
 }
 
 /**
@@ -109,7 +86,7 @@ export function prepareForUpdate(type: ResourceType, obj: ApiObject, old: ApiObj
     if (old.status !== undefined) obj.status = old.status;
     else delete obj.status;
   }
-  if (type.generation !== false && !sameJson(specPart(obj), specPart(old))) m.generation = (old.metadata.generation ?? 1) + 1;
+  if (type.generation !== false && !jsonEqual(specPart(obj), specPart(old))) m.generation = (old.metadata.generation ?? 1) + 1;
   type.strategy?.prepareForUpdate?.(obj, old, ctx);
 }
 

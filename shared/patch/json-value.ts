@@ -38,7 +38,7 @@ export function cloneJson<T>(v: T, meter?: { charge(units: number): void }): T {
   return v;
 }
 
-/** JSON equality: member order does not matter, types do (`10` is not `"10"`). */
+/** JSON equality: member order does not matter, types do (`10` is not `"10"`), undefined members are absent. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) {
@@ -48,10 +48,15 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   }
   if (isJsonObject(a)) {
     if (!isJsonObject(b)) return false;
-    const ka = Object.keys(a);
-    if (ka.length !== Object.keys(b).length) return false;
-    for (const k of ka) if (!Object.hasOwn(b, k) || !jsonEqual(a[k], b[k])) return false;
-    return true;
+    // An `undefined` member is absent, as JSON.stringify has it (objects built in code carry them).
+    let n = 0;
+    for (const k of Object.keys(a)) {
+      if (a[k] === undefined) continue;
+      n++;
+      if (!Object.hasOwn(b, k) || !jsonEqual(a[k], b[k])) return false;
+    }
+    for (const k of Object.keys(b)) if (b[k] !== undefined) n--;
+    return n === 0;
   }
   return false;
 }
