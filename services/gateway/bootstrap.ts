@@ -1,40 +1,39 @@
-// Objects the cluster always has: the system namespaces. Created through the storage service
-// once the cache is synced; several gateways racing to create them is harmless (409 ignored).
+// Objects the cluster always has: the system namespaces, created once the cache is synced through
+// the generic store like any request (strategy, admission, validation), as the API server's own
+// loopback identity. Several gateways racing to create them is harmless (AlreadyExists ignored).
 
-import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
 import { StatusError } from '../../shared/api/status.js';
-import type { ApiObject } from '../../shared/api/types.js';
+import type { UserInfo } from '../../shared/api/types.js';
 import { NODE_LEASE_NAMESPACE } from '../../shared/api/node-identity.js';
-import { busRequest } from '../../shared/bus/client.js';
-import { Subjects } from '../../shared/bus/subjects.js';
-import type { StorageWriteReply } from '../../shared/bus/messages.js';
-import { resourceKey, type WatchCache } from '../../shared/store/watch-cache.js';
-import { nowTimestamp } from './object-prep.js';
+import type { GenericStore } from '../../shared/registry/rest/store.js';
+import type { Targets } from '../../shared/registry/target.js';
 
 export const SYSTEM_NAMESPACES = ['default', 'platform-system', 'platform-public', NODE_LEASE_NAMESPACE] as const;
-export const NAMESPACE_NAME_LABEL = 'platform.io/metadata.name';
 
-export function systemNamespace(name: string, now: string): ApiObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name, creationTimestamp: now, labels: { [NAMESPACE_NAME_LABEL]: name } },
-    spec: { finalizers: ['platform'] },
-    status: { phase: 'Active' },
-  };
-}
+/** Who internal writes of the API server run as (upstream's loopback client). */
+export const API_SERVER_USER: UserInfo = { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] };
 
-export async function ensureSystemNamespaces(nc: NatsConnection, cache: WatchCache, log: Logger, timeoutMs = 5_000): Promise<void> {
-  const key = resourceKey('', 'namespaces');
+const RETRY_MS = 1_000;
+const MAX_ATTEMPTS = 60;
+
+/** Creates the missing system namespaces; retries while the services it needs are starting (up to a minute). */
+export async function ensureSystemNamespaces(store: GenericStore, targets: Targets, log: Logger, stopped: () => boolean): Promise<void> {
+  const target = targets.preferred('', 'namespaces');
+  if (!target) throw new Error('namespaces are not served');
   for (const name of SYSTEM_NAMESPACES) {
-    if (cache.get(key, undefined, name)) continue;
-    try {
-      await busRequest<StorageWriteReply>(nc, Subjects.storageCreate, { ref: { group: '', resource: 'namespaces', name }, object: systemNamespace(name, nowTimestamp()) }, timeoutMs);
-      log.info({ namespace: name }, 'created system namespace');
-    } catch (err) {
-      if (err instanceof StatusError && err.status.reason === 'AlreadyExists') continue;
-      throw err;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (await store.exists(target, undefined, name)) break;
+        await store.create({ target, user: API_SERVER_USER, namespace: undefined, name, dryRun: false, warnings: [] }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+        log.info({ namespace: name }, 'created system namespace');
+        break;
+      } catch (err) {
+        if (err instanceof StatusError && err.status.reason === 'AlreadyExists') break;
+        if (attempt >= MAX_ATTEMPTS || stopped()) throw err;
+        if (attempt === 1) log.warn({ err: (err as Error).message }, 'cannot create system namespaces yet; retrying');
+        await new Promise((r) => setTimeout(r, RETRY_MS));
+      }
     }
   }
 }

@@ -3,7 +3,7 @@
 
 import { commonOptions, type OptionSpecs } from '../../shared/config/options.js';
 import { BUCKET_DEFAULT } from '../../shared/store/kv-bucket.js';
-import { defaultHandlerOptions } from './handlers.js';
+import { defaultHandlerOptions } from './handlers/context.js';
 
 export const gatewayOptionSpecs = {
   ...commonOptions,

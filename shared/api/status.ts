@@ -159,6 +159,16 @@ export function methodNotSupported(gr: GroupResource, verb: string): StatusError
   return failure(405, StatusReason.MethodNotAllowed, `${verb} is not supported on resources of kind "${qualifiedResource(gr)}"`, { group: gr.group, kind: gr.resource });
 }
 
+/** 404 for a path that names nothing served (upstream's plain "could not find the requested resource"). */
+export function pathNotFound(): StatusError {
+  return failure(404, StatusReason.NotFound, 'the server could not find the requested resource', {});
+}
+
+/** 405 for a method a path does not take. */
+export function methodNotAllowed(message = 'the server does not allow this method on the requested resource'): StatusError {
+  return failure(405, StatusReason.MethodNotAllowed, message);
+}
+
 export function notAcceptable(accept: string, supported: string[]): StatusError {
   return failure(406, StatusReason.NotAcceptable, `the server was unable to respond with a content type that the client supports (requested ${JSON.stringify(accept)}, supported: ${supported.join(', ')})`);
 }

@@ -13,6 +13,13 @@ export const ServiceName = {
 } as const;
 export type ServiceName = (typeof ServiceName)[keyof typeof ServiceName];
 
+/** The discovery subjects every `@nats-io/services` service answers. */
+export const serviceSubjects = {
+  ping: (name: string) => `$SRV.PING.${name}`,
+  info: (name: string) => `$SRV.INFO.${name}`,
+  stats: (name: string) => `$SRV.STATS.${name}`,
+};
+
 /** Group prefixes under which each service adds its endpoints. */
 export const SubjectGroup = {
   storage: `${root}.storage`,

@@ -3,6 +3,7 @@
 
 import type { FieldError } from '../api/status.js';
 import type { ApiObject, UserInfo } from '../api/types.js';
+import type { RestHooks } from './rest/hooks.js';
 
 /** A JSON Schema (draft-07 subset that is also valid OpenAPI v2/v3): type, properties, required,
  *  items, additionalProperties, enum, format, minimum/maximum, minLength/maxLength, pattern,
@@ -77,6 +78,13 @@ export interface Strategy {
    * (among get, patch, update) are the ones served. The registry refuses a type where the two disagree.
    */
   subresources?: Record<string, SubresourceStrategy>;
+  /** Deletion beyond metadata.finalizers (upstream's namespace REST): finalizers kept elsewhere, and what a terminating object shows. */
+  deletion?: {
+    /** Finalizers the object still waits for outside metadata.finalizers. */
+    pendingFinalizers(obj: ApiObject): number;
+    /** Marks a copy that is about to get its deletionTimestamp (e.g. status.phase Terminating). */
+    markTerminating?(obj: ApiObject): void;
+  };
 }
 
 export interface Subresources {
@@ -117,6 +125,8 @@ export interface ResourceType {
   /** Whether updates to anything but metadata/status bump metadata.generation (default true). */
   generation?: boolean;
   strategy?: Strategy;
+  /** Behaviour beyond the generic store: create-style and connect subresources, virtual kinds, write rules. */
+  rest?: RestHooks;
   /** Objects live in another resource's storage (e.g. events.platform.io Events in core events),
    *  converted on the way in and out. */
   storedAs?: {

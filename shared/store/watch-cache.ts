@@ -7,6 +7,7 @@ import type { ApiObject } from '../api/types.js';
 import { resourceExpired, gone, tooLargeResourceVersion, type Status } from '../api/status.js';
 import type { ObjectRef } from '../bus/messages.js';
 import { decodeKey, encodeKey } from './key-codec.js';
+import type { WatchEncoder } from '../codec/codec.js';
 
 export const DEFAULT_WINDOW_MS = 5 * 60_000;
 const DEFAULT_MAX_LOG_EVENTS = 500_000;
@@ -19,11 +20,8 @@ export interface CachedObject {
   readonly sortKey: string;
   readonly object: ApiObject;
   readonly revision: number;
+  /** The JSON codec's serialization of `object`, made once (see codec/json.ts). */
   json?: string;
-}
-
-export function objectJson(o: CachedObject): string {
-  return (o.json ??= JSON.stringify(o.object));
 }
 
 interface ChangeEvent {
@@ -33,12 +31,14 @@ interface ChangeEvent {
   readonly obj: CachedObject;
   readonly prev: CachedObject | undefined;
   readonly at: number;
-  line?: string;
+  /** The event as `lineBy` encodes it, shared by every watcher that sees it unchanged. */
+  line?: string | Buffer;
+  lineBy?: WatchEncoder;
 }
 
 /** Where a watcher's bytes go. `write` returns false when the client is too slow; the cache then closes it. */
 export interface WatchSink {
-  write(chunk: string): boolean;
+  write(chunk: string | Buffer): boolean;
   close(error?: Status): void;
   /**
    * Flow control while the watcher catches up (initial events, replayed history): whether the
@@ -62,6 +62,8 @@ export interface WatchOptions {
   /** After the initial events, a BOOKMARK annotated as their end (streaming lists). */
   initialEventsEnd?: boolean;
   bookmarks?: { apiVersion: string; kind: string } | null;
+  /** Frames events for the watcher's stream format. */
+  encoder: WatchEncoder;
   sink: WatchSink;
 }
 
@@ -97,10 +99,8 @@ class Watcher implements WatchHandle {
     return !this.opts.filter || this.opts.filter(o.object);
   }
 
-  serialize(type: EventType, o: CachedObject): string {
-    const t = this.opts.transform;
-    const json = t ? JSON.stringify(t(o.object)) : objectJson(o);
-    return `{"type":"${type}","object":${json}}\n`;
+  serialize(type: EventType, o: CachedObject): string | Buffer {
+    return this.opts.encoder.event({ type, object: o, transform: this.opts.transform ?? null });
   }
 
   /** Decides what this watcher sees of one change and sends it. */
@@ -117,14 +117,19 @@ class Watcher implements WatchHandle {
     else if (is) type = 'ADDED';
     else if (was) type = 'DELETED';
     else return;
-    // Watchers that see the event exactly as it happened share one serialized line.
-    let line: string;
-    if (!this.opts.transform && type === ev.type) line = ev.line ??= this.serialize(type, ev.obj);
-    else line = this.serialize(type, ev.obj);
+    // Watchers that see the event exactly as it happened, in the same format, share one encoding.
+    let line: string | Buffer;
+    if (!this.opts.transform && type === ev.type) {
+      if (ev.lineBy !== this.opts.encoder || ev.line === undefined) {
+        ev.line = this.serialize(type, ev.obj);
+        ev.lineBy = this.opts.encoder;
+      }
+      line = ev.line;
+    } else line = this.serialize(type, ev.obj);
     this.send(line);
   }
 
-  send(line: string): void {
+  send(line: string | Buffer): void {
     if (this.closed) return;
     if (!this.opts.sink.write(line)) {
       this.stop();
@@ -138,7 +143,7 @@ class Watcher implements WatchHandle {
     this.lastBookmark = revision;
     const meta: Record<string, unknown> = { resourceVersion: String(revision) };
     if (annotations) meta.annotations = annotations;
-    this.send(JSON.stringify({ type: 'BOOKMARK', object: { kind: b.kind, apiVersion: b.apiVersion, metadata: meta } }) + '\n');
+    this.send(this.opts.encoder.event({ type: 'BOOKMARK', apiVersion: b.apiVersion, kind: b.kind, metadata: meta }));
   }
 
   /**
@@ -181,7 +186,7 @@ class Watcher implements WatchHandle {
   expire(compacted: number): void {
     const status = gone(`too old resource version: ${this.position} (${compacted})`).status;
     status.reason = 'Expired';
-    this.opts.sink.write(JSON.stringify({ type: 'ERROR', object: status }) + '\n');
+    this.opts.sink.write(this.opts.encoder.event({ type: 'ERROR', status }));
     this.stop();
     this.opts.sink.close();
   }

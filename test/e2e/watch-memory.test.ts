@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { defaultHandlerOptions } from '../../services/gateway/handlers.js';
+import { defaultHandlerOptions } from '../../services/gateway/handlers/context.js';
 import { assertOk, configMap, createNamespace, openWatch, sleep, summary, uniq, type WatchStream } from './helpers.js';
 
 const cmPath = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;

@@ -42,7 +42,7 @@ import { openObjectBucket } from '../../../shared/store/kv-bucket.js';
 import { encodeKey } from '../../../shared/store/key-codec.js';
 import { createGatewayService, type GatewayConfig, type GatewayService } from '../service.js';
 import { defaultIdentityOptions } from '../identity.js';
-import { defaultHandlerOptions } from '../handlers.js';
+import { defaultHandlerOptions } from '../handlers/context.js';
 import { csrRequest } from '../../../test/support/csr.js';
 
 const NS = 'team-a';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { impersonatedUser, impersonationChecks, parseImpersonation, type ImpersonationRequest } from '../impersonation.js';
+import { impersonatedUser, impersonationChecks, parseImpersonation, type ImpersonationRequest } from '../filters/impersonation.js';
 import { StatusError } from '../../../shared/api/status.js';
 import type { UserInfo } from '../../../shared/api/types.js';
 

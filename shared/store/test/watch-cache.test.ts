@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WatchCache, resourceKey, type WatchSink } from '../watch-cache.js';
+import { jsonWatchEncoder } from '../../codec/json.js';
 import { encodeKey } from '../key-codec.js';
 
 const enc = new TextEncoder();
@@ -19,7 +20,7 @@ function sink(limit = Infinity) {
   const s: WatchSink = {
     write(chunk) {
       if (events.length >= limit) return false;
-      events.push(JSON.parse(chunk));
+      events.push(JSON.parse(String(chunk)));
       return true;
     },
     close() {
@@ -82,7 +83,7 @@ test('watch cache - watch replays after a revision, then follows live changes', 
   put(c, 1, 'a');
   put(c, 2, 'b');
   const w = sink();
-  c.watch(CM, { afterRevision: 1, sink: w.s });
+  c.watch(CM, { afterRevision: 1, encoder: jsonWatchEncoder, sink: w.s });
   put(c, 3, 'a', { x: 'y' });
   del(c, 4, 'b');
   assert.deepEqual(w.events.map((e) => [e.type, e.object.metadata.name, e.object.metadata.resourceVersion]), [
@@ -97,7 +98,7 @@ test('watch cache - an object leaving the selector is DELETED, entering is ADDED
   put(c, 1, 'a', {}, { app: 'x' });
   const w = sink();
   const initial = c.current(CM);
-  c.watch(CM, { afterRevision: c.revision, initial, filter: (o) => o.metadata.labels?.app === 'x', sink: w.s });
+  c.watch(CM, { afterRevision: c.revision, initial, filter: (o) => o.metadata.labels?.app === 'x', encoder: jsonWatchEncoder, sink: w.s });
   put(c, 2, 'a', {}, { app: 'y' });
   put(c, 3, 'a', {}, { app: 'x' });
   put(c, 4, 'b', {}, { app: 'z' });
@@ -113,7 +114,7 @@ test('watch cache - too old a revision yields an ERROR event with 410', () => {
   put(c, 3, 'a');
   c.compact();
   const w = sink();
-  c.watch(CM, { afterRevision: 0, sink: w.s });
+  c.watch(CM, { afterRevision: 0, encoder: jsonWatchEncoder, sink: w.s });
   assert.equal(w.events[0]?.type, 'ERROR');
   assert.equal(w.events[0]?.object.code, 410);
   assert.ok(w.closed());
@@ -123,8 +124,8 @@ test('watch cache - a slow watcher is closed without affecting the others', () =
   const c = synced();
   const slow = sink(1);
   const fast = sink();
-  c.watch(CM, { afterRevision: 0, sink: slow.s });
-  c.watch(CM, { afterRevision: 0, sink: fast.s });
+  c.watch(CM, { afterRevision: 0, encoder: jsonWatchEncoder, sink: slow.s });
+  c.watch(CM, { afterRevision: 0, encoder: jsonWatchEncoder, sink: fast.s });
   for (let i = 1; i <= 5; i++) put(c, i, `o${i}`);
   assert.ok(slow.closed());
   assert.equal(fast.events.length, 5);
@@ -135,8 +136,8 @@ test('watch cache - bookmarks carry the current revision only when asked for', (
   const c = synced();
   const withB = sink();
   const without = sink();
-  c.watch(CM, { afterRevision: 0, sink: withB.s, bookmarks: { apiVersion: 'v1', kind: 'ConfigMap' } });
-  c.watch(CM, { afterRevision: 0, sink: without.s });
+  c.watch(CM, { afterRevision: 0, encoder: jsonWatchEncoder, sink: withB.s, bookmarks: { apiVersion: 'v1', kind: 'ConfigMap' } });
+  c.watch(CM, { afterRevision: 0, encoder: jsonWatchEncoder, sink: without.s });
   put(c, 7, 'a');
   c.sendBookmarks();
   c.sendBookmarks();
@@ -162,7 +163,7 @@ function pacedSink(highWaterMark: number) {
   let waiting: Array<() => void> = [];
   const s: WatchSink = {
     write(chunk) {
-      events.push(JSON.parse(chunk));
+      events.push(JSON.parse(String(chunk)));
       pending += chunk.length;
       maxPending = Math.max(maxPending, pending);
       return true;
@@ -202,7 +203,7 @@ test('watch cache - initial events are produced only as the sink drains, about o
   const hwm = 4096;
   const w = pacedSink(hwm);
   const event = JSON.stringify({ type: 'ADDED', object: c.current(CM)[0]!.object }).length + 1;
-  c.watch(CM, { afterRevision: c.revision, initial: c.current(CM), sink: w.s });
+  c.watch(CM, { afterRevision: c.revision, initial: c.current(CM), encoder: jsonWatchEncoder, sink: w.s });
   assert.ok(w.events.length > 0 && w.events.length <= Math.ceil(hwm / event), `${w.events.length} events before any drain`);
   assert.equal(w.waiters(), 1, 'waits for the transport');
   let drains = 0;
@@ -228,7 +229,7 @@ test('watch cache - the initial-events-end bookmark follows the last paced initi
   const c = synced();
   bigState(c, 20);
   const w = pacedSink(2048);
-  c.watch(CM, { afterRevision: c.revision, initial: c.current(CM), initialEventsEnd: true, bookmarks: { apiVersion: 'v1', kind: 'ConfigMap' }, sink: w.s });
+  c.watch(CM, { afterRevision: c.revision, initial: c.current(CM), initialEventsEnd: true, bookmarks: { apiVersion: 'v1', kind: 'ConfigMap' }, encoder: jsonWatchEncoder, sink: w.s });
   assert.ok(!w.events.some((e) => e.type === 'BOOKMARK'));
   while (w.waiters() > 0) w.drain();
   assert.deepEqual(w.events.map((e) => e.type), [...Array(20).fill('ADDED'), 'BOOKMARK']);
@@ -246,7 +247,7 @@ test('watch cache - stopping a watcher mid-way sends nothing more and lets go of
   let initial: unknown[] | undefined = c.current(CM);
   const held = new WeakRef(initial);
   // The transport keeps the handle (as a response's listeners do) after the client went away.
-  const handle = c.watch(CM, { afterRevision: c.revision, initial: initial as any, sink: w.s });
+  const handle = c.watch(CM, { afterRevision: c.revision, initial: initial as any, encoder: jsonWatchEncoder, sink: w.s });
   initial = undefined;
   const sent = w.events.length;
   assert.ok(sent < 50);
@@ -266,7 +267,7 @@ test('watch cache - changes compacted away while a watcher catches up end it wit
   const c = synced(() => t);
   bigState(c, 20);
   const w = pacedSink(2048);
-  c.watch(CM, { afterRevision: c.revision, initial: c.current(CM), sink: w.s });
+  c.watch(CM, { afterRevision: c.revision, initial: c.current(CM), encoder: jsonWatchEncoder, sink: w.s });
   put(c, c.revision + 1, 'missed');
   t = 10 * 60_000;
   put(c, c.revision + 1, 'kept');
@@ -282,7 +283,7 @@ test('watch cache - shutdown closes a watcher still catching up', () => {
   const c = synced();
   bigState(c, 20);
   const w = pacedSink(2048);
-  c.watch(CM, { afterRevision: c.revision, initial: c.current(CM), sink: w.s });
+  c.watch(CM, { afterRevision: c.revision, initial: c.current(CM), encoder: jsonWatchEncoder, sink: w.s });
   assert.equal(w.waiters(), 1);
   c.closeAll();
   assert.ok(w.closed());

@@ -4,6 +4,7 @@
 import type { ResourceType } from '../../types.js';
 import { obj } from '../common/schema.js';
 import { AUTHENTICATION_GROUP, userInfo } from './token-review.js';
+import { selfSubjectReviewHooks } from './review-hooks.js';
 
 const schema = obj({ status: obj({ userInfo }) });
 
@@ -15,5 +16,6 @@ export const selfsubjectreviews: ResourceType = {
   singular: 'selfsubjectreview',
   scope: 'Cluster',
   virtual: true,
+  rest: selfSubjectReviewHooks,
   verbs: ['create'],
 };

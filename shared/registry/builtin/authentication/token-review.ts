@@ -3,6 +3,7 @@
 
 import type { ResourceType } from '../../types.js';
 import { atomicList, bool, obj, str } from '../common/schema.js';
+import { tokenReviewHooks } from './review-hooks.js';
 
 export const AUTHENTICATION_GROUP = 'authentication.platform.io';
 
@@ -24,5 +25,6 @@ export const tokenreviews: ResourceType = {
   singular: 'tokenreview',
   scope: 'Cluster',
   virtual: true,
+  rest: tokenReviewHooks,
   verbs: ['create'],
 };

@@ -7,6 +7,7 @@ import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { forbidden, invalidValue, required } from '../common/field-errors.js';
 import { atomicList, bool, obj, str } from '../common/schema.js';
+import { selfSubjectAccessReviewHooks, selfSubjectRulesReviewHooks, subjectAccessReviewHooks } from './review-hooks.js';
 
 export const AUTHORIZATION_GROUP = 'authorization.platform.io';
 
@@ -64,6 +65,7 @@ export const subjectaccessreviews: ResourceType = {
   singular: 'subjectaccessreview',
   scope: 'Cluster',
   strategy: { validate: validateSubject },
+  rest: subjectAccessReviewHooks,
 };
 
 export const selfsubjectaccessreviews: ResourceType = {
@@ -74,6 +76,7 @@ export const selfsubjectaccessreviews: ResourceType = {
   singular: 'selfsubjectaccessreview',
   scope: 'Cluster',
   strategy: { validate: (o) => validateAttributes(specOf(o)) },
+  rest: selfSubjectAccessReviewHooks,
 };
 
 export const localsubjectaccessreviews: ResourceType = {
@@ -84,6 +87,7 @@ export const localsubjectaccessreviews: ResourceType = {
   singular: 'localsubjectaccessreview',
   scope: 'Namespaced',
   strategy: { validate: validateLocal },
+  rest: subjectAccessReviewHooks,
 };
 
 const resourceRule = obj({ verbs: atomicList(str), apiGroups: atomicList(str), resources: atomicList(str), resourceNames: atomicList(str) });
@@ -104,4 +108,5 @@ export const selfsubjectrulesreviews: ResourceType = {
   plural: 'selfsubjectrulesreviews',
   singular: 'selfsubjectrulesreview',
   scope: 'Cluster',
+  rest: selfSubjectRulesReviewHooks,
 };

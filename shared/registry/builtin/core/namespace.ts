@@ -48,6 +48,14 @@ export const namespaces: ResourceType = {
       if (oldSpec) o.spec = structuredClone(oldSpec);
       else delete o.spec;
     },
+    // Namespaces carry their own finalizer list in spec (emptied through /finalize); deleting one
+    // shows phase Terminating until the namespace controller is done.
+    deletion: {
+      pendingFinalizers: (o) => asArray(asObject(o.spec)?.finalizers).length,
+      markTerminating(o) {
+        o.status = { ...(asObject(o.status) ?? {}), phase: 'Terminating' };
+      },
+    },
     subresources: {
       // The namespace controller's last step: only spec.finalizers comes from the client.
       finalize: {

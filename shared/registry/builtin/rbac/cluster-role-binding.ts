@@ -8,6 +8,7 @@ import { atomicList, obj } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 import { bindingColumns } from './binding-columns.js';
 import { defaultBinding, RBAC_GROUP, roleRef, roleRefImmutable, subject, validateBinding } from './rules.js';
+import { rbacHooks } from './escalation-guard.js';
 
 const schema = obj({ subjects: atomicList(subject), roleRef }, ['roleRef']);
 
@@ -22,6 +23,7 @@ export const clusterrolebindings: ResourceType = {
   plural: 'clusterrolebindings',
   singular: 'clusterrolebinding',
   scope: 'Cluster',
+  rest: rbacHooks,
   nameRule: 'path-segment',
   generation: false,
   columns: [bindingColumns.role, ageColumn, bindingColumns.users, bindingColumns.groups, bindingColumns.serviceAccounts],

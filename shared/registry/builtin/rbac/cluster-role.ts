@@ -6,6 +6,7 @@ import type { ResourceType } from '../../types.js';
 import { atomicList, obj } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 import { aggregationRule, policyRule, RBAC_GROUP, validateAggregationRule, validateRules } from './rules.js';
+import { rbacHooks } from './escalation-guard.js';
 
 const schema = obj({ rules: atomicList(policyRule), aggregationRule });
 
@@ -21,6 +22,7 @@ export const clusterroles: ResourceType = {
   plural: 'clusterroles',
   singular: 'clusterrole',
   scope: 'Cluster',
+  rest: rbacHooks,
   nameRule: 'path-segment',
   generation: false,
   strategy: { validate, validateUpdate: updateValidation(validate) },

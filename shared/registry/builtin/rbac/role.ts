@@ -6,6 +6,7 @@ import type { ResourceType } from '../../types.js';
 import { atomicList, obj } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 import { policyRule, RBAC_GROUP, validateRules } from './rules.js';
+import { rbacHooks } from './escalation-guard.js';
 
 const schema = obj({ rules: atomicList(policyRule) });
 
@@ -20,6 +21,7 @@ export const roles: ResourceType = {
   plural: 'roles',
   singular: 'role',
   scope: 'Namespaced',
+  rest: rbacHooks,
   nameRule: 'path-segment',
   generation: false,
   strategy: { validate, validateUpdate: updateValidation(validate) },

@@ -1,6 +1,9 @@
 // /healthz, /livez and /readyz with `verbose`, `exclude` and per-check paths, in the upstream
 // text format (`[+]ping ok` … `readyz check passed`). Machines rely on the status code alone.
 
+import type { NatsConnection } from '@nats-io/nats-core';
+import { ServiceName, serviceSubjects } from '../../../shared/bus/subjects.js';
+
 export type HealthCheck = { name: string; check: () => Promise<void> | void };
 
 export interface HealthResult {
@@ -40,4 +43,51 @@ export async function runChecks(endpoint: string, checks: HealthCheck[], query: 
   if (!failed && !verbose) return { code: 200, text: 'ok' };
   lines.push(failed ? `${endpoint} check failed` : `${endpoint} check passed`);
   return { code: failed ? 500 : 200, text: lines.join('\n') + '\n' };
+}
+
+export interface GatewayHealth {
+  livez: HealthCheck[];
+  readyz: HealthCheck[];
+}
+
+export interface GatewayHealthDeps {
+  nc: NatsConnection;
+  /** The watch cache holds the initial state and its feed is running. */
+  cacheReady(): boolean;
+  shuttingDown(): boolean;
+  pingTimeoutMs: number;
+}
+
+/** The gateway's checks: NATS, the watch cache, each neighbouring service answering `$SRV.PING`, shutdown. */
+export function gatewayHealth(d: GatewayHealthDeps): GatewayHealth {
+  const pingedUntil = new Map<string, number>();
+  const pingService = (name: string) => async () => {
+    if ((pingedUntil.get(name) ?? 0) > Date.now()) return;
+    await d.nc.request(serviceSubjects.ping(name), undefined, { timeout: d.pingTimeoutMs });
+    pingedUntil.set(name, Date.now() + 1_000);
+  };
+  const nats: HealthCheck = {
+    name: 'nats',
+    check: () => {
+      if (d.nc.isClosed()) throw new Error('NATS connection closed');
+    },
+  };
+  const livez: HealthCheck[] = [{ name: 'ping', check: () => undefined }, nats];
+  const readyz: HealthCheck[] = [
+    ...livez,
+    {
+      name: 'watch-cache',
+      check: () => {
+        if (!d.cacheReady()) throw new Error('watch cache not synced');
+      },
+    },
+    ...Object.values(ServiceName).map((n) => ({ name: `service-${n.replace(/^platform-/, '')}`, check: pingService(n) })),
+    {
+      name: 'shutdown',
+      check: () => {
+        if (d.shuttingDown()) throw new Error('shutting down');
+      },
+    },
+  ];
+  return { livez, readyz };
 }

@@ -3,26 +3,11 @@
 // the spec (deletionTimestamp + finalizers). Pure: time and randomness come in as arguments.
 
 import { randomInt, randomUUID } from 'node:crypto';
-import type { ApiObject, ObjectMeta } from '../../shared/api/types.js';
-import type { FieldError } from '../../shared/api/status.js';
-import type { ResourceType, StrategyContext } from '../../shared/registry/types.js';
-import { subresourceStrategy } from '../../shared/registry/subresources.js';
-import { jsonEqual } from '../../shared/patch/json-value.js';
-
-/** RFC 3339 with second precision, as the API serializes metav1.Time. */
-export function nowTimestamp(now?: Date): string {
-  if (now) return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
-  // Every write asks for the current time; at second precision it changes once a second.
-  const second = Math.floor(Date.now() / 1000);
-  if (second !== lastSecond) {
-    lastSecond = second;
-    lastTimestamp = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  }
-  return lastTimestamp;
-}
-
-let lastSecond = NaN;
-let lastTimestamp = '';
+import type { ApiObject, ObjectMeta } from '../../api/types.js';
+import type { FieldError } from '../../api/status.js';
+import type { ResourceType, StrategyContext } from '../types.js';
+import { subresourceStrategy } from '../subresources.js';
+import { jsonEqual } from '../../patch/json-value.js';
 
 // Same alphabet as upstream's name generator: no vowels (no words), no confusable characters.
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -119,14 +104,13 @@ export function validateLifecycleUpdate(obj: ApiObject, old: ApiObject): FieldEr
 }
 
 /** Whether an object in deletion may now be removed from storage. */
-export function readyForRemoval(obj: ApiObject): boolean {
-  return Boolean(obj.metadata.deletionTimestamp) && (obj.metadata.finalizers?.length ?? 0) === 0 && pendingSpecFinalizers(obj) === 0;
+export function readyForRemoval(type: ResourceType, obj: ApiObject): boolean {
+  return Boolean(obj.metadata.deletionTimestamp) && pendingFinalizers(type, obj) === 0;
 }
 
-// Namespaces carry their own finalizer list in spec (emptied through /finalize).
-function pendingSpecFinalizers(obj: ApiObject): number {
-  if (obj.kind !== 'Namespace') return 0;
-  return ((obj.spec as { finalizers?: unknown[] } | undefined)?.finalizers?.length ?? 0);
+/** Finalizers still to run: metadata's, plus those the type keeps elsewhere (a namespace's spec). */
+function pendingFinalizers(type: ResourceType, obj: ApiObject): number {
+  return (obj.metadata.finalizers?.length ?? 0) + (type.strategy?.deletion?.pendingFinalizers(obj) ?? 0);
 }
 
 export const DeleteOutcome = { Remove: 'Remove', MarkTerminating: 'MarkTerminating', AlreadyTerminating: 'AlreadyTerminating' } as const;
@@ -136,15 +120,14 @@ export type DeleteOutcome = (typeof DeleteOutcome)[keyof typeof DeleteOutcome];
  * First step of the deletion table: an object without finalizers is removed; one with
  * finalizers gets deletionTimestamp and stays until the last finalizer is removed.
  */
-export function planDelete(obj: ApiObject): DeleteOutcome {
-  const pending = (obj.metadata.finalizers?.length ?? 0) + pendingSpecFinalizers(obj);
-  if (pending === 0) return DeleteOutcome.Remove;
+export function planDelete(type: ResourceType, obj: ApiObject): DeleteOutcome {
+  if (pendingFinalizers(type, obj) === 0) return DeleteOutcome.Remove;
   return obj.metadata.deletionTimestamp ? DeleteOutcome.AlreadyTerminating : DeleteOutcome.MarkTerminating;
 }
 
-export function markTerminating(obj: ApiObject, now: string): ApiObject {
+export function markTerminating(type: ResourceType, obj: ApiObject, now: string): ApiObject {
   const meta: ObjectMeta = { ...obj.metadata, deletionTimestamp: now, deletionGracePeriodSeconds: 0 };
   const next: ApiObject = { ...obj, metadata: meta };
-  if (obj.kind === 'Namespace') next.status = { ...((obj.status as object) ?? {}), phase: 'Terminating' };
+  type.strategy?.deletion?.markTerminating?.(next);
   return next;
 }

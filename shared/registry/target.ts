@@ -2,12 +2,12 @@
 // served version and the stored form (another version of the type, or another type altogether
 // for `storedAs` entries such as events.platform.io Events kept in core events).
 
-import type { ApiObject } from '../../shared/api/types.js';
-import type { RequestInfo } from '../../shared/api/request-info.js';
-import type { GroupResource } from '../../shared/api/status.js';
-import type { Registry, ServedResource } from '../../shared/registry/registry.js';
-import type { ResourceType } from '../../shared/registry/types.js';
-import { resourceKey } from '../../shared/store/watch-cache.js';
+import type { ApiObject } from '../api/types.js';
+import type { RequestInfo } from '../api/request-info.js';
+import type { GroupResource } from '../api/status.js';
+import type { Registry, ServedResource } from './registry.js';
+import type { ResourceType } from './types.js';
+import { resourceKey } from '../store/watch-cache.js';
 
 export interface Target {
   served: ServedResource;
@@ -87,4 +87,36 @@ export function routeOf(t: Target, info: RequestInfo): Route {
   const lists = t.type.verbs?.includes('list') ?? true;
   if (!lists || info.parts.length !== 1) return Route.NotFound;
   return info.verb === 'list' || info.verb === 'watch' ? Route.Served : Route.MethodNotAllowed;
+}
+
+/** Resolved targets, made once per served group/version/resource. */
+export class Targets {
+  // Only served targets are kept: names a client makes up must not grow the map.
+  private readonly byKey = new Map<string, Target>();
+
+  constructor(readonly registry: Registry) {}
+
+  /** The target of a served group/version/resource; undefined when it is not served. */
+  of(group: string, version: string, resource: string): Target | undefined {
+    const key = `${group}/${version}/${resource}`;
+    let t = this.byKey.get(key);
+    if (!t) {
+      const served = this.registry.lookup(group, version, resource);
+      if (!served) return undefined;
+      t = resolveTarget(this.registry, served);
+      this.byKey.set(key, t);
+    }
+    return t;
+  }
+
+  /** The target of a group/resource at the group's preferred served version. */
+  preferred(group: string, resource: string): Target | undefined {
+    const g = this.registry.group(group);
+    if (!g) return undefined;
+    for (const v of g.versions) {
+      const t = this.of(group, v, resource);
+      if (t) return t;
+    }
+    return undefined;
+  }
 }

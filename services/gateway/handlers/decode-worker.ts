@@ -3,8 +3,8 @@
 // far faster than structured clone would copy the object tree.
 
 import { parentPort } from 'node:worker_threads';
-import { decodeBody } from '../../shared/api/decode.js';
-import { toStatus } from '../../shared/api/status.js';
+import { decodeBody } from '../../../shared/api/decode.js';
+import { toStatus } from '../../../shared/api/status.js';
 
 export interface DecodeJob {
   id: number;

@@ -3,7 +3,7 @@
 // so without these a client that opens watches and never reads them grows the gateway at will.
 
 import type { ServerResponse } from 'node:http';
-import type { WatchSink } from '../../shared/store/watch-cache.js';
+import type { WatchSink } from '../../../shared/store/watch-cache.js';
 
 /** Unsent watch bytes of every response of one gateway; new watches are refused once it is spent. */
 export class WatchBudget {

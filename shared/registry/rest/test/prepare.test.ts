@@ -1,8 +1,10 @@
+import { nowTimestamp } from '../../../api/time.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ApiObject } from '../../../shared/api/types.js';
-import type { ResourceType, StrategyContext } from '../../../shared/registry/types.js';
-import { DeleteOutcome, generateName, markTerminating, nowTimestamp, planDelete, prepareForCreate, prepareForStatusUpdate, prepareForSubresourceUpdate, prepareForUpdate, readyForRemoval, sameStoredValue, validateLifecycleUpdate } from '../object-prep.js';
+import type { ApiObject } from '../../../api/types.js';
+import type { ResourceType, StrategyContext } from '../../types.js';
+import { namespaces } from '../../builtin/core/namespace.js';
+import { DeleteOutcome, generateName, markTerminating, planDelete, prepareForCreate, prepareForStatusUpdate, prepareForSubresourceUpdate, prepareForUpdate, readyForRemoval, sameStoredValue, validateLifecycleUpdate } from '../prepare.js';
 
 const deployments: ResourceType = {
   group: 'apps',
@@ -98,18 +100,21 @@ test('object prep - another subresource is prepared by its strategy, or not at a
 
 test('object prep - deletion table: finalizers keep the object terminating until empty', () => {
   const live = { kind: 'ConfigMap', metadata: { name: 'c', finalizers: ['x/y'] } };
-  assert.equal(planDelete({ kind: 'ConfigMap', metadata: { name: 'c' } }), DeleteOutcome.Remove);
-  assert.equal(planDelete(live), DeleteOutcome.MarkTerminating);
-  const term = markTerminating(live, '2026-01-01T00:00:00Z');
+  assert.equal(planDelete(configmaps, { kind: 'ConfigMap', metadata: { name: 'c' } }), DeleteOutcome.Remove);
+  assert.equal(planDelete(configmaps, live), DeleteOutcome.MarkTerminating);
+  const term = markTerminating(configmaps, live, '2026-01-01T00:00:00Z');
   assert.equal(term.metadata.deletionTimestamp, '2026-01-01T00:00:00Z');
-  assert.equal(planDelete(term), DeleteOutcome.AlreadyTerminating);
-  assert.equal(readyForRemoval(term), false);
-  assert.equal(readyForRemoval({ ...term, metadata: { ...term.metadata, finalizers: [] } }), true);
+  assert.equal(planDelete(configmaps, term), DeleteOutcome.AlreadyTerminating);
+  assert.equal(readyForRemoval(configmaps, term), false);
+  assert.equal(readyForRemoval(configmaps, { ...term, metadata: { ...term.metadata, finalizers: [] } }), true);
   assert.equal(validateLifecycleUpdate({ metadata: { finalizers: ['x/y', 'new/one'] } }, term).length, 1);
   const ns = { kind: 'Namespace', metadata: { name: 'n' }, spec: { finalizers: ['platform'] }, status: { phase: 'Active' } };
-  const nsTerm = markTerminating(ns, 't');
+  assert.equal(planDelete(namespaces, ns), DeleteOutcome.MarkTerminating);
+  const nsTerm = markTerminating(namespaces, ns, 't');
   assert.deepEqual(nsTerm.status, { phase: 'Terminating' });
-  assert.equal(readyForRemoval(nsTerm), false);
+  assert.deepEqual(ns.status, { phase: 'Active' }, 'the stored object is not changed');
+  assert.equal(readyForRemoval(namespaces, nsTerm), false);
+  assert.equal(readyForRemoval(namespaces, { ...nsTerm, spec: { finalizers: [] } }), true);
 });
 
 test('object prep - generated names never exceed the subdomain limit', () => {

@@ -1,14 +1,14 @@
-// What a neighbouring service wants the gateway to send it, asked on the bus and refreshed every
+// What a neighbouring service wants its callers to send it, asked on the bus and refreshed every
 // few seconds: the admission service's phases and matches, the authn service's proxy headers.
 // Until it is known (or while the service cannot be asked) `value()` is null and each caller
 // falls back to its safe default.
 
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
-import { admissionMatches } from '../../shared/api/admission-match.js';
-import { busRequest } from '../../shared/bus/client.js';
-import { Subjects } from '../../shared/bus/subjects.js';
-import type { AdmissionInterest, AdmissionPhase, AuthnInterest } from '../../shared/bus/messages.js';
+import { admissionMatches } from '../api/admission-match.js';
+import { busRequest } from './client.js';
+import { Subjects } from './subjects.js';
+import type { AdmissionInterest, AdmissionPhase, AuthnInterest } from './messages.js';
 
 export class ServiceInterest<T> {
   private current: T | null = null;

@@ -1,11 +1,11 @@
 // The `/scale` subresource: an autoscaling/v1 Scale view of a workload (spec.replicas,
 // status.replicas, status.selector) that reads and writes only the replica count.
 
-import type { ApiObject } from '../../shared/api/types.js';
-import { badRequest, invalid } from '../../shared/api/status.js';
-import { at } from '../../shared/api/object-path.js';
-import { labelSelectorFromObject, type LabelSelectorObject } from '../../shared/api/labels.js';
-import type { Target } from './target.js';
+import type { ApiObject } from '../../api/types.js';
+import { badRequest, invalid } from '../../api/status.js';
+import { at } from '../../api/object-path.js';
+import { labelSelectorFromObject, type LabelSelectorObject } from '../../api/labels.js';
+import type { Target } from '../target.js';
 
 export const SCALE_API_VERSION = 'autoscaling/v1';
 

@@ -2,8 +2,8 @@
 // /version and OpenAPI v2/v3. Every document is generated from the registry once and served
 // from its serialized form with an ETag.
 
-import type { Registry } from '../../shared/registry/registry.js';
-import { negotiate, type Offer } from '../../shared/api/negotiate.js';
+import type { Registry } from '../../../shared/registry/registry.js';
+import { negotiate, type Offer } from '../../../shared/api/negotiate.js';
 import {
   AGGREGATED_DISCOVERY_GROUP,
   aggregatedDiscovery,
@@ -14,9 +14,9 @@ import {
   serializeDocument,
   versionInfo,
   type SerializedDocument,
-} from '../../shared/registry/discovery.js';
-import { openApiV2, openApiV3, type OpenApiV3Set } from '../../shared/registry/openapi.js';
-import type { Reply } from './reply.js';
+} from '../../../shared/registry/discovery.js';
+import { openApiV2, openApiV3, type OpenApiV3Set } from '../../../shared/registry/openapi.js';
+import type { Response } from '../respond.js';
 
 const AGGREGATED_AS = 'APIGroupDiscoveryList';
 // Plain documents come first: no Accept header (or */*) means the legacy lists; the aggregated
@@ -55,31 +55,31 @@ export class Discovery {
   }
 
   /** The document at `path`, or null when the path is not a discovery/OpenAPI path. */
-  document(path: string, _query: URLSearchParams, accept: string | undefined): Reply | null {
+  document(path: string, accept: string | undefined): Response | null {
     const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
     if (p === '/api' || p === '/apis') {
       const offer = negotiate(accept, DISCOVERY_OFFERS);
       if (offer.as === AGGREGATED_AS) {
         const doc = this.aggregated.get(`${p.slice(1)}:${offer.version}`)!;
-        return { code: 200, body: doc.body, raw: true, etag: doc.etag, contentType: `application/json;g=${AGGREGATED_DISCOVERY_GROUP};v=${offer.version};as=${AGGREGATED_AS}` };
+        return { code: 200, body: { kind: 'json', text: doc.body }, etag: doc.etag, contentType: `application/json;g=${AGGREGATED_DISCOVERY_GROUP};v=${offer.version};as=${AGGREGATED_AS}` };
       }
     }
     const doc = this.docs.get(p);
-    if (doc) return { code: 200, body: doc.body, raw: true, etag: doc.etag };
+    if (doc) return { code: 200, body: { kind: 'json', text: doc.body }, etag: doc.etag };
     if (p === '/openapi/v2') {
       this.v2 ??= serializeDocument(openApiV2(this.registry));
-      return { code: 200, body: this.v2.body, raw: true, etag: this.v2.etag };
+      return { code: 200, body: { kind: 'json', text: this.v2.body }, etag: this.v2.etag };
     }
     if (p === '/openapi/v3') {
       this.v3 ??= openApiV3(this.registry);
       this.v3Root ??= serializeDocument(this.v3.root);
-      return { code: 200, body: this.v3Root.body, raw: true, etag: this.v3Root.etag };
+      return { code: 200, body: { kind: 'json', text: this.v3Root.body }, etag: this.v3Root.etag };
     }
     if (p.startsWith('/openapi/v3/')) {
       this.v3 ??= openApiV3(this.registry);
       const entry = this.v3.documents.get(p.slice('/openapi/v3/'.length));
       if (!entry) return null;
-      return { code: 200, body: entry.serialized.body, raw: true, etag: entry.serialized.etag };
+      return { code: 200, body: { kind: 'json', text: entry.serialized.body }, etag: entry.serialized.etag };
     }
     return null;
   }

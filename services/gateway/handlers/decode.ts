@@ -2,15 +2,11 @@
 // apiVersion/kind checks, and field validation (unknown and duplicate fields under
 // Strict/Warn/Ignore), pruning what the schema does not know so it is never stored.
 
-import type { ApiObject } from '../../shared/api/types.js';
-import { badRequest, unsupportedMediaType } from '../../shared/api/status.js';
-import { decodeBody, parseMediaType, type DecodedValue } from '../../shared/api/decode.js';
-import type { Registry } from '../../shared/registry/registry.js';
-import type { Target } from './target.js';
-
-export interface DecodedBody {
-  object: ApiObject;
-}
+import type { ApiObject } from '../../../shared/api/types.js';
+import { badRequest, unsupportedMediaType } from '../../../shared/api/status.js';
+import { decodeBody, parseMediaType, type DecodedValue } from '../../../shared/api/decode.js';
+import type { Registry } from '../../../shared/registry/registry.js';
+import type { Target } from '../../../shared/registry/target.js';
 
 const OBJECT_MEDIA_TYPES = new Set(['application/json', 'application/yaml']);
 const PATCH_MEDIA_TYPES = new Set(['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml']);
@@ -20,14 +16,14 @@ export function mediaTypeOf(contentType: string | undefined): string {
 }
 
 /** `predecoded` is the body already decoded off the event loop (large YAML, see decode-pool.ts). */
-export function decodeObject(registry: Registry, t: Target, body: Buffer, contentType: string, fieldValidation: string, warnings: string[], predecoded?: DecodedValue): DecodedBody {
+export function decodeObject(registry: Registry, t: Target, body: Buffer, contentType: string, fieldValidation: string, warnings: string[], predecoded?: DecodedValue): ApiObject {
   const mt = mediaTypeOf(contentType);
   if (!OBJECT_MEDIA_TYPES.has(mt)) throw unsupportedMediaType(contentType);
   const { value, duplicateFields } = predecoded ?? decodeBody(body, contentType);
   return objectFromValue(registry, t, value, fieldValidation, warnings, duplicateFields);
 }
 
-export function objectFromValue(registry: Registry, t: Target, value: unknown, fieldValidation: string, warnings: string[], duplicateFields: string[] = []): DecodedBody {
+export function objectFromValue(registry: Registry, t: Target, value: unknown, fieldValidation: string, warnings: string[], duplicateFields: string[] = []): ApiObject {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw badRequest(`the body of the request is not a ${t.kind} object`);
   }
@@ -52,7 +48,7 @@ export function objectFromValue(registry: Registry, t: Target, value: unknown, f
     }
   }
   registry.prune(t.served, obj);
-  return { object: obj };
+  return obj;
 }
 
 export function decodePatchBody(body: Buffer, contentType: string, predecoded?: DecodedValue): unknown {

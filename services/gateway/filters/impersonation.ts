@@ -1,13 +1,16 @@
 // Impersonation (`Impersonate-User`, `-Group`, `-Uid`, `-Extra-<name>`): pure parsing of the
 // headers, the list of authorization checks the caller must pass (verb `impersonate` on each
-// requested attribute), and the identity the request then runs as.
+// requested attribute), the identity the request then runs as, and the filter that applies them.
 
 import type { IncomingHttpHeaders } from 'node:http';
-import type { UserInfo } from '../../shared/api/types.js';
-import { badRequest } from '../../shared/api/status.js';
-import type { AuthzAttributes } from '../../shared/bus/messages.js';
+import type { UserInfo } from '../../../shared/api/types.js';
+import { badRequest } from '../../../shared/api/status.js';
+import type { AuthzAttributes } from '../../../shared/bus/messages.js';
+import { AUTHENTICATION_GROUP } from '../../../shared/api/groups.js';
+import type { Filter } from './chain.js';
+import type { Identity } from '../identity.js';
+import { apiState } from './request-info.js';
 
-export const AUTHENTICATION_GROUP = 'authentication.platform.io';
 const USER = 'impersonate-user';
 const GROUP = 'impersonate-group';
 const UID = 'impersonate-uid';
@@ -116,4 +119,31 @@ export function impersonatedUser(req: ImpersonationRequest): UserInfo {
   if (req.uid !== undefined) user.uid = req.uid;
   if (Object.keys(req.extra).length) user.extra = req.extra;
   return user;
+}
+
+/** Every header's values, repeated headers kept apart (Node joins most of them with ", "). */
+export function distinctHeaders(raw: { rawHeaders: string[] }): Record<string, string[]> {
+  // Header names are the client's: `constructor` or `__proto__` must not meet inherited members.
+  const out = Object.create(null) as Record<string, string[]>;
+  const list = raw.rawHeaders;
+  for (let i = 0; i + 1 < list.length; i += 2) (out[list[i]!.toLowerCase()] ??= []).push(list[i + 1]!);
+  return out;
+}
+
+/** Runs the request as the impersonated identity once the caller may act as every part of it. */
+export function impersonationFilter(identity: Identity): Filter {
+  return {
+    name: 'impersonation',
+    async onRequest(req) {
+      if (!asksForImpersonation(req.raw.headers)) return;
+      const api = apiState(req);
+      const wanted = parseImpersonation(distinctHeaders(req.raw));
+      // Impersonation headers never travel further than the gateway.
+      for (const name of Object.keys(req.raw.headers)) if (name.startsWith('impersonate-')) delete req.raw.headers[name];
+      if (!wanted) return;
+      for (const attrs of impersonationChecks(api.user, wanted)) await identity.authorize(attrs);
+      api.impersonator = api.user;
+      api.user = impersonatedUser(wanted);
+    },
+  };
 }

@@ -4,8 +4,8 @@
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { parseMediaType, YAML_MEDIA_TYPES, type DecodedValue } from '../../shared/api/decode.js';
-import { StatusError, internalError } from '../../shared/api/status.js';
+import { parseMediaType, YAML_MEDIA_TYPES, type DecodedValue } from '../../../shared/api/decode.js';
+import { StatusError, internalError } from '../../../shared/api/status.js';
 import type { DecodeJob, DecodeResult } from './decode-worker.js';
 
 export const OFFLOAD_BYTES = 64 * 1024;

@@ -1,0 +1,64 @@
+// Authentication: the credentials a request carries (bearer token, client certificate chain,
+// front-proxy headers) go to the authn service through the identity cache. The credentials are
+// consumed here: nothing downstream (admission, proxies) ever sees them.
+
+import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import { bearerToken } from '../../../shared/api/bearer-token.js';
+import type { AuthnInterestCache } from '../../../shared/bus/service-interest.js';
+import type { Credentials, Identity } from '../identity.js';
+import type { Filter } from './chain.js';
+import { distinctHeaders } from './impersonation.js';
+import { apiState } from './request-info.js';
+
+/** `clientCertificates`: whether the server asks for client certificates (only then are they looked for). */
+export function authenticationFilter(identity: Identity, interest: AuthnInterestCache, clientCertificates: boolean): Filter {
+  return {
+    name: 'authentication',
+    async onRequest(req) {
+      const api = apiState(req);
+      api.user = await identity.authenticate(credentialsOf(req.raw, clientCertificates, interest));
+    },
+  };
+}
+
+function credentialsOf(raw: IncomingMessage, clientCertificates: boolean, interest: AuthnInterestCache): Credentials {
+  const creds: Credentials = {};
+  const auth = raw.headers.authorization;
+  if (auth !== undefined) {
+    const token = bearerToken(auth);
+    if (token !== undefined) creds.token = token;
+    delete raw.headers.authorization;
+  }
+  if (clientCertificates) {
+    const chain = peerCertificateChain(raw.socket as TLSSocket);
+    if (chain.length) creds.certificates = chain;
+  }
+  // Front-proxy headers go to the authn service and are then removed, whether or not they were
+  // trusted: a client must never be able to pass them on.
+  let headers: Record<string, string[]> | undefined;
+  let distinct: Record<string, string[]> | undefined;
+  for (const k of Object.keys(raw.headers)) {
+    if (!interest.wants(k)) continue;
+    distinct ??= distinctHeaders(raw);
+    const v = distinct[k];
+    if (v !== undefined) (headers ??= {})[k] = v;
+    delete raw.headers[k];
+  }
+  if (headers) creds.headers = headers;
+  return creds;
+}
+
+/** The client's certificate chain as PEM, leaf first. */
+function peerCertificateChain(socket: TLSSocket): string[] {
+  const chain: string[] = [];
+  if (typeof socket.getPeerCertificate !== 'function') return chain;
+  let cert = socket.getPeerCertificate(true);
+  const seen = new Set<string>();
+  while (cert && cert.raw && !seen.has(cert.fingerprint256)) {
+    seen.add(cert.fingerprint256);
+    chain.push(`-----BEGIN CERTIFICATE-----\n${cert.raw.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`);
+    cert = cert.issuerCertificate;
+  }
+  return chain;
+}

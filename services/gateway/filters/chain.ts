@@ -1,0 +1,47 @@
+// The filter chain, in the order every request passes it (kube-apiserver's handler chain). Each
+// filter is one file; audit and max-in-flight slot in here when they exist.
+
+import type { FastifyInstance, onRequestAsyncHookHandler, onResponseAsyncHookHandler } from 'fastify';
+import type { Logger } from 'pino';
+import type { AuthnInterestCache } from '../../../shared/bus/service-interest.js';
+import type { Targets } from '../../../shared/registry/target.js';
+import type { Identity } from '../identity.js';
+import { requestInfoFilter } from './request-info.js';
+import { authenticationFilter } from './authentication.js';
+import { impersonationFilter } from './impersonation.js';
+import { routeFilter } from './route.js';
+import { authorizationFilter } from './authorization.js';
+import { metricsFilter, type GatewayMetrics } from './metrics.js';
+
+export interface Filter {
+  readonly name: string;
+  onRequest?: onRequestAsyncHookHandler;
+  onResponse?: onResponseAsyncHookHandler;
+}
+
+export interface FilterDeps {
+  identity: Identity;
+  authnInterest: AuthnInterestCache;
+  clientCertificates: boolean;
+  targets: Targets;
+  metrics: GatewayMetrics;
+  log: Logger;
+}
+
+export function filterChain(d: FilterDeps): Filter[] {
+  return [
+    requestInfoFilter(), //                                        audit ID, RequestInfo, req.api
+    authenticationFilter(d.identity, d.authnInterest, d.clientCertificates), // → api.user
+    impersonationFilter(d.identity), //                            → api.user, api.impersonator
+    routeFilter(d.targets), //                                     → api.target; 404/405 before authz
+    authorizationFilter(d.identity), //                            403 unless allowed
+    metricsFilter(d.metrics, d.log), //                            on response: counts and latency
+  ];
+}
+
+export function installFilters(app: FastifyInstance, filters: readonly Filter[]): void {
+  for (const f of filters) {
+    if (f.onRequest) app.addHook('onRequest', f.onRequest);
+    if (f.onResponse) app.addHook('onResponse', f.onResponse);
+  }
+}

@@ -1,0 +1,31 @@
+// The first filter: the audit ID, the parsed RequestInfo, and the request state the later
+// filters complete (`req.api`).
+
+import { randomUUID } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { internalError } from '../../../shared/api/status.js';
+import { parseRequestInfo } from '../../../shared/api/request-info.js';
+import { NOBODY, type ApiRequestState } from '../request.js';
+import type { Filter } from './chain.js';
+
+export function requestInfoFilter(): Filter {
+  return {
+    name: 'request-info',
+    async onRequest(req, reply) {
+      const startedAt = performance.now();
+      const auditId = randomUUID();
+      reply.header('audit-id', auditId);
+      const url = req.raw.url ?? '/';
+      const q = url.indexOf('?');
+      const path = q < 0 ? url : url.slice(0, q);
+      const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
+      req.api = { startedAt, auditId, path, query, info: parseRequestInfo(req.method, path, query), user: NOBODY, warnings: [] };
+    },
+  };
+}
+
+/** The request state; every filter after request-info and every handler may rely on it. */
+export function apiState(req: FastifyRequest): ApiRequestState {
+  if (!req.api) throw internalError('request state missing: the request-info filter did not run');
+  return req.api;
+}

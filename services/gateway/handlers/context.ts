@@ -1,0 +1,95 @@
+// What every resource handler works with: the request as the filters left it, the body, the raw
+// response for streams, and the gateway's store, reader and limits.
+
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { ApiObject, UserInfo } from '../../../shared/api/types.js';
+import type { RequestInfo } from '../../../shared/api/request-info.js';
+import type { DecodedValue } from '../../../shared/api/decode.js';
+import type { Body } from '../../../shared/codec/index.js';
+import type { Registry } from '../../../shared/registry/registry.js';
+import type { Target } from '../../../shared/registry/target.js';
+import type { GenericStore, WriteRequest } from '../../../shared/registry/rest/store.js';
+import type { BusRequest } from '../../../shared/registry/rest/hooks.js';
+import type { CacheReader } from '../store/reader.js';
+import type { GatewayMetrics } from '../filters/metrics.js';
+import type { WatchBudget } from './watch-sink.js';
+
+export interface HandlerOptions {
+  busTimeoutMs: number;
+  /** How long a read waits for a requested (future) resourceVersion before 504. */
+  resourceVersionWaitMs: number;
+  /** Upper bound of a watch without timeoutSeconds. */
+  maxWatchSeconds: number;
+  /** A watcher whose unsent bytes exceed this is closed. */
+  watchBufferBytes: number;
+  /** Unsent bytes of all watches together; once spent, new watches get 429 and lagging watchers are closed. */
+  maxWatchBufferedBytes: number;
+  /**
+   * How long a write without a resourceVersion keeps retrying compare-and-swap races it lost
+   * (upstream's GuaranteedUpdate retries until it wins); past it the answer is 504, never 409.
+   */
+  updateRetryMs: number;
+}
+
+export const defaultHandlerOptions: HandlerOptions = {
+  busTimeoutMs: 5_000,
+  resourceVersionWaitMs: 3_000,
+  maxWatchSeconds: 1800,
+  watchBufferBytes: 4 * 1024 * 1024,
+  maxWatchBufferedBytes: 256 * 1024 * 1024,
+  updateRetryMs: 10_000,
+};
+
+export interface HandlerDeps {
+  registry: Registry;
+  store: GenericStore;
+  reader: CacheReader;
+  bus: BusRequest;
+  metrics: GatewayMetrics;
+  watchBudget: WatchBudget;
+  options: HandlerOptions;
+}
+
+export interface RequestContext {
+  readonly info: RequestInfo;
+  readonly target: Target;
+  readonly user: UserInfo;
+  readonly query: URLSearchParams;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer | undefined;
+  readonly contentType: string | undefined;
+  /** The body decoded ahead of time off the event loop (large YAML); decoded inline otherwise. */
+  readonly decoded: DecodedValue | undefined;
+  /** Accumulates `Warning` headers (299 "..."). */
+  readonly warnings: string[];
+  /** The raw response, for streams, and the call that takes it over from fastify. */
+  readonly res: ServerResponse;
+  hijack(): void;
+  /** Called when the client goes away. */
+  onClose(fn: () => void): void;
+}
+
+/** A handler's answer; null when it wrote the response itself (watch streams, proxies). */
+export type Reply = { code: number; body: Body } | null;
+
+export type Handler = (ctx: RequestContext, deps: HandlerDeps) => Promise<Reply>;
+
+/** The namespace a request addresses; a cluster-scoped type has none (even at `namespaces/<name>`). */
+export function namespaceOf(ctx: RequestContext): string | undefined {
+  return ctx.target.namespaced ? ctx.info.namespace || undefined : undefined;
+}
+
+/** The generic store's view of this request's write. */
+export function writeRequest(ctx: RequestContext, dryRun: boolean, name = ctx.info.name): WriteRequest {
+  return { target: ctx.target, user: ctx.user, namespace: namespaceOf(ctx), name, subresource: ctx.info.subresource, dryRun, warnings: ctx.warnings };
+}
+
+/** A stored object in the target's served form. */
+export function servedObject(ctx: RequestContext, o: ApiObject): ApiObject {
+  return ctx.target.fromStored ? ctx.target.fromStored(o) : o;
+}
+
+export function warningHeaders(warnings: string[]): Record<string, string[]> {
+  if (!warnings.length) return {};
+  return { warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`) };
+}

@@ -1,0 +1,46 @@
+// Which handler serves a resource request: a type's REST hooks (virtual kinds, create-style and
+// connect subresources), else the generic handler of the verb, after checking that the type or
+// subresource serves that verb.
+
+import { methodNotSupported, pathNotFound } from '../../../shared/api/status.js';
+import { DEFAULT_VERBS } from '../../../shared/registry/types.js';
+import { servedSubresourceVerbs } from '../../../shared/registry/subresources.js';
+import { restAction } from '../../../shared/registry/rest/hooks.js';
+import type { Targets } from '../../../shared/registry/target.js';
+import { get } from './get.js';
+import { list } from './list.js';
+import { watch } from './watch.js';
+import { create } from './create.js';
+import { update } from './update.js';
+import { patch } from './patch.js';
+import { remove, removeCollection } from './delete.js';
+import { serveAction, serveVirtual } from './rest.js';
+import type { Handler, HandlerDeps, Reply, RequestContext } from './context.js';
+
+const HANDLERS: Readonly<Record<string, Handler>> = { get, list, watch, create, update, patch, delete: remove, deletecollection: removeCollection };
+
+export function dispatch(ctx: RequestContext, deps: HandlerDeps, targets: Targets): Promise<Reply> {
+  const { info, target: t } = ctx;
+  const sub = info.subresource;
+  if (t.type.virtual) {
+    if (sub) throw pathNotFound();
+    if (info.verb !== 'create') throw methodNotSupported(t.gr, info.verb);
+    return serveVirtual(ctx, deps, targets);
+  }
+  if (sub) {
+    const action = restAction(t.type.rest, sub);
+    if (action) {
+      if (!action.verbs.includes(info.verb)) throw methodNotSupported(t.gr, info.verb);
+      return serveAction(action, ctx, deps, targets);
+    }
+    const verbs = servedSubresourceVerbs(t.type, sub);
+    if (!verbs) throw pathNotFound();
+    if (!verbs.includes(info.verb)) throw methodNotSupported(t.gr, info.verb);
+  } else {
+    const verbs: readonly string[] = t.type.verbs ?? DEFAULT_VERBS;
+    if (!verbs.includes(info.verb)) throw methodNotSupported(t.gr, info.verb);
+  }
+  const handler = Object.hasOwn(HANDLERS, info.verb) ? HANDLERS[info.verb] : undefined;
+  if (!handler) throw methodNotSupported(t.gr, info.verb);
+  return handler(ctx, deps);
+}

@@ -1,0 +1,16 @@
+// GET of one object (and of its /status or /scale view) from the watch cache.
+
+import { notFound } from '../../../shared/api/status.js';
+import { planGet } from '../../../shared/store/read-plan.js';
+import { value } from '../../../shared/codec/index.js';
+import { toScale } from '../../../shared/registry/rest/scale.js';
+import { namespaceOf, servedObject, type Handler } from './context.js';
+
+export const get: Handler = async (ctx, { reader }) => {
+  const { target: t, info } = ctx;
+  await reader.settle(planGet(ctx.query.get('resourceVersion') ?? undefined));
+  const o = reader.cache.get(t.cacheKey, namespaceOf(ctx), info.name);
+  if (!o) throw notFound(t.gr, info.name);
+  if (info.subresource === 'scale') return { code: 200, body: value(toScale(t, servedObject(ctx, o.object))) };
+  return { code: 200, body: { kind: 'stored', object: o, transform: t.fromStored } };
+};

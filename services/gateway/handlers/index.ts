@@ -1,0 +1,37 @@
+// The route of every resource request once the filters passed it: build the handler's context,
+// decode large bodies off the event loop, dispatch, and encode the reply.
+
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { pathNotFound } from '../../../shared/api/status.js';
+import type { Targets } from '../../../shared/registry/target.js';
+import type { ApiRequestState } from '../request.js';
+import { send } from '../respond.js';
+import { dispatch } from './dispatch.js';
+import type { DecodePool } from './decode-pool.js';
+import type { HandlerDeps, RequestContext } from './context.js';
+
+export async function serveResource(req: FastifyRequest, reply: FastifyReply, api: ApiRequestState, deps: HandlerDeps, targets: Targets, decoder: DecodePool): Promise<FastifyReply> {
+  const target = api.target;
+  if (!target) throw pathNotFound();
+  const body = Buffer.isBuffer(req.body) ? req.body : undefined;
+  const contentType = req.headers['content-type'];
+  const ctx: RequestContext = {
+    info: api.info,
+    target,
+    user: api.user,
+    query: api.query,
+    headers: req.headers,
+    body,
+    contentType,
+    decoded: body && contentType && decoder.offloads(body, contentType) ? await decoder.decode(body, contentType) : undefined,
+    warnings: api.warnings,
+    res: reply.raw,
+    hijack: () => reply.hijack(),
+    onClose: (fn) => reply.raw.on('close', fn),
+  };
+  const version = target.served.version;
+  if (version.deprecated) api.warnings.push(version.deprecationWarning ?? `${target.apiVersion} ${target.kind} is deprecated`);
+  const r = await dispatch(ctx, deps, targets);
+  if (!r) return reply; // streamed
+  return send(req, reply, r, api.warnings);
+}

@@ -1,0 +1,18 @@
+// LIST: one page of a collection from the watch cache, at the revision the read plan asks for.
+
+import { parseListOptions } from '../../../shared/api/query.js';
+import { planList } from '../../../shared/store/read-plan.js';
+import { objectFilter } from '../store/selectors.js';
+import { namespaceOf, type Handler } from './context.js';
+
+export const list: Handler = async (ctx, { reader }) => {
+  const t = ctx.target;
+  const lo = parseListOptions(ctx.query);
+  const plan = planList(lo);
+  await reader.settle(plan);
+  const namespace = namespaceOf(ctx);
+  const filter = objectFilter(t, namespace, lo.labelSelector, lo.fieldSelector);
+  const limit = lo.limit && lo.limit > 0 ? lo.limit : Infinity;
+  const page = reader.page(t, plan, namespace, filter, limit, Boolean(lo.labelSelector || lo.fieldSelector));
+  return { code: 200, body: { kind: 'list', apiVersion: t.apiVersion, listKind: t.listKind, metadata: page.metadata, items: page.items, transform: t.fromStored } };
+};

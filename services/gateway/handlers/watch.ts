@@ -1,0 +1,64 @@
+// WATCH: a chunked response fed by the watch cache, from the revision the read plan gives, with
+// the initial state first when asked (streaming lists), bookmarks when asked, and a time limit.
+
+import { tooManyRequests } from '../../../shared/api/status.js';
+import { escapeFieldValue } from '../../../shared/api/fields.js';
+import { parseListOptions } from '../../../shared/api/query.js';
+import { planWatch } from '../../../shared/store/read-plan.js';
+import type { CachedObject } from '../../../shared/store/watch-cache.js';
+import { watchEncoder } from '../../../shared/codec/index.js';
+import { objectFilter } from '../store/selectors.js';
+import { responseSink } from './watch-sink.js';
+import { namespaceOf, warningHeaders, type Handler } from './context.js';
+
+export const watch: Handler = async (ctx, { reader, options, watchBudget, metrics }) => {
+  const { target: t, info } = ctx;
+  const lo = parseListOptions(ctx.query);
+  const plan = planWatch(lo);
+  await reader.settle(plan);
+  let fieldSelector = lo.fieldSelector;
+  if (info.name) {
+    const byName = `metadata.name=${escapeFieldValue(info.name)}`;
+    fieldSelector = fieldSelector ? `${fieldSelector},${byName}` : byName;
+  }
+  const filter = objectFilter(t, namespaceOf(ctx), lo.labelSelector, fieldSelector);
+  if (watchBudget.spent) throw tooManyRequests('too many watch bytes are waiting for their clients, please try again later', 1);
+  metrics.watchers.inc({ group: t.served.group, version: t.served.version.name, resource: t.type.plural });
+
+  let after: number;
+  let initial: CachedObject[] | undefined;
+  if (plan.initialEvents) {
+    after = reader.cache.revision;
+    initial = reader.cache.current(t.cacheKey);
+  } else {
+    after = plan.revision;
+  }
+
+  const encoder = watchEncoder(ctx.headers.accept);
+  ctx.hijack();
+  const res = ctx.res;
+  res.writeHead(200, { 'content-type': encoder.mediaType, 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked', ...warningHeaders(ctx.warnings) });
+  res.flushHeaders();
+  const sink = responseSink(res, watchBudget, options.watchBufferBytes);
+  const handle = reader.cache.watch(t.cacheKey, {
+    filter,
+    transform: t.fromStored,
+    afterRevision: after,
+    initial,
+    initialEventsEnd: plan.initialEventsEndBookmark,
+    bookmarks: lo.allowWatchBookmarks ? { apiVersion: t.apiVersion, kind: t.kind } : null,
+    encoder,
+    sink,
+  });
+  const seconds = lo.timeoutSeconds && lo.timeoutSeconds > 0 ? Math.min(lo.timeoutSeconds, options.maxWatchSeconds) : (options.maxWatchSeconds * (1 + Math.random())) / 2;
+  const timer = setTimeout(() => {
+    handle.stop();
+    sink.close();
+  }, seconds * 1000);
+  timer.unref();
+  ctx.onClose(() => {
+    clearTimeout(timer);
+    handle.stop();
+  });
+  return null;
+};

@@ -1,0 +1,38 @@
+// Writing a reply: Warning headers, ETag/If-None-Match, the encoder negotiated from Accept,
+// `?pretty`, and Status errors (always readable: JSON when nothing else was acceptable).
+
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Status } from '../../shared/api/status.js';
+import { errorEncoder, jsonEncoder, responseEncoder, value, type Body, type Encoder } from '../../shared/codec/index.js';
+import { warningHeaders } from './handlers/context.js';
+
+export interface Response {
+  code: number;
+  body: Body;
+  /** Overrides the negotiated media type (aggregated discovery); the body is sent as JSON. */
+  contentType?: string;
+  /** Strong validator of a static document; a matching If-None-Match gets 304. */
+  etag?: string;
+}
+
+export function send(req: FastifyRequest, reply: FastifyReply, r: Response, warnings: readonly string[], encoder?: Encoder): FastifyReply {
+  if (warnings.length) for (const [k, v] of Object.entries(warningHeaders([...warnings]))) reply.header(k, v);
+  if (r.etag) {
+    reply.header('etag', r.etag);
+    if (req.headers['if-none-match'] === r.etag) return reply.code(304).send();
+  }
+  const query = req.api?.query;
+  const pretty = query !== undefined && query.has('pretty') && query.get('pretty') !== 'false' && query.get('pretty') !== '0';
+  const enc = encoder ?? (r.contentType ? jsonEncoder : responseEncoder(req.headers.accept));
+  const type = r.contentType ?? enc.mediaType;
+  return reply.code(r.code).type(type).send(enc.encode(r.body, pretty));
+}
+
+export function sendStatus(req: FastifyRequest, reply: FastifyReply, status: Status): FastifyReply {
+  if (status.details?.retryAfterSeconds) reply.header('retry-after', String(status.details.retryAfterSeconds));
+  if (reply.raw.headersSent) {
+    reply.raw.end();
+    return reply;
+  }
+  return send(req, reply, { code: status.code, body: value(status) }, req.api?.warnings ?? [], errorEncoder(req.headers.accept));
+}

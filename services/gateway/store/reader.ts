@@ -1,0 +1,147 @@
+// Reads from the watch cache with the spec's resourceVersion semantics: a read plan is settled
+// (wait for the stream's last revision, or for a requested one), then get, list pages and watches
+// are served from memory. Also the generic store's `ObjectSource` on this gateway.
+
+import type { ApiObject } from '../../../shared/api/types.js';
+import { resourceExpired, StatusError } from '../../../shared/api/status.js';
+import { RevisionBarrier } from '../../../shared/store/kv-feed.js';
+import { ReadMode, type ReadPlan } from '../../../shared/store/read-plan.js';
+import { encodeContinue } from '../../../shared/store/continue-token.js';
+import { resourceKey, type CachedObject, type WatchCache } from '../../../shared/store/watch-cache.js';
+import type { ObjectSource, StoredObject } from '../../../shared/registry/rest/store.js';
+import type { Target } from '../../../shared/registry/target.js';
+import type { ObjectFilter } from './selectors.js';
+
+export interface ReaderOptions {
+  busTimeoutMs: number;
+  /** How long a read waits for a requested (future) resourceVersion before 504. */
+  resourceVersionWaitMs: number;
+}
+
+/** One page of a list: the items and the list's metadata (resourceVersion, continue, remainingItemCount). */
+export interface ListPage {
+  items: CachedObject[];
+  metadata: Record<string, unknown>;
+}
+
+export class CacheReader implements ObjectSource {
+  readonly barrier: RevisionBarrier;
+
+  constructor(
+    readonly cache: WatchCache,
+    latestRevision: () => Promise<number>,
+    private readonly opts: ReaderOptions,
+  ) {
+    this.barrier = new RevisionBarrier(latestRevision);
+  }
+
+  /** Makes the cache satisfy a read plan. */
+  async settle(plan: ReadPlan): Promise<void> {
+    switch (plan.mode) {
+      case ReadMode.Consistent:
+        await this.cache.waitFor(await this.barrier.latest(), this.opts.busTimeoutMs);
+        return;
+      case ReadMode.NotOlderThan:
+      case ReadMode.Exact:
+        if (plan.revision > this.cache.revision) await this.cache.waitFor(plan.revision, this.opts.resourceVersionWaitMs);
+        return;
+      default:
+        await this.cache.whenSynced();
+    }
+  }
+
+  async current(t: Target, namespace: string | undefined, name: string, fresh: boolean): Promise<StoredObject | undefined> {
+    await this.settle({ mode: fresh ? ReadMode.Consistent : ReadMode.Any, revision: 0 });
+    const o = this.cache.get(t.cacheKey, namespace, name);
+    if (o || fresh) return o;
+    // Possibly created through another gateway a moment ago: look again after a consistent barrier.
+    await this.settle({ mode: ReadMode.Consistent, revision: 0 });
+    return this.cache.get(t.cacheKey, namespace, name);
+  }
+
+  async caughtUp(revision: number): Promise<void> {
+    if (revision > this.cache.revision) await this.cache.waitFor(revision, this.opts.resourceVersionWaitMs).catch(() => undefined);
+  }
+
+  /** A stored object as of a consistent read (read-after-write), in its stored form. */
+  async lookup(group: string, resource: string, namespace: string | undefined, name: string): Promise<ApiObject | undefined> {
+    await this.settle({ mode: ReadMode.Consistent, revision: 0 });
+    return this.cache.get(resourceKey(group, resource), namespace, name)?.object;
+  }
+
+  /** Every stored object of a type as of a consistent read, in one namespace when given. */
+  async lookupAll(group: string, resource: string, namespace?: string): Promise<ApiObject[]> {
+    await this.settle({ mode: ReadMode.Consistent, revision: 0 });
+    const all = this.cache.current(resourceKey(group, resource));
+    return all.filter((o) => !namespace || o.ref.namespace === namespace).map((o) => o.object);
+  }
+
+  /** One page of a list after `settle(plan)`: objects in key order, from the continue point, up to `limit`. */
+  page(t: Target, plan: ReadPlan, namespace: string | undefined, filter: ObjectFilter | undefined, limit: number, selectors: boolean): ListPage {
+    let revision: number;
+    let all: CachedObject[];
+    if (plan.mode === ReadMode.Exact) {
+      revision = plan.revision;
+      try {
+        all = this.cache.snapshot(t.cacheKey, revision);
+      } catch (err) {
+        if (plan.continueFrom && err instanceof StatusError && err.code === 410) throw expiredContinue(plan.continueFrom.start);
+        throw err;
+      }
+    } else {
+      revision = this.cache.revision;
+      all = this.cache.current(t.cacheKey);
+    }
+
+    let i = plan.continueFrom ? firstAfter(all, plan.continueFrom.start) : namespace ? firstAfter(all, `${namespace}/`, true) : 0;
+    const items: CachedObject[] = [];
+    for (; i < all.length && items.length < limit; i++) {
+      const o = all[i]!;
+      if (namespace && o.object.metadata.namespace !== namespace) break; // key order: a namespace is contiguous
+      if (filter && !filter(o.object)) continue;
+      items.push(o);
+    }
+    // More may remain only if the page stopped at the limit. remainingItemCount is given only
+    // without selectors (counting would need a full scan).
+    let more = false;
+    let remaining = 0;
+    if (items.length >= limit) {
+      for (let j = i; j < all.length; j++) {
+        const o = all[j]!;
+        if (namespace && o.object.metadata.namespace !== namespace) break;
+        if (filter && !filter(o.object)) continue;
+        more = true;
+        if (selectors) break;
+        remaining++;
+      }
+    }
+    const metadata: Record<string, unknown> = { resourceVersion: String(revision) };
+    const last = items[items.length - 1];
+    if (more && last) {
+      metadata.continue = encodeContinue({ rv: plan.continueFrom?.rv === -1 ? -1 : revision, start: last.sortKey });
+      if (!selectors) metadata.remainingItemCount = remaining;
+    }
+    return { items, metadata };
+  }
+}
+
+/** Index of the first item whose sort key is after `key` (or at/after it, when `inclusive`). */
+function firstAfter(items: CachedObject[], key: string, inclusive = false): number {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const k = items[mid]!.sortKey;
+    if (k < key || (!inclusive && k === key)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function expiredContinue(start: string): StatusError {
+  const err = resourceExpired(
+    'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+  );
+  err.status.metadata = { continue: encodeContinue({ rv: -1, start }) };
+  return err;
+}

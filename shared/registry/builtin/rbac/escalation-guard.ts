@@ -1,0 +1,18 @@
+// The RBAC escalation rule (upstream's rbac REST storage): a role or binding may be written only
+// by a user who holds every permission it grants, or may `escalate`/`bind`. The authz service,
+// which knows the rules, decides; every writer of RBAC objects passes it, requests and internal
+// writers alike.
+
+import { forbidden } from '../../../api/status.js';
+import { Subjects } from '../../../bus/subjects.js';
+import type { EscalationCheckReply, EscalationCheckRequest } from '../../../bus/messages.js';
+import type { RestHooks } from '../../rest/hooks.js';
+
+export const rbacHooks: RestHooks = {
+  async guardWrite(write, object, request) {
+    const ask: EscalationCheckRequest = { user: write.user, object };
+    if (write.namespace) ask.namespace = write.namespace;
+    const reply = await request<EscalationCheckReply>(Subjects.authzEscalation, ask);
+    if (!reply.allowed) throw forbidden(write.target.gr, object.metadata.name ?? '', reply.message ?? 'attempting to grant RBAC permissions not currently held');
+  },
+};

@@ -1,0 +1,340 @@
+// The generic store: the one write path of every type, after kube-apiserver's generic registry
+// store. A create or update runs strategy (defaults, prepare) → mutating admission → validation →
+// the type's write rules → validating admission → compare-and-swap in the storage service; a
+// delete runs admission and the deletion state machine (finalizers, deletionTimestamp). Requests,
+// REST hooks and internal writers (RBAC bootstrap, system namespaces, controllers) all write here,
+// so the rules hold whoever writes. Reads of current state come from an `ObjectSource` (the
+// gateway's watch cache, or the storage service for services without one).
+
+import type { ApiObject, UserInfo } from '../../api/types.js';
+import { alreadyExists, badRequest, conflict, CONFLICT_MODIFIED, invalid, methodNotSupported, notFound, qualifiedResource, StatusError, timeout, type FieldError, type GroupResource } from '../../api/status.js';
+import { nowTimestamp } from '../../api/time.js';
+// TODO(lead): field.required once shared/api/field-errors.ts lands
+import { Subjects } from '../../bus/subjects.js';
+import { AdmissionOperation, AdmissionPhase, type ObjectRef, type StorageDeleteReply, type StorageWriteReply } from '../../bus/messages.js';
+import type { Registry } from '../registry.js';
+import type { Target } from '../target.js';
+import type { BusRequest } from './hooks.js';
+import {
+  DeleteOutcome,
+  markTerminating,
+  planDelete,
+  prepareForCreate,
+  prepareForStatusUpdate,
+  prepareForSubresourceUpdate,
+  prepareForUpdate,
+  readyForRemoval,
+  sameStoredValue,
+  validateLifecycleUpdate,
+} from './prepare.js';
+
+/** An object in its stored form with the revision of its last write. */
+export interface StoredObject {
+  readonly object: ApiObject;
+  readonly revision: number;
+}
+
+/** Where the store reads current state. */
+export interface ObjectSource {
+  /** The stored object; `fresh` reads as of the latest write (not a lagging copy). */
+  current(t: Target, namespace: string | undefined, name: string, fresh: boolean): Promise<StoredObject | undefined>;
+  /** Waits (briefly, best effort) until the source has seen `revision`. */
+  caughtUp(revision: number): Promise<void>;
+}
+
+/** Who writes what, as the store needs to know it. */
+export interface WriteRequest {
+  target: Target;
+  user: UserInfo;
+  /** The namespace of a namespaced type's object; undefined for cluster-scoped types. */
+  namespace: string | undefined;
+  name: string;
+  /** '' or undefined for the main resource. `scale` writes the whole object prepared as a main-resource update. */
+  subresource?: string;
+  dryRun: boolean;
+  /** Accumulates `Warning` headers (admission, rules). */
+  warnings: string[];
+  /** False when the operation that leads here was admitted already (binding, eviction). */
+  admit?: boolean;
+}
+
+/** One admission phase of a write; `kind` overrides the target's for a subresource of another kind. */
+export type Admitter = (
+  req: WriteRequest,
+  phase: AdmissionPhase,
+  operation: AdmissionOperation,
+  object: ApiObject | null,
+  oldObject: ApiObject | null,
+  kind?: { group: string; version: string; kind: string },
+) => Promise<ApiObject | null>;
+
+export interface DeleteRequestOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+export interface DeleteResult {
+  /** The object as last stored, or as it now stands while finalizers run. */
+  object: ApiObject;
+  /** Whether the object left storage (otherwise it is terminating). */
+  removed: boolean;
+}
+
+export interface GenericStoreDeps {
+  registry: Registry;
+  source: ObjectSource;
+  admit: Admitter;
+  /** Requests to the storage service and, for write rules, to others. */
+  bus: BusRequest;
+  /** How long a write without a resourceVersion keeps retrying lost races before 504. */
+  updateRetryMs: number;
+}
+
+export class GenericStore {
+  constructor(private readonly deps: GenericStoreDeps) {}
+
+  /** Admission as the store runs it, for operations that are not plain writes (reviews, TokenRequest). */
+  get admit(): Admitter {
+    return this.deps.admit;
+  }
+
+  /** Whether the object exists (as of the latest write). */
+  async exists(t: Target, namespace: string | undefined, name: string): Promise<boolean> {
+    return (await this.deps.source.current(t, namespace, name, true)) !== undefined;
+  }
+
+  /** Creates `obj` (served form, namespace already checked); returns what was stored, or would be under dry-run. */
+  async create(req: WriteRequest, obj: ApiObject): Promise<ApiObject> {
+    const t = req.target;
+    if (req.subresource) throw methodNotSupported(t.gr, 'create');
+    setNamespace(t, obj, req.namespace);
+    if (!obj.metadata.name && !obj.metadata.generateName) {
+      throw invalid(t.kind, t.served.group, '', [{ type: 'Required value', field: 'metadata.name', detail: 'name or generateName is required' }]);
+    }
+    this.deps.registry.defaults(t.served, obj);
+    const next = (await this.admitPhase(req, AdmissionPhase.Mutating, AdmissionOperation.Create, obj, null, obj.metadata.name ?? ''))!;
+    const generated = !next.metadata.name && Boolean(next.metadata.generateName);
+    for (let attempt = 0; ; attempt++) {
+      // Only a generated name is ever retried, and each retry must start from `next` again.
+      const candidate = generated ? structuredClone(next) : next;
+      prepareForCreate(t.type, candidate, { user: req.user, now: nowTimestamp() });
+      const named = { ...req, name: candidate.metadata.name! };
+      this.validate(t, candidate);
+      await this.guard(named, candidate);
+      await this.admitPhase(named, AdmissionPhase.Validating, AdmissionOperation.Create, candidate, null, named.name);
+      if (req.dryRun) return candidate;
+      try {
+        const reply = await this.deps.bus<StorageWriteReply>(Subjects.storageCreate, { ref: refOf(t, req.namespace, named.name), object: t.toStored(candidate) });
+        return served(t, reply.object);
+      } catch (err) {
+        const exists = err instanceof StatusError && err.status.reason === 'AlreadyExists';
+        // A generated name that happens to exist is retried with a new suffix.
+        if (exists && generated && attempt < 4) continue;
+        if (exists) throw alreadyExists(t.gr, named.name);
+        throw err;
+      }
+    }
+  }
+
+  /**
+   * Read-modify-write with compare-and-swap. `compute` gets the current object (served form, a
+   * copy) and returns the new one, which it owns; it runs again on every retry. With `expected`
+   * (the caller's resourceVersion) a lost race is a 409; without, it is retried against fresh
+   * state until `updateRetryMs` runs out (504), as upstream's GuaranteedUpdate does.
+   */
+  async update(req: WriteRequest, compute: (current: ApiObject) => ApiObject, expected?: number): Promise<ApiObject> {
+    const t = req.target;
+    const sub = req.subresource ?? '';
+    if (expected !== undefined) await this.deps.source.caughtUp(expected);
+    const retry = new RaceRetry(this.deps.updateRetryMs);
+    let fresh = false;
+    for (;;) {
+      const cur = await this.current(req, fresh);
+      const currentObj = served(t, structuredClone(cur.object));
+      if (expected !== undefined && expected !== cur.revision) throw conflict(t.gr, req.name, CONFLICT_MODIFIED);
+      let next = compute(currentObj);
+      setNamespace(t, next, req.namespace);
+      if (next.metadata.name !== req.name) throw badRequest(`the name of the object (${next.metadata.name ?? ''}) does not match the name on the URL (${req.name})`);
+      // A uid or resourceVersion in the new object (PUT body or patch result) is a precondition.
+      if (next.metadata.uid && next.metadata.uid !== currentObj.metadata.uid) {
+        throw conflict(t.gr, req.name, `Precondition failed: UID in precondition: ${next.metadata.uid}, UID in object meta: ${currentObj.metadata.uid ?? ''}`);
+      }
+      const rvIn = next.metadata.resourceVersion;
+      if (rvIn && rvIn !== String(cur.revision)) throw conflict(t.gr, req.name, CONFLICT_MODIFIED);
+      const strategyCtx = { user: req.user, now: nowTimestamp() };
+      if (sub === 'status') next = prepareForStatusUpdate(t.type, next, currentObj, strategyCtx);
+      else if (sub && sub !== 'scale') {
+        const prepared = prepareForSubresourceUpdate(t.type, sub, next, currentObj, strategyCtx);
+        if (!prepared) throw methodNotSupported(t.gr, 'update');
+        next = prepared;
+      } else {
+        this.deps.registry.defaults(t.served, next);
+        prepareForUpdate(t.type, next, currentObj, strategyCtx);
+      }
+      next = (await this.admitPhase(req, AdmissionPhase.Mutating, AdmissionOperation.Update, next, currentObj, req.name))!;
+      this.validate(t, next, currentObj, sub === 'scale' ? undefined : sub || undefined);
+      await this.guard(req, next);
+      await this.admitPhase(req, AdmissionPhase.Validating, AdmissionOperation.Update, next, currentObj, req.name);
+      next.metadata.resourceVersion = String(cur.revision);
+      if (req.dryRun) return next;
+      const ref = refOf(t, req.namespace, req.name);
+      try {
+        if (readyForRemoval(t.type, next)) {
+          // The last finalizer is gone: the object leaves storage (spec: deletion table).
+          await this.deps.bus<StorageDeleteReply>(Subjects.storageDelete, { ref, expectedRevision: cur.revision });
+          return next;
+        }
+        const stored = t.toStored(next);
+        // Nothing to write means no new revision and no watch event (controllers rely on it to
+        // settle). The source may lag a write, so only a no-op against fresh state is skipped.
+        if (sameStoredValue(stored, cur.object)) {
+          if (!fresh) {
+            fresh = true;
+            continue;
+          }
+          return currentObj;
+        }
+        delete stored.metadata.resourceVersion;
+        const reply = await this.deps.bus<StorageWriteReply>(Subjects.storageUpdate, { ref, object: stored, expectedRevision: cur.revision });
+        return served(t, reply.object);
+      } catch (err) {
+        const lostRace = err instanceof StatusError && err.status.reason === 'Conflict';
+        // Only a caller-given resourceVersion makes a lost race the caller's problem.
+        if (lostRace && expected === undefined) {
+          await retry.next(t.gr, req.name);
+          fresh = true;
+          continue;
+        }
+        if (lostRace) throw conflict(t.gr, req.name, CONFLICT_MODIFIED);
+        throw err;
+      }
+    }
+  }
+
+  /** Deletes by the deletion table; a lost race is retried unless a resourceVersion precondition was given. */
+  async delete(req: WriteRequest, opts: DeleteRequestOptions = {}): Promise<DeleteResult> {
+    if (req.subresource) throw methodNotSupported(req.target.gr, 'delete');
+    const retry = new RaceRetry(this.deps.updateRetryMs);
+    let fresh = false;
+    for (;;) {
+      const result = await this.deleteOne(req, await this.current(req, fresh), opts);
+      if (result) return result;
+      await retry.next(req.target.gr, req.name);
+      fresh = true;
+    }
+  }
+
+  /** Deletes each of `victims`; one that changed meanwhile or is gone is skipped, as upstream does. */
+  async deleteCollection(req: Omit<WriteRequest, 'name' | 'namespace'>, victims: readonly StoredObject[], opts: DeleteRequestOptions = {}): Promise<void> {
+    for (const v of victims) {
+      const one: WriteRequest = { ...req, namespace: v.object.metadata.namespace, name: v.object.metadata.name ?? '' };
+      try {
+        await this.deleteOne(one, v, opts);
+      } catch (err) {
+        if (err instanceof StatusError && err.code === 404) continue;
+        throw err;
+      }
+    }
+  }
+
+  /** One deletion attempt against `cur`; null when it lost a race it may retry. */
+  private async deleteOne(req: WriteRequest, cur: StoredObject, opts: DeleteRequestOptions): Promise<DeleteResult | null> {
+    const t = req.target;
+    const name = req.name;
+    const obj = served(t, structuredClone(cur.object));
+    const pre = opts.preconditions;
+    if (pre?.uid && pre.uid !== obj.metadata.uid) {
+      throw conflict(t.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid ?? ''}`);
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== String(cur.revision)) {
+      throw conflict(t.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${cur.revision}`);
+    }
+    await this.admitPhase(req, AdmissionPhase.Mutating, AdmissionOperation.Delete, null, obj, name);
+    await this.admitPhase(req, AdmissionPhase.Validating, AdmissionOperation.Delete, null, obj, name);
+    const ref = refOf(t, req.namespace, name);
+    try {
+      switch (planDelete(t.type, obj)) {
+        case DeleteOutcome.AlreadyTerminating:
+          return { object: obj, removed: false };
+        case DeleteOutcome.MarkTerminating: {
+          const next = markTerminating(t.type, obj, nowTimestamp());
+          if (req.dryRun) return { object: next, removed: false };
+          const stored = t.toStored(next);
+          delete stored.metadata.resourceVersion;
+          const reply = await this.deps.bus<StorageWriteReply>(Subjects.storageUpdate, { ref, object: stored, expectedRevision: cur.revision });
+          return { object: served(t, reply.object), removed: false };
+        }
+        default:
+          if (!req.dryRun) await this.deps.bus<StorageDeleteReply>(Subjects.storageDelete, { ref, expectedRevision: cur.revision });
+          return { object: obj, removed: true };
+      }
+    } catch (err) {
+      if (err instanceof StatusError && err.status.reason === 'Conflict' && !pre?.resourceVersion) return null;
+      throw err;
+    }
+  }
+
+  private async current(req: WriteRequest, fresh: boolean): Promise<StoredObject> {
+    const o = await this.deps.source.current(req.target, req.namespace, req.name, fresh);
+    if (!o) throw notFound(req.target.gr, req.name);
+    return o;
+  }
+
+  private validate(t: Target, obj: ApiObject, old?: ApiObject, subresource?: string): void {
+    const errs: FieldError[] = this.deps.registry.validate(t.served, obj, old, subresource);
+    if (old) errs.push(...validateLifecycleUpdate(obj, old));
+    if (errs.length) throw invalid(t.kind, t.served.group, obj.metadata.name ?? '', errs);
+  }
+
+  /** The type's own write rules (RBAC escalation), after validation and before validating admission. */
+  private async guard(req: WriteRequest, obj: ApiObject): Promise<void> {
+    const rule = req.target.type.rest?.guardWrite;
+    if (rule) await rule({ user: req.user, namespace: req.namespace ?? '', target: req.target }, obj, this.deps.bus);
+  }
+
+  private admitPhase(req: WriteRequest, phase: AdmissionPhase, op: AdmissionOperation, obj: ApiObject | null, old: ApiObject | null, name: string): Promise<ApiObject | null> {
+    if (req.admit === false) return Promise.resolve(obj);
+    return this.deps.admit(req.name === name ? req : { ...req, name }, phase, op, obj, old);
+  }
+}
+
+/**
+ * Paces the retries of a write that lost a compare-and-swap race: a short random pause that grows
+ * with the attempts (the losers of one race would otherwise all collide again), and a deadline
+ * past which the write gives up with 504 rather than turning contention into a 409.
+ */
+class RaceRetry {
+  private attempts = 0;
+  private readonly deadline: number;
+
+  constructor(budgetMs: number) {
+    this.deadline = Date.now() + budgetMs;
+  }
+
+  async next(gr: GroupResource, name: string): Promise<void> {
+    const pause = Math.random() * Math.min(50, 2 ** this.attempts++);
+    if (Date.now() + pause >= this.deadline) {
+      throw timeout(`Timeout: the update of ${qualifiedResource(gr)} "${name}" kept losing to concurrent writers; please retry`, 1);
+    }
+    await new Promise((r) => setTimeout(r, pause));
+  }
+}
+
+/** A namespaced object takes the request's namespace; one that names another is refused. */
+export function setNamespace(t: Target, obj: ApiObject, namespace: string | undefined): void {
+  if (!t.namespaced) return;
+  const ns = namespace ?? '';
+  if (obj.metadata.namespace && obj.metadata.namespace !== ns) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  obj.metadata.namespace = ns;
+}
+
+function refOf(t: Target, namespace: string | undefined, name: string): ObjectRef {
+  const r: ObjectRef = { group: t.storage.group, resource: t.storage.resource, name };
+  if (namespace && t.namespaced) r.namespace = namespace;
+  return r;
+}
+
+function served(t: Target, o: ApiObject): ApiObject {
+  return t.fromStored ? t.fromStored(o) : o;
+}
