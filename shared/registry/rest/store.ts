@@ -1,6 +1,7 @@
 // The generic store: the one write path of every type, after kube-apiserver's generic registry
-// store. A create or update runs strategy (defaults, prepare) → mutating admission → validation →
-// the type's write rules → validating admission → compare-and-swap in the storage service; a
+// store. A create runs defaults → field management → mutating admission → prepare → validation →
+// the type's write rules → validating admission → create in the storage service; an update runs
+// the same with prepare before field management, and a compare-and-swap retried until it wins; a
 // delete runs admission and the deletion state machine (finalizers, deletionTimestamp). Requests,
 // REST hooks and internal writers (RBAC bootstrap, system namespaces, controllers) all write here,
 // so the rules hold whoever writes. Reads of current state come from an `ObjectSource` (the
@@ -79,8 +80,16 @@ export interface DeleteResult {
   removed: boolean;
 }
 
+/**
+ * Field management (managedFields, server-side apply): runs after the strategy prepared the new
+ * object and before mutating admission, with the stored object for updates (null for creates).
+ */
+export type FieldManager = (req: WriteRequest, next: ApiObject, current: ApiObject | null) => ApiObject;
+
 export interface GenericStoreDeps {
   registry: Registry;
+  /** None yet: objects are stored without managedFields until server-side apply lands. */
+  fieldManager?: FieldManager;
   source: ObjectSource;
   admit: Admitter;
   /** Requests to the storage service and, for write rules, to others. */
@@ -111,7 +120,8 @@ export class GenericStore {
       throw invalid(t.kind, t.served.group, '', [{ type: 'Required value', field: 'metadata.name', detail: 'name or generateName is required' }]);
     }
     this.deps.registry.defaults(t.served, obj);
-    const next = (await this.admitPhase(req, AdmissionPhase.Mutating, AdmissionOperation.Create, obj, null, obj.metadata.name ?? ''))!;
+    const managed = this.manageFields(req, obj, null);
+    const next = (await this.admitPhase(req, AdmissionPhase.Mutating, AdmissionOperation.Create, managed, null, obj.metadata.name ?? ''))!;
     const generated = !next.metadata.name && Boolean(next.metadata.generateName);
     for (let attempt = 0; ; attempt++) {
       // Only a generated name is ever retried, and each retry must start from `next` again.
@@ -170,6 +180,7 @@ export class GenericStore {
         this.deps.registry.defaults(t.served, next);
         prepareForUpdate(t.type, next, currentObj, strategyCtx);
       }
+      next = this.manageFields(req, next, currentObj);
       next = (await this.admitPhase(req, AdmissionPhase.Mutating, AdmissionOperation.Update, next, currentObj, req.name))!;
       this.validate(t, next, currentObj, sub === 'scale' ? undefined : sub || undefined);
       await this.guard(req, next);
@@ -271,6 +282,10 @@ export class GenericStore {
       if (err instanceof StatusError && err.status.reason === 'Conflict' && !pre?.resourceVersion) return null;
       throw err;
     }
+  }
+
+  private manageFields(req: WriteRequest, next: ApiObject, current: ApiObject | null): ApiObject {
+    return this.deps.fieldManager ? this.deps.fieldManager(req, next, current) : next;
   }
 
   private async current(req: WriteRequest, fresh: boolean): Promise<StoredObject> {
