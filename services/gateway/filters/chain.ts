@@ -1,7 +1,7 @@
 // The filter chain, in the order every request passes it (kube-apiserver's handler chain). Each
 // filter is one file; audit and max-in-flight slot in here when they exist.
 
-import type { FastifyInstance, onRequestAsyncHookHandler, onResponseAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { AuthnInterestCache } from '../../../shared/bus/service-interest.js';
 import type { Targets } from '../../../shared/registry/target.js';
@@ -13,10 +13,11 @@ import { routeFilter } from './route.js';
 import { authorizationFilter } from './authorization.js';
 import { metricsFilter, type GatewayMetrics } from './metrics.js';
 
+/** A filter acts before the handler (`onRequest`, throwing a Status to answer early) and/or once the response is done. */
 export interface Filter {
   readonly name: string;
-  onRequest?: onRequestAsyncHookHandler;
-  onResponse?: onResponseAsyncHookHandler;
+  onRequest?(req: FastifyRequest, reply: FastifyReply): void | Promise<void>;
+  onResponse?(req: FastifyRequest, reply: FastifyReply): void | Promise<void>;
 }
 
 export interface FilterDeps {
@@ -39,9 +40,17 @@ export function filterChain(d: FilterDeps): Filter[] {
   ];
 }
 
+/** Runs the filters in order as one fastify hook per phase (a filter with nothing to wait for costs no promise). */
 export function installFilters(app: FastifyInstance, filters: readonly Filter[]): void {
-  for (const f of filters) {
-    if (f.onRequest) app.addHook('onRequest', f.onRequest);
-    if (f.onResponse) app.addHook('onResponse', f.onResponse);
-  }
+  const before = filters.filter((f) => f.onRequest);
+  const after = filters.filter((f) => f.onResponse);
+  app.addHook('onRequest', async (req, reply) => {
+    for (const f of before) {
+      const pending = f.onRequest!(req, reply);
+      if (pending) await pending;
+    }
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    for (const f of after) await f.onResponse!(req, reply);
+  });
 }

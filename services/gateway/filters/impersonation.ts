@@ -7,6 +7,7 @@ import type { UserInfo } from '../../../shared/api/types.js';
 import { badRequest } from '../../../shared/api/status.js';
 import type { AuthzAttributes } from '../../../shared/bus/messages.js';
 import { AUTHENTICATION_GROUP } from '../../../shared/api/groups.js';
+import type { FastifyRequest } from 'fastify';
 import type { Filter } from './chain.js';
 import type { Identity } from '../identity.js';
 import { apiState } from './request-info.js';
@@ -134,16 +135,20 @@ export function distinctHeaders(raw: { rawHeaders: string[] }): Record<string, s
 export function impersonationFilter(identity: Identity): Filter {
   return {
     name: 'impersonation',
-    async onRequest(req) {
+    onRequest(req) {
       if (!asksForImpersonation(req.raw.headers)) return;
-      const api = apiState(req);
-      const wanted = parseImpersonation(distinctHeaders(req.raw));
-      // Impersonation headers never travel further than the gateway.
-      for (const name of Object.keys(req.raw.headers)) if (name.startsWith('impersonate-')) delete req.raw.headers[name];
-      if (!wanted) return;
-      for (const attrs of impersonationChecks(api.user, wanted)) await identity.authorize(attrs);
-      api.impersonator = api.user;
-      api.user = impersonatedUser(wanted);
+      return impersonate(req, identity);
     },
   };
+}
+
+async function impersonate(req: FastifyRequest, identity: Identity): Promise<void> {
+  const api = apiState(req);
+  const wanted = parseImpersonation(distinctHeaders(req.raw));
+  // Impersonation headers never travel further than the gateway.
+  for (const name of Object.keys(req.raw.headers)) if (name.startsWith('impersonate-')) delete req.raw.headers[name];
+  if (!wanted) return;
+  for (const attrs of impersonationChecks(api.user, wanted)) await identity.authorize(attrs);
+  api.impersonator = api.user;
+  api.user = impersonatedUser(wanted);
 }

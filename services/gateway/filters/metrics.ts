@@ -41,7 +41,7 @@ export class GatewayMetrics {
 export function metricsFilter(metrics: GatewayMetrics, log: Logger): Filter {
   return {
     name: 'metrics',
-    async onResponse(req, reply) {
+    onResponse(req, reply) {
       const api = req.api;
       if (!api) return;
       const info = api.info;

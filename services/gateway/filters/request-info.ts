@@ -11,7 +11,7 @@ import type { Filter } from './chain.js';
 export function requestInfoFilter(): Filter {
   return {
     name: 'request-info',
-    async onRequest(req, reply) {
+    onRequest(req, reply) {
       const startedAt = performance.now();
       const auditId = randomUUID();
       reply.header('audit-id', auditId);

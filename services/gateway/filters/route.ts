@@ -12,7 +12,7 @@ import { apiState } from './request-info.js';
 export function routeFilter(targets: Targets): Filter {
   return {
     name: 'route',
-    async onRequest(req) {
+    onRequest(req) {
       const api = apiState(req);
       const info = api.info;
       if (!info.isResourceRequest) return;
