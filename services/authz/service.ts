@@ -18,6 +18,9 @@ import { RbacState } from './rbac/state.js';
 import { checkEscalation } from './rbac/escalation.js';
 import { startBootstrapPolicy, type BootstrapPolicyJob } from './rbac/bootstrap-policy.js';
 import { startAggregation, type AggregationController } from './rbac/aggregation.js';
+import { createInternalStore } from '../../shared/registry/rest/internal-store.js';
+import { createBuiltinRegistry } from '../../shared/registry/builtin-registry.js';
+import type { Registry } from '../../shared/registry/registry.js';
 import type { Authorizer, AuthzConfig, ModeContext } from './types.js';
 
 export type { AuthzConfig } from './types.js';
@@ -33,6 +36,8 @@ export interface AuthzServiceDeps {
   syncTimeoutMs?: number;
   /** How long start-up then waits for the default RBAC policy to be written. */
   bootstrapWaitMs?: number;
+  /** The resource types RBAC bootstrap and aggregation write through (default: the built-in types). */
+  registry?: Registry;
 }
 
 export interface AuthzService {
@@ -100,12 +105,14 @@ export async function createAuthzService(deps: AuthzServiceDeps): Promise<AuthzS
   // aggregate computed from a partial view would shrink roles for a while), in the background:
   // the storage service may not be up yet, and decisions must not wait for it.
   let stopping = false;
+  // Bootstrap and aggregation write through the generic store, like any API request.
+  const internal = createInternalStore({ nc: deps.nc, registry: deps.registry ?? createBuiltinRegistry(), log });
   let bootstrap: BootstrapPolicyJob | undefined;
   let aggregation: AggregationController | undefined;
   void syncedP.then(() => {
     if (stopping) return;
-    bootstrap = startBootstrapPolicy({ nc: deps.nc, log });
-    aggregation = startAggregation({ nc: deps.nc, rbac, log });
+    bootstrap = startBootstrapPolicy({ internal, log });
+    aggregation = startAggregation({ internal, rbac, log });
   });
 
   await Promise.race([syncedP, new Promise((r) => setTimeout(r, deps.syncTimeoutMs ?? 3_000).unref())]);
@@ -143,6 +150,7 @@ export async function createAuthzService(deps: AuthzServiceDeps): Promise<AuthzS
       stopping = true;
       bootstrap?.stop();
       await aggregation?.stop();
+      internal.stop();
       await service.stop();
       await bootstrap?.done;
       for (const a of authorizers) await a.stop?.();

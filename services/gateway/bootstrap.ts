@@ -4,15 +4,12 @@
 
 import type { Logger } from 'pino';
 import { StatusError } from '../../shared/api/status.js';
-import type { UserInfo } from '../../shared/api/types.js';
+import { API_SERVER_USER } from '../../shared/registry/rest/internal-store.js';
 import { NODE_LEASE_NAMESPACE } from '../../shared/api/node-identity.js';
 import type { GenericStore } from '../../shared/registry/rest/store.js';
 import type { Targets } from '../../shared/registry/target.js';
 
 export const SYSTEM_NAMESPACES = ['default', 'platform-system', 'platform-public', NODE_LEASE_NAMESPACE] as const;
-
-/** Who internal writes of the API server run as (upstream's loopback client). */
-export const API_SERVER_USER: UserInfo = { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] };
 
 const RETRY_MS = 1_000;
 const MAX_ATTEMPTS = 60;

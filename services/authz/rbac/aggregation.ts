@@ -5,13 +5,11 @@
 // ClusterRole changes. Several authz replicas may run it at once: they compute the same rules, and
 // the compare-and-swap update makes the losers re-read and find nothing left to do.
 
-import type { NatsConnection } from '@nats-io/nats-core';
 import type { ApiObject } from '../../../shared/api/types.js';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../../../shared/api/labels.js';
 import { StatusError } from '../../../shared/api/status.js';
-import { busRequest } from '../../../shared/bus/client.js';
-import type { ObjectRef, PolicyRule, StorageGetReply, StorageGetRequest, StorageUpdateRequest, StorageWriteReply } from '../../../shared/bus/messages.js';
-import { Subjects } from '../../../shared/bus/subjects.js';
+import type { PolicyRule } from '../../../shared/bus/messages.js';
+import type { InternalStore } from '../../../shared/registry/rest/internal-store.js';
 import type { Logger } from '../../../shared/log.js';
 import { readRules, ruleKey, RBAC_GROUP } from './rules.js';
 import type { RbacState } from './state.js';
@@ -65,12 +63,12 @@ export function sameRules(a: PolicyRule[], b: PolicyRule[]): boolean {
 }
 
 export interface AggregationDeps {
-  nc: NatsConnection;
+  /** Writes go through the generic store, as the API server's own identity. */
+  internal: InternalStore;
   rbac: RbacState;
   log: Logger;
-  /** Pause before retrying a pass the storage service could not serve. */
+  /** Pause before retrying a pass the storage or admission service could not serve. */
   retryMs?: number;
-  timeoutMs?: number;
 }
 
 export interface AggregationController {
@@ -81,19 +79,14 @@ export interface AggregationController {
 
 const MAX_CAS_ATTEMPTS = 5;
 
-function refOf(name: string): ObjectRef {
-  return { group: RBAC_GROUP, resource: 'clusterroles', name };
-}
-
 /**
  * Keeps every aggregating ClusterRole's stored rules equal to its aggregate. Runs one pass now
  * (the state must already be synced: a partial view would shrink the roles for a while) and one
  * after every ClusterRole change, coalescing bursts.
  */
 export function startAggregation(deps: AggregationDeps): AggregationController {
-  const { nc, rbac, log } = deps;
+  const { internal, rbac, log } = deps;
   const retryMs = deps.retryMs ?? 1_000;
-  const timeoutMs = deps.timeoutMs ?? 5_000;
   let running = true;
   let dirty = true;
   let pass: Promise<void> | null = null;
@@ -112,10 +105,10 @@ export function startAggregation(deps: AggregationDeps): AggregationController {
       if (!selectors) return true;
       const want = aggregateRules(name, selectors, sources());
       if (sameRules(readRules(object.rules), want)) return true;
-      const { resourceVersion: _rv, ...metadata } = object.metadata;
-      const update: StorageUpdateRequest = { ref: refOf(name), object: { ...object, metadata, rules: want }, expectedRevision: revision };
+      const target = internal.targets.preferred(RBAC_GROUP, 'clusterroles');
+      if (!target) return true;
       try {
-        await busRequest<StorageWriteReply>(nc, Subjects.storageUpdate, update, timeoutMs);
+        await internal.store.update(internal.write(target, undefined, name), (cur) => ({ ...cur, rules: want }), revision);
         log.info({ clusterRole: name, rules: want.length }, 'aggregated ClusterRole rules updated');
         return true;
       } catch (err) {
@@ -128,11 +121,11 @@ export function startAggregation(deps: AggregationDeps): AggregationController {
       }
       // Someone else wrote it (another replica, or an edit): start over from what is stored now.
       try {
-        const got = await busRequest<StorageGetReply>(nc, Subjects.storageGet, { ref: refOf(name) } satisfies StorageGetRequest, timeoutMs);
+        const got = await internal.get(target, undefined, name);
+        if (!got) return true;
         object = got.object;
         revision = got.revision;
-      } catch (err) {
-        if (err instanceof StatusError && err.code === 404) return true;
+      } catch {
         return false;
       }
     }

@@ -2,10 +2,10 @@
 // with the platform's group names, and the start-up job that writes them (see reconcile.ts for
 // how existing copies are updated without undoing an administrator's additions).
 
-import type { NatsConnection } from '@nats-io/nats-core';
 import type { ApiObject } from '../../../shared/api/types.js';
 import type { PolicyRule } from '../../../shared/bus/messages.js';
 import type { Logger } from '../../../shared/log.js';
+import type { InternalStore } from '../../../shared/registry/rest/internal-store.js';
 import { reconcileAll, type ReconcileTarget } from './reconcile.js';
 import { RBAC_API_VERSION, RBAC_GROUP } from './rules.js';
 
@@ -196,7 +196,7 @@ export function bootstrapPolicy(): ReconcileTarget[] {
 }
 
 export interface BootstrapPolicyDeps {
-  nc: NatsConnection;
+  internal: InternalStore;
   log: Logger;
   /** First pause before retrying when the storage service does not answer (doubles up to 5 s). */
   retryMs?: number;
@@ -209,12 +209,12 @@ export interface BootstrapPolicyJob {
 }
 
 /**
- * Writes the bootstrap policy through the storage service, retrying until it answers (it may start
- * after authz). Runs in the background; never rejects.
+ * Writes the bootstrap policy through the generic store, retrying until storage and admission
+ * answer (they may start after authz). Runs in the background; never rejects.
  */
 export function startBootstrapPolicy(deps: BootstrapPolicyDeps): BootstrapPolicyJob {
   const controller = new AbortController();
-  const done = reconcileAll({ nc: deps.nc, log: deps.log, signal: controller.signal, retryMs: deps.retryMs ?? 250, autoupdateAnnotation: AUTOUPDATE_ANNOTATION }, bootstrapPolicy()).then(
+  const done = reconcileAll({ internal: deps.internal, log: deps.log, signal: controller.signal, retryMs: deps.retryMs ?? 250, autoupdateAnnotation: AUTOUPDATE_ANNOTATION }, bootstrapPolicy()).then(
     () => deps.log.info('RBAC bootstrap policy reconciled'),
     (err: unknown) => {
       if (!controller.signal.aborted) deps.log.error({ err }, 'RBAC bootstrap policy failed');

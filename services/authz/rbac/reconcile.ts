@@ -4,25 +4,14 @@
 // upgrades; an object annotated `autoupdate: "false"` is left alone. A binding whose roleRef
 // differs is re-created (roleRef is immutable), keeping its subjects.
 //
-// The pure part (`reconcileRole`, `reconcileBinding`) decides; `reconcileAll` talks to the storage
-// service, retrying until it answers and re-reading after a conflict (several authz replicas may
-// reconcile at once: whoever loses a compare-and-swap re-reads and usually finds nothing to do).
+// The pure part (`reconcileRole`, `reconcileBinding`) decides; `reconcileAll` writes through the
+// generic store like any API request, retrying until it answers and re-reading after a conflict
+// (several authz replicas may reconcile at once: whoever loses a compare-and-swap re-reads and
+// usually finds nothing to do).
 
-import { randomUUID } from 'node:crypto';
-import type { NatsConnection } from '@nats-io/nats-core';
 import type { ApiObject } from '../../../shared/api/types.js';
 import { StatusError } from '../../../shared/api/status.js';
-import { busRequest } from '../../../shared/bus/client.js';
-import type {
-  ObjectRef,
-  StorageCreateRequest,
-  StorageDeleteRequest,
-  StorageGetReply,
-  StorageGetRequest,
-  StorageUpdateRequest,
-  StorageWriteReply,
-} from '../../../shared/bus/messages.js';
-import { Subjects } from '../../../shared/bus/subjects.js';
+import type { InternalStore } from '../../../shared/registry/rest/internal-store.js';
 import type { Logger } from '../../../shared/log.js';
 import { covers } from './covers.js';
 import { readRules, readSubjects, RBAC_GROUP, type Subject } from './rules.js';
@@ -132,13 +121,12 @@ export function reconcileObject(target: ReconcileTarget, existing: ApiObject, au
 // ---- writing through the storage service ----
 
 export interface ReconcileDeps {
-  nc: NatsConnection;
+  /** Writes go through the generic store, as the API server's own identity. */
+  internal: InternalStore;
   log: Logger;
   signal: AbortSignal;
   autoupdateAnnotation: string;
-  /** First pause when the storage service does not answer; doubles up to 5 s. */
   retryMs: number;
-  timeoutMs?: number;
 }
 
 const MAX_RETRY_MS = 5_000;
@@ -165,48 +153,29 @@ function codeOf(err: unknown): number {
   return err instanceof StatusError ? err.code : 0;
 }
 
-/** RFC 3339 at second precision, as the API server writes timestamps. */
-function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-function refOf(t: ReconcileTarget): ObjectRef {
-  const ref: ObjectRef = { group: RBAC_GROUP, resource: t.resource, name: t.object.metadata.name! };
-  if (t.object.metadata.namespace) ref.namespace = t.object.metadata.namespace;
-  return ref;
-}
-
-function fresh(object: ApiObject): ApiObject {
-  const { resourceVersion: _rv, uid: _uid, creationTimestamp: _ct, ...metadata } = object.metadata;
-  return { ...object, metadata: { ...metadata, uid: randomUUID(), creationTimestamp: now() } };
-}
-
 /** Reads one target and writes what it needs; a StatusError (409, 503, …) is the caller's to handle. */
 async function step(deps: ReconcileDeps, t: ReconcileTarget): Promise<void> {
-  const { nc } = deps;
-  const timeoutMs = deps.timeoutMs ?? 5_000;
-  const ref = refOf(t);
-  let current: StorageGetReply | null = null;
-  try {
-    current = await busRequest<StorageGetReply>(nc, Subjects.storageGet, { ref } satisfies StorageGetRequest, timeoutMs);
-  } catch (err) {
-    if (codeOf(err) !== 404) throw err;
-  }
+  const { internal } = deps;
+  const target = internal.targets.preferred(RBAC_GROUP, t.resource);
+  if (!target) throw new Error(`${t.resource} are not served`);
+  const name = t.object.metadata.name!;
+  const req = internal.write(target, t.object.metadata.namespace, name);
+  const current = await internal.get(target, req.namespace, name);
   if (!current) {
-    await busRequest<StorageWriteReply>(nc, Subjects.storageCreate, { ref, object: fresh(t.object) } satisfies StorageCreateRequest, timeoutMs);
-    deps.log.info({ resource: t.resource, name: ref.name }, 'created default RBAC object');
+    await internal.store.create(req, structuredClone(t.object));
+    deps.log.info({ resource: t.resource, name }, 'created default RBAC object');
     return;
   }
   const r = reconcileObject(t, current.object, deps.autoupdateAnnotation);
   if (r.op === 'none') return;
   if (r.op === 'update') {
-    await busRequest<StorageWriteReply>(nc, Subjects.storageUpdate, { ref, object: r.object, expectedRevision: current.revision } satisfies StorageUpdateRequest, timeoutMs);
-    deps.log.info({ resource: t.resource, name: ref.name }, 'added missing permissions to default RBAC object');
+    await internal.store.update(req, () => structuredClone(r.object), current.revision);
+    deps.log.info({ resource: t.resource, name }, 'added missing permissions to default RBAC object');
     return;
   }
-  await busRequest(nc, Subjects.storageDelete, { ref, expectedRevision: current.revision } satisfies StorageDeleteRequest, timeoutMs);
-  await busRequest<StorageWriteReply>(nc, Subjects.storageCreate, { ref, object: fresh(r.object) } satisfies StorageCreateRequest, timeoutMs);
-  deps.log.info({ resource: t.resource, name: ref.name }, 're-created default RBAC binding with its expected roleRef');
+  await internal.store.delete(req, { preconditions: { resourceVersion: String(current.revision) } });
+  await internal.store.create(req, structuredClone(r.object));
+  deps.log.info({ resource: t.resource, name }, 're-created default RBAC binding with its expected roleRef');
 }
 
 /**
@@ -232,10 +201,10 @@ export async function reconcileAll(deps: ReconcileDeps, targets: ReconcileTarget
           continue;
         }
         if (code >= 400 && code < 500) {
-          deps.log.error({ err, resource: t.resource, name: t.object.metadata.name }, 'storage refused a default RBAC object; skipping it');
+          deps.log.error({ err, resource: t.resource, name: t.object.metadata.name }, 'a default RBAC object was refused; skipping it');
           break;
         }
-        deps.log.debug({ err, resource: t.resource, name: t.object.metadata.name }, 'storage unavailable for RBAC bootstrap; retrying');
+        deps.log.debug({ err, resource: t.resource, name: t.object.metadata.name }, 'storage or admission unavailable for RBAC bootstrap; retrying');
         await sleep(wait, deps.signal);
         wait = Math.min(wait * 2, MAX_RETRY_MS);
         continue;

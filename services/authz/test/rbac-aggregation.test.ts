@@ -8,6 +8,11 @@ import { encodeKey } from '../../../shared/store/key-codec.js';
 import { groupFilter, startObjectFeed, type ObjectFeed } from '../../../shared/store/object-feed.js';
 import { startTestNats, type TestNats } from '../../../test/support/nats.js';
 import { createStorageService, type StorageService } from '../../storage/service.js';
+import { createInternalStore, type InternalStore } from '../../../shared/registry/rest/internal-store.js';
+import { createBuiltinRegistry } from '../../../shared/registry/builtin-registry.js';
+import { startFakeAdmission, type FakeAdmission } from '../../../test/support/fake-admission.js';
+
+const registry = createBuiltinRegistry();
 import { aggregateRules, startAggregation, type AggregationController, type AggregationSource } from '../rbac/aggregation.js';
 import { RbacState } from '../rbac/state.js';
 import { RBAC_GROUP } from '../rbac/rules.js';
@@ -45,13 +50,16 @@ test('rbac aggregation - the union of the selected roles’ rules, de-duplicated
 describe('rbac aggregation controller', () => {
   let nats: TestNats;
   let storage: StorageService;
+  let admission: FakeAdmission;
   let kv: KV;
   before(async () => {
     nats = await startTestNats();
     storage = await createStorageService({ nc: await nats.connect('storage') });
+    admission = await startFakeAdmission(await nats.connect('admission'));
     kv = storage.kv;
   });
   after(async () => {
+    await admission.stop();
     await storage.stop();
     await nats.stop();
   });
@@ -74,13 +82,14 @@ describe('rbac aggregation controller', () => {
   }
 
   test('rbac aggregation - two replicas race to write the aggregate; it converges once and stays put', async () => {
-    const replicas: Array<{ feed: ObjectFeed; ctl: AggregationController }> = [];
+    const replicas: Array<{ feed: ObjectFeed; ctl: AggregationController; internal: InternalStore }> = [];
     for (let i = 0; i < 2; i++) {
       const nc = await nats.connect(`authz-${i}`);
       const rbac = new RbacState();
       const feed = startObjectFeed({ nc, bucket: 'objects', filters: [groupFilter(RBAC_GROUP)], onEvent: (e) => rbac.apply(e), log: silentLogger() });
       await feed.synced;
-      replicas.push({ feed, ctl: startAggregation({ nc, rbac, log: silentLogger(), retryMs: 50 }) });
+      const internal = createInternalStore({ nc, registry, log: silentLogger() });
+      replicas.push({ feed, internal, ctl: startAggregation({ internal, rbac, log: silentLogger(), retryMs: 50 }) });
     }
     try {
       await putRole('team-view', {}, [], { clusterRoleSelectors: [{ matchLabels: { 'example.com/aggregate-to-team-view': 'true' } }] });
@@ -109,10 +118,17 @@ describe('rbac aggregation controller', () => {
         return s && s.rules.length === 1 ? s : null;
       });
       assert.deepEqual((await stored('team-view'))!.rules, [r('update', 'widgets')]);
+
+      // One write path: every aggregate write passed admission as the API server's own identity.
+      const writes = admission.requests.filter((q) => q.resource.resource === 'clusterroles' && q.operation === 'UPDATE');
+      assert.ok(writes.length >= 2, 'admission saw the aggregate writes');
+      assert.ok(writes.every((q) => q.userInfo.username === 'system:apiserver'));
+      assert.deepEqual(new Set(writes.map((q) => q.phase)), new Set(['mutating', 'validating']));
     } finally {
       for (const x of replicas) {
         await x.ctl.stop();
         await x.feed.stop();
+        x.internal.stop();
       }
     }
   });

@@ -12,6 +12,7 @@ import { encodeKey } from '../../../shared/store/key-codec.js';
 import { openObjectBucket } from '../../../shared/store/kv-bucket.js';
 import { createStorageService, type StorageService } from '../../storage/service.js';
 import { createAuthzService, type AuthzService } from '../service.js';
+import { startFakeAdmission, type FakeAdmission } from '../../../test/support/fake-admission.js';
 import { AUTOUPDATE_ANNOTATION, BOOTSTRAP_LABEL } from '../rbac/bootstrap-policy.js';
 import { RBAC_GROUP } from '../rbac/rules.js';
 
@@ -46,6 +47,7 @@ async function until<T>(what: string, f: () => Promise<T | null | undefined | fa
 describe('authz service with RBAC', () => {
   let nats: TestNats;
   let storage: StorageService;
+  let admission: FakeAdmission;
   let kv: KV;
   let authz: AuthzService;
   let client: NatsConnection;
@@ -61,6 +63,7 @@ describe('authz service with RBAC', () => {
   before(async () => {
     nats = await startTestNats();
     client = await nats.connect('gateway');
+    admission = await startFakeAdmission(await nats.connect('admission'));
     // authz first, with the bucket there but no storage service answering yet: the bootstrap
     // policy has to retry until storage comes up.
     await openObjectBucket(client, { bucket: 'objects', create: true });
@@ -73,6 +76,7 @@ describe('authz service with RBAC', () => {
   });
   after(async () => {
     await authz.stop();
+    await admission.stop();
     await storage.stop();
     await nats.stop();
   });
@@ -90,6 +94,11 @@ describe('authz service with RBAC', () => {
     const binding = await until('cluster-admin ClusterRoleBinding', () => read('clusterrolebindings', 'cluster-admin'));
     assert.deepEqual(binding.subjects, [{ kind: 'Group', apiGroup: RBAC_GROUP, name: 'system:masters' }]);
     assert.deepEqual(binding.roleRef, { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: 'cluster-admin' });
+    // One write path: the defaults were written by the generic store (strategy and admission), as
+    // the API server's own identity, not straight into storage.
+    const created = admission.requests.filter((q) => q.operation === 'CREATE' && q.name === 'cluster-admin');
+    assert.deepEqual(created.map((q) => `${q.phase} ${q.resource.resource}`).sort(), ['mutating clusterrolebindings', 'mutating clusterroles', 'validating clusterrolebindings', 'validating clusterroles']);
+    assert.ok(created.every((q) => q.userInfo.username === 'system:apiserver' && q.userInfo.groups.includes('system:masters')));
   });
 
   test('rbac service - anonymous may read /healthz and /version, nothing else', async () => {
