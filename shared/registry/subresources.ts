@@ -4,6 +4,7 @@
 // entry agree, so what discovery lists is what the routes serve.
 
 import type { ResourceType, SubresourceStrategy } from './types.js';
+import { restAction } from './rest/hooks.js';
 
 /** The verbs of `/status` and `/scale`, and the most any update-style subresource is served with. */
 export const UPDATE_SUBRESOURCE_VERBS: readonly string[] = ['get', 'patch', 'update'];
@@ -34,7 +35,8 @@ export function subresourceStrategyProblems(type: ResourceType): string[] {
     } else {
       const listed = subs.others?.find((o) => o.name === name);
       if (!listed) problems.push(`${type.kind}: subresource "${name}" has a strategy but is not listed in subresources.others`);
-      else if (!listed.verbs.some((v) => UPDATE_SUBRESOURCE_VERBS.includes(v))) problems.push(`${type.kind}: subresource "${name}" lists none of the verbs ${UPDATE_SUBRESOURCE_VERBS.join(', ')}`);
+      // A REST hook may write through a subresource strategy of its own (pods/binding).
+      else if (!listed.verbs.some((v) => UPDATE_SUBRESOURCE_VERBS.includes(v)) && !restAction(type.rest, name)) problems.push(`${type.kind}: subresource "${name}" lists none of the verbs ${UPDATE_SUBRESOURCE_VERBS.join(', ')}`);
     }
   }
   return problems;

@@ -6,6 +6,7 @@ import { ageColumn } from '../common/columns.js';
 import { asArray, asObject, at } from '../common/field-errors.js';
 import { conditionList, typedCondition } from '../common/meta.js';
 import { atomicList, bool, int32, int64, mergeList, obj, partial, quantityMap, str, strEnum, time } from '../common/schema.js';
+import { nodeActions } from './proxy.js';
 
 const taint = obj({ key: str, value: str, effect: strEnum('NoSchedule', 'PreferNoSchedule', 'NoExecute'), timeAdded: time }, ['key', 'effect']);
 
@@ -82,6 +83,7 @@ export const nodes: ResourceType = {
     status: true,
     others: [{ name: 'proxy', kind: 'NodeProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] }],
   },
+  rest: { actions: nodeActions },
   columns: [
     { name: 'Status', type: 'string', description: 'The status of the node', cell: readyStatus },
     { name: 'Roles', type: 'string', description: 'The roles of the node', cell: rolesCell },

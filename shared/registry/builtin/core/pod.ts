@@ -9,6 +9,8 @@ import { asArray, asObject, at, forbidden, jsonEqual, pathSelectors, type Json }
 import { defaultPodOnly, defaultPodSpec, podQosClass, podSpec, podStatus, validatePodSpec } from '../common/pod-spec.js';
 import { obj } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
+import { podActions } from './pod-rest.js';
+import { evictionAction } from '../policy/eviction.js';
 
 const schema = obj({ spec: podSpec, status: podStatus });
 
@@ -141,5 +143,20 @@ export const pods: ResourceType = {
     },
     validate: validatePod,
     validateUpdate: updateValidation(validatePod, validatePodUpdate),
+    subresources: {
+      // The binding hook's write (pod-rest.ts): only the node, the binding's annotations and the
+      // PodScheduled condition come from it; the binding was validated and admitted as such.
+      binding: {
+        prepareForUpdate(o, old) {
+          const next = structuredClone(old);
+          next.spec = { ...(asObject(next.spec) ?? {}), nodeName: asObject(o.spec)?.nodeName };
+          if (o.metadata.annotations) next.metadata.annotations = o.metadata.annotations;
+          next.status = o.status;
+          return next;
+        },
+        validateUpdate: () => [],
+      },
+    },
   },
+  rest: { actions: { ...podActions, eviction: evictionAction } },
 };

@@ -9,6 +9,7 @@ import { asArray, asObject, at, duplicate, ensureObject, invalidValue, isDns1035
 import { conditionList, metaCondition } from '../common/meta.js';
 import { atomicList, bool, int32, intOrString, mapList, obj, str, strEnum, strMap } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
+import { serviceActions } from './proxy.js';
 
 const servicePort = obj(
   { name: str, protocol: strEnum('TCP', 'UDP', 'SCTP'), appProtocol: str, port: int32, targetPort: intOrString, nodePort: int32 },
@@ -161,6 +162,7 @@ export const services: ResourceType = {
     status: true,
     others: [{ name: 'proxy', kind: 'ServiceProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] }],
   },
+  rest: { actions: serviceActions },
   columns: [
     { name: 'Type', type: 'string', description: 'The type of the service.', cell: (o) => at(o, 'spec.type') ?? 'ClusterIP' },
     { name: 'Cluster-IP', type: 'string', description: 'The IP address of the service.', cell: (o) => (at(o, 'spec.clusterIP') as string | undefined) || '<none>' },
