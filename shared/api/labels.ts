@@ -4,6 +4,8 @@
 // scans characters instead of using regexes so hostile keys cost linear time.
 
 import { badRequest, type FieldError } from './status.js';
+import { labelValueProblems, qualifiedNameProblems } from './validation.js';
+import { forbidden, invalidValue, required } from './field-errors.js';
 
 export const LabelOperator = {
   Equals: '=',
@@ -46,79 +48,16 @@ export interface LabelSelectorObject {
   matchExpressions?: LabelSelectorRequirementObject[] | null;
 }
 
-// ---- character-level validation (shared with anything that validates label keys/values) ----
-
-const MAX_LABEL_VALUE = 63;
-const MAX_NAME_PART = 63;
-const MAX_PREFIX = 253;
-
-function isAlnum(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
-}
-function isLowerAlnum(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x7a);
-}
-
-/** `[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?` without a regex. */
-function isNamePart(s: string): boolean {
-  const n = s.length;
-  if (n === 0 || !isAlnum(s.charCodeAt(0)) || !isAlnum(s.charCodeAt(n - 1))) return false;
-  for (let i = 1; i < n - 1; i++) {
-    const c = s.charCodeAt(i);
-    if (!isAlnum(c) && c !== 0x2d && c !== 0x5f && c !== 0x2e) return false;
-  }
-  return true;
-}
-
-/** RFC 1123 subdomain: dot-separated lowercase labels, each alphanumeric at both ends. */
-function isDnsSubdomain(s: string): boolean {
-  let labelStart = 0;
-  for (let i = 0; i <= s.length; i++) {
-    const c = i < s.length ? s.charCodeAt(i) : 0x2e;
-    if (c === 0x2e) {
-      if (i === labelStart || !isLowerAlnum(s.charCodeAt(labelStart)) || !isLowerAlnum(s.charCodeAt(i - 1))) return false;
-      labelStart = i + 1;
-    } else if (!isLowerAlnum(c) && c !== 0x2d) {
-      return false;
-    }
-  }
-  return true;
-}
-
-const NAME_PART_RULE =
-  "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc')";
+// ---- key and value rules (shared/api/validation.ts holds the one implementation) ----
 
 /** Problems with a label/annotation key (`[prefix/]name`); empty when valid. */
 export function validateQualifiedName(key: string): string[] {
-  const slash = key.indexOf('/');
-  let name = key;
-  const out: string[] = [];
-  if (slash >= 0) {
-    const prefix = key.slice(0, slash);
-    name = key.slice(slash + 1);
-    if (name.includes('/')) {
-      return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character, with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"];
-    }
-    if (prefix.length === 0) out.push('prefix part must be non-empty');
-    else if (prefix.length > MAX_PREFIX) out.push(`prefix part must be no more than ${MAX_PREFIX} characters`);
-    else if (!isDnsSubdomain(prefix)) {
-      out.push("prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com')");
-    }
-  }
-  if (name.length === 0) out.push('name part must be non-empty');
-  else if (name.length > MAX_NAME_PART) out.push(`name part must be no more than ${MAX_NAME_PART} characters`);
-  else if (!isNamePart(name)) out.push(NAME_PART_RULE);
-  return out;
+  return qualifiedNameProblems(key);
 }
 
 /** Problems with a label value (empty is valid); empty when valid. */
 export function validateLabelValue(value: string): string[] {
-  if (value.length === 0) return [];
-  if (value.length > MAX_LABEL_VALUE) return [`must be no more than ${MAX_LABEL_VALUE} characters`];
-  if (!isNamePart(value)) {
-    return ["a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue', or 'my_value', or '12345')"];
-  }
-  return [];
+  return labelValueProblems(value);
 }
 
 /** Base-10 int64 as upstream's strconv.ParseInt accepts it (optional sign), else undefined. */
@@ -467,9 +406,9 @@ export function validateLabelSelectorObject(sel: LabelSelectorObject | null | un
   const errs: FieldError[] = [];
   if (sel == null) return errs;
   for (const [k, v] of Object.entries(sel.matchLabels ?? {})) {
-    for (const d of validateQualifiedName(k)) errs.push({ type: 'Invalid value', field: `${path}.matchLabels`, value: k, detail: d });
-    if (typeof v !== 'string') errs.push({ type: 'Invalid value', field: `${path}.matchLabels`, value: v, detail: 'must be a string' });
-    else for (const d of validateLabelValue(v)) errs.push({ type: 'Invalid value', field: `${path}.matchLabels`, value: v, detail: d });
+    for (const d of validateQualifiedName(k)) errs.push(invalidValue(`${path}.matchLabels`, k, d));
+    if (typeof v !== 'string') errs.push(invalidValue(`${path}.matchLabels`, v, 'must be a string'));
+    else for (const d of validateLabelValue(v)) errs.push(invalidValue(`${path}.matchLabels`, v, d));
   }
   (sel.matchExpressions ?? []).forEach((e, i) => {
     const p = `${path}.matchExpressions[${i}]`;
@@ -477,18 +416,18 @@ export function validateLabelSelectorObject(sel: LabelSelectorObject | null | un
     switch (e.operator) {
       case SelectorOperator.In:
       case SelectorOperator.NotIn:
-        if (values.length === 0) errs.push({ type: 'Required value', field: `${p}.values`, detail: "must be specified when `operator` is 'In' or 'NotIn'" });
+        if (values.length === 0) errs.push(required(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
         break;
       case SelectorOperator.Exists:
       case SelectorOperator.DoesNotExist:
-        if (values.length > 0) errs.push({ type: 'Forbidden', field: `${p}.values`, detail: "may not be specified when `operator` is 'Exists' or 'DoesNotExist'" });
+        if (values.length > 0) errs.push(forbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
         break;
       default:
-        errs.push({ type: 'Invalid value', field: `${p}.operator`, value: e.operator, detail: 'not a valid selector operator' });
+        errs.push(invalidValue(`${p}.operator`, e.operator, 'not a valid selector operator'));
     }
-    for (const d of validateQualifiedName(String(e.key ?? ''))) errs.push({ type: 'Invalid value', field: `${p}.key`, value: e.key, detail: d });
+    for (const d of validateQualifiedName(String(e.key ?? ''))) errs.push(invalidValue(`${p}.key`, e.key, d));
     values.forEach((v, j) => {
-      for (const d of validateLabelValue(String(v))) errs.push({ type: 'Invalid value', field: `${p}.values[${j}]`, value: v, detail: d });
+      for (const d of validateLabelValue(String(v))) errs.push(invalidValue(`${p}.values[${j}]`, v, d));
     });
   });
   return errs;

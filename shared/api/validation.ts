@@ -4,6 +4,7 @@
 
 import type { NameRule } from '../registry/types.js';
 import type { FieldError } from './status.js';
+import { duplicate, FieldErrorType, forbidden, immutable, invalidValue, required, tooLong } from './field-errors.js';
 import type { ObjectMeta } from './types.js';
 
 const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
@@ -22,18 +23,6 @@ export const QUALIFIED_NAME_MAX_LENGTH = 63;
 export const LABEL_VALUE_MAX_LENGTH = 63;
 /** Upper bound of the summed size of all annotation keys and values. */
 export const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
-
-export const FieldErrorType = {
-  Invalid: 'Invalid value',
-  Required: 'Required value',
-  TooLong: 'Too long',
-  Forbidden: 'Forbidden',
-  Duplicate: 'Duplicate value',
-  NotSupported: 'Unsupported value',
-} as const;
-export type FieldErrorType = (typeof FieldErrorType)[keyof typeof FieldErrorType];
-
-export const IMMUTABLE_FIELD = 'field is immutable';
 
 function withExamples(what: string, examples: string[], regex: string): string {
   const eg = examples.map((e) => `'${e}'`).join(',  or ');
@@ -66,7 +55,7 @@ function maxLenMsg(n: number): string {
 }
 
 function invalidAll(field: string, value: unknown, details: string[]): FieldError[] {
-  return details.map((detail) => ({ type: FieldErrorType.Invalid, field, value, detail }));
+  return details.map((detail) => invalidValue(field, value, detail));
 }
 
 // The message-level checks return plain strings so the same rule can be reported against a
@@ -98,7 +87,7 @@ function pathSegmentProblems(value: string, prefix: boolean): string[] {
   return out;
 }
 
-function qualifiedNameProblems(value: string): string[] {
+export function qualifiedNameProblems(value: string): string[] {
   const parts = value.split('/');
   let name: string;
   const out: string[] = [];
@@ -126,11 +115,58 @@ function qualifiedNameProblems(value: string): string[] {
   return out;
 }
 
-function labelValueProblems(value: string): string[] {
+export function labelValueProblems(value: string): string[] {
   const out: string[] = [];
   if (value.length > LABEL_VALUE_MAX_LENGTH) out.push(maxLenMsg(LABEL_VALUE_MAX_LENGTH));
   if (!LABEL_VALUE_RE.test(value)) out.push(LABEL_VALUE_MSG);
   return out;
+}
+
+// Yes/no forms of the rules, for strategies that word their own error.
+
+export function validDnsLabel(s: string): boolean {
+  return dns1123LabelProblems(s).length === 0;
+}
+
+export function validDnsSubdomain(s: string): boolean {
+  return dns1123SubdomainProblems(s).length === 0;
+}
+
+export function validQualifiedName(s: string): boolean {
+  return qualifiedNameProblems(s).length === 0;
+}
+
+export function validLabelValue(s: string): boolean {
+  return labelValueProblems(s).length === 0;
+}
+
+/** Names that are single URL path segments (RBAC objects). */
+export function validPathSegmentName(s: string): boolean {
+  return pathSegmentProblems(s, false).length === 0;
+}
+
+const DNS1035_LABEL_RE = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+/** RFC 1035 label (service names): starts with a letter. */
+export function validDns1035Label(s: string): boolean {
+  return s.length <= DNS1123_LABEL_MAX_LENGTH && DNS1035_LABEL_RE.test(s);
+}
+
+const CONFIG_KEY_RE = /^[-._a-zA-Z0-9]+$/;
+
+/** Keys of ConfigMap and Secret data (they become file names in volumes). */
+export function validConfigKey(s: string): boolean {
+  return s.length <= DNS1123_SUBDOMAIN_MAX_LENGTH && CONFIG_KEY_RE.test(s) && s !== '.' && s !== '..' && !s.startsWith('..');
+}
+
+/** One error for a value that is not a DNS-1123 label. */
+export function dnsLabelError(field: string, value: string): FieldError {
+  return invalidValue(field, value, DNS1123_LABEL_MSG);
+}
+
+/** One error for a value that is not a DNS-1123 subdomain. */
+export function dnsSubdomainError(field: string, value: string): FieldError {
+  return invalidValue(field, value, DNS1123_SUBDOMAIN_MSG);
 }
 
 /** A DNS-1123 subdomain (at most 253 characters): most object names. */
@@ -206,7 +242,7 @@ export function validateObjectMeta(meta: ObjectMeta, opts: ObjectMetaOptions): F
   const name = meta.name;
   const generateName = meta.generateName;
   if (requireName && !name && !(opts.isCreate && generateName)) {
-    errs.push({ type: FieldErrorType.Required, field: 'metadata.name', detail: 'name or generateName is required' });
+    errs.push(required('metadata.name', 'name or generateName is required'));
   }
   if (isStr(name) && name !== '') errs.push(...invalidAll('metadata.name', name, nameProblems(opts.nameRule, name)));
   if (isStr(generateName) && generateName !== '') {
@@ -216,15 +252,15 @@ export function validateObjectMeta(meta: ObjectMeta, opts: ObjectMetaOptions): F
   const ns = meta.namespace;
   if (opts.namespaced) {
     if (!ns) {
-      if (opts.requireNamespace ?? true) errs.push({ type: FieldErrorType.Required, field: 'metadata.namespace' });
+      if (opts.requireNamespace ?? true) errs.push(required('metadata.namespace'));
     }
     else if (isStr(ns)) errs.push(...invalidAll('metadata.namespace', ns, dns1123LabelProblems(ns)));
   } else if (ns) {
-    errs.push({ type: FieldErrorType.Forbidden, field: 'metadata.namespace', detail: 'not allowed on this type' });
+    errs.push(forbidden('metadata.namespace', 'not allowed on this type'));
   }
 
   if (typeof meta.generation === 'number' && meta.generation < 0) {
-    errs.push({ type: FieldErrorType.Invalid, field: 'metadata.generation', value: meta.generation, detail: 'must be greater than or equal to 0' });
+    errs.push(invalidValue('metadata.generation', meta.generation, 'must be greater than or equal to 0'));
   }
 
   errs.push(...validateLabels(meta.labels, 'metadata.labels'));
@@ -255,7 +291,7 @@ export function validateAnnotations(annotations: unknown, field: string): FieldE
     size += utf8Length(k) + (isStr(v) ? utf8Length(v) : 0);
   }
   if (size > TOTAL_ANNOTATION_SIZE_LIMIT) {
-    errs.push({ type: FieldErrorType.TooLong, field, detail: `must have at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes` });
+    errs.push(tooLong(field, TOTAL_ANNOTATION_SIZE_LIMIT));
   }
   return errs;
 }
@@ -283,7 +319,7 @@ export function validateFinalizers(finalizers: unknown, field: string): FieldErr
   finalizers.forEach((f, i) => {
     if (!isStr(f)) return;
     errs.push(...invalidAll(`${field}[${i}]`, f, qualifiedNameProblems(f)));
-    if (seen.has(f)) errs.push({ type: FieldErrorType.Duplicate, field, value: f });
+    if (seen.has(f)) errs.push(duplicate(field, f));
     seen.add(f);
   });
   return errs;
@@ -304,17 +340,12 @@ export function validateOwnerReferences(refs: unknown, field: string): FieldErro
       ['uid', 'uid must not be empty'],
     ];
     for (const [key, detail] of need) {
-      if (r[key] === undefined || r[key] === null || r[key] === '') errs.push({ type: FieldErrorType.Required, field: `${at}.${key}`, detail });
+      if (r[key] === undefined || r[key] === null || r[key] === '') errs.push(required(`${at}.${key}`, detail));
     }
     if (r.controller === true) controllers.push(`${String(r.kind ?? '')}/${String(r.name ?? '')}`);
   });
   if (controllers.length > 1) {
-    errs.push({
-      type: FieldErrorType.Invalid,
-      field,
-      value: refs,
-      detail: `Only one reference can have Controller set to true. Found "true" in references for ${controllers.join(' and ')}`,
-    });
+    errs.push(invalidValue(field, refs, `Only one reference can have Controller set to true. Found "true" in references for ${controllers.join(' and ')}`));
   }
   return errs;
 }
@@ -325,10 +356,6 @@ function sameTime(a: unknown, b: unknown): boolean {
   const ta = Date.parse(a);
   const tb = Date.parse(b);
   return !Number.isNaN(ta) && ta === tb;
-}
-
-function immutable(field: string, value: unknown): FieldError {
-  return { type: FieldErrorType.Invalid, field, value, detail: IMMUTABLE_FIELD };
 }
 
 /**

@@ -6,6 +6,7 @@
 import type { ErrorObject } from 'ajv';
 import type { FieldError } from '../api/status.js';
 import type { JsonSchema } from './types.js';
+import { duplicate, forbidden, invalidValue, required, tooLong, tooMany, unsupported } from '../api/field-errors.js';
 
 /**
  * What the walkers need to know about one schema node.
@@ -410,13 +411,6 @@ function jsonTypeOrValue(v: unknown): unknown {
   return v;
 }
 
-function quoteList(values: unknown[]): string {
-  return values
-    .filter((v) => v !== null)
-    .map((v) => JSON.stringify(v))
-    .join(', ');
-}
-
 const INTEGER_FORMATS: ReadonlyMap<string, string> = new Map([
   ['int32', `must be an integer between ${-(2 ** 31)} and ${2 ** 31 - 1} (format int32)`],
   ['int64', `must be an integer between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER} (format int64; larger integers cannot be represented exactly)`],
@@ -429,15 +423,15 @@ function mapOne(e: ErrorObject, shape: ShapeNode, root: unknown): FieldError | u
   const data = valueAtPointer(root, e.instancePath);
   switch (e.keyword) {
     case 'required':
-      return { type: 'Required value', field: pointerToFieldPath(shape, e.instancePath, String(p.missingProperty)) };
+      return required(pointerToFieldPath(shape, e.instancePath, String(p.missingProperty)));
     case 'type':
-      return { type: 'Invalid value', field, value: jsonTypeOrValue(data), detail: `must be of type ${describeTypes(p.type)}` };
+      return invalidValue(field, jsonTypeOrValue(data), `must be of type ${describeTypes(p.type)}`);
     case 'enum':
-      return { type: 'Unsupported value', field, value: data, detail: `supported values: ${quoteList(p.allowedValues as unknown[])}` };
+      return unsupported(field, data, p.allowedValues as unknown[]);
     case 'const':
-      return { type: 'Unsupported value', field, value: data, detail: `supported values: ${quoteList([p.allowedValue])}` };
+      return unsupported(field, data, [p.allowedValue]);
     case 'format':
-      return { type: 'Invalid value', field, value: reportable(data), detail: INTEGER_FORMATS.get(String(p.format)) ?? `must be of format ${String(p.format)}` };
+      return invalidValue(field, reportable(data), INTEGER_FORMATS.get(String(p.format)) ?? `must be of format ${String(p.format)}`);
     case 'minimum':
     case 'exclusiveMinimum':
     case 'maximum':
@@ -448,36 +442,36 @@ function mapOne(e: ErrorObject, shape: ShapeNode, root: unknown): FieldError | u
         maximum: 'less than or equal to',
         exclusiveMaximum: 'less than',
       };
-      return { type: 'Invalid value', field, value: data, detail: `must be ${words[e.keyword]} ${String(p.limit)}` };
+      return invalidValue(field, data, `must be ${words[e.keyword]} ${String(p.limit)}`);
     }
     case 'multipleOf':
-      return { type: 'Invalid value', field, value: data, detail: `must be a multiple of ${String(p.multipleOf)}` };
+      return invalidValue(field, data, `must be a multiple of ${String(p.multipleOf)}`);
     case 'minLength':
-      return { type: 'Invalid value', field, value: data, detail: `must be at least ${String(p.limit)} characters long` };
+      return invalidValue(field, data, `must be at least ${String(p.limit)} characters long`);
     case 'maxLength':
-      return { type: 'Too long', field, detail: `must have at most ${String(p.limit)} characters` };
+      return tooLong(field, Number(p.limit), 'characters');
     case 'minItems':
-      return { type: 'Invalid value', field, detail: `must have at least ${String(p.limit)} items` };
+      return invalidValue(field, undefined, `must have at least ${String(p.limit)} items`);
     case 'maxItems':
-      return { type: 'Too many', field, detail: `must have at most ${String(p.limit)} items` };
+      return tooMany(field, Number(p.limit), 'items');
     case 'minProperties':
-      return { type: 'Invalid value', field, detail: `must have at least ${String(p.limit)} properties` };
+      return invalidValue(field, undefined, `must have at least ${String(p.limit)} properties`);
     case 'maxProperties':
-      return { type: 'Too many', field, detail: `must have at most ${String(p.limit)} properties` };
+      return tooMany(field, Number(p.limit), 'properties');
     case 'pattern':
-      return { type: 'Invalid value', field, value: data, detail: `should match '${String(p.pattern)}'` };
+      return invalidValue(field, data, `should match '${String(p.pattern)}'`);
     case 'uniqueItems': {
       const idx = Math.max(Number(p.i), Number(p.j));
       const item = Array.isArray(data) ? data[idx] : undefined;
-      return { type: 'Duplicate value', field: `${field}[${idx}]`, value: item };
+      return duplicate(`${field}[${idx}]`, item);
     }
     case 'additionalProperties':
-      return { type: 'Forbidden', field: pointerToFieldPath(shape, e.instancePath, String(p.additionalProperty)), detail: 'field not declared in schema' };
+      return forbidden(pointerToFieldPath(shape, e.instancePath, String(p.additionalProperty)), 'field not declared in schema');
     case 'if':
       // The failing then/else branch reports the real problem.
       return undefined;
     default:
-      return { type: 'Invalid value', field, value: reportable(data), detail: e.message ?? 'is invalid' };
+      return invalidValue(field, reportable(data), e.message ?? 'is invalid');
   }
 }
 
@@ -520,7 +514,7 @@ function resolveUmbrella(u: ErrorObject, branch: ErrorObject[], shape: ShapeNode
   const field = pointerToFieldPath(shape, u.instancePath);
   const data = valueAtPointer(root, u.instancePath);
   if (u.keyword === 'oneOf' && branch.length === 0) {
-    return [{ type: 'Invalid value', field, value: jsonTypeOrValue(data), detail: 'must match exactly one schema' }];
+    return [invalidValue(field, jsonTypeOrValue(data), 'must match exactly one schema')];
   }
   const typeMisses = branch.filter((e) => e.keyword === 'type' && e.instancePath === u.instancePath);
   const specific = branch.filter((e) => !typeMisses.includes(e));
@@ -529,7 +523,7 @@ function resolveUmbrella(u: ErrorObject, branch: ErrorObject[], shape: ShapeNode
     const t = (e.params as { type?: unknown }).type;
     return Array.isArray(t) ? t : [t];
   });
-  return [{ type: 'Invalid value', field, value: jsonTypeOrValue(data), detail: `must be of type ${describeTypes([...new Set(types)])}` }];
+  return [invalidValue(field, jsonTypeOrValue(data), `must be of type ${describeTypes([...new Set(types)])}`)];
 }
 
 /** Removes repeated reports of the same problem (schema and type rules often agree). */

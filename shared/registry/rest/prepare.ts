@@ -8,6 +8,7 @@ import type { FieldError } from '../../api/status.js';
 import type { ResourceType, StrategyContext } from '../types.js';
 import { subresourceStrategy } from '../subresources.js';
 import { jsonEqual } from '../../patch/json-value.js';
+import { forbidden } from '../../api/field-errors.js';
 
 // Same alphabet as upstream's name generator: no vowels (no words), no confusable characters.
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -98,7 +99,7 @@ export function validateLifecycleUpdate(obj: ApiObject, old: ApiObject): FieldEr
   if (old.metadata.deletionTimestamp) {
     const before = new Set(old.metadata.finalizers ?? []);
     const added = (obj.metadata.finalizers ?? []).filter((f) => !before.has(f));
-    if (added.length) errs.push({ type: 'Forbidden', field: 'metadata.finalizers', detail: `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}` });
+    if (added.length) errs.push(forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`));
   }
   return errs;
 }

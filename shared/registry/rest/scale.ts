@@ -6,6 +6,7 @@ import { badRequest, invalid } from '../../api/status.js';
 import { at } from '../../api/object-path.js';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../../api/labels.js';
 import type { Target } from '../target.js';
+import { invalidValue } from '../../api/field-errors.js';
 
 export const SCALE_API_VERSION = 'autoscaling/v1';
 
@@ -49,7 +50,7 @@ export function fromScale(t: Target, scale: ApiObject, current: ApiObject): ApiO
   }
   const replicas = (scale.spec as { replicas?: unknown } | undefined)?.replicas;
   if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0 || replicas > 2 ** 31 - 1) {
-    throw invalid('Scale', 'autoscaling', current.metadata.name ?? '', [{ type: 'Invalid value', field: 'spec.replicas', value: replicas, detail: 'must be greater than or equal to 0' }]);
+    throw invalid('Scale', 'autoscaling', current.metadata.name ?? '', [invalidValue('spec.replicas', replicas, 'must be greater than or equal to 0')]);
   }
   const path = t.type.subresources!.scale!.specReplicasPath.replace(/^\./, '').split('.');
   const next = structuredClone(current);

@@ -9,8 +9,8 @@
 
 import type { ApiObject, UserInfo } from '../../api/types.js';
 import { alreadyExists, badRequest, conflict, CONFLICT_MODIFIED, invalid, methodNotSupported, notFound, qualifiedResource, StatusError, timeout, type FieldError, type GroupResource } from '../../api/status.js';
+import { required } from '../../api/field-errors.js';
 import { nowTimestamp } from '../../api/time.js';
-// TODO(lead): field.required once shared/api/field-errors.ts lands
 import { Subjects } from '../../bus/subjects.js';
 import { AdmissionOperation, AdmissionPhase, type ObjectRef, type StorageDeleteReply, type StorageWriteReply } from '../../bus/messages.js';
 import type { Registry } from '../registry.js';
@@ -117,7 +117,7 @@ export class GenericStore {
     if (req.subresource) throw methodNotSupported(t.gr, 'create');
     setNamespace(t, obj, req.namespace);
     if (!obj.metadata.name && !obj.metadata.generateName) {
-      throw invalid(t.kind, t.served.group, '', [{ type: 'Required value', field: 'metadata.name', detail: 'name or generateName is required' }]);
+      throw invalid(t.kind, t.served.group, '', [required('metadata.name', 'name or generateName is required')]);
     }
     this.deps.registry.defaults(t.served, obj);
     const managed = this.manageFields(req, obj, null);

@@ -6,9 +6,10 @@ import { describe, it } from 'node:test';
 import type { ApiObject } from '../../api/types.js';
 import { configmaps } from '../builtin/core/config-map.js';
 import { secrets } from '../builtin/core/secret.js';
-import { jsonEqual } from '../builtin/common/field-errors.js';
+
 import { createBuiltinRegistry } from '../builtin-registry.js';
 import { b64, createFlow, fields } from './builtin-helpers.js';
+import { jsonEqual } from '../../patch/json-value.js';
 
 const KEYS = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
 

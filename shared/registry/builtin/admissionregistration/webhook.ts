@@ -5,21 +5,12 @@
 import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { JsonSchema, VersionDef } from '../../types.js';
-import {
-  asArray,
-  asObject,
-  duplicate,
-  duplicates,
-  forbidden,
-  invalidValue,
-  isDnsSubdomain,
-  required,
-  setDefault,
-  unsupported,
-} from '../common/field-errors.js';
+import { asArray, asObject, duplicates, setDefault } from '../common/field-errors.js';
 import { labelSelector } from '../common/meta.js';
 import { validateLabelSelector } from '../common/selector.js';
 import { atomicList, bytes, int32, mapList, mergeList, obj, str, strEnum } from '../common/schema.js';
+import { duplicate, forbidden, invalidValue, required, unsupported } from '../../../api/field-errors.js';
+import { validDnsSubdomain } from '../../../api/validation.js';
 
 export const ADMISSION_GROUP = 'admissionregistration.platform.io';
 export const SUPPORTED_REVIEW_VERSIONS = ['v1', 'v1beta1'];
@@ -181,7 +172,7 @@ function validateWebhook(w: Record<string, unknown>, i: number, version: Webhook
   const errs: FieldError[] = [];
   const name = typeof w.name === 'string' ? w.name : '';
   if (!name) errs.push(required(`${f}.name`));
-  else if (!isDnsSubdomain(name) || name.split('.').length < 3) errs.push(invalidValue(`${f}.name`, name, 'should be a domain with at least three segments separated by dots'));
+  else if (!validDnsSubdomain(name) || name.split('.').length < 3) errs.push(invalidValue(`${f}.name`, name, 'should be a domain with at least three segments separated by dots'));
 
   const cc = asObject(w.clientConfig);
   if (!cc) errs.push(required(`${f}.clientConfig`));

@@ -4,9 +4,10 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
-import { invalidValue } from '../common/field-errors.js';
+
 import { anyValue, int64, obj } from '../common/schema.js';
 import { immutableFields, updateValidation } from '../common/strategy.js';
+import { invalidValue } from '../../../api/field-errors.js';
 
 const schema = obj({ data: anyValue, revision: int64 }, ['revision']);
 

@@ -4,13 +4,14 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
-import { asObject, at, ensureObject, forbidden, invalidValue, setDefault } from '../common/field-errors.js';
+import { asObject, at, ensureObject, setDefault } from '../common/field-errors.js';
 import { conditionList, labelSelector, typedCondition } from '../common/meta.js';
 import { defaultPodTemplate, podTemplateSpec } from '../common/pod-spec.js';
 import { int32, int64, intOrString, obj, strEnum } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 import { countColumn, nonNegative, selectorImmutable, validateSelectorAndTemplate, wideTemplateColumns } from '../common/workload.js';
 import { parseIntOrPercent, validateIntOrPercent } from './deployment.js';
+import { forbidden, invalidValue } from '../../../api/field-errors.js';
 
 const schema = obj({
   spec: obj(

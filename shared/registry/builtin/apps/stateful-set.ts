@@ -4,7 +4,7 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
-import { asArray, asObject, at, ensureObject, forbidden, jsonEqual, setDefault } from '../common/field-errors.js';
+import { asArray, asObject, at, ensureObject, setDefault } from '../common/field-errors.js';
 import { conditionList, embeddedObjectMeta, typedCondition } from '../common/meta.js';
 import { defaultPodTemplate, persistentVolumeClaimSpec, podTemplateSpec } from '../common/pod-spec.js';
 import { atomicList, int32, int64, intOrString, obj, partial, str, strEnum } from '../common/schema.js';
@@ -12,6 +12,8 @@ import { labelSelector } from '../common/meta.js';
 import { updateValidation } from '../common/strategy.js';
 import { nonNegative, REPLICAS_SCALE, selectorImmutable, validateSelectorAndTemplate, wideTemplateColumns } from '../common/workload.js';
 import { validateIntOrPercent } from './deployment.js';
+import { forbidden, required } from '../../../api/field-errors.js';
+import { jsonEqual } from '../../../patch/json-value.js';
 
 const claimTemplate = obj({ apiVersion: str, kind: str, metadata: embeddedObjectMeta, spec: persistentVolumeClaimSpec, status: partial({}) });
 
@@ -58,7 +60,7 @@ function validateStatefulSet(o: ApiObject): FieldError[] {
   errs.push(...validateIntOrPercent(at(us, 'rollingUpdate.maxUnavailable'), 'spec.updateStrategy.rollingUpdate.maxUnavailable'));
   asArray(spec.volumeClaimTemplates).forEach((t, i) => {
     const name = at(t, 'metadata.name');
-    if (typeof name !== 'string' || !name) errs.push({ type: 'Required value', field: `spec.volumeClaimTemplates[${i}].metadata.name` });
+    if (typeof name !== 'string' || !name) errs.push(required(`spec.volumeClaimTemplates[${i}].metadata.name`));
   });
   return errs;
 }

@@ -5,9 +5,10 @@
 import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
-import { forbidden, invalidValue, required } from '../common/field-errors.js';
+
 import { atomicList, bool, obj, str } from '../common/schema.js';
 import { selfSubjectAccessReviewHooks, selfSubjectRulesReviewHooks, subjectAccessReviewHooks } from './review-hooks.js';
+import { forbidden, invalidValue, required } from '../../../api/field-errors.js';
 
 export const AUTHORIZATION_GROUP = 'authorization.platform.io';
 

@@ -4,12 +4,13 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn, since } from '../common/columns.js';
-import { asArray, asObject, at, ensureObject, invalidValue, required, setDefault } from '../common/field-errors.js';
+import { asArray, asObject, at, ensureObject, setDefault } from '../common/field-errors.js';
 import { objectReference } from '../common/meta.js';
 import { atomicList, bool, int32, int64, obj, str, strEnum, time } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 import { wideTemplateColumns } from '../common/workload.js';
 import { defaultJobSpec, jobTemplateSpec, validateJobSpec } from './job-spec.js';
+import { invalidValue, required } from '../../../api/field-errors.js';
 
 const schema = obj({
   spec: obj(

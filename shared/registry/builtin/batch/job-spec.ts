@@ -2,12 +2,13 @@
 
 import type { FieldError } from '../../../api/status.js';
 import type { JsonSchema } from '../../types.js';
-import { asObject, at, type Json, setDefault, unsupported } from '../common/field-errors.js';
+import { asObject, at, type Json, setDefault } from '../common/field-errors.js';
 import { embeddedObjectMeta, labelSelector } from '../common/meta.js';
 import { defaultPodTemplate, podTemplateSpec, validatePodTemplate } from '../common/pod-spec.js';
 import { validateLabelSelector } from '../common/selector.js';
 import { bool, int32, int64, obj, partial, str, strEnum } from '../common/schema.js';
 import { nonNegative } from '../common/workload.js';
+import { invalidValue, required, unsupported } from '../../../api/field-errors.js';
 
 export const jobSpec: JsonSchema = obj(
   {
@@ -52,8 +53,8 @@ export function validateJobSpec(spec: unknown, field: string): FieldError[] {
   const s = asObject(spec) ?? {};
   const errs = nonNegative(s, ['parallelism', 'completions', 'backoffLimit', 'ttlSecondsAfterFinished']).map((e) => ({ ...e, field: e.field.replace(/^spec\./, `${field}.`) }));
   const ads = s.activeDeadlineSeconds;
-  if (typeof ads === 'number' && ads <= 0) errs.push({ type: 'Invalid value', field: `${field}.activeDeadlineSeconds`, value: ads, detail: 'must be greater than 0' });
-  if (s.completionMode === 'Indexed' && s.completions === undefined) errs.push({ type: 'Required value', field: `${field}.completions`, detail: 'when completion mode is Indexed' });
+  if (typeof ads === 'number' && ads <= 0) errs.push(invalidValue(`${field}.activeDeadlineSeconds`, ads, 'must be greater than 0'));
+  if (s.completionMode === 'Indexed' && s.completions === undefined) errs.push(required(`${field}.completions`, 'when completion mode is Indexed'));
   errs.push(...validateLabelSelector(s.selector, `${field}.selector`));
   errs.push(...validatePodTemplate(s.template, `${field}.template`));
   const restart = at(s, 'template.spec.restartPolicy');

@@ -5,13 +5,14 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn, humanDuration } from '../common/columns.js';
-import { asObject, at, ensureObject, required } from '../common/field-errors.js';
+import { asObject, at, ensureObject } from '../common/field-errors.js';
 import { conditionList, typedCondition } from '../common/meta.js';
 import { atomicList, int32, obj, str, time } from '../common/schema.js';
 import { selectorMatches } from '../common/selector.js';
 import { immutableFields, updateValidation } from '../common/strategy.js';
 import { wideTemplateColumns } from '../common/workload.js';
 import { defaultJobSpec, jobSpec, validateJobSpec } from './job-spec.js';
+import { invalidValue, required } from '../../../api/field-errors.js';
 
 export const JOB_UID_LABEL = 'batch.platform.io/controller-uid';
 export const JOB_NAME_LABEL = 'batch.platform.io/job-name';
@@ -42,7 +43,7 @@ function validateJob(o: ApiObject): FieldError[] {
   const selector = asObject(spec.selector);
   if (!selector) errs.push(required('spec.selector'));
   else if (!selectorMatches(selector, asObject(at(spec, 'template.metadata.labels')) as Record<string, string> | undefined)) {
-    errs.push({ type: 'Invalid value', field: 'spec.template.metadata.labels', value: at(spec, 'template.metadata.labels') ?? {}, detail: '`selector` does not match template `labels`' });
+    errs.push(invalidValue('spec.template.metadata.labels', at(spec, 'template.metadata.labels') ?? {}, '`selector` does not match template `labels`'));
   }
   return errs;
 }

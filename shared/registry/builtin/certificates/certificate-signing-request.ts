@@ -8,9 +8,12 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject, UserInfo } from '../../../api/types.js';
 import type { ResourceType, StrategyContext } from '../../types.js';
 import { ageColumn, humanDuration } from '../common/columns.js';
-import { asArray, asObject, at, duplicate, duplicates, forbidden, invalidValue, isDnsSubdomain, jsonEqual, required, unsupported } from '../common/field-errors.js';
+import { asArray, asObject, at, duplicates } from '../common/field-errors.js';
 import { atomicList, bytes, int32, mapList, obj, str, strEnum, time } from '../common/schema.js';
 import { isDerSequence, scanPem } from './pem.js';
+import { duplicate, forbidden, invalidValue, required, unsupported } from '../../../api/field-errors.js';
+import { validDnsSubdomain } from '../../../api/validation.js';
+import { jsonEqual } from '../../../patch/json-value.js';
 
 export const KEY_USAGES = [
   'signing',
@@ -120,7 +123,7 @@ function validateCSR(o: ApiObject, allowBothApprovedAndDenied = false): FieldErr
   if (typeof signer !== 'string' || !signer) errs.push(required('spec.signerName'));
   else {
     const slash = signer.indexOf('/');
-    if (slash <= 0 || slash === signer.length - 1 || !isDnsSubdomain(signer.slice(0, slash))) {
+    if (slash <= 0 || slash === signer.length - 1 || !validDnsSubdomain(signer.slice(0, slash))) {
       errs.push(invalidValue('spec.signerName', signer, "must be a fully qualified domain and path of the form 'example.com/signer-name'"));
     }
   }

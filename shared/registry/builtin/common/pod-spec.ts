@@ -3,17 +3,7 @@
 
 import type { FieldError } from '../../../api/status.js';
 import type { JsonSchema } from '../../types.js';
-import {
-  asArray,
-  asObject,
-  dnsLabelError,
-  duplicate,
-  ensureObject,
-  isDnsLabel,
-  type Json,
-  required,
-  setDefault,
-} from './field-errors.js';
+import { asArray, asObject, ensureObject, type Json, setDefault } from './field-errors.js';
 import { conditionList, embeddedObjectMeta, labelSelector, localObjectReference, resourceRequirements, typedLocalObjectReference } from './meta.js';
 import {
   anyValue,
@@ -33,6 +23,8 @@ import {
   strMap,
   time,
 } from './schema.js';
+import { duplicate, invalidValue, notFoundValue, required } from '../../../api/field-errors.js';
+import { dnsLabelError, validDnsLabel } from '../../../api/validation.js';
 
 const keyToPath = obj({ key: str, path: str, mode: int32 }, ['key', 'path']);
 const optionalKeyRef = obj({ name: str, key: str, optional: bool }, ['key'], { 'x-kubernetes-map-type': 'atomic' });
@@ -446,7 +438,7 @@ export function validatePodSpec(spec: unknown, field: string): FieldError[] {
   asArray(s.volumes).forEach((v, i) => {
     const name = asObject(v)?.name;
     if (typeof name !== 'string') return;
-    if (!isDnsLabel(name)) errs.push(dnsLabelError(`${field}.volumes[${i}].name`, name));
+    if (!validDnsLabel(name)) errs.push(dnsLabelError(`${field}.volumes[${i}].name`, name));
     if (volumeNames.has(name)) errs.push(duplicate(`${field}.volumes[${i}].name`, name));
     volumeNames.add(name);
   });
@@ -456,20 +448,20 @@ export function validatePodSpec(spec: unknown, field: string): FieldError[] {
       const co = asObject(c) ?? {};
       const f = `${field}.${list}[${i}]`;
       if (typeof co.name === 'string') {
-        if (!isDnsLabel(co.name)) errs.push(dnsLabelError(`${f}.name`, co.name));
+        if (!validDnsLabel(co.name)) errs.push(dnsLabelError(`${f}.name`, co.name));
         if (containerNames.has(co.name)) errs.push(duplicate(`${f}.name`, co.name));
         containerNames.add(co.name);
       }
       if (typeof co.image !== 'string' || co.image.trim() === '') errs.push(required(`${f}.image`));
       asArray(co.volumeMounts).forEach((m, j) => {
         const mo = asObject(m);
-        if (mo && typeof mo.name === 'string' && !volumeNames.has(mo.name)) errs.push({ type: 'Not found', field: `${f}.volumeMounts[${j}].name`, value: mo.name });
+        if (mo && typeof mo.name === 'string' && !volumeNames.has(mo.name)) errs.push(notFoundValue(`${f}.volumeMounts[${j}].name`, mo.name));
       });
       const portNames = new Set<string>();
       asArray(co.ports).forEach((p, j) => {
         const po = asObject(p) ?? {};
         const n = po.containerPort;
-        if (typeof n === 'number' && (n < 1 || n > 65535)) errs.push({ type: 'Invalid value', field: `${f}.ports[${j}].containerPort`, value: n, detail: 'must be between 1 and 65535, inclusive' });
+        if (typeof n === 'number' && (n < 1 || n > 65535)) errs.push(invalidValue(`${f}.ports[${j}].containerPort`, n, 'must be between 1 and 65535, inclusive'));
         if (typeof po.name === 'string') {
           if (portNames.has(po.name)) errs.push(duplicate(`${f}.ports[${j}].name`, po.name));
           portNames.add(po.name);

@@ -2,7 +2,9 @@
 // templates; PDB and network policy selectors must be well formed).
 
 import type { FieldError } from '../../../api/status.js';
-import { asArray, asObject, invalidValue, isLabelValue, isQualifiedName, required, unsupported } from './field-errors.js';
+import { asArray, asObject } from './field-errors.js';
+import { forbidden, invalidValue, required, unsupported } from '../../../api/field-errors.js';
+import { validLabelValue, validQualifiedName } from '../../../api/validation.js';
 
 export interface LabelSelector {
   matchLabels?: Record<string, string>;
@@ -46,8 +48,8 @@ export function validateLabelSelector(sel: unknown, field: string): FieldError[]
   if (!s) return [];
   const errs: FieldError[] = [];
   for (const [k, v] of Object.entries(asObject(s.matchLabels) ?? {})) {
-    if (!isQualifiedName(k)) errs.push(invalidValue(`${field}.matchLabels`, k, 'name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character'));
-    if (typeof v === 'string' && !isLabelValue(v)) errs.push(invalidValue(`${field}.matchLabels`, v, "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"));
+    if (!validQualifiedName(k)) errs.push(invalidValue(`${field}.matchLabels`, k, 'name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character'));
+    if (typeof v === 'string' && !validLabelValue(v)) errs.push(invalidValue(`${field}.matchLabels`, v, "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"));
   }
   asArray(s.matchExpressions).forEach((raw, i) => {
     const e = asObject(raw) ?? {};
@@ -60,12 +62,12 @@ export function validateLabelSelector(sel: unknown, field: string): FieldError[]
         break;
       case 'Exists':
       case 'DoesNotExist':
-        if (vals.length > 0) errs.push({ type: 'Forbidden', field: `${f}.values`, detail: 'may not be specified when `operator` is \'Exists\' or \'DoesNotExist\'' });
+        if (vals.length > 0) errs.push(forbidden(`${f}.values`, 'may not be specified when `operator` is \'Exists\' or \'DoesNotExist\''));
         break;
       default:
         errs.push(unsupported(`${f}.operator`, e.operator, ['In', 'NotIn', 'Exists', 'DoesNotExist']));
     }
-    if (typeof e.key === 'string' && !isQualifiedName(e.key)) errs.push(invalidValue(`${f}.key`, e.key, 'must be a qualified name'));
+    if (typeof e.key === 'string' && !validQualifiedName(e.key)) errs.push(invalidValue(`${f}.key`, e.key, 'must be a qualified name'));
   });
   return errs;
 }

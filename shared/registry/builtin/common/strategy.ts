@@ -4,7 +4,9 @@
 
 import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
-import { at, immutable, jsonEqual } from './field-errors.js';
+import { at } from './field-errors.js';
+import { immutable } from '../../../api/field-errors.js';
+import { jsonEqual } from '../../../patch/json-value.js';
 
 type Validate = (obj: ApiObject) => FieldError[];
 type ValidateUpdateOnly = (obj: ApiObject, old: ApiObject) => FieldError[];

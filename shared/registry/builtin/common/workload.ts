@@ -5,9 +5,11 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { TableColumn } from '../../types.js';
 import { selectorString, templateContainers } from './columns.js';
-import { asObject, at, immutable, invalidValue, jsonEqual, required, unsupported } from './field-errors.js';
+import { asObject, at } from './field-errors.js';
 import { validatePodTemplate } from './pod-spec.js';
 import { isEmptySelector, type LabelSelector, selectorMatches, validateLabelSelector } from './selector.js';
+import { immutable, invalidValue, required, unsupported } from '../../../api/field-errors.js';
+import { jsonEqual } from '../../../patch/json-value.js';
 
 /**
  * `spec.selector` must be present, non-empty and select the template's labels; the template

@@ -4,9 +4,10 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
-import { asObject, at, invalidValue } from '../common/field-errors.js';
+import { asObject, at } from '../common/field-errors.js';
 import { int32, obj, str, time } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
+import { invalidValue } from '../../../api/field-errors.js';
 
 const schema = obj({
   spec: obj({

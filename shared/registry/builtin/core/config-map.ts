@@ -4,10 +4,11 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
-import { asObject, invalidValue } from '../common/field-errors.js';
+import { asObject } from '../common/field-errors.js';
 import { bool, bytesMap, obj, strMap } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 import { configKeyErrors, decodedLength, immutableDataErrors, sizeError } from './data-rules.js';
+import { invalidValue } from '../../../api/field-errors.js';
 
 const schema = obj({ data: strMap, binaryData: bytesMap, immutable: bool });
 

@@ -2,7 +2,10 @@
 
 import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
-import { asObject, forbidden, invalidValue, isConfigKey, jsonEqual, tooLong } from '../common/field-errors.js';
+import { asObject } from '../common/field-errors.js';
+import { forbidden, invalidValue, tooLong } from '../../../api/field-errors.js';
+import { validConfigKey } from '../../../api/validation.js';
+import { jsonEqual } from '../../../patch/json-value.js';
 
 /** Total size of ConfigMap/Secret payloads (etcd's per-object limit leaves room for metadata). */
 export const MAX_DATA_BYTES = 1024 * 1024;
@@ -10,7 +13,7 @@ export const MAX_DATA_BYTES = 1024 * 1024;
 export function configKeyErrors(field: string, map: unknown): FieldError[] {
   const errs: FieldError[] = [];
   for (const k of Object.keys(asObject(map) ?? {})) {
-    if (!isConfigKey(k)) errs.push(invalidValue(field, k, "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"));
+    if (!validConfigKey(k)) errs.push(invalidValue(field, k, "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"));
   }
   return errs;
 }

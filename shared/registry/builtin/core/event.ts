@@ -5,10 +5,11 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { since } from '../common/columns.js';
-import { asObject, at, invalidValue, OBJECT_REF_FIELDS, pathSelectors, required } from '../common/field-errors.js';
+import { asObject, at, OBJECT_REF_FIELDS, pathSelectors } from '../common/field-errors.js';
 import { objectReference } from '../common/meta.js';
 import { int32, obj, str, time } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
+import { invalidValue, required } from '../../../api/field-errors.js';
 
 export const eventSource = obj({ component: str, host: str });
 export const eventSeries = obj({ count: int32, lastObservedTime: time });

@@ -3,9 +3,10 @@
 import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
-import { asArray, asObject, ensureObject, required } from '../common/field-errors.js';
+import { asArray, asObject, ensureObject } from '../common/field-errors.js';
 import { atomicList, obj, quantityMap, str } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
+import { required } from '../../../api/field-errors.js';
 
 const limitItem = obj(
   { type: str, max: quantityMap, min: quantityMap, default: quantityMap, defaultRequest: quantityMap, maxLimitRequestRatio: quantityMap },

@@ -4,12 +4,14 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
-import { asArray, asObject, at, ensureObject, forbidden, jsonEqual, required, setDefault } from '../common/field-errors.js';
+import { asArray, asObject, at, ensureObject, setDefault } from '../common/field-errors.js';
 import { conditionList, typedCondition } from '../common/meta.js';
 import { persistentVolumeClaimSpec } from '../common/pod-spec.js';
 import { atomicList, obj, quantityMap, str, strEnum, strMap } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 import { ACCESS_MODES, accessModesCell } from './persistent-volume.js';
+import { forbidden, required } from '../../../api/field-errors.js';
+import { jsonEqual } from '../../../patch/json-value.js';
 
 const schema = obj({
   spec: persistentVolumeClaimSpec,

@@ -4,11 +4,12 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn, joinList } from '../common/columns.js';
-import { asArray, asObject, at, ensureObject, required, setDefault } from '../common/field-errors.js';
+import { asArray, asObject, at, ensureObject, setDefault } from '../common/field-errors.js';
 import { objectReference } from '../common/meta.js';
 import { nodeSelector } from '../common/pod-spec.js';
 import { atomicList, obj, partial, quantityMap, str, strEnum, time } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
+import { required } from '../../../api/field-errors.js';
 
 export const ACCESS_MODES = ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod'];
 const SHORT_MODES: Record<string, string> = { ReadWriteOnce: 'RWO', ReadOnlyMany: 'ROX', ReadWriteMany: 'RWX', ReadWriteOncePod: 'RWOP' };

@@ -10,6 +10,7 @@ import { nowTimestamp } from '../../../api/time.js';
 import type { RestAction, RestCluster, RestRequest } from '../../rest/hooks.js';
 import { asArray, asObject } from '../common/field-errors.js';
 import { forward, nodeConnection, splitSchemeNamePort } from './proxy.js';
+import { required, unsupported } from '../../../api/field-errors.js';
 
 const PODS = { group: '', resource: 'pods' } as const;
 
@@ -112,8 +113,8 @@ const binding: RestAction = {
     if (meta.name !== undefined && meta.name !== req.name) throw badRequest('name in URL does not match name in Binding object');
     const target = asObject(obj.target) ?? {};
     const errs: FieldError[] = [];
-    if (target.kind !== undefined && target.kind !== '' && target.kind !== 'Node') errs.push({ type: 'Unsupported value', field: 'target.kind', value: target.kind, detail: 'supported values: "Node", ""' });
-    if (typeof target.name !== 'string' || target.name === '') errs.push({ type: 'Required value', field: 'target.name', detail: '' });
+    if (target.kind !== undefined && target.kind !== '' && target.kind !== 'Node') errs.push(unsupported('target.kind', target.kind, ["Node", ""]));
+    if (typeof target.name !== 'string' || target.name === '') errs.push(required('target.name'));
     if (errs.length) throw invalid('Binding', '', req.name, errs);
     const bound: ApiObject = { apiVersion: 'v1', kind: 'Binding', metadata: { ...meta, name: req.name, namespace: req.namespace }, target };
     await cluster.admit('mutating', 'CREATE', bound, null, { group: '', version: 'v1', kind: 'Binding' });

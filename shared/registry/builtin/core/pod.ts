@@ -5,12 +5,14 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn, since } from '../common/columns.js';
-import { asArray, asObject, at, forbidden, jsonEqual, pathSelectors, type Json } from '../common/field-errors.js';
+import { asArray, asObject, at, pathSelectors, type Json } from '../common/field-errors.js';
 import { defaultPodOnly, defaultPodSpec, podQosClass, podSpec, podStatus, validatePodSpec } from '../common/pod-spec.js';
 import { obj } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 import { podActions } from './pod-rest.js';
 import { evictionAction } from '../policy/eviction.js';
+import { forbidden } from '../../../api/field-errors.js';
+import { jsonEqual } from '../../../patch/json-value.js';
 
 const schema = obj({ spec: podSpec, status: podStatus });
 

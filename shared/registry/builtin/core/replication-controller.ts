@@ -4,12 +4,13 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn, templateContainers } from '../common/columns.js';
-import { asObject, at, ensureObject, invalidValue, required, setDefault } from '../common/field-errors.js';
+import { asObject, at, ensureObject, setDefault } from '../common/field-errors.js';
 import { conditionList, typedCondition } from '../common/meta.js';
 import { defaultPodTemplate, podTemplateSpec, validatePodTemplate } from '../common/pod-spec.js';
 import { int32, int64, obj, strMap } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 import { countColumn, nonNegative } from '../common/workload.js';
+import { invalidValue, required, unsupported } from '../../../api/field-errors.js';
 
 const schema = obj({
   spec: obj({ replicas: int32, minReadySeconds: int32, selector: { ...strMap, 'x-kubernetes-map-type': 'atomic' }, template: podTemplateSpec }),
@@ -35,7 +36,7 @@ function validateRC(o: ApiObject): FieldError[] {
   }
   errs.push(...validatePodTemplate(template, 'spec.template'));
   const restart = at(template, 'spec.restartPolicy');
-  if (restart !== undefined && restart !== 'Always') errs.push({ type: 'Unsupported value', field: 'spec.template.spec.restartPolicy', value: restart, detail: 'supported values: "Always"' });
+  if (restart !== undefined && restart !== 'Always') errs.push(unsupported('spec.template.spec.restartPolicy', restart, ["Always"]));
   return errs;
 }
 

@@ -6,10 +6,11 @@ import type { ApiObject } from '../../../api/types.js';
 import { setOwn } from '../../../api/own-keys.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
-import { asObject, ensureObject, forbidden, invalidValue, type Json, required, unsupported } from '../common/field-errors.js';
+import { asObject, ensureObject, type Json } from '../common/field-errors.js';
 import { bool, bytesMap, obj, str, strMap } from '../common/schema.js';
 import { immutableFields, updateValidation } from '../common/strategy.js';
 import { configKeyErrors, decodedLength, immutableDataErrors, sizeError } from './data-rules.js';
+import { forbidden, invalidValue, required, unsupported } from '../../../api/field-errors.js';
 
 export const SecretType = {
   Opaque: 'Opaque',

@@ -11,6 +11,7 @@ import { podServiceAccount } from '../../../api/node-references.js';
 import { Subjects } from '../../../bus/subjects.js';
 import { AdmissionOperation, AdmissionPhase, type TokenIssueReply, type TokenIssueRequest } from '../../../bus/messages.js';
 import type { RestAction } from '../../rest/hooks.js';
+import { invalidValue, required, unsupported } from '../../../api/field-errors.js';
 
 const TOKEN_REQUEST_KIND = { group: AUTHENTICATION_GROUP, version: 'v1', kind: 'TokenRequest' };
 const MIN_TOKEN_SECONDS = 600;
@@ -23,18 +24,18 @@ function validateTokenRequest(tr: TokenRequestObject, name: string, namespace: s
   const spec = tr.spec ?? {};
   const errs: FieldError[] = [];
   const audiences = spec.audiences ?? [];
-  if (!Array.isArray(audiences) || audiences.some((a) => typeof a !== 'string')) errs.push({ type: 'Invalid value', field: 'spec.audiences', detail: 'must be a list of strings' });
+  if (!Array.isArray(audiences) || audiences.some((a) => typeof a !== 'string')) errs.push(invalidValue('spec.audiences', undefined, 'must be a list of strings'));
   const seconds = spec.expirationSeconds ?? DEFAULT_TOKEN_SECONDS;
-  if (typeof seconds !== 'number' || !Number.isInteger(seconds)) errs.push({ type: 'Invalid value', field: 'spec.expirationSeconds', value: seconds, detail: 'must be an integer' });
-  else if (seconds < MIN_TOKEN_SECONDS) errs.push({ type: 'Invalid value', field: 'spec.expirationSeconds', value: seconds, detail: 'may not specify a duration less than 10 minutes' });
-  else if (seconds > MAX_TOKEN_SECONDS) errs.push({ type: 'Invalid value', field: 'spec.expirationSeconds', value: seconds, detail: 'may not specify a duration larger than 2^32 seconds' });
+  if (typeof seconds !== 'number' || !Number.isInteger(seconds)) errs.push(invalidValue('spec.expirationSeconds', seconds, 'must be an integer'));
+  else if (seconds < MIN_TOKEN_SECONDS) errs.push(invalidValue('spec.expirationSeconds', seconds, 'may not specify a duration less than 10 minutes'));
+  else if (seconds > MAX_TOKEN_SECONDS) errs.push(invalidValue('spec.expirationSeconds', seconds, 'may not specify a duration larger than 2^32 seconds'));
   const bound = spec.boundObjectRef;
-  if (bound && !['Pod', 'Secret'].includes(String(bound.kind))) errs.push({ type: 'Unsupported value', field: 'spec.boundObjectRef.kind', value: bound.kind, detail: 'supported values: "Pod", "Secret"' });
-  if (bound && !bound.name) errs.push({ type: 'Required value', field: 'spec.boundObjectRef.name', detail: '' });
+  if (bound && !['Pod', 'Secret'].includes(String(bound.kind))) errs.push(unsupported('spec.boundObjectRef.kind', bound.kind, ["Pod", "Secret"]));
+  if (bound && !bound.name) errs.push(required('spec.boundObjectRef.name'));
   // The object names the service account the URL names, or nothing.
   const meta = tr.metadata ?? {};
-  if (meta.name && meta.name !== name) errs.push({ type: 'Invalid value', field: 'metadata.name', value: meta.name, detail: 'must match the service account name if specified' });
-  if (meta.namespace && meta.namespace !== namespace) errs.push({ type: 'Invalid value', field: 'metadata.namespace', value: meta.namespace, detail: 'must match the service account namespace if specified' });
+  if (meta.name && meta.name !== name) errs.push(invalidValue('metadata.name', meta.name, 'must match the service account name if specified'));
+  if (meta.namespace && meta.namespace !== namespace) errs.push(invalidValue('metadata.namespace', meta.namespace, 'must match the service account namespace if specified'));
   return errs;
 }
 

@@ -5,11 +5,13 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn, joinList } from '../common/columns.js';
-import { asArray, asObject, at, duplicate, ensureObject, invalidValue, isDns1035Label, type Json, required, setDefault } from '../common/field-errors.js';
+import { asArray, asObject, at, ensureObject, type Json, setDefault } from '../common/field-errors.js';
 import { conditionList, metaCondition } from '../common/meta.js';
 import { atomicList, bool, int32, intOrString, mapList, obj, str, strEnum, strMap } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 import { serviceActions } from './proxy.js';
+import { duplicate, forbidden, invalidValue, required } from '../../../api/field-errors.js';
+import { validDns1035Label } from '../../../api/validation.js';
 
 const servicePort = obj(
   { name: str, protocol: strEnum('TCP', 'UDP', 'SCTP'), appProtocol: str, port: int32, targetPort: intOrString, nodePort: int32 },
@@ -76,7 +78,7 @@ function defaults(o: ApiObject): void {
 function validateService(o: ApiObject): FieldError[] {
   const errs: FieldError[] = [];
   const name = o.metadata.name;
-  if (name && !isDns1035Label(name)) {
+  if (name && !validDns1035Label(name)) {
     errs.push(invalidValue('metadata.name', name, "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"));
   }
   const spec = asObject(o.spec) ?? {};
@@ -101,7 +103,7 @@ function validateService(o: ApiObject): FieldError[] {
     if (keys.has(key)) errs.push(duplicate(`${f}`, { port: p.port, protocol: p.protocol }));
     keys.add(key);
     if (p.nodePort !== undefined && spec.type !== 'NodePort' && spec.type !== 'LoadBalancer' && p.nodePort !== 0) {
-      errs.push({ type: 'Forbidden', field: `${f}.nodePort`, detail: 'may not be used when `type` is \'ClusterIP\'' });
+      errs.push(forbidden(`${f}.nodePort`, 'may not be used when `type` is \'ClusterIP\''));
     }
   });
   if (spec.sessionAffinity === 'ClientIP') {

@@ -5,10 +5,12 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { since } from '../common/columns.js';
-import { asObject, at, forbidden, invalidValue, isQualifiedName, OBJECT_REF_FIELDS, pathSelectors, required, tooLong, unsupported } from '../common/field-errors.js';
+import { asObject, at, OBJECT_REF_FIELDS, pathSelectors } from '../common/field-errors.js';
 import { objectReference } from '../common/meta.js';
 import { int32, obj, str, time } from '../common/schema.js';
 import { eventSource } from '../core/event.js';
+import { forbidden, invalidValue, required, tooLong, unsupported } from '../../../api/field-errors.js';
+import { validQualifiedName } from '../../../api/validation.js';
 
 const nullableTime = { type: ['string', 'null'], format: 'date-time' };
 
@@ -89,7 +91,7 @@ function validateEventCreate(o: ApiObject): FieldError[] {
   }
   const rc = o.reportingController;
   if (typeof rc !== 'string' || !rc) errs.push(required('reportingController'));
-  else if (!isQualifiedName(rc)) errs.push(invalidValue('reportingController', rc, 'must be a qualified name (e.g. "example.com/my-controller")'));
+  else if (!validQualifiedName(rc)) errs.push(invalidValue('reportingController', rc, 'must be a qualified name (e.g. "example.com/my-controller")'));
   if (typeof o.note === 'string' && Buffer.byteLength(o.note) > MAX_NOTE_BYTES) errs.push(tooLong('note', MAX_NOTE_BYTES));
   for (const f of ['deprecatedSource', 'deprecatedFirstTimestamp', 'deprecatedLastTimestamp', 'deprecatedCount']) {
     const v = o[f];

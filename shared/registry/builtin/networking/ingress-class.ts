@@ -4,9 +4,10 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
-import { at, invalidValue } from '../common/field-errors.js';
+import { at } from '../common/field-errors.js';
 import { obj, str, strEnum } from '../common/schema.js';
 import { immutableFields, updateValidation } from '../common/strategy.js';
+import { forbidden, invalidValue, required } from '../../../api/field-errors.js';
 
 const schema = obj({
   spec: obj({
@@ -21,8 +22,8 @@ function validate(o: ApiObject): FieldError[] {
   if (typeof c === 'string' && c.length > 250) errs.push(invalidValue('spec.controller', c, 'must be no more than 250 characters'));
   const scope = at(o, 'spec.parameters.scope');
   const ns = at(o, 'spec.parameters.namespace');
-  if (scope === 'Namespace' && !ns) errs.push({ type: 'Required value', field: 'spec.parameters.namespace', detail: '`parameters.scope` is set to "Namespace"' });
-  if (scope !== 'Namespace' && ns) errs.push({ type: 'Forbidden', field: 'spec.parameters.namespace', detail: '`parameters.scope` is set to "Cluster"' });
+  if (scope === 'Namespace' && !ns) errs.push(required('spec.parameters.namespace', '`parameters.scope` is set to "Namespace"'));
+  if (scope !== 'Namespace' && ns) errs.push(forbidden('spec.parameters.namespace', '`parameters.scope` is set to "Cluster"'));
   return errs;
 }
 

@@ -4,10 +4,11 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { JsonSchema, ResourceType } from '../../types.js';
 import { ageColumn, joinList } from '../common/columns.js';
-import { asArray, asObject, at, invalidValue, required } from '../common/field-errors.js';
+import { asArray, asObject, at } from '../common/field-errors.js';
 import { typedLocalObjectReference } from '../common/meta.js';
 import { atomicList, int32, obj, str, strEnum } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
+import { invalidValue, required } from '../../../api/field-errors.js';
 
 const backend: JsonSchema = obj({
   service: obj({ name: str, port: obj({ name: str, number: int32 }) }, ['name']),

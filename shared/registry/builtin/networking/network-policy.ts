@@ -4,11 +4,12 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn, selectorString } from '../common/columns.js';
-import { asArray, asObject, at, ensureObject, invalidValue, required, setDefault } from '../common/field-errors.js';
+import { asArray, asObject, at, ensureObject, setDefault } from '../common/field-errors.js';
 import { labelSelector } from '../common/meta.js';
 import { validateLabelSelector } from '../common/selector.js';
 import { atomicList, int32, intOrString, obj, str, strEnum } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
+import { forbidden, invalidValue, required } from '../../../api/field-errors.js';
 
 const port = obj({ protocol: strEnum('TCP', 'UDP', 'SCTP'), port: intOrString, endPort: int32 });
 const peer = obj({ podSelector: labelSelector, namespaceSelector: labelSelector, ipBlock: obj({ cidr: str, except: atomicList(str) }, ['cidr']) });
@@ -46,7 +47,7 @@ function validate(o: ApiObject): FieldError[] {
         const pe = asObject(p) ?? {};
         const f = `spec.${dir}[${i}].${peers}[${j}]`;
         const n = ['podSelector', 'namespaceSelector'].filter((k) => pe[k] !== undefined).length;
-        if (pe.ipBlock !== undefined && n > 0) errs.push({ type: 'Forbidden', field: f, detail: 'may not specify both ipBlock and another peer' });
+        if (pe.ipBlock !== undefined && n > 0) errs.push(forbidden(f, 'may not specify both ipBlock and another peer'));
         if (pe.ipBlock === undefined && n === 0) errs.push(required(f, 'must specify a peer'));
         const cidr = at(pe, 'ipBlock.cidr');
         if (typeof cidr === 'string' && !CIDR.test(cidr)) errs.push(invalidValue(`${f}.ipBlock.cidr`, cidr, 'must be a valid CIDR (e.g. 10.0.0.0/16)'));

@@ -4,10 +4,12 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
-import { dnsLabelError, isDnsLabel, required } from '../common/field-errors.js';
+
 import { toleration } from '../common/pod-spec.js';
 import { atomicList, obj, quantityMap, str, strMap } from '../common/schema.js';
 import { immutableFields, updateValidation } from '../common/strategy.js';
+import { required } from '../../../api/field-errors.js';
+import { dnsLabelError, validDnsLabel } from '../../../api/validation.js';
 
 const schema = obj(
   {
@@ -21,7 +23,7 @@ const schema = obj(
 function validate(o: ApiObject): FieldError[] {
   const h = o.handler;
   if (typeof h !== 'string' || !h) return [required('handler')];
-  return isDnsLabel(h) ? [] : [dnsLabelError('handler', h)];
+  return validDnsLabel(h) ? [] : [dnsLabelError('handler', h)];
 }
 
 export const runtimeclasses: ResourceType = {

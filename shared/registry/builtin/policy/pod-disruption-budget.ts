@@ -4,12 +4,13 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
-import { asObject, at, invalidValue } from '../common/field-errors.js';
+import { asObject, at } from '../common/field-errors.js';
 import { conditionList, labelSelector, metaCondition } from '../common/meta.js';
 import { int32, int64, intOrString, obj, strEnum, time } from '../common/schema.js';
 import { validateLabelSelector } from '../common/selector.js';
 import { updateValidation } from '../common/strategy.js';
 import { validateIntOrPercent } from '../apps/deployment.js';
+import { invalidValue } from '../../../api/field-errors.js';
 
 const schema = obj({
   spec: obj({

@@ -5,10 +5,12 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { joinList } from '../common/columns.js';
-import { asArray, asObject, at, duplicates, forbidden, invalidValue, isDnsSubdomain, type Json, required, setDefault, unsupported } from '../common/field-errors.js';
+import { asArray, asObject, at, duplicates, type Json, setDefault } from '../common/field-errors.js';
 import { seLinuxOptions } from '../common/pod-spec.js';
 import { atomicList, bool, int32, int64, obj, str, strEnum } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
+import { forbidden, invalidValue, required, unsupported } from '../../../api/field-errors.js';
+import { validDnsSubdomain } from '../../../api/validation.js';
 
 export const PSP_VOLUMES = [
   'azureFile', 'flocker', 'flexVolume', 'hostPath', 'emptyDir', 'gcePersistentDisk', 'awsElasticBlockStore', 'gitRepo', 'secret',
@@ -164,12 +166,12 @@ function validateRuntimeClass(spec: Json): FieldError[] {
     const f = `spec.runtimeClass.allowedRuntimeClassNames[${i}]`;
     if (n === '*') {
       if (allowed.length > 1) errs.push(invalidValue(f, n, "if '*' is present, must not specify other RuntimeClass names"));
-    } else if (!isDnsSubdomain(n)) errs.push(invalidValue(f, n, 'must be a valid RuntimeClass name (a DNS subdomain)'));
+    } else if (!validDnsSubdomain(n)) errs.push(invalidValue(f, n, 'must be a valid RuntimeClass name (a DNS subdomain)'));
   });
   errs.push(...duplicates('spec.runtimeClass.allowedRuntimeClassNames', allowed));
   const def = rc.defaultRuntimeClassName;
   if (typeof def === 'string') {
-    if (!isDnsSubdomain(def)) errs.push(invalidValue('spec.runtimeClass.defaultRuntimeClassName', def, 'must be a valid RuntimeClass name (a DNS subdomain)'));
+    if (!validDnsSubdomain(def)) errs.push(invalidValue('spec.runtimeClass.defaultRuntimeClassName', def, 'must be a valid RuntimeClass name (a DNS subdomain)'));
     else if (!allowed.includes('*') && !allowed.includes(def)) errs.push(invalidValue('spec.runtimeClass.defaultRuntimeClassName', def, 'default must be allowed'));
   }
   return errs;

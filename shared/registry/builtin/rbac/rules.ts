@@ -3,10 +3,13 @@
 import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { JsonSchema } from '../../types.js';
-import { asArray, asObject, at, invalidValue, isDnsSubdomain, isPathSegmentName, jsonEqual, required, unsupported } from '../common/field-errors.js';
+import { asArray, asObject, at } from '../common/field-errors.js';
 import { labelSelector } from '../common/meta.js';
 import { validateLabelSelector } from '../common/selector.js';
 import { atomicList, obj, str } from '../common/schema.js';
+import { invalidValue, required, unsupported } from '../../../api/field-errors.js';
+import { validDnsSubdomain, validPathSegmentName } from '../../../api/validation.js';
+import { jsonEqual } from '../../../patch/json-value.js';
 
 export const RBAC_GROUP = 'rbac.authorization.platform.io';
 
@@ -79,7 +82,7 @@ export function validateBinding(o: ApiObject, clusterScoped: boolean): FieldErro
     const kinds = clusterScoped ? ['ClusterRole'] : ['Role', 'ClusterRole'];
     if (!kinds.includes(String(ref.kind))) errs.push(unsupported('roleRef.kind', ref.kind ?? '', kinds));
     if (typeof ref.name !== 'string' || !ref.name) errs.push(required('roleRef.name'));
-    else if (!isPathSegmentName(ref.name)) errs.push(invalidValue('roleRef.name', ref.name, 'may not contain "/" or "%" and may not be "." or ".."'));
+    else if (!validPathSegmentName(ref.name)) errs.push(invalidValue('roleRef.name', ref.name, 'may not contain "/" or "%" and may not be "." or ".."'));
   }
   asArray(o.subjects).forEach((s, i) => {
     const sub = asObject(s) ?? {};
@@ -88,7 +91,7 @@ export function validateBinding(o: ApiObject, clusterScoped: boolean): FieldErro
     if (!name) errs.push(required(`${f}.name`));
     switch (sub.kind) {
       case 'ServiceAccount':
-        if (name && !isDnsSubdomain(name)) errs.push(invalidValue(`${f}.name`, name, 'a lowercase RFC 1123 subdomain is required for service account names'));
+        if (name && !validDnsSubdomain(name)) errs.push(invalidValue(`${f}.name`, name, 'a lowercase RFC 1123 subdomain is required for service account names'));
         if (sub.apiGroup !== undefined && sub.apiGroup !== '') errs.push(unsupported(`${f}.apiGroup`, sub.apiGroup, ['']));
         if (clusterScoped && (typeof sub.namespace !== 'string' || !sub.namespace)) errs.push(required(`${f}.namespace`));
         break;

@@ -4,9 +4,10 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
-import { invalidValue, setDefault } from '../common/field-errors.js';
+import { setDefault } from '../common/field-errors.js';
 import { bool, int32, obj, str, strEnum } from '../common/schema.js';
 import { immutableFields, updateValidation } from '../common/strategy.js';
+import { invalidValue } from '../../../api/field-errors.js';
 
 /** Values above this are reserved for the built-in system classes. */
 export const HIGHEST_USER_PRIORITY = 1_000_000_000;

@@ -4,10 +4,13 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
-import { forbidden, isDnsSubdomain, invalidValue, jsonEqual, required, setDefault } from '../common/field-errors.js';
+import { setDefault } from '../common/field-errors.js';
 import { topologySelectorTerm } from '../common/meta.js';
 import { atomicList, bool, obj, str, strEnum, strMap } from '../common/schema.js';
 import { immutableFields, updateValidation } from '../common/strategy.js';
+import { forbidden, invalidValue, required } from '../../../api/field-errors.js';
+import { validDnsSubdomain } from '../../../api/validation.js';
+import { jsonEqual } from '../../../patch/json-value.js';
 
 const schema = obj(
   {
@@ -27,7 +30,7 @@ function validate(o: ApiObject): FieldError[] {
   if (typeof p !== 'string' || !p) return [required('provisioner')];
   // Provisioner names are qualified names such as `example.com/nfs`.
   const [prefix, name, extra] = p.split('/');
-  const ok = extra === undefined && (name === undefined ? /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(prefix!) : isDnsSubdomain(prefix!) && /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(name));
+  const ok = extra === undefined && (name === undefined ? /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(prefix!) : validDnsSubdomain(prefix!) && /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(name));
   return ok && p.length <= 253 ? [] : [invalidValue('provisioner', p, 'must be a qualified name (e.g. "example.com/my-provisioner")')];
 }
 

@@ -4,9 +4,10 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
-import { asObject, at, required } from '../common/field-errors.js';
+import { asObject, at } from '../common/field-errors.js';
 import { bool, int32, obj, partial, str, strMap, time } from '../common/schema.js';
 import { immutableFields, updateValidation } from '../common/strategy.js';
+import { required } from '../../../api/field-errors.js';
 
 const volumeError = obj({ time, message: str, errorCode: int32 });
 
