@@ -3,12 +3,12 @@
 // (about a quarter allowed, the rest denied) through the RBAC authorizer, each timed on its own.
 // The same objects and workload serve the through-the-bus figure in auth.ts.
 
-import type { ApiObject, UserInfo } from '../shared/api/types.js';
-import type { AuthzAttributes, ObjectRef, PolicyRule } from '../shared/bus/messages.js';
+import type { ApiObject, ObjectRef, UserInfo } from '../shared/api/types.js';
+import type { AuthzAttributes, PolicyRule } from '../shared/bus/messages.js';
 import { encodeKey } from '../shared/store/key-codec.js';
 import { RbacState } from '../services/authz/rbac/state.js';
-import { RBAC_GROUP } from '../services/authz/rbac/rules.js';
 import { createRbacAuthorizer } from '../services/authz/authorizers/rbac.js';
+import { RBAC_GROUP } from '../shared/api/groups.js';
 
 const NAMESPACES = 100;
 const ROLES_PER_NAMESPACE = 9; // 900 Roles

@@ -2,8 +2,8 @@
 // the bare fastify baseline all move objects of the same shape and size (~350 bytes of JSON).
 
 import { randomUUID } from 'node:crypto';
-import type { ObjectRef } from '../shared/bus/messages.js';
 import { encodeKey } from '../shared/store/key-codec.js';
+import type { ObjectRef } from '../shared/api/types.js';
 
 const DATA = { 'app.properties': 'color=blue\nsize=medium\nretries=3\n', 'log-level': 'info' };
 const LABELS = { app: 'bench', tier: 'backend' };

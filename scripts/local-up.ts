@@ -16,7 +16,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { ServiceName } from '../shared/bus/subjects.js';
+import { ServiceName, serviceSubjects } from '../shared/bus/subjects.js';
 import { writeKubeconfig } from '../shared/local/kubeconfig.js';
 import { freePort, startLocalNats, type LocalNats } from '../shared/local/nats-server.js';
 import { ADMIN_GROUPS, ADMIN_USER, ensurePki, type LocalPki } from '../shared/local/pki.js';
@@ -213,7 +213,7 @@ async function waitForPing(nc: NatsConnection, service: string, child: ChildProc
   const until = Date.now() + deadlineMs;
   while (Date.now() < until && child.exitCode === null) {
     try {
-      await nc.request(`$SRV.PING.${service}`, undefined, { timeout: 500 });
+      await nc.request(serviceSubjects.ping(service), undefined, { timeout: 500 });
       return true;
     } catch {
       await new Promise((r) => setTimeout(r, 200));

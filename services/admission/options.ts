@@ -2,11 +2,11 @@
 // start-up would, with no flags at all.
 
 import { commonOptions, type OptionSpecs } from '../../shared/config/options.js';
-import { BUCKET_DEFAULT } from '../../shared/store/kv-bucket.js';
+import { DEFAULT_BUCKET } from '../../shared/api/groups.js';
 
 export const admissionOptionSpecs = {
   ...commonOptions,
   'enable-admission-plugins': { type: 'list', default: [], description: 'admission plugins to enable besides the default ones (order irrelevant)' },
   'disable-admission-plugins': { type: 'list', default: [], description: 'admission plugins to disable, default ones included (order irrelevant)' },
-  bucket: { type: 'string', default: BUCKET_DEFAULT, description: 'JetStream KV bucket holding the objects' },
+  bucket: { type: 'string', default: DEFAULT_BUCKET, description: 'JetStream KV bucket holding the objects' },
 } satisfies OptionSpecs;

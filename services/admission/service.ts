@@ -12,11 +12,11 @@ import { admissionInterest, runAdmissionChain } from './chain.js';
 import { startNamespaceFeed, type NamespaceFeed } from './namespace-feed.js';
 import { implementedPlugins } from './registry.js';
 import type { AdmissionPlugin, PluginDeps } from './types.js';
+import { DEFAULT_BUCKET } from '../../shared/api/groups.js';
 
 export type { AdmissionConfig } from './config.js';
 
 export const ADMISSION_SERVICE_VERSION = '0.1.0';
-export const DEFAULT_BUCKET = 'objects';
 
 export interface AdmissionServiceDeps {
   nc: NatsConnection;

@@ -20,6 +20,7 @@ import { createTokenIssuer, type TokenIssuer } from './token-issuer.js';
 import { startAuthnObjects, type AuthnObjects } from './objects.js';
 import type { AuthnChain } from './chain.js';
 import type { RequestAuthenticator, TokenAuthenticator } from './types.js';
+import { DEFAULT_BUCKET } from '../../shared/api/groups.js';
 
 export type { OidcConfig, RequestHeaderConfig, ServiceAccountConfig, WebhookTokenConfig };
 
@@ -91,7 +92,7 @@ export async function buildAuthn(config: AuthnConfig, ctx: BuildChainContext = {
   let objects: AuthnObjects | undefined;
   if (needsObjects) {
     if (!ctx.nc) throw new AuthnConfigError('bootstrap tokens and service-account lookup need the bus');
-    objects = startAuthnObjects({ nc: ctx.nc, bucket: config.bucket ?? 'objects', log });
+    objects = startAuthnObjects({ nc: ctx.nc, bucket: config.bucket ?? DEFAULT_BUCKET, log });
     const o = objects;
     stops.push(() => o.stop());
   }

@@ -3,10 +3,11 @@
 
 import { commonOptions, OptionsError, type Options, type OptionSpecs } from '../../shared/config/options.js';
 import type { AuthnConfig } from './config.js';
+import { DEFAULT_BUCKET } from '../../shared/api/groups.js';
 
 export const authnOptionSpecs = {
   ...commonOptions,
-  bucket: { type: 'string', default: 'objects', description: 'object bucket watched for bootstrap tokens and service-account lookups' },
+  bucket: { type: 'string', default: DEFAULT_BUCKET, description: 'object bucket watched for bootstrap tokens and service-account lookups' },
   'token-auth-file': { type: 'string', description: 'CSV of static bearer tokens: token,user,uid[,"group1,group2"]' },
   'anonymous-auth': { type: 'boolean', default: true, description: 'treat requests without credentials as system:anonymous' },
   'client-ca-file': { type: 'string', description: 'PEM bundle of CAs that sign client certificates (CN = user, O = groups)' },
@@ -40,7 +41,7 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== 
 const list = (v: unknown): string[] => (Array.isArray(v) ? v.map(String).filter(Boolean) : typeof v === 'string' && v ? [v] : []);
 
 export function authnConfigFromOptions(opts: Options<typeof authnOptionSpecs>): AuthnConfig {
-  const config: AuthnConfig = { anonymousAuth: opts['anonymous-auth'] !== false, bucket: str(opts.bucket) ?? 'objects' };
+  const config: AuthnConfig = { anonymousAuth: opts['anonymous-auth'] !== false, bucket: str(opts.bucket) ?? DEFAULT_BUCKET };
   const tokenAuthFile = str(opts['token-auth-file']);
   if (tokenAuthFile) config.tokenAuthFile = tokenAuthFile;
   const clientCAFile = str(opts['client-ca-file']);

@@ -9,6 +9,7 @@
 import { randomUUID, type KeyObject } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { badRequest } from '../../shared/api/status.js';
+import { formatTime } from '../../shared/api/time.js';
 import type { TokenIssueReply, TokenIssueRequest } from '../../shared/bus/messages.js';
 import { keyId, signingAlgorithm, type ServiceAccountConfig } from './service-account-keys.js';
 
@@ -57,11 +58,6 @@ export function serviceAccountUsername(namespace: string, name: string): string 
 export function apiAudiences(cfg: ServiceAccountConfig): string[] {
   if (cfg.apiAudiences?.length) return cfg.apiAudiences;
   return cfg.issuers.length ? [cfg.issuers[0]!] : [];
-}
-
-/** RFC 3339 at second precision in UTC. */
-function rfc3339(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v !== '';
@@ -118,7 +114,7 @@ export function createTokenIssuer(cfg: ServiceAccountConfig, signingKey: KeyObje
         jti: randomUUID(),
         [PRIVATE_CLAIM]: claim,
       });
-      return { token, expirationTimestamp: rfc3339(exp), audiences, expirationSeconds: lifetime };
+      return { token, expirationTimestamp: formatTime(new Date(exp * 1000)), audiences, expirationSeconds: lifetime };
     },
   };
 }

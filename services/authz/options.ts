@@ -4,10 +4,11 @@
 import { commonOptions, OptionsError, type Options, type OptionSpecs } from '../../shared/config/options.js';
 import { validateAuthzConfig } from './modes.js';
 import type { AuthzConfig } from './types.js';
+import { DEFAULT_BUCKET } from '../../shared/api/groups.js';
 
 export const authzOptionSpecs = {
   ...commonOptions,
-  bucket: { type: 'string', default: 'objects', description: 'object bucket watched for RBAC objects and the node graph' },
+  bucket: { type: 'string', default: DEFAULT_BUCKET, description: 'object bucket watched for RBAC objects and the node graph' },
   'authorization-mode': { type: 'list', default: ['AlwaysAllow'], description: 'ordered authorizers: AlwaysAllow, AlwaysDeny, ABAC, RBAC, Node, Webhook' },
   'authorization-policy-file': { type: 'string', description: 'ABAC policy file: one JSON Policy object per line (mode ABAC)' },
   'authorization-webhook-config-file': { type: 'string', description: 'client configuration (kubeconfig format) of the authorization webhook (mode Webhook)' },
@@ -22,7 +23,7 @@ const list = (v: unknown): string[] => (Array.isArray(v) ? v.map(String).filter(
 /** Maps the options and checks them as upstream does; throws an OptionsError for a bad set. */
 export function authzConfigFromOptions(opts: Options<typeof authzOptionSpecs>): AuthzConfig {
   const modes = list(opts['authorization-mode']);
-  const config: AuthzConfig = { modes, bucket: str(opts.bucket) ?? 'objects' };
+  const config: AuthzConfig = { modes, bucket: str(opts.bucket) ?? DEFAULT_BUCKET };
   const policyFile = str(opts['authorization-policy-file']);
   // A file for a mode that is not enabled is a mistake the operator should hear about.
   if (policyFile && !modes.includes('ABAC')) throw new OptionsError('cannot specify --authorization-policy-file without mode ABAC');

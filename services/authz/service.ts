@@ -22,11 +22,11 @@ import { createInternalStore } from '../../shared/registry/rest/internal-store.j
 import { createBuiltinRegistry } from '../../shared/registry/builtin-registry.js';
 import type { Registry } from '../../shared/registry/registry.js';
 import type { Authorizer, AuthzConfig, ModeContext } from './types.js';
+import { DEFAULT_BUCKET, RBAC_GROUP } from '../../shared/api/groups.js';
 
 export type { AuthzConfig } from './types.js';
 
 export const AUTHZ_SERVICE_VERSION = '0.2.0';
-export const RBAC_GROUP = 'rbac.authorization.platform.io';
 
 export interface AuthzServiceDeps {
   nc: NatsConnection;
@@ -71,7 +71,7 @@ export function rulesReview(authorizers: Authorizer[], req: RulesReviewRequest):
 
 export async function createAuthzService(deps: AuthzServiceDeps): Promise<AuthzService> {
   const log = deps.log ?? silentLogger();
-  const bucket = deps.config.bucket ?? 'objects';
+  const bucket = deps.config.bucket ?? DEFAULT_BUCKET;
   const feeds: ObjectFeed[] = [];
   const feed: ModeContext['feed'] = (filters, onEvent) => {
     const f = startObjectFeed({ nc: deps.nc, bucket, filters, onEvent, log });

@@ -4,7 +4,7 @@
 import { hash } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { UserInfo } from '../../shared/api/types.js';
-import { forbidden, unauthorized, failure, StatusReason } from '../../shared/api/status.js';
+import { forbidden, forbiddenMessage, unauthorized } from '../../shared/api/status.js';
 import { busRequest } from '../../shared/bus/client.js';
 import { Subjects } from '../../shared/bus/subjects.js';
 import type { AuthnReply, AuthnRequest, AuthzAttributes, AuthzReply } from '../../shared/bus/messages.js';
@@ -96,7 +96,7 @@ export function denial(a: AuthzAttributes, reason?: string): Error {
   const who = `User "${a.user.username}"`;
   const suffix = reason ? `: ${reason}` : '';
   if (!a.isResourceRequest) {
-    return failure(403, StatusReason.Forbidden, `forbidden: ${who} cannot ${a.verb} path "${a.path}"${suffix}`);
+    return forbiddenMessage(`forbidden: ${who} cannot ${a.verb} path "${a.path}"${suffix}`);
   }
   const res = a.subresource ? `${a.resource}/${a.subresource}` : a.resource!;
   const scope = a.namespace ? ` in the namespace "${a.namespace}"` : a.resource === 'namespaces' && a.name ? '' : ' at the cluster scope';

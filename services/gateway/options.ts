@@ -2,8 +2,8 @@
 // would, with no flags at all.
 
 import { commonOptions, type OptionSpecs } from '../../shared/config/options.js';
-import { BUCKET_DEFAULT } from '../../shared/store/kv-bucket.js';
 import { defaultHandlerOptions } from './handlers/context.js';
+import { DEFAULT_BUCKET } from '../../shared/api/groups.js';
 
 export const gatewayOptionSpecs = {
   ...commonOptions,
@@ -13,7 +13,7 @@ export const gatewayOptionSpecs = {
   'tls-private-key-file': { type: 'string', description: 'serving key (PEM)' },
   'client-ca-file': { type: 'string', description: 'CA bundle of client certificates: the TLS handshake asks for one (the authn service verifies it)' },
   'requestheader-client-ca-file': { type: 'string', description: 'CA bundle of the authenticating proxy\'s client certificate (also asked for in the handshake)' },
-  bucket: { type: 'string', default: BUCKET_DEFAULT, description: 'KV bucket holding the objects' },
+  bucket: { type: 'string', default: DEFAULT_BUCKET, description: 'KV bucket holding the objects' },
   'runtime-config': { type: 'string', default: '', description: 'enable/disable API versions: <group>/<version>[=true|false],...' },
   'watch-cache-window': { type: 'duration', default: '5m', description: 'how long watch history and continue tokens stay valid' },
   'max-watch-buffered-bytes': { type: 'number', default: defaultHandlerOptions.maxWatchBufferedBytes, description: 'bytes all watches together may hold for clients that have not read them; beyond it new watches get 429 and lagging watchers are closed' },

@@ -3,7 +3,7 @@
 
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { failure, pathNotFound, StatusError, StatusReason, toStatus, type Status } from '../../shared/api/status.js';
+import { failure, pathNotFound, requestEntityTooLarge, StatusError, StatusReason, toStatus, unsupportedMediaType, type Status } from '../../shared/api/status.js';
 import { MAX_BODY_BYTES } from '../../shared/api/decode.js';
 import { sendStatus } from './respond.js';
 
@@ -26,8 +26,8 @@ export function createServer(tls: TlsConfig | undefined, log: Logger): FastifyIn
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
     let status: Status;
     if (err instanceof StatusError) status = err.status;
-    else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') status = failure(413, StatusReason.RequestEntityTooLarge, `the request body is larger than ${MAX_BODY_BYTES} bytes`).status;
-    else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') status = failure(415, StatusReason.UnsupportedMediaType, err.message).status;
+    else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') status = requestEntityTooLarge(`the request body is larger than ${MAX_BODY_BYTES} bytes`).status;
+    else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') status = unsupportedMediaType(String(req.headers['content-type'] ?? '')).status;
     else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) status = failure(err.statusCode, StatusReason.BadRequest, err.message).status;
     else {
       log.error({ err, url: req.raw.url }, 'request failed');

@@ -8,8 +8,9 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import { PubHeaders } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
 import { alreadyExists, badRequest, conflict, CONFLICT_MODIFIED, notFound, requestEntityTooLarge, type GroupResource } from '../../shared/api/status.js';
-import type { ApiObject } from '../../shared/api/types.js';
-import type { ObjectRef, StorageDeleteReply, StorageGetReply, StorageWriteReply } from '../../shared/bus/messages.js';
+import { formatTime } from '../../shared/api/time.js';
+import type { ApiObject, ObjectRef } from '../../shared/api/types.js';
+import type { StorageDeleteReply, StorageGetReply, StorageWriteReply } from '../../shared/bus/messages.js';
 import { encodeKey } from '../../shared/store/key-codec.js';
 import { keySubject, MAX_OBJECT_BYTES } from '../../shared/store/kv-bucket.js';
 import { isWrongLastSequence, kvFailureStatus } from '../../shared/store/kv-errors.js';
@@ -69,7 +70,7 @@ export function createObjectStore(deps: ObjectStoreDeps): ObjectStore {
     checkObject(ref, object);
     const metadata = { ...object.metadata };
     metadata.uid ??= randomUUID();
-    metadata.creationTimestamp ??= rfc3339Seconds(now());
+    metadata.creationTimestamp ??= formatTime(now());
     const stored: ApiObject = { ...object, metadata };
     const data = encodeValue(stored);
     const key = encodeKey(ref);
@@ -165,11 +166,6 @@ export function createObjectStore(deps: ObjectStoreDeps): ObjectStore {
 
 function withRevision(object: ApiObject, revision: number): ApiObject {
   return { ...object, metadata: { ...object.metadata, resourceVersion: String(revision) } };
-}
-
-/** RFC 3339 at second precision in UTC, as the upstream API server writes timestamps. */
-export function rfc3339Seconds(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 function nonEmpty(v: unknown): v is string {

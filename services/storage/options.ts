@@ -2,11 +2,11 @@
 // start-up would, with no flags at all.
 
 import { commonOptions, type OptionSpecs } from '../../shared/config/options.js';
-import { BUCKET_DEFAULT } from '../../shared/store/kv-bucket.js';
+import { DEFAULT_BUCKET } from '../../shared/api/groups.js';
 
 export const storageOptionSpecs = {
   ...commonOptions,
-  bucket: { type: 'string', default: BUCKET_DEFAULT, description: 'JetStream KV bucket holding every object' },
+  bucket: { type: 'string', default: DEFAULT_BUCKET, description: 'JetStream KV bucket holding every object' },
   replicas: { type: 'number', default: 1, description: 'replicas of the bucket when it is created (3 in a clustered NATS)' },
   'delete-marker-ttl': { type: 'duration', default: '5m', description: 'how long delete markers are kept for resuming watchers (the watch window)' },
   'delete-marker-purge-interval': { type: 'duration', default: '60s', description: 'how often expired delete markers are purged' },

@@ -18,9 +18,10 @@ import type {
 } from '../../shared/bus/messages.js';
 import { badRequest } from '../../shared/api/status.js';
 import { silentLogger, type Logger } from '../../shared/log.js';
-import { BUCKET_DEFAULT, MAX_VALUE_BYTES, openObjectBucket } from '../../shared/store/kv-bucket.js';
+import { MAX_VALUE_BYTES, openObjectBucket } from '../../shared/store/kv-bucket.js';
 import { createObjectStore, type ObjectStore } from './object-store.js';
 import { checkCompactorTiming, startMarkerCompactor } from './marker-compactor.js';
+import { DEFAULT_BUCKET } from '../../shared/api/groups.js';
 
 export const STORAGE_SERVICE_VERSION = '0.1.0';
 
@@ -47,7 +48,7 @@ export interface StorageService {
 
 export async function createStorageService(deps: StorageServiceDeps): Promise<StorageService> {
   const { nc } = deps;
-  const bucket = deps.bucket ?? BUCKET_DEFAULT;
+  const bucket = deps.bucket ?? DEFAULT_BUCKET;
   const log = deps.log ?? silentLogger();
 
   const ttlMs = deps.deleteMarkerTtlMs ?? DEFAULT_DELETE_MARKER_TTL_MS;

@@ -155,6 +155,11 @@ export function forbidden(gr: GroupResource | null, name: string, reason: string
   return failure(403, StatusReason.Forbidden, `${subject} is forbidden: ${reason}`, gr ? { name: name || undefined, group: gr.group, kind: gr.resource } : undefined);
 }
 
+/** 403 whose message is already whole (upstream's non-resource denial: `forbidden: User "x" cannot get path "/y"`). */
+export function forbiddenMessage(message: string): StatusError {
+  return failure(403, StatusReason.Forbidden, message);
+}
+
 export function methodNotSupported(gr: GroupResource, verb: string): StatusError {
   return failure(405, StatusReason.MethodNotAllowed, `${verb} is not supported on resources of kind "${qualifiedResource(gr)}"`, { group: gr.group, kind: gr.resource });
 }

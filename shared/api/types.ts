@@ -53,3 +53,20 @@ export interface GroupVersionResource {
   version: string;
   resource: string;
 }
+
+/** Identifies one stored object. `namespace` is absent for cluster-scoped resources. */
+export interface ObjectRef {
+  group: string;
+  resource: string;
+  namespace?: string;
+  name: string;
+}
+
+/** Name rules per type (upstream ValidateObjectMeta name functions). */
+export type NameRule = 'dns-subdomain' | 'dns-label' | 'path-segment';
+
+/** A JSON Schema (draft-07 subset that is also valid OpenAPI v2/v3): type, properties, required,
+ *  items, additionalProperties, enum, format, minimum/maximum, minLength/maxLength, pattern,
+ *  minItems/maxItems, description, and `x-kubernetes-*` markers (list-type, list-map-keys,
+ *  patch-merge-key, patch-strategy, int-or-string, preserve-unknown-fields, embedded-resource). */
+export type JsonSchema = Record<string, unknown>;

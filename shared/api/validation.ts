@@ -2,10 +2,9 @@
 // FieldErrors whose paths and messages read like the upstream API server's, because clients and
 // scripts match on that text.
 
-import type { NameRule } from '../registry/types.js';
 import type { FieldError } from './status.js';
 import { duplicate, FieldErrorType, forbidden, immutable, invalidValue, required, tooLong } from './field-errors.js';
-import type { ObjectMeta } from './types.js';
+import type { NameRule, ObjectMeta } from './types.js';
 
 const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;

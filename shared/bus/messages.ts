@@ -1,17 +1,9 @@
 // Message types of every NATS contract. Bodies are JSON. A reply is either the value below or,
 // with the error-code header set, a Status.
 
-import type { ApiObject, GroupVersionKind, GroupVersionResource, UserInfo } from '../api/types.js';
+import type { ApiObject, GroupVersionKind, GroupVersionResource, ObjectRef, UserInfo } from '../api/types.js';
 import type { Status } from '../api/status.js';
 import type { AdmissionMatch } from '../api/admission-match.js';
-
-/** Identifies one stored object. `namespace` is absent for cluster-scoped resources. */
-export interface ObjectRef {
-  group: string;
-  resource: string;
-  namespace?: string;
-  name: string;
-}
 
 // ---- storage --------------------------------------------------------------------------------
 

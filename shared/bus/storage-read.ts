@@ -5,9 +5,9 @@
 
 import type { NatsConnection } from '@nats-io/nats-core';
 import { StatusError } from '../api/status.js';
-import type { ApiObject } from '../api/types.js';
+import type { ApiObject, ObjectRef } from '../api/types.js';
 import { busRequest } from './client.js';
-import type { ObjectRef, StorageGetReply, StorageGetRequest } from './messages.js';
+import type { StorageGetReply, StorageGetRequest } from './messages.js';
 import { Subjects } from './subjects.js';
 
 /** The stored object, or null when it does not exist; any other failure is thrown as a Status. */

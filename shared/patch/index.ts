@@ -3,7 +3,6 @@
 // may do and the size of its result are bounded (limits.ts), so a small hostile body cannot make
 // the server build a huge object.
 
-import type { JsonSchema } from '../registry/types.js';
 import { StatusReason, failure } from '../api/status.js';
 import { malformedPatch, patchResultTooLarge } from './errors.js';
 import { applyJsonPatch } from './json-patch.js';
@@ -11,6 +10,7 @@ import { isJsonObject } from './json-value.js';
 import { applyMergePatch } from './merge-patch.js';
 import { applyStrategicMergePatch } from './strategic-merge-patch.js';
 import { MAX_PATCH_RESULT_BYTES, encodedSize } from './limits.js';
+import type { JsonSchema } from '../api/types.js';
 
 export { applyMergePatch, createMergePatch } from './merge-patch.js';
 export { applyJsonPatch, parseJsonPatch, parseJsonPointer, JsonPatchOp } from './json-patch.js';

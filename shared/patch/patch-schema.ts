@@ -3,8 +3,8 @@
 // markers (properties, items, additionalProperties, allOf/anyOf/oneOf branches, subtrees that
 // preserve unknown fields) live in one place.
 
-import type { JsonSchema } from '../registry/types.js';
 import { getOwn, isJsonObject } from './json-value.js';
+import type { JsonSchema } from '../api/types.js';
 
 /** How a list is combined with a patch's list. */
 export type ListMergeKind =

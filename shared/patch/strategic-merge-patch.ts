@@ -7,11 +7,11 @@
 // times, but list items repeating one merge key make it merge, copy and scan the same item again
 // for each repeat, so the total is capped at a multiple of the inputs' size.
 
-import type { JsonSchema } from '../registry/types.js';
 import { malformedPatch, strategicMergeTooExpensive, unprocessablePatch } from './errors.js';
 import { cloneJson, getOwn, hasOwn, isJsonObject, preview, setOwn, type JsonObject } from './json-value.js';
 import { STRATEGIC_MERGE_WORK_FACTOR, STRATEGIC_MERGE_WORK_FLOOR, WorkMeter, jsonWork } from './limits.js';
 import { childSchema, itemSchema, listMergeKind, replacesMaps, resolvePatchSchema } from './patch-schema.js';
+import type { JsonSchema } from '../api/types.js';
 
 export const PatchDirective = {
   Key: '$patch',

@@ -1,8 +1,8 @@
+import type { JsonSchema } from '../api/types.js';
 // JSON schemas of the metadata every object and list carries. Type entries describe only their
 // own fields; the registry wraps them with these, so metadata is modelled (and pruned) in one place.
 // Draft-07 keywords plus OpenAPI's `nullable`, so the same documents serve ajv and OpenAPI v3.
 
-import type { JsonSchema } from './types.js';
 
 const str: JsonSchema = { type: 'string' };
 const int64: JsonSchema = { type: 'integer', format: 'int64' };

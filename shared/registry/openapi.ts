@@ -12,7 +12,7 @@ import {
 } from './discovery.js';
 import type { DiscoverySource, GroupVersionKindRef, SerializedDocument, ServedResource } from './discovery.js';
 import { listMetaSchema, managedFieldsEntrySchema, objectMetaSchema, ownerReferenceSchema } from './object-meta.js';
-import type { JsonSchema } from './types.js';
+import type { JsonSchema } from '../api/types.js';
 
 /** What OpenAPI needs from the registry; `Registry` satisfies it structurally. */
 export interface OpenApiSource extends DiscoverySource {

@@ -6,7 +6,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FieldError } from '../api/status.js';
-import type { ApiObject } from '../api/types.js';
+import type { ApiObject, JsonSchema } from '../api/types.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/validation.js';
 import { objectSchemaFor } from './object-meta.js';
 import { RuntimeConfig, parseRuntimeConfig } from './runtime-config.js';
@@ -21,7 +21,7 @@ import {
   pruneUnknownFields,
   type ShapeNode,
 } from './schema-tools.js';
-import type { JsonSchema, ResourceType, VersionDef } from './types.js';
+import type { ResourceType, VersionDef } from './types.js';
 import { subresourceStrategy, subresourceStrategyProblems } from './subresources.js';
 import { compareVersions } from './versions.js';
 

@@ -5,8 +5,8 @@
 
 import type { ErrorObject } from 'ajv';
 import type { FieldError } from '../api/status.js';
-import type { JsonSchema } from './types.js';
 import { duplicate, forbidden, invalidValue, required, tooLong, tooMany, unsupported } from '../api/field-errors.js';
+import type { JsonSchema } from '../api/types.js';
 
 /**
  * What the walkers need to know about one schema node.

@@ -2,19 +2,10 @@
 // needs: routes, discovery, OpenAPI, authorization attributes, validation and table output.
 
 import type { FieldError } from '../api/status.js';
-import type { ApiObject, UserInfo } from '../api/types.js';
+import type { ApiObject, JsonSchema, NameRule, UserInfo } from '../api/types.js';
 import type { RestHooks } from './rest/hooks.js';
 
-/** A JSON Schema (draft-07 subset that is also valid OpenAPI v2/v3): type, properties, required,
- *  items, additionalProperties, enum, format, minimum/maximum, minLength/maxLength, pattern,
- *  minItems/maxItems, description, and `x-kubernetes-*` markers (list-type, list-map-keys,
- *  patch-merge-key, patch-strategy, int-or-string, preserve-unknown-fields, embedded-resource). */
-export type JsonSchema = Record<string, unknown>;
-
 export type Scope = 'Namespaced' | 'Cluster';
-
-/** Name rules per type (upstream ValidateObjectMeta name functions). */
-export type NameRule = 'dns-subdomain' | 'dns-label' | 'path-segment';
 
 export interface TableColumn {
   name: string;

@@ -1,9 +1,9 @@
+import type { ObjectRef } from '../api/types.js';
 // Maps an object's identity to a KV key `<group|core>.<resource>.<namespace|_>.<name>` and back.
 // Each token is escaped so that any character a name may hold (`.`, `:`, `@`, non-ASCII) survives:
 // `[A-Za-z0-9-]` stay as they are, every other UTF-8 byte becomes `_XX` (upper-case hex).
 // The lone token `_` marks "no namespace" and can never be an escaped value.
 
-import type { ObjectRef } from '../bus/messages.js';
 
 const CORE = 'core';
 const NO_NAMESPACE = '_';

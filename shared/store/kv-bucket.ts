@@ -6,8 +6,8 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstreamManager, StorageType, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { isStreamNotFound } from './kv-errors.js';
+import { DEFAULT_BUCKET } from '../api/groups.js';
 
-export const BUCKET_DEFAULT = 'objects';
 
 /** Largest stored object (the encoded value), as with the upstream API server's etcd limit. */
 export const MAX_OBJECT_BYTES = 1_572_864;
@@ -61,7 +61,7 @@ async function manager(nc: NatsConnection): Promise<JetStreamManager> {
 }
 
 export async function openObjectBucket(nc: NatsConnection, opts: OpenBucketOptions = {}): Promise<KV> {
-  const bucket = opts.bucket ?? BUCKET_DEFAULT;
+  const bucket = opts.bucket ?? DEFAULT_BUCKET;
   const kvm = new Kvm(nc);
   const jsm = await manager(nc);
   if (opts.create) {
@@ -94,7 +94,7 @@ export async function openObjectBucket(nc: NatsConnection, opts: OpenBucketOptio
  * The stream's last sequence = the newest revision written, answered by the stream leader
  * (STREAM.INFO), never by a possibly lagging direct-get replica. Purges do not lower it.
  */
-export async function lastRevision(nc: NatsConnection, bucket: string = BUCKET_DEFAULT): Promise<number> {
+export async function lastRevision(nc: NatsConnection, bucket: string = DEFAULT_BUCKET): Promise<number> {
   const jsm = await manager(nc);
   const info = await jsm.streams.info(streamName(bucket));
   return info.state.last_seq;

@@ -7,8 +7,7 @@
 
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { KvEntry } from '@nats-io/kv';
-import type { ApiObject } from '../api/types.js';
-import type { ObjectRef } from '../bus/messages.js';
+import type { ApiObject, ObjectRef } from '../api/types.js';
 import type { Logger } from '../log.js';
 import { decodeKey, escapeToken, resourcePrefix } from './key-codec.js';
 import { bindBucket, startKvFeed } from './kv-feed.js';

@@ -3,9 +3,8 @@
 // inside the window (rolling the current state back through the log), waits for revisions for
 // consistent reads, and fans each change out to every HTTP watcher with one serialization.
 
-import type { ApiObject } from '../api/types.js';
+import type { ApiObject, ObjectRef } from '../api/types.js';
 import { resourceExpired, gone, tooLargeResourceVersion, type Status } from '../api/status.js';
-import type { ObjectRef } from '../bus/messages.js';
 import { decodeKey, encodeKey } from './key-codec.js';
 import type { WatchEncoder } from '../codec/codec.js';
 

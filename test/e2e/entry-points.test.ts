@@ -12,12 +12,13 @@ import { fileURLToPath } from 'node:url';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { busRequest } from '../../shared/bus/client.js';
-import type { ObjectRef, StorageCreateRequest, StorageDeleteRequest } from '../../shared/bus/messages.js';
+import type { StorageCreateRequest, StorageDeleteRequest } from '../../shared/bus/messages.js';
 import { ServiceName, Subjects } from '../../shared/bus/subjects.js';
 import { freePort } from '../../shared/local/nats-server.js';
 import { startTestNats, type TestNats } from '../support/nats.js';
 import { cleanEnv, exitWithin, spawnProcess, tail, type Proc } from '../support/processes.js';
 import { configMap, sleep } from './helpers.js';
+import type { ObjectRef } from '../../shared/api/types.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The bucket every service uses by default, and the stream behind it. */

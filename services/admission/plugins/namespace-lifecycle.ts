@@ -7,6 +7,7 @@ import { AdmissionOperation, type AdmissionRequest } from '../../../shared/bus/m
 import { admissionForbidden } from '../errors.js';
 import type { NamespaceCache } from '../namespace-cache.js';
 import type { AdmissionPlugin, PluginFactory } from '../types.js';
+import { AUTHORIZATION_GROUP } from '../../../shared/api/groups.js';
 
 export const NAMESPACE_LIFECYCLE = 'NamespaceLifecycle';
 
@@ -23,7 +24,6 @@ export const FORCE_LIVE_LOOKUP_MS = 5_000;
 
 /** Reviews are never stored; answering 404 for their namespace would leak whether it exists. */
 const ACCESS_REVIEWS = new Set(['localsubjectaccessreviews', 'subjectaccessreviews', 'selfsubjectaccessreviews', 'selfsubjectrulesreviews']);
-const AUTHORIZATION_GROUP = 'authorization.platform.io';
 
 export interface NamespaceLifecycleOptions {
   immortal?: readonly string[];

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ApiObject } from '../../../shared/api/types.js';
-import type { ObjectRef } from '../../../shared/bus/messages.js';
+import type { ApiObject, ObjectRef } from '../../../shared/api/types.js';
 import type { FeedEvent } from '../../../shared/store/object-feed.js';
 import { encodeKey } from '../../../shared/store/key-codec.js';
 import { NamespaceCache, namespaceStateFromObject, type NamespaceState } from '../namespace-cache.js';

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StatusError } from '../../../shared/api/status.js';
-import type { ApiObject, UserInfo } from '../../../shared/api/types.js';
-import type { AdmissionRequest, ObjectRef } from '../../../shared/bus/messages.js';
+import type { ApiObject, ObjectRef, UserInfo } from '../../../shared/api/types.js';
+import type { AdmissionRequest } from '../../../shared/bus/messages.js';
 import { admissionInterest, pluginMatches } from '../chain.js';
 import { createNodeRestriction, forbiddenNodeLabels, modifiedLabels, NODE_RESTRICTION_MATCH } from '../plugins/node-restriction.js';
 

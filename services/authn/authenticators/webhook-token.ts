@@ -10,6 +10,7 @@ import type { Logger } from '../../../shared/log.js';
 import { TtlCache } from '../../../shared/ttl-cache.js';
 import { loadWebhookClient, WebhookConfigError, type WebhookClient } from '../../../shared/webhook/client-config.js';
 import type { AuthnResult, TokenAuthenticator } from '../types.js';
+import { AUTHENTICATION_GROUP } from '../../../shared/api/groups.js';
 
 export interface WebhookTokenConfig {
   configFile: string;
@@ -19,7 +20,6 @@ export interface WebhookTokenConfig {
   version?: 'v1' | 'v1beta1';
 }
 
-export const TOKEN_REVIEW_GROUP = 'authentication.platform.io';
 export const WEBHOOK_NOT_AUTHENTICATED = 'webhook: token not authenticated';
 export const WEBHOOK_UNAVAILABLE = 'webhook: token review failed';
 const DEFAULT_CACHE_TTL_MS = 120_000;
@@ -85,7 +85,7 @@ export async function createWebhookTokenAuthenticator(cfg: WebhookTokenConfig, l
     if (err instanceof WebhookConfigError) throw new WebhookConfigError(`--authentication-token-webhook-config-file: ${err.message}`);
     throw err;
   }
-  const apiVersion = `${TOKEN_REVIEW_GROUP}/${cfg.version ?? 'v1beta1'}`;
+  const apiVersion = `${AUTHENTICATION_GROUP}/${cfg.version ?? 'v1beta1'}`;
   const ttlMs = cfg.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS;
   const cache = new TtlCache<AuthnResult>(CACHE_ENTRIES);
   const inflight = new Map<string, Promise<AuthnResult>>();

@@ -11,12 +11,11 @@ import { Decision, type AuthzAttributes } from '../../../shared/bus/messages.js'
 import { resourceFilter } from '../../../shared/store/object-feed.js';
 import { NodeGraph, STORAGE_GROUP } from '../node/graph.js';
 import type { Authorizer, AuthorizerDecision, ModeFactory } from '../types.js';
+import { AUTHENTICATION_GROUP, AUTHORIZATION_GROUP } from '../../../shared/api/groups.js';
 
 const COORDINATION_GROUP = 'coordination.platform.io';
 const CERTIFICATES_GROUP = 'certificates.platform.io';
 const EVENTS_GROUP = 'events.platform.io';
-const AUTHENTICATION_GROUP = 'authentication.platform.io';
-const AUTHORIZATION_GROUP = 'authorization.platform.io';
 
 export const REASON_GET_ONLY = 'can only get individual resources of this type';
 export const noRelationship = (node: string) => `no relationship found between node '${node}' and this object`;

@@ -11,8 +11,8 @@ import { TtlCache } from '../../../shared/ttl-cache.js';
 import { OptionsError } from '../../../shared/config/options.js';
 import { loadWebhookClient, WebhookConfigError, type WebhookClient } from '../../../shared/webhook/client-config.js';
 import type { Authorizer, AuthorizerDecision, ModeFactory } from '../types.js';
+import { AUTHORIZATION_GROUP } from '../../../shared/api/groups.js';
 
-export const SAR_GROUP = 'authorization.platform.io';
 export type SarVersion = 'v1' | 'v1beta1';
 
 /**
@@ -66,7 +66,7 @@ export function sarSpec(attrs: AuthzAttributes, version: SarVersion): Record<str
 }
 
 export function sarRequest(attrs: AuthzAttributes, version: SarVersion): Record<string, unknown> {
-  return { apiVersion: `${SAR_GROUP}/${version}`, kind: 'SubjectAccessReview', spec: sarSpec(attrs, version) };
+  return { apiVersion: `${AUTHORIZATION_GROUP}/${version}`, kind: 'SubjectAccessReview', spec: sarSpec(attrs, version) };
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -74,7 +74,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** The status of a reply, or the reason it is not a usable SubjectAccessReview. */
 export function parseSarReply(body: unknown, version: SarVersion): SarStatus | string {
   if (!isRecord(body)) return 'the reply is not a JSON object';
-  const want = `${SAR_GROUP}/${version}`;
+  const want = `${AUTHORIZATION_GROUP}/${version}`;
   if (body.apiVersion !== want || body.kind !== 'SubjectAccessReview') {
     return `expected a SubjectAccessReview of ${want}, got ${JSON.stringify(String(body.kind ?? ''))} of ${JSON.stringify(String(body.apiVersion ?? ''))}`;
   }

@@ -11,8 +11,7 @@
 //   volume attachment on N → the attachment and its volume (not the volume's secrets: those
 //           follow only from a pod that mounts it, as upstream)
 
-import type { ApiObject } from '../../../shared/api/types.js';
-import type { ObjectRef } from '../../../shared/bus/messages.js';
+import type { ApiObject, ObjectRef } from '../../../shared/api/types.js';
 import { attachmentReferences, podReferences, pvClaim, pvSecrets } from '../../../shared/api/node-references.js';
 
 export const STORAGE_GROUP = 'storage.platform.io';

@@ -11,8 +11,9 @@ import { StatusError } from '../../../shared/api/status.js';
 import type { PolicyRule } from '../../../shared/bus/messages.js';
 import type { InternalStore } from '../../../shared/registry/rest/internal-store.js';
 import type { Logger } from '../../../shared/log.js';
-import { readRules, ruleKey, RBAC_GROUP } from './rules.js';
+import { readRules, ruleKey } from './rules.js';
 import type { RbacState } from './state.js';
+import { RBAC_GROUP } from '../../../shared/api/groups.js';
 
 export interface AggregationSource {
   name: string;

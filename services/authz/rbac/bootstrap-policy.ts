@@ -7,7 +7,8 @@ import type { PolicyRule } from '../../../shared/bus/messages.js';
 import type { Logger } from '../../../shared/log.js';
 import type { InternalStore } from '../../../shared/registry/rest/internal-store.js';
 import { reconcileAll, type ReconcileTarget } from './reconcile.js';
-import { RBAC_API_VERSION, RBAC_GROUP } from './rules.js';
+import { RBAC_API_VERSION } from './rules.js';
+import { AUTHENTICATION_GROUP, AUTHORIZATION_GROUP, RBAC_GROUP } from '../../../shared/api/groups.js';
 
 export const BOOTSTRAP_LABEL = 'platform.io/bootstrapping';
 export const BOOTSTRAP_LABEL_VALUE = 'rbac-defaults';
@@ -27,8 +28,6 @@ const discovery = 'discovery.platform.io';
 const coordination = 'coordination.platform.io';
 const storage = 'storage.platform.io';
 const nodeGroup = 'node.platform.io';
-const authentication = 'authentication.platform.io';
-const authorization = 'authorization.platform.io';
 const certificates = 'certificates.platform.io';
 
 const READ = ['get', 'list', 'watch'];
@@ -80,8 +79,8 @@ const group = (name: string): SubjectSpec => ({ kind: 'Group', name });
 
 /** What a node agent needs (the Node authorizer and NodeRestriction narrow it to its own objects). */
 const NODE_RULES: PolicyRule[] = [
-  rule(['create'], [authentication], ['tokenreviews']),
-  rule(['create'], [authorization], ['subjectaccessreviews', 'localsubjectaccessreviews']),
+  rule(['create'], [AUTHENTICATION_GROUP], ['tokenreviews']),
+  rule(['create'], [AUTHORIZATION_GROUP], ['subjectaccessreviews', 'localsubjectaccessreviews']),
   rule(READ, [core], ['services']),
   rule(['create', 'get', 'list', 'watch'], [core], ['nodes']),
   rule(['patch', 'update'], [core], ['nodes/status']),
@@ -105,7 +104,7 @@ const NODE_RULES: PolicyRule[] = [
 ];
 
 const AGGREGATE_TO_ADMIN_RULES: PolicyRule[] = [
-  rule(['create'], [authorization], ['localsubjectaccessreviews']),
+  rule(['create'], [AUTHORIZATION_GROUP], ['localsubjectaccessreviews']),
   rule(READ_WRITE, [RBAC_GROUP], ['rolebindings', 'roles']),
 ];
 
@@ -155,8 +154,8 @@ export function bootstrapClusterRoles(): ApiObject[] {
     clusterRole('system:discovery', [urls(['get'], '/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/')]),
     clusterRole('system:monitoring', [urls(['get'], '/healthz', '/healthz/*', '/livez', '/livez/*', '/metrics', '/metrics/slis', '/readyz', '/readyz/*')]),
     clusterRole('system:basic-user', [
-      rule(['create'], [authorization], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
-      rule(['create'], [authentication], ['selfsubjectreviews']),
+      rule(['create'], [AUTHORIZATION_GROUP], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
+      rule(['create'], [AUTHENTICATION_GROUP], ['selfsubjectreviews']),
     ]),
     clusterRole('system:public-info-viewer', [urls(['get'], '/healthz', '/livez', '/readyz', '/version', '/version/')]),
     aggregatingRole('admin', AGGREGATE_TO_ADMIN),
@@ -167,7 +166,7 @@ export function bootstrapClusterRoles(): ApiObject[] {
     clusterRole('system:aggregate-to-view', AGGREGATE_TO_VIEW_RULES, { [AGGREGATE_TO_VIEW]: 'true' }),
     clusterRole('system:node', NODE_RULES),
     clusterRole('system:node-bootstrapper', [rule(['create', 'get', 'list', 'watch'], [certificates], [CSR])]),
-    clusterRole('system:auth-delegator', [rule(['create'], [authentication], ['tokenreviews']), rule(['create'], [authorization], ['subjectaccessreviews'])]),
+    clusterRole('system:auth-delegator', [rule(['create'], [AUTHENTICATION_GROUP], ['tokenreviews']), rule(['create'], [AUTHORIZATION_GROUP], ['subjectaccessreviews'])]),
     clusterRole('system:service-account-issuer-discovery', [urls(['get'], '/.well-known/openid-configuration', '/.well-known/openid-configuration/', '/openid/v1/jwks', '/openid/v1/jwks/')]),
     clusterRole(`system:certificates.platform.io:${CSR}:nodeclient`, [rule(['create'], [certificates], [`${CSR}/nodeclient`])]),
     clusterRole(`system:certificates.platform.io:${CSR}:selfnodeclient`, [rule(['create'], [certificates], [`${CSR}/selfnodeclient`])]),

@@ -11,8 +11,9 @@ import { badRequest } from '../../../shared/api/status.js';
 import { Decision, type AuthzAttributes, type AuthzReply, type EscalationCheckReply, type EscalationCheckRequest, type PolicyRule } from '../../../shared/bus/messages.js';
 import { SYSTEM_MASTERS } from '../authorizers/privileged-groups.js';
 import { compactRules, compactString, covers, quoteList } from './covers.js';
-import { readRule, RBAC_GROUP, type RoleRef } from './rules.js';
+import { readRule, type RoleRef } from './rules.js';
 import type { RbacState } from './state.js';
+import { RBAC_GROUP } from '../../../shared/api/groups.js';
 
 export interface EscalationDeps {
   rbac: RbacState;

@@ -14,7 +14,8 @@ import { StatusError } from '../../../shared/api/status.js';
 import type { InternalStore } from '../../../shared/registry/rest/internal-store.js';
 import type { Logger } from '../../../shared/log.js';
 import { covers } from './covers.js';
-import { readRules, readSubjects, RBAC_GROUP, type Subject } from './rules.js';
+import { readRules, readSubjects, type Subject } from './rules.js';
+import { RBAC_GROUP } from '../../../shared/api/groups.js';
 
 export interface ReconcileTarget {
   resource: 'roles' | 'clusterroles' | 'rolebindings' | 'clusterrolebindings';

@@ -7,8 +7,8 @@
 
 import type { AuthzAttributes, PolicyRule } from '../../../shared/bus/messages.js';
 import type { UserInfo } from '../../../shared/api/types.js';
+import { RBAC_GROUP } from '../../../shared/api/groups.js';
 
-export const RBAC_GROUP = 'rbac.authorization.platform.io';
 export const RBAC_API_VERSION = `${RBAC_GROUP}/v1`;
 export const ALL = '*';
 export const SERVICE_ACCOUNT_USER_PREFIX = 'system:serviceaccount:';

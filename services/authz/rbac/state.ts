@@ -7,7 +7,8 @@
 import type { ApiObject, UserInfo } from '../../../shared/api/types.js';
 import type { AuthzAttributes, PolicyRule } from '../../../shared/bus/messages.js';
 import type { FeedEvent } from '../../../shared/store/object-feed.js';
-import { groupKey, readRoleRef, readRules, readSubjects, ruleAllows, subjectKey, userKey, RBAC_GROUP, type RoleRef, type Subject } from './rules.js';
+import { groupKey, readRoleRef, readRules, readSubjects, ruleAllows, subjectKey, userKey, type RoleRef, type Subject } from './rules.js';
+import { RBAC_GROUP } from '../../../shared/api/groups.js';
 
 export const RbacKind = {
   Role: 'Role',

@@ -15,7 +15,7 @@ import { startFakeAdmission, type FakeAdmission } from '../../../test/support/fa
 const registry = createBuiltinRegistry();
 import { aggregateRules, startAggregation, type AggregationController, type AggregationSource } from '../rbac/aggregation.js';
 import { RbacState } from '../rbac/state.js';
-import { RBAC_GROUP } from '../rbac/rules.js';
+import { RBAC_GROUP } from '../../../shared/api/groups.js';
 
 const r = (verb: string, resource: string): PolicyRule => ({ verbs: [verb], apiGroups: [''], resources: [resource] });
 

@@ -5,11 +5,11 @@ import type { EscalationCheckRequest, PolicyRule } from '../../../shared/bus/mes
 import type { StatusError } from '../../../shared/api/status.js';
 import { encodeKey } from '../../../shared/store/key-codec.js';
 import { RbacState } from '../rbac/state.js';
-import { RBAC_GROUP } from '../rbac/rules.js';
 import { AGGREGATION_NEEDS_ADMIN, checkEscalation } from '../rbac/escalation.js';
 import { createRbacAuthorizer } from '../authorizers/rbac.js';
 import { createPrivilegedGroupsAuthorizer } from '../authorizers/privileged-groups.js';
 import { runAuthzChain } from '../chain.js';
+import { RBAC_GROUP } from '../../../shared/api/groups.js';
 
 /** A state plus the real chain (privileged groups, then RBAC), as the service wires them. */
 function world() {

@@ -5,7 +5,7 @@ import { clusterroles } from '../../../shared/registry/builtin/rbac/cluster-role
 import { clusterrolebindings } from '../../../shared/registry/builtin/rbac/cluster-role-binding.js';
 import { reconcileBinding, reconcileRole } from '../rbac/reconcile.js';
 import { AUTOUPDATE_ANNOTATION, BOOTSTRAP_LABEL, bootstrapClusterRoleBindings, bootstrapClusterRoles, bootstrapPolicy } from '../rbac/bootstrap-policy.js';
-import { RBAC_GROUP } from '../rbac/rules.js';
+import { RBAC_GROUP } from '../../../shared/api/groups.js';
 
 const expectedRole: ApiObject = {
   kind: 'ClusterRole',

@@ -2,8 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AuthzAttributes, PolicyRule } from '../../../shared/bus/messages.js';
 import type { UserInfo } from '../../../shared/api/types.js';
-import { readRule, readRules, ruleAllows, subjectMatches, RBAC_GROUP, type Subject } from '../rbac/rules.js';
+import { readRule, readRules, ruleAllows, subjectMatches, type Subject } from '../rbac/rules.js';
 import { breakdownRule, compactRules, compactString, covers } from '../rbac/covers.js';
+import { RBAC_GROUP } from '../../../shared/api/groups.js';
 
 const jane: UserInfo = { username: 'jane', groups: ['dev', 'system:authenticated'] };
 

@@ -14,7 +14,7 @@ import { createStorageService, type StorageService } from '../../storage/service
 import { createAuthzService, type AuthzService } from '../service.js';
 import { startFakeAdmission, type FakeAdmission } from '../../../test/support/fake-admission.js';
 import { AUTOUPDATE_ANNOTATION, BOOTSTRAP_LABEL } from '../rbac/bootstrap-policy.js';
-import { RBAC_GROUP } from '../rbac/rules.js';
+import { RBAC_GROUP } from '../../../shared/api/groups.js';
 
 type Resource = 'roles' | 'clusterroles' | 'rolebindings' | 'clusterrolebindings';
 

@@ -5,8 +5,8 @@ import type { AuthzAttributes, PolicyRule } from '../../../shared/bus/messages.j
 import { encodeKey } from '../../../shared/store/key-codec.js';
 import type { FeedEvent } from '../../../shared/store/object-feed.js';
 import { RbacState, type RbacChange } from '../rbac/state.js';
-import { RBAC_GROUP } from '../rbac/rules.js';
 import { createRbacAuthorizer } from '../authorizers/rbac.js';
+import { RBAC_GROUP } from '../../../shared/api/groups.js';
 
 type Resource = 'roles' | 'clusterroles' | 'rolebindings' | 'clusterrolebindings';
 

@@ -12,32 +12,9 @@ import { silentLogger } from '../../../shared/log.js';
 import { createBuiltinRegistry } from '../../../shared/registry/builtin-registry.js';
 import { jsonEndpoint, startJsonService, type JsonEndpoint } from '../../../shared/bus/service.js';
 import { ServiceName, Subjects } from '../../../shared/bus/subjects.js';
-import type {
-  AdmissionInterest,
-  AdmissionReply,
-  AdmissionRequest,
-  AuthnReply,
-  AuthnRequest,
-  AuthzAttributes,
-  AuthzReply,
-  AuthnInterest,
-  EscalationCheckReply,
-  EscalationCheckRequest,
-  RulesReviewReply,
-  RulesReviewRequest,
-  TokenIssueReply,
-  TokenIssueRequest,
-  ObjectRef,
-  StorageCreateRequest,
-  StorageDeleteReply,
-  StorageDeleteRequest,
-  StorageGetReply,
-  StorageGetRequest,
-  StorageUpdateRequest,
-  StorageWriteReply,
-} from '../../../shared/bus/messages.js';
+import type { AdmissionInterest, AdmissionReply, AdmissionRequest, AuthnReply, AuthnRequest, AuthzAttributes, AuthzReply, AuthnInterest, EscalationCheckReply, EscalationCheckRequest, RulesReviewReply, RulesReviewRequest, TokenIssueReply, TokenIssueRequest, StorageCreateRequest, StorageDeleteReply, StorageDeleteRequest, StorageGetReply, StorageGetRequest, StorageUpdateRequest, StorageWriteReply } from '../../../shared/bus/messages.js';
 import { alreadyExists, conflict, CONFLICT_MODIFIED, failure, notFound, requestEntityTooLarge, StatusReason } from '../../../shared/api/status.js';
-import type { ApiObject, UserInfo } from '../../../shared/api/types.js';
+import type { ApiObject, ObjectRef, UserInfo } from '../../../shared/api/types.js';
 import { openObjectBucket } from '../../../shared/store/kv-bucket.js';
 import { encodeKey } from '../../../shared/store/key-codec.js';
 import { createGatewayService, type GatewayConfig, type GatewayService } from '../service.js';

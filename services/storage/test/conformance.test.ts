@@ -8,14 +8,9 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { startTestNats, type TestNats } from '../../../test/support/nats.js';
 import { busRequest } from '../../../shared/bus/client.js';
 import { Subjects } from '../../../shared/bus/subjects.js';
-import type {
-  ObjectRef,
-  StorageDeleteReply,
-  StorageGetReply,
-  StorageWriteReply,
-} from '../../../shared/bus/messages.js';
+import type { StorageDeleteReply, StorageGetReply, StorageWriteReply } from '../../../shared/bus/messages.js';
 import { CONFLICT_MODIFIED, StatusError } from '../../../shared/api/status.js';
-import type { ApiObject } from '../../../shared/api/types.js';
+import type { ApiObject, ObjectRef } from '../../../shared/api/types.js';
 import { decodeKey, encodeKey } from '../../../shared/store/key-codec.js';
 import { lastRevision, openObjectBucket, streamName } from '../../../shared/store/kv-bucket.js';
 import { createStorageService, type StorageService } from '../service.js';

@@ -4,8 +4,8 @@
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { StatusError } from '../../api/status.js';
-import type { JsonSchema } from '../../registry/types.js';
 import { applyPatch } from '../index.js';
+import type { JsonSchema } from '../../api/types.js';
 
 export interface PatchJob {
   type: string;

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StatusError } from '../../api/status.js';
-import type { JsonSchema } from '../../registry/types.js';
 import { applyStrategicMergePatch } from '../strategic-merge-patch.js';
+import type { JsonSchema } from '../../api/types.js';
 
 // A cut-down apps/v1 Deployment schema carrying the markers upstream declares on these fields.
 const str: JsonSchema = { type: 'string' };

@@ -6,10 +6,10 @@
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
 import { StatusError } from '../../api/status.js';
-import type { UserInfo } from '../../api/types.js';
+import type { ObjectRef, UserInfo } from '../../api/types.js';
 import { busRequest } from '../../bus/client.js';
 import { Subjects } from '../../bus/subjects.js';
-import type { ObjectRef, StorageGetReply, StorageGetRequest } from '../../bus/messages.js';
+import type { StorageGetReply, StorageGetRequest } from '../../bus/messages.js';
 import { AdmissionInterestCache } from '../../bus/service-interest.js';
 import type { Registry } from '../registry.js';
 import { Targets, type Target } from '../target.js';

@@ -7,12 +7,12 @@
 // so the rules hold whoever writes. Reads of current state come from an `ObjectSource` (the
 // gateway's watch cache, or the storage service for services without one).
 
-import type { ApiObject, UserInfo } from '../../api/types.js';
+import type { ApiObject, ObjectRef, UserInfo } from '../../api/types.js';
 import { alreadyExists, badRequest, conflict, CONFLICT_MODIFIED, invalid, methodNotSupported, notFound, qualifiedResource, StatusError, timeout, type FieldError, type GroupResource } from '../../api/status.js';
 import { required } from '../../api/field-errors.js';
 import { nowTimestamp } from '../../api/time.js';
 import { Subjects } from '../../bus/subjects.js';
-import { AdmissionOperation, AdmissionPhase, type ObjectRef, type StorageDeleteReply, type StorageWriteReply } from '../../bus/messages.js';
+import { AdmissionOperation, AdmissionPhase, type StorageDeleteReply, type StorageWriteReply } from '../../bus/messages.js';
 import type { Registry } from '../registry.js';
 import type { Target } from '../target.js';
 import type { BusRequest } from './hooks.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { builtinTypes } from '../index.js';
+import { builtinTypes } from '../builtin-types.js';
 import { createBuiltinRegistry } from '../builtin-registry.js';
 import { createFlow, fields, testStrategyContext } from './builtin-helpers.js';
 import { samples } from './builtin-samples.js';

@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { convertSchema, definitionName, openApiV2, openApiV3, openApiV3GroupVersion, openApiV3Root } from '../openapi.js';
 import type { OpenApiSource } from '../openapi.js';
 import { Registry } from '../registry.js';
-import type { JsonSchema, ResourceType } from '../types.js';
+import type { ResourceType } from '../types.js';
 import { fixtureSource } from './fixture-source.js';
+import type { JsonSchema } from '../../api/types.js';
 
 const deploymentSchema: JsonSchema = {
   $schema: 'http://json-schema.org/draft-07/schema#',

@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FieldError } from '../../api/status.js';
 import { fieldErrorMessage } from '../../api/status.js';
-import type { ApiObject } from '../../api/types.js';
+import type { ApiObject, JsonSchema } from '../../api/types.js';
 import { Registry, compareVersions, parseRuntimeConfig } from '../registry.js';
-import type { JsonSchema, ResourceType } from '../types.js';
+import type { ResourceType } from '../types.js';
 
 const str: JsonSchema = { type: 'string' };
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { ResourceType, SubresourceStrategy } from '../types.js';
 import { Registry } from '../registry.js';
 import { servedSubresourceVerbs, subresourceStrategyProblems } from '../subresources.js';
-import { builtinTypes } from '../index.js';
+import { builtinTypes } from '../builtin-types.js';
 
 const keep: SubresourceStrategy = { prepareForUpdate: (_o, old) => structuredClone(old) };
 

@@ -7,7 +7,7 @@ import { openObjectBucket } from '../kv-bucket.js';
 import { encodeKey } from '../key-codec.js';
 import { groupFilter, resourceFilter, startObjectFeed, type FeedEvent } from '../object-feed.js';
 import { silentLogger } from '../../log.js';
-import type { ObjectRef } from '../../bus/messages.js';
+import type { ObjectRef } from '../../api/types.js';
 
 let nats: TestNats;
 let nc: NatsConnection;

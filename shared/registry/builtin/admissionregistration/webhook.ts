@@ -3,8 +3,8 @@
 // sideEffects/admissionReviewVersions, unique names, and safer defaults.
 
 import type { FieldError } from '../../../api/status.js';
-import type { ApiObject } from '../../../api/types.js';
-import type { JsonSchema, VersionDef } from '../../types.js';
+import type { ApiObject, JsonSchema } from '../../../api/types.js';
+import type { VersionDef } from '../../types.js';
 import { asArray, asObject, duplicates, setDefault } from '../common/field-errors.js';
 import { labelSelector } from '../common/meta.js';
 import { validateLabelSelector } from '../common/selector.js';

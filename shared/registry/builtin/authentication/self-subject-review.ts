@@ -3,8 +3,9 @@
 
 import type { ResourceType } from '../../types.js';
 import { obj } from '../common/schema.js';
-import { AUTHENTICATION_GROUP, userInfo } from './token-review.js';
+import { userInfo } from './token-review.js';
 import { selfSubjectReviewHooks } from './review-hooks.js';
+import { AUTHENTICATION_GROUP } from '../../../api/groups.js';
 
 const schema = obj({ status: obj({ userInfo }) });
 

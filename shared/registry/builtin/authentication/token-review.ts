@@ -4,8 +4,8 @@
 import type { ResourceType } from '../../types.js';
 import { atomicList, bool, obj, str } from '../common/schema.js';
 import { tokenReviewHooks } from './review-hooks.js';
+import { AUTHENTICATION_GROUP } from '../../../api/groups.js';
 
-export const AUTHENTICATION_GROUP = 'authentication.platform.io';
 
 export const userInfo = obj({ username: str, uid: str, groups: atomicList(str), extra: { type: 'object', additionalProperties: atomicList(str) } });
 

@@ -9,8 +9,8 @@ import type { ResourceType } from '../../types.js';
 import { atomicList, bool, obj, str } from '../common/schema.js';
 import { selfSubjectAccessReviewHooks, selfSubjectRulesReviewHooks, subjectAccessReviewHooks } from './review-hooks.js';
 import { forbidden, invalidValue, required } from '../../../api/field-errors.js';
+import { AUTHORIZATION_GROUP } from '../../../api/groups.js';
 
-export const AUTHORIZATION_GROUP = 'authorization.platform.io';
 
 const resourceAttributes = obj({ namespace: str, verb: str, group: str, version: str, resource: str, subresource: str, name: str });
 const nonResourceAttributes = obj({ path: str, verb: str });

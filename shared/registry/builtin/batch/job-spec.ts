@@ -1,7 +1,6 @@
 // JobSpec schema, defaults and validation, shared by Jobs and CronJob job templates.
 
 import type { FieldError } from '../../../api/status.js';
-import type { JsonSchema } from '../../types.js';
 import { asObject, at, type Json, setDefault } from '../common/field-errors.js';
 import { embeddedObjectMeta, labelSelector } from '../common/meta.js';
 import { defaultPodTemplate, podTemplateSpec, validatePodTemplate } from '../common/pod-spec.js';
@@ -9,6 +8,7 @@ import { validateLabelSelector } from '../common/selector.js';
 import { bool, int32, int64, obj, partial, str, strEnum } from '../common/schema.js';
 import { nonNegative } from '../common/workload.js';
 import { invalidValue, required, unsupported } from '../../../api/field-errors.js';
+import type { JsonSchema } from '../../../api/types.js';
 
 export const jobSpec: JsonSchema = obj(
   {

@@ -1,8 +1,8 @@
 // Schema pieces shared by many built-in types: selectors, references, conditions and the
 // metadata embedded in templates (the top-level metadata is the registry's own).
 
-import type { JsonSchema } from '../../types.js';
 import { arr, atomicList, bool, int64, mapList, obj, partial, quantityMap, str, strEnum, strMap, time } from './schema.js';
+import type { JsonSchema } from '../../../api/types.js';
 
 export const labelSelectorRequirement: JsonSchema = obj(
   { key: str, operator: strEnum('In', 'NotIn', 'Exists', 'DoesNotExist'), values: atomicList(str) },

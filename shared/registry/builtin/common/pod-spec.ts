@@ -2,7 +2,6 @@
 // shared by pods, pod templates and every workload controller that embeds a template.
 
 import type { FieldError } from '../../../api/status.js';
-import type { JsonSchema } from '../../types.js';
 import { asArray, asObject, ensureObject, type Json, setDefault } from './field-errors.js';
 import { conditionList, embeddedObjectMeta, labelSelector, localObjectReference, resourceRequirements, typedLocalObjectReference } from './meta.js';
 import {
@@ -25,6 +24,7 @@ import {
 } from './schema.js';
 import { duplicate, invalidValue, notFoundValue, required } from '../../../api/field-errors.js';
 import { dnsLabelError, validDnsLabel } from '../../../api/validation.js';
+import type { JsonSchema } from '../../../api/types.js';
 
 const keyToPath = obj({ key: str, path: str, mode: int32 }, ['key', 'path']);
 const optionalKeyRef = obj({ name: str, key: str, optional: bool }, ['key'], { 'x-kubernetes-map-type': 'atomic' });

@@ -1,7 +1,7 @@
+import type { JsonSchema } from '../../../api/types.js';
 // Small builders for the JSON schemas of built-in types. Schemas are plain data; these helpers
 // only keep hundreds of field declarations short and the x-kubernetes markers consistent.
 
-import type { JsonSchema } from '../../types.js';
 
 export type Props = Record<string, JsonSchema>;
 

@@ -1,8 +1,8 @@
 // Ingresses: HTTP routing from outside the cluster to services.
 
 import type { FieldError } from '../../../api/status.js';
-import type { ApiObject } from '../../../api/types.js';
-import type { JsonSchema, ResourceType } from '../../types.js';
+import type { ApiObject, JsonSchema } from '../../../api/types.js';
+import type { ResourceType } from '../../types.js';
 import { ageColumn, joinList } from '../common/columns.js';
 import { asArray, asObject, at } from '../common/field-errors.js';
 import { typedLocalObjectReference } from '../common/meta.js';

@@ -7,8 +7,9 @@ import { ageColumn } from '../common/columns.js';
 import { atomicList, obj } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 import { bindingColumns } from './binding-columns.js';
-import { defaultBinding, RBAC_GROUP, roleRef, roleRefImmutable, subject, validateBinding } from './rules.js';
+import { defaultBinding, roleRef, roleRefImmutable, subject, validateBinding } from './rules.js';
 import { rbacHooks } from './escalation-guard.js';
+import { RBAC_GROUP } from '../../../api/groups.js';
 
 const schema = obj({ subjects: atomicList(subject), roleRef }, ['roleRef']);
 

@@ -5,8 +5,9 @@ import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { atomicList, obj } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
-import { policyRule, RBAC_GROUP, validateRules } from './rules.js';
+import { policyRule, validateRules } from './rules.js';
 import { rbacHooks } from './escalation-guard.js';
+import { RBAC_GROUP } from '../../../api/groups.js';
 
 const schema = obj({ rules: atomicList(policyRule) });
 

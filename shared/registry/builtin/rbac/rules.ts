@@ -1,8 +1,7 @@
 // Schemas and validation shared by the four RBAC types: policy rules, subjects, role refs.
 
 import type { FieldError } from '../../../api/status.js';
-import type { ApiObject } from '../../../api/types.js';
-import type { JsonSchema } from '../../types.js';
+import type { ApiObject, JsonSchema } from '../../../api/types.js';
 import { asArray, asObject, at } from '../common/field-errors.js';
 import { labelSelector } from '../common/meta.js';
 import { validateLabelSelector } from '../common/selector.js';
@@ -10,8 +9,8 @@ import { atomicList, obj, str } from '../common/schema.js';
 import { invalidValue, required, unsupported } from '../../../api/field-errors.js';
 import { validDnsSubdomain, validPathSegmentName } from '../../../api/validation.js';
 import { jsonEqual } from '../../../patch/json-value.js';
+import { RBAC_GROUP } from '../../../api/groups.js';
 
-export const RBAC_GROUP = 'rbac.authorization.platform.io';
 
 export const policyRule: JsonSchema = obj(
   {

@@ -4,10 +4,9 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ApiObject, UserInfo } from '../../../api/types.js';
+import type { ApiObject, ObjectRef, UserInfo } from '../../../api/types.js';
 import { alreadyExists, conflict, CONFLICT_MODIFIED, forbidden, StatusError } from '../../../api/status.js';
 import { Subjects } from '../../../bus/subjects.js';
-import type { ObjectRef } from '../../../bus/messages.js';
 import { createBuiltinRegistry } from '../../builtin-registry.js';
 import { Targets, type Target } from '../../target.js';
 import { GenericStore, type ObjectSource, type StoredObject, type WriteRequest } from '../store.js';
