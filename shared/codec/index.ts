@@ -1,22 +1,59 @@
-// Content negotiation: the encoder of a response from its Accept header. Errors must always be
-// readable, so an Accept nothing satisfies falls back to JSON for them.
+// Content negotiation: the encoder of a response from its Accept header — a serializer (JSON,
+// YAML), possibly wrapped in a conversion the client asked for with `as=` (Table,
+// PartialObjectMetadata). Errors must always be readable, so an Accept nothing satisfies falls
+// back to JSON for them.
 
 import { negotiate, type Offer } from '../api/negotiate.js';
 import type { Encoder, WatchEncoder } from './codec.js';
+import { As, convertingEncoder, convertingWatchEncoder, META_GROUPS, META_VERSIONS, type Conversion, type ConversionSource } from './convert.js';
 import { jsonEncoder, jsonWatchEncoder } from './json.js';
 import { yamlEncoder } from './yaml.js';
 
 export type { Body, Encoder, Transform, WatchEncoder, WatchEvent } from './codec.js';
 export { bodyValue, value } from './codec.js';
 export { jsonEncoder } from './json.js';
+export { parseIncludeObject, type ConversionSource, type IncludeObject } from './convert.js';
 
-const ENCODERS: readonly Encoder[] = [jsonEncoder, yamlEncoder];
-const OFFERS: Offer[] = ENCODERS.map((e) => ({ mediaType: e.mediaType }));
+const SERIALIZERS: readonly Encoder[] = [jsonEncoder, yamlEncoder];
+const PLAIN: Offer[] = SERIALIZERS.map((e) => ({ mediaType: e.mediaType }));
+
+/** What a resource endpoint can be converted to. */
+export interface Convertible extends ConversionSource {
+  /** The response is a list (PartialObjectMetadataList rather than PartialObjectMetadata). */
+  list: boolean;
+}
+
+function conversionOffers(as: As, mediaTypes: readonly string[]): Offer[] {
+  const out: Offer[] = [];
+  for (const group of META_GROUPS) for (const version of META_VERSIONS) for (const mediaType of mediaTypes) out.push({ mediaType, as, group, version });
+  return out;
+}
+
+const OFFERS = new Map<string, Offer[]>();
+/** Plain serializers first (no Accept means plain JSON), then the conversions this endpoint can make. */
+function offersFor(c: Convertible | undefined, mediaTypes: readonly string[]): Offer[] {
+  if (!c) return PLAIN;
+  const key = `${c.list}:${c.columns !== null}:${mediaTypes.join()}`;
+  let offers = OFFERS.get(key);
+  if (!offers) {
+    offers = [...mediaTypes.map((mediaType) => ({ mediaType }))];
+    if (c.columns !== null) offers.push(...conversionOffers(As.Table, mediaTypes));
+    offers.push(...conversionOffers(c.list ? As.PartialObjectMetadataList : As.PartialObjectMetadata, mediaTypes));
+    OFFERS.set(key, offers);
+  }
+  return offers;
+}
+
+function conversionOf(offer: Offer): Conversion | null {
+  return offer.as ? { as: offer.as as As, group: offer.group!, version: offer.version! } : null;
+}
 
 /** The encoder for a response; throws 406 NotAcceptable when none satisfies `accept`. */
-export function responseEncoder(accept: string | undefined): Encoder {
-  const offer = negotiate(accept, OFFERS);
-  return ENCODERS.find((e) => e.mediaType === offer.mediaType) ?? jsonEncoder;
+export function responseEncoder(accept: string | undefined, convertible?: Convertible): Encoder {
+  const offer = negotiate(accept, offersFor(convertible, PLAIN.map((o) => o.mediaType)));
+  const serializer = SERIALIZERS.find((e) => e.mediaType === offer.mediaType) ?? jsonEncoder;
+  const conv = conversionOf(offer);
+  return conv && convertible ? convertingEncoder(serializer, conv, convertible) : serializer;
 }
 
 /** The encoder for an error: the negotiated one when there is one, JSON otherwise. */
@@ -28,7 +65,15 @@ export function errorEncoder(accept: string | undefined): Encoder {
   }
 }
 
-/** Watch streams are JSON until a streaming codec (protobuf) is added. */
-export function watchEncoder(_accept: string | undefined): WatchEncoder {
-  return jsonWatchEncoder;
+/** Watch streams frame JSON (YAML and unknown types fall back to it, as upstream), converted when asked. */
+export function watchEncoder(accept: string | undefined, source?: ConversionSource): WatchEncoder {
+  if (!source) return jsonWatchEncoder;
+  let offer: Offer;
+  try {
+    offer = negotiate(accept, offersFor({ ...source, list: false }, ['application/json']));
+  } catch {
+    return jsonWatchEncoder;
+  }
+  const conv = conversionOf(offer);
+  return conv ? convertingWatchEncoder(conv, source) : jsonWatchEncoder;
 }

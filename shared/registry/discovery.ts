@@ -227,6 +227,8 @@ export function apiResourceList(source: DiscoverySource, group: string, version:
 // Aggregated discovery (Accept: application/json;g=apidiscovery.platform.io;v=v2;as=APIGroupDiscoveryList)
 
 export const AGGREGATED_DISCOVERY_GROUP = 'apidiscovery.platform.io';
+/** The group spellings a client may ask aggregated discovery in (kubectl and client-go send upstream's). */
+export const AGGREGATED_DISCOVERY_GROUPS = [AGGREGATED_DISCOVERY_GROUP, 'apidiscovery.k8s.io'] as const;
 export type AggregatedDiscoveryVersion = 'v2' | 'v2beta1';
 
 export interface GroupVersionKindRef {
@@ -304,6 +306,7 @@ export function aggregatedDiscovery(
   source: DiscoverySource,
   which: 'api' | 'apis',
   apiVersion: AggregatedDiscoveryVersion = 'v2',
+  group: string = AGGREGATED_DISCOVERY_GROUP,
 ): APIGroupDiscoveryList {
   const items: APIGroupDiscovery[] = [];
   if (which === 'api') {
@@ -316,7 +319,7 @@ export function aggregatedDiscovery(
       if (versions.length) items.push({ metadata: { name: info.name }, versions });
     }
   }
-  return { kind: 'APIGroupDiscoveryList', apiVersion: `${AGGREGATED_DISCOVERY_GROUP}/${apiVersion}`, metadata: {}, items };
+  return { kind: 'APIGroupDiscoveryList', apiVersion: `${group}/${apiVersion}`, metadata: {}, items };
 }
 
 // ---------------------------------------------------------------------------------------------

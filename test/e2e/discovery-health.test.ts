@@ -113,11 +113,16 @@ describe('discovery', () => {
     assert.equal(assertOk(await c.request('GET', '/apis', { headers: { accept: '*/*' } })).kind, 'APIGroupList');
   });
 
-  it('discovery - an upstream-branded aggregated request falls back to the plain lists', async () => {
+  it('discovery - the upstream spelling kubectl sends gets aggregated discovery in that group', async () => {
     const accept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
     const r = await c.request('GET', '/apis', { headers: { accept } });
-    assert.equal(assertOk(r).kind, 'APIGroupList');
-    assert.match(r.headers.get('content-type') ?? '', /^application\/json/);
+    const body = assertOk(r);
+    assert.equal(body.kind, 'APIGroupDiscoveryList');
+    assert.equal(body.apiVersion, 'apidiscovery.k8s.io/v2');
+    assert.ok(body.items.some((g: any) => g.metadata.name === 'apps'));
+    assert.match(r.headers.get('content-type') ?? '', /^application\/json;g=apidiscovery\.k8s\.io;v=v2;as=APIGroupDiscoveryList/);
+    const beta = assertOk(await c.request('GET', '/api', { headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList' } }));
+    assert.equal(beta.apiVersion, 'apidiscovery.k8s.io/v2beta1');
   });
 
   it('version - /version reports the server version', async () => {

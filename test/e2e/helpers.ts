@@ -101,8 +101,8 @@ export interface WatchStream {
  * Resolves once the response headers are in. A non-200 answer is returned with its body parsed
  * into `events[0]` as `{ type: 'HTTP', object: body }` after the stream ends.
  */
-export function openWatch(c: TestCluster, path: string, opts: { token?: string | null; paused?: boolean } = {}): Promise<WatchStream> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+export function openWatch(c: TestCluster, path: string, opts: { token?: string | null; paused?: boolean; accept?: string } = {}): Promise<WatchStream> {
+  const headers: Record<string, string> = { accept: opts.accept ?? 'application/json' };
   const token = opts.token === undefined ? c.adminToken : opts.token;
   if (token) headers.authorization = `Bearer ${token}`;
   return new Promise((resolve, reject) => {

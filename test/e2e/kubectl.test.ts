@@ -155,6 +155,46 @@ describe('kubectl', { skip }, () => {
     assert.equal(scaled.metadata.generation, 2);
   });
 
+  it('kubectl get - server-side tables: per-type columns, -o wide, default columns, -w rows', async () => {
+    const name = uniq('tbl');
+    const deployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, namespace: 'default' },
+      spec: { replicas: 2, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: 'registry.example/web:1' }] } } },
+    };
+    assertOk(await c.request('POST', '/apis/apps/v1/namespaces/default/deployments', { body: deployment }), 201);
+    const plain = ok(await k.run(['get', 'deploy', name, '-n', 'default'])).split('\n');
+    assert.match(plain[0]!, /^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s*$/);
+    assert.match(plain[1]!, new RegExp(`^${name}\\s+0/2\\s+0\\s+0\\s+\\d+s\\s*$`));
+    const wide = ok(await k.run(['get', 'deploy', name, '-n', 'default', '-o', 'wide'])).split('\n');
+    assert.match(wide[0]!, /^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR\s*$/);
+    assert.match(wide[1]!, new RegExp(`\\smain\\s+registry\\.example/web:1\\s+app=${name}\\s*$`));
+    // Roles have no columns of their own: Name and Created At, as upstream.
+    const role = { apiVersion: 'rbac.authorization.platform.io/v1', kind: 'Role', metadata: { name, namespace: 'default' }, rules: [] };
+    assertOk(await c.request('POST', '/apis/rbac.authorization.platform.io/v1/namespaces/default/roles', { body: role }), 201);
+    assert.match(ok(await k.run(['get', 'role', name, '-n', 'default'])), new RegExp(`^NAME\\s+CREATED AT\\s*\\n${name}\\s+\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\s*$`));
+
+    const child = k.spawn(['get', 'deploy', name, '-n', 'default', '-w']);
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    const waitFor = async (re: RegExp) => {
+      const t0 = Date.now();
+      while (!re.test(out)) {
+        if (Date.now() - t0 > 15_000 || child.exitCode !== null) throw new Error(`kubectl get -w did not print ${re}; stdout: ${out}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    try {
+      await waitFor(new RegExp(`^${name}\\s+0/2\\s`, 'm'));
+      ok(await k.run(['scale', 'deploy', name, '-n', 'default', '--replicas=3']));
+      await waitFor(new RegExp(`^${name}\\s+0/3\\s`, 'm'));
+      assert.equal(out.match(/^NAME\s/gm)?.length, 1, out);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
   it('kubectl delete ns --wait=false - the namespace starts terminating', async () => {
     const ns = uniq('kns');
     await createNamespace(c, ns);

@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { ApiObject, UserInfo } from '../../../shared/api/types.js';
 import type { RequestInfo } from '../../../shared/api/request-info.js';
 import type { DecodedValue } from '../../../shared/api/decode.js';
-import type { Body } from '../../../shared/codec/index.js';
+import type { Body, Encoder } from '../../../shared/codec/index.js';
 import type { Registry } from '../../../shared/registry/registry.js';
 import type { Target } from '../../../shared/registry/target.js';
 import type { GenericStore, WriteRequest } from '../../../shared/registry/rest/store.js';
@@ -70,7 +70,7 @@ export interface RequestContext {
 }
 
 /** A handler's answer; null when it wrote the response itself (watch streams, proxies). */
-export type Reply = { code: number; body: Body } | null;
+export type Reply = { code: number; body: Body; encoder?: Encoder } | null;
 
 export type Handler = (ctx: RequestContext, deps: HandlerDeps) => Promise<Reply>;
 

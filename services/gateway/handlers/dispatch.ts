@@ -7,6 +7,7 @@ import { DEFAULT_VERBS } from '../../../shared/registry/types.js';
 import { servedSubresourceVerbs } from '../../../shared/registry/subresources.js';
 import { restAction } from '../../../shared/registry/rest/hooks.js';
 import type { Targets } from '../../../shared/registry/target.js';
+import { parseIncludeObject, responseEncoder, type Convertible } from '../../../shared/codec/index.js';
 import { get } from './get.js';
 import { list } from './list.js';
 import { watch } from './watch.js';
@@ -19,13 +20,31 @@ import type { Handler, HandlerDeps, Reply, RequestContext } from './context.js';
 
 const HANDLERS: Readonly<Record<string, Handler>> = { get, list, watch, create, update, patch, delete: remove, deletecollection: removeCollection };
 
-export function dispatch(ctx: RequestContext, deps: HandlerDeps, targets: Targets): Promise<Reply> {
+/** What the response of a generic verb can be converted to (Table, PartialObjectMetadata). */
+function convertible(ctx: RequestContext): Convertible {
+  const { info, target: t } = ctx;
+  return {
+    list: info.verb === 'list' || info.verb === 'deletecollection',
+    columns: t.type.virtual ? null : info.subresource === 'scale' ? undefined : t.type.columns,
+    includeObject: parseIncludeObject(ctx.query),
+  };
+}
+
+/** Negotiates the response before the handler runs, so an unacceptable Accept (406) never follows a write. */
+async function negotiated(ctx: RequestContext, run: () => Promise<Reply>): Promise<Reply> {
+  const encoder = responseEncoder(ctx.headers.accept, convertible(ctx));
+  const r = await run();
+  if (r) r.encoder ??= encoder;
+  return r;
+}
+
+export async function dispatch(ctx: RequestContext, deps: HandlerDeps, targets: Targets): Promise<Reply> {
   const { info, target: t } = ctx;
   const sub = info.subresource;
   if (t.type.virtual) {
     if (sub) throw pathNotFound();
     if (info.verb !== 'create') throw methodNotSupported(t.gr, info.verb);
-    return serveVirtual(ctx, deps, targets);
+    return negotiated(ctx, () => serveVirtual(ctx, deps, targets));
   }
   if (sub) {
     const action = restAction(t.type.rest, sub);
@@ -42,5 +61,6 @@ export function dispatch(ctx: RequestContext, deps: HandlerDeps, targets: Target
   }
   const handler = Object.hasOwn(HANDLERS, info.verb) ? HANDLERS[info.verb] : undefined;
   if (!handler) throw methodNotSupported(t.gr, info.verb);
-  return handler(ctx, deps);
+  if (handler === watch) return handler(ctx, deps);
+  return negotiated(ctx, () => handler(ctx, deps));
 }

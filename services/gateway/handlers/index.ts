@@ -33,5 +33,5 @@ export async function serveResource(req: FastifyRequest, reply: FastifyReply, ap
   if (version.deprecated) api.warnings.push(version.deprecationWarning ?? `${target.apiVersion} ${target.kind} is deprecated`);
   const r = await dispatch(ctx, deps, targets);
   if (!r) return reply; // streamed
-  return send(req, reply, r, api.warnings);
+  return send(req, reply, r, api.warnings, r.encoder);
 }

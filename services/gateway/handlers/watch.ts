@@ -6,7 +6,7 @@ import { escapeFieldValue } from '../../../shared/api/fields.js';
 import { parseListOptions } from '../../../shared/api/query.js';
 import { planWatch } from '../../../shared/store/read-plan.js';
 import type { CachedObject } from '../../../shared/store/watch-cache.js';
-import { watchEncoder } from '../../../shared/codec/index.js';
+import { parseIncludeObject, watchEncoder } from '../../../shared/codec/index.js';
 import { objectFilter } from '../store/selectors.js';
 import { responseSink } from './watch-sink.js';
 import { namespaceOf, warningHeaders, type Handler } from './context.js';
@@ -34,7 +34,7 @@ export const watch: Handler = async (ctx, { reader, options, watchBudget, metric
     after = plan.revision;
   }
 
-  const encoder = watchEncoder(ctx.headers.accept);
+  const encoder = watchEncoder(ctx.headers.accept, { columns: t.type.columns, includeObject: parseIncludeObject(ctx.query) });
   ctx.hijack();
   const res = ctx.res;
   res.writeHead(200, { 'content-type': encoder.mediaType, 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked', ...warningHeaders(ctx.warnings) });

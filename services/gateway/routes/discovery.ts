@@ -5,7 +5,7 @@
 import type { Registry } from '../../../shared/registry/registry.js';
 import { negotiate, type Offer } from '../../../shared/api/negotiate.js';
 import {
-  AGGREGATED_DISCOVERY_GROUP,
+  AGGREGATED_DISCOVERY_GROUPS,
   aggregatedDiscovery,
   apiGroup,
   apiGroupList,
@@ -24,8 +24,7 @@ const AGGREGATED_AS = 'APIGroupDiscoveryList';
 const DISCOVERY_OFFERS: Offer[] = [
   { mediaType: 'application/json' },
   { mediaType: 'application/yaml' },
-  { mediaType: 'application/json', as: AGGREGATED_AS, group: AGGREGATED_DISCOVERY_GROUP, version: 'v2' },
-  { mediaType: 'application/json', as: AGGREGATED_AS, group: AGGREGATED_DISCOVERY_GROUP, version: 'v2beta1' },
+  ...AGGREGATED_DISCOVERY_GROUPS.flatMap((group) => (['v2', 'v2beta1'] as const).map((version) => ({ mediaType: 'application/json', as: AGGREGATED_AS, group, version }))),
 ];
 
 export class Discovery {
@@ -50,7 +49,9 @@ export class Discovery {
       }
     }
     for (const which of ['api', 'apis'] as const) {
-      for (const v of ['v2', 'v2beta1'] as const) this.aggregated.set(`${which}:${v}`, serializeDocument(aggregatedDiscovery(registry, which, v)));
+      for (const g of AGGREGATED_DISCOVERY_GROUPS) {
+        for (const v of ['v2', 'v2beta1'] as const) this.aggregated.set(`${which}:${g}/${v}`, serializeDocument(aggregatedDiscovery(registry, which, v, g)));
+      }
     }
   }
 
@@ -60,8 +61,8 @@ export class Discovery {
     if (p === '/api' || p === '/apis') {
       const offer = negotiate(accept, DISCOVERY_OFFERS);
       if (offer.as === AGGREGATED_AS) {
-        const doc = this.aggregated.get(`${p.slice(1)}:${offer.version}`)!;
-        return { code: 200, body: { kind: 'json', text: doc.body }, etag: doc.etag, contentType: `application/json;g=${AGGREGATED_DISCOVERY_GROUP};v=${offer.version};as=${AGGREGATED_AS}` };
+        const doc = this.aggregated.get(`${p.slice(1)}:${offer.group}/${offer.version}`)!;
+        return { code: 200, body: { kind: 'json', text: doc.body }, etag: doc.etag, contentType: `application/json;g=${offer.group};v=${offer.version};as=${AGGREGATED_AS}` };
       }
     }
     const doc = this.docs.get(p);
