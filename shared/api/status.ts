@@ -179,7 +179,7 @@ export function notAcceptable(accept: string, supported: string[]): StatusError 
 }
 
 export function unsupportedMediaType(contentType: string): StatusError {
-  return failure(415, StatusReason.UnsupportedMediaType, `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (got ${JSON.stringify(contentType)})`);
+  return failure(415, StatusReason.UnsupportedMediaType, `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.platform.protobuf, application/vnd.kubernetes.protobuf (got ${JSON.stringify(contentType)})`);
 }
 
 export function requestEntityTooLarge(message = 'the request body is too large'): StatusError {

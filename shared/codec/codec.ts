@@ -1,6 +1,6 @@
 // The codec seam: what a response body is before it has bytes, and the encoders that give it
 // bytes. Handlers and the watch cache hand out bodies and events; the encoder negotiated for the
-// request turns them into JSON or YAML (protobuf and Table slot in here). Stored objects travel
+// request turns them into JSON, YAML or protobuf, converted to a Table or metadata when asked. Stored objects travel
 // as the cache holds them, so the JSON encoder can reuse each object's one serialization for
 // every get, list page and watcher that sends it unchanged.
 
@@ -49,6 +49,8 @@ export interface Encoder {
 export interface WatchEncoder {
   readonly mediaType: string;
   event(ev: WatchEvent): string | Buffer;
+  /** One event whose object is a value built for this stream (a converted object, a Status). */
+  frame(type: string, object: unknown): string | Buffer;
 }
 
 /** The served value of a stored object (shared with the cache: never change it). */

@@ -123,23 +123,22 @@ export function convertingEncoder(serializer: Encoder, conv: Conversion, src: Co
   };
 }
 
-/** JSON watch lines whose objects are converted (Table rows or PartialObjectMetadata). */
-export function convertingWatchEncoder(conv: Conversion, src: ConversionSource): WatchEncoder {
+/** Watch events whose objects are converted (Table rows or PartialObjectMetadata), framed by `framing`. */
+export function convertingWatchEncoder(conv: Conversion, src: ConversionSource, framing: WatchEncoder): WatchEncoder {
   const columns = tableColumns(src.columns ?? undefined);
+  const apiVersion = `${conv.group}/${conv.version}`;
   return {
-    mediaType: mediaTypeOf('application/json', conv),
-    event(ev: WatchEvent): string {
+    mediaType: mediaTypeOf(framing.mediaType, conv),
+    frame: framing.frame,
+    event(ev: WatchEvent): string | Buffer {
       switch (ev.type) {
         case 'ERROR':
-          return JSON.stringify({ type: 'ERROR', object: ev.status }) + '\n';
-        case 'BOOKMARK': {
+          return framing.frame('ERROR', ev.status);
+        case 'BOOKMARK':
           // A bookmark carries a resourceVersion, not an object: an empty table, or bare metadata.
-          const apiVersion = `${conv.group}/${conv.version}`;
-          const object = conv.as === As.Table ? { kind: 'Table', apiVersion, metadata: { resourceVersion: ev.metadata.resourceVersion }, columnDefinitions: [], rows: [] } : { kind: As.PartialObjectMetadata, apiVersion, metadata: ev.metadata };
-          return JSON.stringify({ type: 'BOOKMARK', object }) + '\n';
-        }
+          return framing.frame('BOOKMARK', conv.as === As.Table ? { kind: 'Table', apiVersion, metadata: { resourceVersion: ev.metadata.resourceVersion }, columnDefinitions: [], rows: [] } : { kind: As.PartialObjectMetadata, apiVersion, metadata: ev.metadata });
         default:
-          return JSON.stringify({ type: ev.type, object: convert({ kind: 'stored', object: ev.object, transform: ev.transform }, conv, columns, src.includeObject) }) + '\n';
+          return framing.frame(ev.type, convert({ kind: 'stored', object: ev.object, transform: ev.transform }, conv, columns, src.includeObject));
       }
     },
   };

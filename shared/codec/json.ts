@@ -36,12 +36,13 @@ export const jsonEncoder: Encoder = {
 /** Newline-delimited `{"type":…,"object":…}` lines (upstream's JSON watch framing). */
 export const jsonWatchEncoder: WatchEncoder = {
   mediaType: 'application/json',
+  frame: (type, object) => JSON.stringify({ type, object }) + '\n',
   event(ev: WatchEvent): string {
     switch (ev.type) {
       case 'BOOKMARK':
-        return JSON.stringify({ type: 'BOOKMARK', object: { kind: ev.kind, apiVersion: ev.apiVersion, metadata: ev.metadata } }) + '\n';
+        return jsonWatchEncoder.frame('BOOKMARK', { kind: ev.kind, apiVersion: ev.apiVersion, metadata: ev.metadata }) as string;
       case 'ERROR':
-        return JSON.stringify({ type: 'ERROR', object: ev.status }) + '\n';
+        return jsonWatchEncoder.frame('ERROR', ev.status) as string;
       default:
         return `{"type":"${ev.type}","object":${storedJson(ev.object, ev.transform)}}\n`;
     }

@@ -3,23 +3,31 @@
 // Strict/Warn/Ignore), pruning what the schema does not know so it is never stored.
 
 import type { ApiObject } from '../../../shared/api/types.js';
-import { badRequest, unsupportedMediaType } from '../../../shared/api/status.js';
-import { decodeBody, parseMediaType, type DecodedValue } from '../../../shared/api/decode.js';
+import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../../../shared/api/status.js';
+import { decodeBody, MAX_BODY_BYTES, parseMediaType, type DecodedValue } from '../../../shared/api/decode.js';
+import { decodeObject as decodeProtobuf, isProtobufMediaType, PROTOBUF_MEDIA_TYPES } from '../../../shared/proto/envelope.js';
 import type { Registry } from '../../../shared/registry/registry.js';
 import type { Target } from '../../../shared/registry/target.js';
 
-const OBJECT_MEDIA_TYPES = new Set(['application/json', 'application/yaml']);
+const OBJECT_MEDIA_TYPES = new Set(['application/json', 'application/yaml', ...PROTOBUF_MEDIA_TYPES]);
 const PATCH_MEDIA_TYPES = new Set(['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml']);
 
 export function mediaTypeOf(contentType: string | undefined): string {
   return parseMediaType(contentType ?? 'application/json').mediaType;
 }
 
+/** A body in any media type the API takes: JSON, YAML, or an enveloped protobuf object. */
+export function decodeValue(body: Buffer, contentType: string): DecodedValue {
+  if (!isProtobufMediaType(mediaTypeOf(contentType))) return decodeBody(body, contentType);
+  if (body.length > MAX_BODY_BYTES) throw requestEntityTooLarge(`the request body is larger than ${MAX_BODY_BYTES} bytes`);
+  return { value: decodeProtobuf(body), duplicateFields: [] };
+}
+
 /** `predecoded` is the body already decoded off the event loop (large YAML, see decode-pool.ts). */
 export function decodeObject(registry: Registry, t: Target, body: Buffer, contentType: string, fieldValidation: string, warnings: string[], predecoded?: DecodedValue): ApiObject {
   const mt = mediaTypeOf(contentType);
   if (!OBJECT_MEDIA_TYPES.has(mt)) throw unsupportedMediaType(contentType);
-  const { value, duplicateFields } = predecoded ?? decodeBody(body, contentType);
+  const { value, duplicateFields } = predecoded ?? decodeValue(body, contentType);
   return objectFromValue(registry, t, value, fieldValidation, warnings, duplicateFields);
 }
 
@@ -58,7 +66,7 @@ export function decodePatchBody(body: Buffer, contentType: string, predecoded?: 
 }
 
 export function decodeDeleteOptions(body: Buffer, contentType: string | undefined, predecoded?: DecodedValue): Record<string, unknown> {
-  const { value } = predecoded ?? decodeBody(body, contentType ?? 'application/json');
+  const { value } = predecoded ?? decodeValue(body, contentType ?? 'application/json');
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest('the body of a delete request must be a DeleteOptions object');
   return value as Record<string, unknown>;
 }

@@ -3,13 +3,12 @@
 
 import type { ApiObject } from '../../../shared/api/types.js';
 import { badRequest, invalid, notFound, serviceUnavailable } from '../../../shared/api/status.js';
-import { decodeBody } from '../../../shared/api/decode.js';
 import { parseWriteOptions } from '../../../shared/api/query.js';
 import { value } from '../../../shared/codec/index.js';
 import type { Targets, Target } from '../../../shared/registry/target.js';
 import type { ClusterWrite, RestAction, RestCluster, RestRequest, RestResult } from '../../../shared/registry/rest/hooks.js';
 import { setNamespace, type WriteRequest } from '../../../shared/registry/rest/store.js';
-import { decodeObject } from './decode.js';
+import { decodeObject, decodeValue } from './decode.js';
 import { namespaceOf, type HandlerDeps, type Reply, type RequestContext } from './context.js';
 
 /** POST of a virtual kind. */
@@ -49,7 +48,7 @@ function restRequest(ctx: RequestContext, deps: HandlerDeps): RestRequest {
     warnings: ctx.warnings,
     decodedBody() {
       if (!ctx.body || ctx.body.length === 0) return undefined;
-      decoded ??= ctx.decoded ?? decodeBody(ctx.body, ctx.contentType ?? 'application/json');
+      decoded ??= ctx.decoded ?? decodeValue(ctx.body, ctx.contentType ?? 'application/json');
       return decoded.value;
     },
     object(): ApiObject {

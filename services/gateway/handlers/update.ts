@@ -3,11 +3,10 @@
 
 import type { ApiObject } from '../../../shared/api/types.js';
 import { badRequest } from '../../../shared/api/status.js';
-import { decodeBody } from '../../../shared/api/decode.js';
 import { parseWriteOptions } from '../../../shared/api/query.js';
 import { value } from '../../../shared/codec/index.js';
 import { fromScale, toScale } from '../../../shared/registry/rest/scale.js';
-import { decodeObject } from './decode.js';
+import { decodeObject, decodeValue } from './decode.js';
 import { writeRequest, type Handler, type RequestContext } from './context.js';
 
 export const update: Handler = async (ctx, { registry, store }) => {
@@ -16,7 +15,7 @@ export const update: Handler = async (ctx, { registry, store }) => {
   if (!ctx.body || ctx.body.length === 0) throw badRequest('the request body is empty');
   const req = writeRequest(ctx, write.dryRun);
   if (info.subresource === 'scale') {
-    const scale = (ctx.decoded ?? decodeBody(ctx.body, ctx.contentType ?? 'application/json')).value as ApiObject;
+    const scale = (ctx.decoded ?? decodeValue(ctx.body, ctx.contentType ?? 'application/json')).value as ApiObject;
     if (!scale || typeof scale !== 'object' || !scale.metadata) throw badRequest('the body of the request is not a Scale object');
     const updated = await store.update(req, (current) => fromScale(t, structuredClone(scale), current), expectedRevision(scale.metadata.resourceVersion));
     return { code: 200, body: value(toScale(t, updated)) };
