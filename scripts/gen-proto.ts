@@ -94,28 +94,33 @@ interface GoField {
   json: string;
   omitempty: boolean;
   pointer: boolean;
+  /** An embedded struct whose fields JSON writes into the parent (`json:",inline"`). */
+  inline: boolean;
 }
 
-/** Go struct tags of a package: struct name → proto field name → JSON facts. */
-function goFields(src: Source): Map<string, Map<string, GoField>> {
-  const out = new Map<string, Map<string, GoField>>();
+/** Go struct tags of a package: struct name → protobuf field number → JSON facts. */
+function goFields(src: Source): Map<string, Map<number, GoField>> {
+  const out = new Map<string, Map<number, GoField>>();
   for (const f of gitFiles(src.repo, src.rev, src.dir)) {
     if (!f.endsWith('.go') || f.endsWith('_test.go') || f.startsWith('zz_') || f === 'generated.pb.go') continue;
     const text = git(src.repo, src.rev, `${src.dir}/${f}`);
     const structRe = /^type (\w+) struct \{\n([\s\S]*?)^\}/gm;
     for (const m of text.matchAll(structRe)) {
-      const fields = new Map<string, GoField>();
+      const fields = new Map<number, GoField>();
       for (const line of m[2]!.split('\n')) {
-        const fm = /^\s+\w+\s+(\S+)\s+`([^`]*)`/.exec(line);
+        // `Name Type `tags`` or an embedded `Type `tags``.
+        const fm = /^\s+(?:\w+\s+)?(\S+)\s+`([^`]*)`/.exec(line);
         if (!fm) continue;
         const tag = fm[2]!;
         const pb = /protobuf:"([^"]*)"/.exec(tag);
         const js = /json:"([^"]*)"/.exec(tag);
         if (!pb || !js) continue;
-        const name = /(?:^|,)name=([^,]+)/.exec(pb[1]!)?.[1];
+        // The tag's second element is the field number (`bytes,1,opt,name=x`; embedded ones may lack the name).
+        const id = Number(pb[1]!.split(',')[1]);
         const [jsonName, ...opts] = js[1]!.split(',');
-        if (!name || !jsonName) continue;
-        fields.set(name, { json: jsonName, omitempty: opts.includes('omitempty'), pointer: fm[1]!.startsWith('*') });
+        if (!Number.isInteger(id)) continue;
+        const inline = jsonName === '' && opts.includes('inline');
+        fields.set(id, { json: jsonName!, omitempty: opts.includes('omitempty'), pointer: fm[1]!.startsWith('*'), inline });
       }
       if (fields.size) out.set(m[1]!, fields);
     }
@@ -124,7 +129,7 @@ function goFields(src: Source): Map<string, Map<string, GoField>> {
 }
 
 const root = new protobuf.Root();
-const goInfo = new Map<string, Map<string, GoField>>(); // short message name → fields
+const goInfo = new Map<string, Map<number, GoField>>(); // short message name → fields
 const rename = new Map<string, string>(); // upstream package → short package
 for (const src of SOURCES) {
   rename.set(src.upstream, src.pkg);
@@ -150,10 +155,12 @@ function shortName(upstreamRef: string): string {
 const SCALARS = new Set(['double', 'float', 'int32', 'int64', 'uint32', 'uint64', 'sint32', 'sint64', 'fixed32', 'fixed64', 'sfixed32', 'sfixed64', 'bool', 'string', 'bytes']);
 
 /** Fields as [protoName, number, type, flags, jsonName?]; flags: r repeated, m map (the type is the
- *  value type, keys are strings), p pointer, o omitempty. The JSON name is given when it differs. */
+ *  value type, keys are strings), p pointer, o omitempty, i inline (the message's fields are the
+ *  parent's in JSON). The JSON name is given when it differs. */
 type Message = Array<[string, number, string, string, string?]>;
 
 const messages: Record<string, Message> = {};
+const lists: string[] = [];
 const enums: Set<string> = new Set();
 const queue: string[] = [];
 
@@ -191,22 +198,26 @@ while (queue.length) {
     const isMap = f instanceof protobuf.MapField;
     const type = typeRef(f, name);
     if (!SCALARS.has(type)) want(type);
-    const g = go?.get(f.name);
+    const g = go?.get(f.id);
     let flags = '';
     if (f.repeated) flags += 'r';
     if (isMap) flags += 'm';
     if (g?.pointer) flags += 'p';
     if (g ? g.omitempty : true) flags += 'o';
+    if (g?.inline) flags += 'i';
     const entry: [string, number, string, string, string?] = [f.name, f.id, type, flags];
-    if (g && g.json !== f.name) entry.push(g.json);
+    if (g && !g.inline && g.json !== f.name) entry.push(g.json);
     out.push(entry);
   }
   messages[name] = out;
+  // A named Go slice (`type ExtraValue []string`) is a message of one repeated `items` field whose
+  // JSON form is the bare list.
+  if (!go && out.length === 1 && out[0]![0] === 'items' && out[0]![3].includes('r')) lists.push(name);
 }
 if (enums.size) throw new Error(`enums are not expected in the API protos: ${[...enums].join(', ')}`);
 
 const sorted = Object.fromEntries(Object.keys(messages).sort().map((k) => [k, messages[k]]));
 const here = path.dirname(fileURLToPath(import.meta.url));
 const file = path.join(here, '..', 'shared', 'proto', 'wire.json');
-writeFileSync(file, JSON.stringify({ generatedBy: 'scripts/gen-proto.ts', messages: sorted }, null, 0).replace(/\],"/g, '],\n"') + '\n');
+writeFileSync(file, JSON.stringify({ generatedBy: 'scripts/gen-proto.ts', lists: lists.sort(), messages: sorted }, null, 0).replace(/\],"/g, '],\n"') + '\n');
 console.log(`${Object.keys(sorted).length} messages → ${path.relative(process.cwd(), file)}`);

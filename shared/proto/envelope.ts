@@ -31,6 +31,7 @@ export function messageOf(apiVersion: string, kind: string): string | undefined 
 export interface TypedObject {
   apiVersion?: unknown;
   kind?: unknown;
+  [field: string]: unknown;
 }
 
 /** The enveloped protobuf bytes of an API value; undefined when its kind has no protobuf form. */
@@ -39,7 +40,7 @@ export function encodeObject(value: TypedObject): Buffer | undefined {
   const kind = typeof value.kind === 'string' ? value.kind : '';
   const type = messageOf(apiVersion, kind);
   if (!type) return undefined;
-  const envelope = encode('runtime.Unknown', { typeMeta: { apiVersion, kind }, raw: encode(type, value) });
+  const envelope = encode('runtime.Unknown', { apiVersion, kind, raw: encode(type, value) });
   return Buffer.concat([PROTOBUF_PREFIX, envelope]);
 }
 
@@ -54,7 +55,7 @@ export function decodeObject(body: Uint8Array): Record<string, unknown> {
   } catch (err) {
     throw badRequest(`the protobuf body is not a valid envelope: ${(err as Error).message}`);
   }
-  const typeMeta = (unknown.typeMeta ?? {}) as { apiVersion?: string; kind?: string };
+  const typeMeta = unknown as { apiVersion?: string; kind?: string };
   if (unknown.contentEncoding) throw badRequest(`protobuf content encoding ${JSON.stringify(unknown.contentEncoding)} is not supported`);
   const apiVersion = typeMeta.apiVersion ?? '';
   const kind = typeMeta.kind ?? '';

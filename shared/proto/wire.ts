@@ -5,8 +5,9 @@
 // - a zero value read off the wire appears in JSON unless its field is a non-pointer `omitempty'
 //   one (Go writes every non-pointer field, so a zero there means "unset");
 // - the meta types with their own JSON forms are converted: Time and MicroTime (RFC 3339),
-//   Duration (Go duration string), Quantity (string), IntOrString (number or string),
-//   RawExtension and FieldsV1 (embedded JSON);
+//   Quantity (string), IntOrString (number or string),
+//   RawExtension and FieldsV1 (embedded JSON), named Go slices such as ExtraValue (bare lists);
+// - embedded structs (`json:",inline"`: a Volume's source, a probe's handler) are flattened;
 // - bytes fields are base64 strings in JSON, as encoding/json writes []byte.
 // The wire primitives are protobufjs's Reader and Writer.
 
@@ -21,7 +22,7 @@ type Reader = protobuf.Reader;
 type Writer = protobuf.Writer;
 
 type FieldTuple = [name: string, id: number, type: string, flags: string, json?: string];
-const wire = createRequire(import.meta.url)('./wire.json') as { messages: Record<string, FieldTuple[]> };
+const wire = createRequire(import.meta.url)('./wire.json') as { lists: string[]; messages: Record<string, FieldTuple[]> };
 
 const enum Kind {
   String,
@@ -53,16 +54,16 @@ const enum Special {
   None,
   Time,
   MicroTime,
-  Duration,
   Quantity,
   IntOrString,
   Raw,
+  /** A named Go slice (`ExtraValue`): one repeated `items` field, a bare list in JSON. */
+  List,
 }
 
 const SPECIAL: Record<string, Special> = {
   'meta.v1.Time': Special.Time,
   'meta.v1.MicroTime': Special.MicroTime,
-  'meta.v1.Duration': Special.Duration,
   'resource.Quantity': Special.Quantity,
   'intstr.IntOrString': Special.IntOrString,
   'runtime.RawExtension': Special.Raw,
@@ -79,6 +80,8 @@ interface Field {
   map: boolean;
   /** A zero value off the wire is left out of the JSON object. */
   omitZero: boolean;
+  /** An embedded message whose fields are the parent's in JSON (Go's `json:",inline"`). */
+  inline: boolean;
 }
 
 interface Message {
@@ -105,9 +108,11 @@ function message(name: string): Message {
       repeated: flags.includes('r'),
       map: flags.includes('m'),
       omitZero: flags.includes('o') && !flags.includes('p'),
+      inline: flags.includes('i'),
     };
   });
-  m = { name, special: SPECIAL[name] ?? Special.None, fields, byId: new Map(fields.map((f) => [f.id, f])) };
+  const special = SPECIAL[name] ?? (wire.lists.includes(name) ? Special.List : Special.None);
+  m = { name, special, fields, byId: new Map(fields.map((f) => [f.id, f])) };
   messages.set(name, m);
   return m;
 }
@@ -191,7 +196,8 @@ function decodeMessage(m: Message, r: Reader, end: number): unknown {
       }
     } else {
       const v = readValue(r, f);
-      if (f.omitZero && isZero(v)) delete o[f.json];
+      if (f.inline) Object.assign(o, v);
+      else if (f.omitZero && isZero(v)) delete o[f.json];
       else o[f.json] = v;
     }
   }
@@ -203,55 +209,6 @@ function rfc3339(seconds: number, nanos: number, micro: boolean): string {
   return micro ? `${iso}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${iso}Z`;
 }
 
-const DURATION_UNITS: Array<[string, number]> = [
-  ['h', 3600e9],
-  ['m', 60e9],
-];
-
-/** Go's time.Duration.String(): "1h2m3.5s", "1.5ms", "0s". */
-export function formatDuration(ns: number): string {
-  if (ns === 0) return '0s';
-  const sign = ns < 0 ? '-' : '';
-  let n = Math.abs(ns);
-  if (n < 1e3) return `${sign}${n}ns`;
-  if (n < 1e6) return `${sign}${trim(n / 1e3)}µs`;
-  if (n < 1e9) return `${sign}${trim(n / 1e6)}ms`;
-  let s = '';
-  for (const [unit, size] of DURATION_UNITS) {
-    if (n >= size || s) {
-      s += `${Math.floor(n / size)}${unit}`;
-      n %= size;
-    }
-  }
-  return `${sign}${s}${trim(n / 1e9)}s`;
-}
-
-function trim(x: number): string {
-  return String(Number(x.toFixed(9)));
-}
-
-/** Parses a Go duration string ("1h30m", "2.5s", "100ms") into nanoseconds. */
-export function parseDuration(s: string): number {
-  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/gy;
-  const scale: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
-  let rest = s;
-  let sign = 1;
-  if (rest.startsWith('-') || rest.startsWith('+')) {
-    sign = rest[0] === '-' ? -1 : 1;
-    rest = rest.slice(1);
-  }
-  if (rest === '0') return 0;
-  let total = 0;
-  let pos = 0;
-  re.lastIndex = 0;
-  for (let m = re.exec(rest); m; m = re.exec(rest)) {
-    total += Number(m[1]) * scale[m[2]!]!;
-    pos = re.lastIndex;
-  }
-  if (pos !== rest.length || pos === 0) throw new Error(`invalid duration ${JSON.stringify(s)}`);
-  return sign * Math.round(total);
-}
-
 function fromSpecial(special: Special, o: Record<string, unknown>): unknown {
   switch (special) {
     case Special.Time:
@@ -261,12 +218,12 @@ function fromSpecial(special: Special, o: Record<string, unknown>): unknown {
       if (seconds === 0 && nanos === 0) return null;
       return rfc3339(seconds, nanos, special === Special.MicroTime);
     }
-    case Special.Duration:
-      return formatDuration(Number(o.duration ?? 0));
     case Special.Quantity:
       return o.string ?? '0';
     case Special.IntOrString:
       return Number(o.type ?? 0) === 1 ? (o.strVal ?? '') : (o.intVal ?? 0);
+    case Special.List:
+      return o.items ?? [];
     case Special.Raw: {
       const raw = (o.raw ?? o.Raw) as string | undefined;
       if (!raw) return null;
@@ -377,12 +334,12 @@ function toSpecial(special: Special, v: unknown): Record<string, unknown> {
       const t = parseTime(v);
       return special === Special.Time ? { seconds: t.seconds, nanos: 0 } : t;
     }
-    case Special.Duration:
-      return { duration: typeof v === 'number' ? v : parseDuration(String(v)) };
     case Special.Quantity:
       return { string: String(v) };
     case Special.IntOrString:
       return typeof v === 'number' ? { type: 0, intVal: v } : { type: 1, strVal: String(v) };
+    case Special.List:
+      return { items: v };
     case Special.Raw: {
       // Bytes pass as they are (a watch event's enveloped object); anything else is embedded JSON.
       const raw = v instanceof Uint8Array ? v : Buffer.from(JSON.stringify(v));
@@ -397,6 +354,10 @@ function encodeMessage(m: Message, value: unknown, w: Writer): void {
   const o = (m.special === Special.None ? value : toSpecial(m.special, value)) as Record<string, unknown>;
   if (!o || typeof o !== 'object') return;
   for (const f of m.fields) {
+    if (f.inline) {
+      writeValue(w, f, f.id, o);
+      continue;
+    }
     const v = o[f.json];
     if (v === undefined || v === null) continue;
     if (f.map) {

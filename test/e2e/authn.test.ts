@@ -525,9 +525,10 @@ describe('authentication end to end (AlwaysAllow)', () => {
       assert.equal(JSON.parse(r.stdout).status.userInfo.username, 'platform-admin');
     });
 
-    // kubectl's typed clients send protobuf bodies (application/vnd.kubernetes.protobuf), which
-    // the gateway does not decode yet (415); the path and kind are the platform's already.
-    it('kubectl create token builder - the token authenticates as the service account', { todo: 'protobuf request bodies are not decoded yet (415)' }, async () => {
+    // The protobuf request is decoded and served; kubectl then cannot read the answer's
+    // apiVersion (authentication.platform.io/v1 is not in its scheme) until upstream group names
+    // are served as aliases.
+    it('kubectl create token builder - the token authenticates as the service account', { todo: 'kubectl expects authentication.k8s.io/v1 in the TokenRequest answer (upstream group aliases)' }, async () => {
       const sa = await c.request('POST', SERVICE_ACCOUNTS, { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'builder' } } });
       assert.ok(sa.status === 201 || sa.status === 409, `service account builder: ${sa.status}`);
       const token = ok(await k.run(['create', 'token', 'builder', '-n', 'default', '--duration=1h'])).trim();

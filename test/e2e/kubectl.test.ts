@@ -45,12 +45,42 @@ describe('kubectl', { skip }, () => {
     assert.equal(json.status.phase, 'Active');
   });
 
-  // kubectl's typed generators (`create configmap|namespace|secret …`) send protobuf bodies
-  // (application/vnd.kubernetes.protobuf); protobuf decoding is the wire-formats issue's work.
-  it('kubectl create configmap --from-literal - creates the configmap', { todo: 'protobuf request bodies are not decoded yet (415)' }, async () => {
-    const name = uniq('kc');
-    assert.equal(ok(await k.run(['create', 'configmap', name, '--from-literal=a=b', '-n', 'default'])).trim(), `configmap/${name} created`);
-    assert.deepEqual(assertOk(await c.request('GET', `/api/v1/namespaces/default/configmaps/${name}`)).data, { a: 'b' });
+  // kubectl's typed generators send protobuf bodies (application/vnd.kubernetes.protobuf) and ask
+  // for protobuf answers; `describe` reads objects and lists in protobuf.
+  it('kubectl create <typed generator> - protobuf bodies are decoded, answers are protobuf', async () => {
+    const ns = uniq('gen');
+    assert.equal(ok(await k.run(['create', 'namespace', ns])).trim(), `namespace/${ns} created`);
+    const created: Array<[string[], string]> = [
+      [['configmap', 'cm1', '--from-literal=a=b', '--from-literal=c=d'], 'configmap/cm1 created'],
+      [['secret', 'generic', 's1', '--from-literal=p=q'], 'secret/s1 created'],
+      [['serviceaccount', 'sa1'], 'serviceaccount/sa1 created'],
+      [['deployment', 'd1', '--image=registry.example/web:1', '--replicas=2', '--port=8080'], 'deployment.apps/d1 created'],
+      [['job', 'j1', '--image=registry.example/batch:1'], 'job.batch/j1 created'],
+      [['cronjob', 'cj1', '--image=registry.example/batch:1', '--schedule=*/5 * * * *'], 'cronjob.batch/cj1 created'],
+      [['service', 'clusterip', 'svc1', '--tcp=80:8080'], 'service/svc1 created'],
+      [['quota', 'q1', '--hard=pods=3,requests.cpu=2'], 'resourcequota/q1 created'],
+      [['poddisruptionbudget', 'pdb1', '--selector=app=d1', '--min-available=50%'], 'poddisruptionbudget.policy/pdb1 created'],
+    ];
+    for (const [args, want] of created) assert.equal(ok(await k.run(['create', ...args, '-n', ns])).trim(), want);
+
+    const get = async (path: string) => assertOk(await c.request('GET', `/api/v1/namespaces/${ns}/${path}`));
+    assert.deepEqual((await get('configmaps/cm1')).data, { a: 'b', c: 'd' });
+    assert.equal((await get('secrets/s1')).data.p, Buffer.from('q').toString('base64'));
+    const deployment = assertOk(await c.request('GET', `/apis/apps/v1/namespaces/${ns}/deployments/d1`));
+    assert.equal(deployment.spec.replicas, 2);
+    assert.deepEqual(deployment.spec.template.spec.containers[0].ports, [{ containerPort: 8080, protocol: 'TCP' }]);
+    assert.equal(deployment.spec.strategy.rollingUpdate.maxSurge, '25%');
+    const svc = await get('services/svc1');
+    assert.deepEqual(svc.spec.ports[0], { name: '80-8080', port: 80, protocol: 'TCP', targetPort: 8080 });
+    const pdb = assertOk(await c.request('GET', `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets/pdb1`));
+    assert.equal(pdb.spec.minAvailable, '50%');
+    const quota = await get('resourcequotas/q1');
+    assert.deepEqual(quota.spec.hard, { pods: '3', 'requests.cpu': '2' });
+
+    // describe reads the deployment, its replica sets and events with Accept: protobuf.
+    const described = ok(await k.run(['describe', 'deployment', 'd1', '-n', ns]));
+    assert.match(described, /^Replicas:\s+2 desired/m);
+    assert.match(described, /^\s+Image:\s+registry\.example\/web:1$/m);
   });
 
   it('kubectl get -o json, label, patch (merge, json, strategic), delete', async () => {

@@ -40,7 +40,7 @@ export interface TestCluster {
   nc: NatsConnection;
   gateway: GatewayService;
   /** fetch against the gateway with the admin token and the dev CA trusted. */
-  request(method: string, path: string, opts?: RequestOptions): Promise<{ status: number; headers: Headers; text: string; json: any }>;
+  request(method: string, path: string, opts?: RequestOptions): Promise<{ status: number; headers: Headers; text: string; json: any; bytes: Buffer }>;
   stop(): Promise<void>;
 }
 
@@ -130,7 +130,8 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+          const bytes = Buffer.concat(chunks);
+          const text = bytes.toString('utf8');
           let json: unknown;
           try {
             json = JSON.parse(text);
@@ -139,7 +140,7 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
           }
           const h = new Headers();
           for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) for (const x of Array.isArray(v) ? v : [v]) h.append(k, x);
-          resolve({ status: res.statusCode ?? 0, headers: h, text, json });
+          resolve({ status: res.statusCode ?? 0, headers: h, text, json, bytes });
         });
         res.on('error', reject);
       });
