@@ -23,11 +23,11 @@ export class HttpClient {
     this.agent = new https.Agent({ ca: caPem, keepAlive: true, maxSockets: opts.maxSockets, maxFreeSockets: opts.maxSockets });
   }
 
-  request(method: string, path: string, body?: Buffer): Promise<HttpResponse> {
-    const headers: Record<string, string | number> = { accept: 'application/json' };
+  request(method: string, path: string, body?: Buffer, media: { accept?: string; contentType?: string } = {}): Promise<HttpResponse> {
+    const headers: Record<string, string | number> = { accept: media.accept ?? 'application/json' };
     if (this.auth) headers.authorization = this.auth;
     if (body) {
-      headers['content-type'] = 'application/json';
+      headers['content-type'] = media.contentType ?? 'application/json';
       headers['content-length'] = body.length;
     }
     return new Promise((resolve, reject) => {

@@ -1,13 +1,16 @@
 // Read paths: a GET of one ConfigMap (served from the watch cache) against a bare fastify route
 // that returns a similar object over the same TLS setup, and full / chunked lists of 10,000.
 
+import { decodeObject } from '../shared/proto/envelope.js';
 import type { HttpClient } from './http.js';
 import { median, type Operation } from './load.js';
 
-/** One GET of `path`; anything but 200 is an error. */
-export function getOp(client: HttpClient, path: string): Operation {
+export const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+
+/** One GET of `path` (JSON unless `accept` says otherwise); anything but 200 is an error. */
+export function getOp(client: HttpClient, path: string, accept?: string): Operation {
   return async () => {
-    const res = await client.request('GET', path);
+    const res = await client.request('GET', path, undefined, { accept });
     if (res.status !== 200) throw new Error(`GET ${path} → ${res.status}: ${res.body.toString().slice(0, 300)}`);
   };
 }
@@ -27,17 +30,18 @@ export interface ListTiming {
  * resourceVersion), as kubectl sends them. One untimed warm-up of each first: the first list
  * after writes pays for sorting the keys and serializing objects never read before.
  */
-export async function timeLists(client: HttpClient, namespace: string, opts: { runs: number; chunkRuns: number; limit: number }): Promise<ListTiming> {
+export async function timeLists(client: HttpClient, namespace: string, opts: { runs: number; chunkRuns: number; limit: number; accept?: string }): Promise<ListTiming> {
   const path = `/api/v1/namespaces/${namespace}/configmaps`;
+  const parse = (body: Buffer) => (opts.accept === PROTOBUF ? decodeObject(body) : JSON.parse(body.toString())) as { items: unknown[]; metadata: { continue?: string } };
   let items = 0;
   let bytes = 0;
   const full = async () => {
     const t = performance.now();
-    const res = await client.request('GET', path);
+    const res = await client.request('GET', path, undefined, { accept: opts.accept });
     const ms = performance.now() - t;
     if (res.status !== 200) throw new Error(`GET ${path} → ${res.status}: ${res.body.toString().slice(0, 300)}`);
     bytes = res.body.length;
-    items = (JSON.parse(res.body.toString()) as { items: unknown[] }).items.length;
+    items = parse(res.body).items.length;
     return ms;
   };
   let pages = 0;
@@ -46,9 +50,9 @@ export async function timeLists(client: HttpClient, namespace: string, opts: { r
     let cont = '';
     pages = 0;
     do {
-      const res = await client.request('GET', `${path}?limit=${opts.limit}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
+      const res = await client.request('GET', `${path}?limit=${opts.limit}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`, undefined, { accept: opts.accept });
       if (res.status !== 200) throw new Error(`chunked list page ${pages} → ${res.status}: ${res.body.toString().slice(0, 300)}`);
-      cont = (JSON.parse(res.body.toString()) as { metadata: { continue?: string } }).metadata.continue ?? '';
+      cont = parse(res.body).metadata.continue ?? '';
       pages++;
     } while (cont);
     return performance.now() - t;

@@ -19,7 +19,7 @@ import { HttpClient } from './http.js';
 import { closedLoop, combine, interleaved, roundRatio, type LoadOptions, type Operation } from './load.js';
 import { MachineMeter } from './machine.js';
 import { summarizeProfile } from './profile.js';
-import { getOp, timeLists } from './reads.js';
+import { getOp, PROTOBUF, timeLists } from './reads.js';
 import { mib, ms, printTable, rate, type Row } from './report.js';
 import { watchFanout } from './watch.js';
 import { authBench } from './auth.js';
@@ -76,15 +76,20 @@ async function main(): Promise<void> {
     if (lists.items !== OBJECTS) throw new Error(`full list returned ${lists.items} items, expected ${OBJECTS}`);
     rows.push({ figure: `full list of ${OBJECTS.toLocaleString('en-US')} (median of 7)`, measured: ms(lists.fullMs), limit: `${(lists.bytes / 2 ** 20).toFixed(1)} MiB body`, target: `≤ ${TARGET.fullListMs} ms`, ok: lists.fullMs <= TARGET.fullListMs });
     rows.push({ figure: `chunked list limit=500 (${lists.pages} pages, median of 3)`, measured: ms(lists.chunkedMs), limit: `${ms(lists.chunkedMs / lists.pages)} per page` });
+    const pbLists = await timeLists(gw, NS.list, { runs: 7, chunkRuns: 1, limit: 500, accept: PROTOBUF });
+    if (pbLists.items !== OBJECTS) throw new Error(`protobuf list returned ${pbLists.items} items, expected ${OBJECTS}`);
+    rows.push({ figure: `full list of ${OBJECTS.toLocaleString('en-US')} in protobuf (median of 7)`, measured: ms(pbLists.fullMs), limit: `${(pbLists.bytes / 2 ** 20).toFixed(1)} MiB body; JSON list ${ms(lists.fullMs)}`, ratio: Math.round((lists.fullMs / pbLists.fullMs) * 100) / 100 });
 
     progress('GET: bare fastify baseline, gateway resourceVersion=0, gateway consistent (interleaved)');
     const one = `/api/v1/namespaces/${NS.list}/configmaps/${seedName(42)}`;
-    const gets = await interleaved({ bare: getOp(bare, one), any: getOp(gw, `${one}?resourceVersion=0`), consistent: getOp(gw, one) }, ROUNDS, LOAD);
+    const gets = await interleaved({ bare: getOp(bare, one), any: getOp(gw, `${one}?resourceVersion=0`), consistent: getOp(gw, one), protobuf: getOp(gw, `${one}?resourceVersion=0`, PROTOBUF) }, ROUNDS, LOAD);
     const [baseline, getAny, getConsistent] = [combine(gets.bare), combine(gets.any), combine(gets.consistent)];
     const bareText = `bare fastify ${rate(baseline.rate)} p99 ${ms(baseline.p99Ms)}`;
     const anyRatio = roundRatio(gets.any, gets.bare);
     rows.push({ figure: `GET resourceVersion=0 (c=${CONCURRENCY})`, measured: `${rate(getAny.rate)} p99 ${ms(getAny.p99Ms)}`, limit: bareText, ratio: anyRatio, target: `≥ ${TARGET.getRatio}`, ok: anyRatio >= TARGET.getRatio });
     rows.push({ figure: `GET consistent (c=${CONCURRENCY})`, measured: `${rate(getConsistent.rate)} p99 ${ms(getConsistent.p99Ms)}`, limit: bareText, ratio: roundRatio(gets.consistent, gets.bare) });
+    const getProtobuf = combine(gets.protobuf);
+    rows.push({ figure: `GET resourceVersion=0 in protobuf (c=${CONCURRENCY})`, measured: `${rate(getProtobuf.rate)} p99 ${ms(getProtobuf.p99Ms)}`, limit: `JSON ${rate(getAny.rate)}`, ratio: roundRatio(gets.protobuf, gets.any) });
 
     progress('creates: raw KV and through the gateway (interleaved)');
     const rawKv = await rawKvCreateOp(c.nc);
@@ -105,7 +110,7 @@ async function main(): Promise<void> {
     });
 
     const usage = meter.usage();
-    const errors = [baseline, getAny, getConsistent, raw, created].filter((r) => r.errors > 0);
+    const errors = [baseline, getAny, getConsistent, getProtobuf, raw, created].filter((r) => r.errors > 0);
     process.stdout.write(`\nplatform-apiserver bench — ${new Date().toISOString()}\n`);
     process.stdout.write(`load figures: ${CONCURRENCY} keep-alive HTTPS connections (closed loop), ${ROUNDS} rounds of ${LOAD.durationMs / 1000} s after ${LOAD.warmupMs / 1000} s warm-up, interleaved with the raw limit; ratio = median of per-round ratios\n\n`);
     printTable(rows);
