@@ -3,9 +3,11 @@
 // the enveloped object. One encoder per media type name; the bytes are the same.
 
 import { notAcceptable } from '../api/status.js';
-import { encodeObject, PROTOBUF_MEDIA_TYPES } from '../proto/envelope.js';
-import { encode } from '../proto/wire.js';
-import { bodyValue, served, type Body, type Encoder, type WatchEncoder, type WatchEvent } from './codec.js';
+import type { ApiObject } from '../api/types.js';
+import { encodeObject, envelope, messageOf, PROTOBUF_MEDIA_TYPES } from '../proto/envelope.js';
+import { encode, withRepeated } from '../proto/wire.js';
+import type { CachedObject } from '../store/watch-cache.js';
+import { bodyValue, served, type Body, type Encoder, type Transform, type WatchEncoder, type WatchEvent } from './codec.js';
 
 function enveloped(value: unknown): Buffer {
   const bytes = encodeObject((value ?? {}) as { apiVersion?: unknown; kind?: unknown });
@@ -16,8 +18,34 @@ function enveloped(value: unknown): Buffer {
   return bytes;
 }
 
+/** A cached object's message bytes, encoded once per object like its JSON (unless served in another form). */
+function storedBytes(o: CachedObject, transform: Transform, type: string): Uint8Array {
+  return transform ? encode(type, transform(o.object)) : (o.protobuf ??= encode(type, o.object));
+}
+
+function encodeBody(body: Body): Buffer {
+  switch (body.kind) {
+    case 'stored': {
+      const value = served(body.object, body.transform) as ApiObject;
+      const [apiVersion, kind] = [String(value.apiVersion ?? ''), String(value.kind ?? '')];
+      const type = messageOf(apiVersion, kind);
+      return type ? envelope(apiVersion, kind, storedBytes(body.object, body.transform, type)) : enveloped({ apiVersion, kind });
+    }
+    case 'list': {
+      const listType = messageOf(body.apiVersion, body.listKind);
+      const itemType = messageOf(body.apiVersion, body.listKind.replace(/List$/, ''));
+      if (!listType || !itemType) return enveloped({ apiVersion: body.apiVersion, kind: body.listKind });
+      const head = encode(listType, { metadata: body.metadata });
+      // ListMeta is field 1 and items field 2 of every List message.
+      return envelope(body.apiVersion, body.listKind, withRepeated(head, 2, body.items.map((o) => storedBytes(o, body.transform, itemType))));
+    }
+    default:
+      return enveloped(bodyValue(body));
+  }
+}
+
 function protobufEncoder(mediaType: string): Encoder {
-  return { mediaType, encode: (body: Body) => enveloped(bodyValue(body)) };
+  return { mediaType, encode: encodeBody };
 }
 
 export const protobufEncoders: readonly Encoder[] = PROTOBUF_MEDIA_TYPES.map(protobufEncoder);
@@ -41,7 +69,7 @@ function protobufWatchEncoder(mediaType: string): WatchEncoder {
         case 'BOOKMARK':
           return frame('BOOKMARK', enveloped({ kind: ev.kind, apiVersion: ev.apiVersion, metadata: ev.metadata }));
         default:
-          return frame(ev.type, enveloped(served(ev.object, ev.transform)));
+          return frame(ev.type, encodeBody({ kind: 'stored', object: ev.object, transform: ev.transform }));
       }
     },
   };

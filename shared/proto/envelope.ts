@@ -39,9 +39,12 @@ export function encodeObject(value: TypedObject): Buffer | undefined {
   const apiVersion = typeof value.apiVersion === 'string' ? value.apiVersion : '';
   const kind = typeof value.kind === 'string' ? value.kind : '';
   const type = messageOf(apiVersion, kind);
-  if (!type) return undefined;
-  const envelope = encode('runtime.Unknown', { apiVersion, kind, raw: encode(type, value) });
-  return Buffer.concat([PROTOBUF_PREFIX, envelope]);
+  return type ? envelope(apiVersion, kind, encode(type, value)) : undefined;
+}
+
+/** The envelope around a message already encoded. */
+export function envelope(apiVersion: string, kind: string, raw: Uint8Array): Buffer {
+  return Buffer.concat([PROTOBUF_PREFIX, encode('runtime.Unknown', { apiVersion, kind, raw })]);
 }
 
 /** The object in an enveloped protobuf body, with apiVersion and kind from its TypeMeta; 400 when it is not one. */

@@ -383,3 +383,17 @@ export function encode(type: string, value: unknown): Uint8Array {
   encodeMessage(message(type), value, w);
   return w.finish();
 }
+
+/**
+ * A message assembled from its encoded fields and, appended, repeated message field `id` made of
+ * `items` already encoded: a list from its metadata and its items' cached bytes.
+ */
+export function withRepeated(head: Uint8Array, id: number, items: readonly Uint8Array[]): Uint8Array {
+  const w = Writer.create();
+  for (const item of items) w.uint32((id << 3) | 2).bytes(item);
+  const tail = w.finish();
+  const out = new Uint8Array(head.length + tail.length);
+  out.set(head, 0);
+  out.set(tail, head.length);
+  return out;
+}

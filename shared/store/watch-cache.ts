@@ -21,6 +21,8 @@ export interface CachedObject {
   readonly revision: number;
   /** The JSON codec's serialization of `object`, made once (see codec/json.ts). */
   json?: string;
+  /** The protobuf codec's message bytes of `object` (no envelope), made when first asked for. */
+  protobuf?: Uint8Array;
 }
 
 interface ChangeEvent {
