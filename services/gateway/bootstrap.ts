@@ -4,7 +4,7 @@
 
 import type { Logger } from 'pino';
 import { StatusError } from '../../shared/api/status.js';
-import { API_SERVER_USER } from '../../shared/registry/rest/internal-store.js';
+import { API_SERVER_MANAGER, API_SERVER_USER } from '../../shared/registry/rest/internal-store.js';
 import { NODE_LEASE_NAMESPACE } from '../../shared/api/node-identity.js';
 import type { GenericStore } from '../../shared/registry/rest/store.js';
 import type { Targets } from '../../shared/registry/target.js';
@@ -22,7 +22,7 @@ export async function ensureSystemNamespaces(store: GenericStore, targets: Targe
     for (let attempt = 1; ; attempt++) {
       try {
         if (await store.exists(target, undefined, name)) break;
-        await store.create({ target, user: API_SERVER_USER, namespace: undefined, name, dryRun: false, warnings: [] }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+        await store.create({ target, user: API_SERVER_USER, namespace: undefined, name, dryRun: false, warnings: [], manager: API_SERVER_MANAGER }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
         log.info({ namespace: name }, 'created system namespace');
         break;
       } catch (err) {

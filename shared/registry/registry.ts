@@ -9,6 +9,7 @@ import type { FieldError } from '../api/status.js';
 import type { ApiObject, JsonSchema } from '../api/types.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/validation.js';
 import { objectSchemaFor } from './object-meta.js';
+import { resolvePatchSchema } from '../patch/patch-schema.js';
 import { RuntimeConfig, parseRuntimeConfig } from './runtime-config.js';
 import {
   AjvSchemaBuilder,
@@ -127,6 +128,7 @@ export class Registry {
   private readonly byShortName = new Map<string, ServedResource[]>();
   private readonly servedByType = new Map<ResourceType, Map<string, ServedResource>>();
   private readonly groupInfos = new Map<string, ApiGroupInfo>();
+  private readonly fieldSchemas = new Map<ServedResource, JsonSchema>();
   private readonly compiled = new Map<ResourceType, Map<string, Compiled>>();
   private readonly wrapped = new Map<ResourceType, Map<string, JsonSchema>>();
 
@@ -235,6 +237,16 @@ export class Registry {
   }
 
   /** The full object schema (apiVersion, kind, metadata and the type's fields). Do not mutate. */
+  /** The object schema with ObjectMeta's markers filled in: what field management and strategic merge walk. */
+  fieldSchema(served: ServedResource): JsonSchema {
+    let s = this.fieldSchemas.get(served);
+    if (!s) {
+      s = resolvePatchSchema(this.objectSchema(served))!;
+      this.fieldSchemas.set(served, s);
+    }
+    return s;
+  }
+
   objectSchema(served: ServedResource): JsonSchema {
     return this.compiledFor(served).schema;
   }

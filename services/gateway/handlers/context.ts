@@ -9,6 +9,7 @@ import type { Body, Encoder } from '../../../shared/codec/index.js';
 import type { Registry } from '../../../shared/registry/registry.js';
 import type { Target } from '../../../shared/registry/target.js';
 import type { GenericStore, WriteRequest } from '../../../shared/registry/rest/store.js';
+import { defaultManager } from '../../../shared/fieldmanager/managed.js';
 import type { BusRequest } from '../../../shared/registry/rest/hooks.js';
 import type { CacheReader } from '../store/reader.js';
 import type { GatewayMetrics } from '../filters/metrics.js';
@@ -79,9 +80,14 @@ export function namespaceOf(ctx: RequestContext): string | undefined {
   return ctx.target.namespaced ? ctx.info.namespace || undefined : undefined;
 }
 
+/** The field manager of this request: `?fieldManager=`, else the client's user agent (upstream's default). */
+export function managerOf(ctx: RequestContext): string {
+  return ctx.query.get('fieldManager') || defaultManager(ctx.headers['user-agent']);
+}
+
 /** The generic store's view of this request's write. */
 export function writeRequest(ctx: RequestContext, dryRun: boolean, name = ctx.info.name): WriteRequest {
-  return { target: ctx.target, user: ctx.user, namespace: namespaceOf(ctx), name, subresource: ctx.info.subresource, dryRun, warnings: ctx.warnings };
+  return { target: ctx.target, user: ctx.user, namespace: namespaceOf(ctx), name, subresource: ctx.info.subresource, dryRun, warnings: ctx.warnings, manager: managerOf(ctx) };
 }
 
 /** A stored object in the target's served form. */

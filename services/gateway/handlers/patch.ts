@@ -1,21 +1,27 @@
-// PATCH (JSON, merge, strategic merge; apply to come): the generic store's update with the patch
-// applied to the current object on every attempt, the result decoded again as the type.
+// PATCH: JSON, merge and strategic merge patches are the generic store's update with the patch
+// applied to the current object on every attempt; server-side apply (application/apply-patch+yaml)
+// merges the applied configuration by field ownership, creating the object when it is missing.
 
 import type { ApiObject } from '../../../shared/api/types.js';
-import { badRequest } from '../../../shared/api/status.js';
+import { badRequest, StatusError } from '../../../shared/api/status.js';
 import { parseWriteOptions } from '../../../shared/api/query.js';
-import { applyPatch } from '../../../shared/patch/index.js';
+import { applyPatch, PatchType } from '../../../shared/patch/index.js';
 import { value } from '../../../shared/codec/index.js';
+import { apply, ownable } from '../../../shared/fieldmanager/managed.js';
+import { nowTimestamp } from '../../../shared/api/time.js';
 import { fromScale, toScale } from '../../../shared/registry/rest/scale.js';
 import { decodePatchBody, mediaTypeOf, objectFromValue } from './decode.js';
-import { writeRequest, type Handler } from './context.js';
+import { writeRequest, type Handler, type HandlerDeps, type Reply, type RequestContext } from './context.js';
 
-export const patch: Handler = async (ctx, { registry, store }) => {
+export const patch: Handler = async (ctx, deps) => {
+  const { registry, store } = deps;
   const t = ctx.target;
   const write = parseWriteOptions(ctx.query);
   if (!ctx.body || ctx.body.length === 0) throw badRequest('the request body is empty');
   const patchType = mediaTypeOf(ctx.contentType ?? '');
   const patchDoc = decodePatchBody(ctx.body, patchType, ctx.decoded);
+  if (patchType === PatchType.Apply) return serverSideApply(ctx, deps, patchDoc);
+  if (ctx.query.has('force')) throw badRequest('force: Invalid value: true: may not be specified for non-apply patch');
   const req = writeRequest(ctx, write.dryRun);
   if (ctx.info.subresource === 'scale') {
     const updated = await store.update(req, (current) => fromScale(t, applyPatch(patchType, toScale(t, current), patchDoc) as ApiObject, current));
@@ -30,3 +36,30 @@ export const patch: Handler = async (ctx, { registry, store }) => {
   });
   return { code: 200, body: value(updated) };
 };
+
+/** Server-side apply: merge by ownership into the live object, or create it from the configuration. */
+async function serverSideApply(ctx: RequestContext, { registry, store }: HandlerDeps, body: unknown): Promise<Reply> {
+  const t = ctx.target;
+  const write = parseWriteOptions(ctx.query);
+  if (!write.fieldManager) throw badRequest('fieldManager is required for apply requests');
+  const sub = ctx.info.subresource ?? '';
+  if (sub === 'scale') throw badRequest('server-side apply is not supported for the scale subresource');
+  const applied = objectFromValue(registry, t, body, write.fieldValidation, ctx.warnings);
+  if (applied.metadata.name !== undefined && applied.metadata.name !== ctx.info.name) {
+    throw badRequest(`the name of the object (${applied.metadata.name}) does not match the name on the URL (${ctx.info.name})`);
+  }
+  applied.metadata.name = ctx.info.name;
+  const req = { ...writeRequest(ctx, write.dryRun), manager: write.fieldManager, applied: true };
+  const schema = registry.fieldSchema(t.served);
+  const ignore = ownable(sub, !!t.type.subresources?.status);
+  const writer = { manager: write.fieldManager, subresource: sub, apiVersion: t.apiVersion, now: nowTimestamp() };
+  const describe = { kind: t.gr.resource, group: t.gr.group };
+  try {
+    const updated = await store.update(req, (current) => apply(current, structuredClone(applied), schema, writer, write.force, ignore, describe));
+    return { code: 200, body: value(updated) };
+  } catch (err) {
+    if (!(err instanceof StatusError && err.code === 404) || sub) throw err;
+  }
+  const created = await store.create(req, apply(null, structuredClone(applied), schema, writer, write.force, ignore, describe));
+  return { code: 201, body: value(created) };
+}

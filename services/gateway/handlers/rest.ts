@@ -9,7 +9,7 @@ import type { Targets, Target } from '../../../shared/registry/target.js';
 import type { ClusterWrite, RestAction, RestCluster, RestRequest, RestResult } from '../../../shared/registry/rest/hooks.js';
 import { setNamespace, type WriteRequest } from '../../../shared/registry/rest/store.js';
 import { decodeObject, decodeValue } from './decode.js';
-import { namespaceOf, type HandlerDeps, type Reply, type RequestContext } from './context.js';
+import { managerOf, namespaceOf, writeRequest, type HandlerDeps, type Reply, type RequestContext } from './context.js';
 
 /** POST of a virtual kind. */
 export async function serveVirtual(ctx: RequestContext, deps: HandlerDeps, targets: Targets): Promise<Reply> {
@@ -73,12 +73,12 @@ function restCluster(ctx: RequestContext, deps: HandlerDeps, targets: Targets): 
   const served = (t: Target, o: ApiObject) => (t.fromStored ? t.fromStored(o) : o);
   const writeOf = (w: ClusterWrite): WriteRequest => {
     const t = targetOf(w.group, w.resource);
-    const req: WriteRequest = { target: t, user: ctx.user, namespace: t.namespaced ? w.namespace : undefined, name: w.name, dryRun: w.dryRun ?? false, warnings: ctx.warnings };
+    const req: WriteRequest = { target: t, user: ctx.user, namespace: t.namespaced ? w.namespace : undefined, name: w.name, dryRun: w.dryRun ?? false, warnings: ctx.warnings, manager: managerOf(ctx) };
     if (w.subresource) req.subresource = w.subresource;
     if (w.admit === false) req.admit = false;
     return req;
   };
-  const own: WriteRequest = { target: ctx.target, user: ctx.user, namespace: namespaceOf(ctx), name: ctx.info.name, subresource: ctx.info.subresource, dryRun: parseWriteOptions(ctx.query).dryRun, warnings: ctx.warnings };
+  const own = writeRequest(ctx, parseWriteOptions(ctx.query).dryRun);
   return {
     async get(group, resource, namespace, name) {
       const t = targetOf(group, resource);

@@ -19,6 +19,8 @@ import { GenericStore, type ObjectSource, type StoredObject, type WriteRequest }
 
 /** Who the API server's own writes run as (upstream's loopback client, a member of system:masters). */
 export const API_SERVER_USER: UserInfo = { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] };
+/** The field manager of the server's own writes (bootstrap policy, aggregation, system namespaces). */
+export const API_SERVER_MANAGER = 'platform-apiserver';
 
 export interface InternalStore {
   store: GenericStore;
@@ -61,7 +63,7 @@ export function createInternalStore(deps: InternalStoreDeps): InternalStore {
     store,
     targets: new Targets(deps.registry),
     get: (target, namespace, name) => source.current(target, namespace, name, true),
-    write: (target, namespace, name) => ({ target, user: API_SERVER_USER, namespace: target.namespaced ? namespace : undefined, name, dryRun: false, warnings: [] }),
+    write: (target, namespace, name) => ({ target, user: API_SERVER_USER, namespace: target.namespaced ? namespace : undefined, name, dryRun: false, warnings: [], manager: API_SERVER_MANAGER }),
     stop: () => interest.stop(),
   };
 }

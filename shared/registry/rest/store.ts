@@ -10,6 +10,7 @@
 import type { ApiObject, ObjectRef, UserInfo } from '../../api/types.js';
 import { alreadyExists, badRequest, conflict, CONFLICT_MODIFIED, invalid, methodNotSupported, notFound, qualifiedResource, StatusError, timeout, type FieldError, type GroupResource } from '../../api/status.js';
 import { required } from '../../api/field-errors.js';
+import { ownable, recordUpdate } from '../../fieldmanager/managed.js';
 import { nowTimestamp } from '../../api/time.js';
 import { Subjects } from '../../bus/subjects.js';
 import { AdmissionOperation, AdmissionPhase, type StorageDeleteReply, type StorageWriteReply } from '../../bus/messages.js';
@@ -57,6 +58,10 @@ export interface WriteRequest {
   warnings: string[];
   /** False when the operation that leads here was admitted already (binding, eviction). */
   admit?: boolean;
+  /** The field manager recorded in managedFields (`?fieldManager=`, else from the user agent). */
+  manager: string;
+  /** An Apply has merged the object and recorded ownership itself; anything else is an Update. */
+  applied?: boolean;
 }
 
 /** One admission phase of a write; `kind` overrides the target's for a subresource of another kind. */
@@ -80,16 +85,8 @@ export interface DeleteResult {
   removed: boolean;
 }
 
-/**
- * Field management (managedFields, server-side apply): runs after the strategy prepared the new
- * object and before mutating admission, with the stored object for updates (null for creates).
- */
-export type FieldManager = (req: WriteRequest, next: ApiObject, current: ApiObject | null) => ApiObject;
-
 export interface GenericStoreDeps {
   registry: Registry;
-  /** None yet: objects are stored without managedFields until server-side apply lands. */
-  fieldManager?: FieldManager;
   source: ObjectSource;
   admit: Admitter;
   /** Requests to the storage service and, for write rules, to others. */
@@ -284,8 +281,18 @@ export class GenericStore {
     }
   }
 
+  /**
+   * Field management: after the strategy prepared the new object and before mutating admission,
+   * the write's changes are recorded as the manager's (an Apply recorded them already). Writes
+   * through `/scale` take another type and are not tracked (spec rule 9).
+   */
   private manageFields(req: WriteRequest, next: ApiObject, current: ApiObject | null): ApiObject {
-    return this.deps.fieldManager ? this.deps.fieldManager(req, next, current) : next;
+    const sub = req.subresource ?? '';
+    if (req.applied || sub === 'scale') return next;
+    const t = req.target;
+    const writer = { manager: req.manager, subresource: sub, apiVersion: t.apiVersion, now: nowTimestamp() };
+    recordUpdate(current, next, this.deps.registry.fieldSchema(t.served), writer, ownable(sub, !!t.type.subresources?.status));
+    return next;
   }
 
   private async current(req: WriteRequest, fresh: boolean): Promise<StoredObject> {

@@ -96,7 +96,7 @@ function setup(opts: { deny?: string } = {}) {
 }
 
 function request(target: Target, name: string, extra: Partial<WriteRequest> = {}): WriteRequest {
-  return { target, user: jane, namespace: target.namespaced ? 'ns1' : undefined, name, dryRun: false, warnings: [], ...extra };
+  return { target, user: jane, namespace: target.namespaced ? 'ns1' : undefined, name, dryRun: false, warnings: [], manager: 'test', ...extra };
 }
 
 const cm = (name: string, data: Record<string, string> = { a: '1' }): ApiObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
@@ -221,7 +221,7 @@ describe('generic store - delete', () => {
     await store.create(request(configmaps, 'b'), cm('b'));
     const victims = [...storage.objects.values()];
     storage.objects.delete('configmaps/ns1/a');
-    await store.deleteCollection({ target: configmaps, user: jane, dryRun: false, warnings: [] }, victims);
+    await store.deleteCollection({ target: configmaps, user: jane, dryRun: false, warnings: [], manager: 'test' }, victims);
     assert.equal(storage.objects.size, 0);
   });
 
