@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { findKubectl, Kubectl, type KubectlResult } from '../support/kubectl.js';
-import { assertOk, configMap, createNamespace, uniq } from './helpers.js';
+import { assertOk, assertStatus, configMap, createNamespace, uniq } from './helpers.js';
 
 const bin = findKubectl();
 const skip = bin ? false : 'kubectl not on PATH: skipping the kubectl suite';
@@ -223,6 +223,68 @@ describe('kubectl', { skip }, () => {
     } finally {
       child.kill('SIGTERM');
     }
+  });
+
+  it('kubectl apply --server-side - two managers, a conflict, --force-conflicts, release by omission', async () => {
+    const name = uniq('ssa');
+    const manifest = (replicas: number | null, image = 'registry.example/web:1') =>
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${name}\n  namespace: default\nspec:\n${replicas === null ? '' : `  replicas: ${replicas}\n`}  selector:\n    matchLabels: {app: ${name}}\n  template:\n    metadata:\n      labels: {app: ${name}}\n    spec:\n      containers:\n      - name: main\n        image: ${image}\n`;
+    const applyAs = (manager: string, yaml: string, ...flags: string[]) => k.run(['apply', '--server-side', `--field-manager=${manager}`, ...flags, '-f', '-'], { input: yaml });
+    const live = async () => assertOk(await c.request('GET', `/apis/apps/v1/namespaces/default/deployments/${name}`));
+    const managersOf = (o: any) => o.metadata.managedFields.map((e: any) => `${e.manager}/${e.operation}`).sort();
+
+    assert.equal(ok(await applyAs('team-a', manifest(2))).trim(), `deployment.apps/${name} serverside-applied`);
+    assert.deepEqual(managersOf(await live()), ['team-a/Apply']);
+    // Same value: shared ownership, no conflict.
+    ok(await applyAs('team-b', manifest(2)));
+    // A different value conflicts, with upstream's message, and changes nothing.
+    const clash = await applyAs('team-b', manifest(5));
+    assert.notEqual(clash.code, 0);
+    assert.match(clash.stderr, /Apply failed with 1 conflict: conflict with "team-a" using apps\/v1: \.spec\.replicas/);
+    assert.equal((await live()).spec.replicas, 2);
+    // --force-conflicts takes the field.
+    ok(await applyAs('team-b', manifest(5), '--force-conflicts'));
+    const forced = await live();
+    assert.equal(forced.spec.replicas, 5);
+    const aFields = JSON.stringify(forced.metadata.managedFields.find((e: any) => e.manager === 'team-a').fieldsV1);
+    assert.ok(!aFields.includes('f:replicas'), aFields);
+    // team-b drops replicas and nobody else owns it: it goes back to the default.
+    ok(await applyAs('team-b', manifest(null)));
+    assert.equal((await live()).spec.replicas, 1);
+    // The image is co-owned (both applied the same value): a change by either conflicts (rule 2).
+    const coOwned = await applyAs('team-a', manifest(null, 'registry.example/web:2'));
+    assert.match(coOwned.stderr, /conflict with "team-b" using apps\/v1: \.spec\.template\.spec\.containers\[name="main"\]\.image/);
+  });
+
+  it('kubectl apply (client-side) then --server-side: ownership moves to the kubectl manager; diff and --dry-run=server', async () => {
+    const name = uniq('mig');
+    const cm = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: default\ndata:\n${data}`;
+    ok(await k.run(['apply', '-f', '-'], { input: cm('  a: "1"\n  b: "2"\n') }));
+    const path = `/api/v1/namespaces/default/configmaps/${name}`;
+    assert.deepEqual(
+      assertOk(await c.request('GET', path)).metadata.managedFields.map((e: any) => e.manager),
+      ['kubectl-client-side-apply'],
+    );
+    ok(await k.run(['apply', '--server-side', '-f', '-'], { input: cm('  a: "1"\n  b: "2"\n') }));
+    const migrated = assertOk(await c.request('GET', path));
+    assert.ok(migrated.metadata.managedFields.some((e: any) => e.manager === 'kubectl' && e.operation === 'Apply'));
+    assert.ok(!migrated.metadata.managedFields.some((e: any) => e.manager === 'kubectl-client-side-apply'));
+    // Dropping b from the server-side configuration deletes it.
+    ok(await k.run(['apply', '--server-side', '-f', '-'], { input: cm('  a: "1"\n') }));
+    assert.deepEqual(assertOk(await c.request('GET', path)).data, { a: '1' });
+
+    // kubectl diff asks the server for the dry-run result: exit 1 with the change, 0 without.
+    const diff = await k.run(['diff', '--server-side', '-f', '-'], { input: cm('  a: "9"\n') });
+    assert.equal(diff.code, 1, diff.stderr);
+    assert.match(diff.stdout, /^-\s+a: "1"$/m);
+    assert.match(diff.stdout, /^\+\s+a: "9"$/m);
+    assert.equal((await k.run(['diff', '--server-side', '-f', '-'], { input: cm('  a: "1"\n') })).code, 0);
+    // --dry-run=server on apply, create and delete: answers as if done, stores nothing.
+    assert.match(ok(await k.run(['apply', '--server-side', '--dry-run=server', '-f', '-', '-o', 'jsonpath={.data.a}'], { input: cm('  a: "dry"\n') })), /^dry$/);
+    ok(await k.run(['create', 'configmap', `${name}-dry`, '--from-literal=x=y', '--dry-run=server', '-n', 'default']));
+    assertStatus(await c.request('GET', `${path}-dry`), 404, 'NotFound');
+    ok(await k.run(['delete', 'configmap', name, '--dry-run=server', '-n', 'default']));
+    assert.deepEqual(assertOk(await c.request('GET', path)).data, { a: '1' });
   });
 
   it('kubectl delete ns --wait=false - the namespace starts terminating', async () => {
