@@ -23,7 +23,7 @@ import { getOp, PROTOBUF, timeLists } from './reads.js';
 import { mib, ms, printTable, rate, type Row } from './report.js';
 import { watchFanout } from './watch.js';
 import { authBench } from './auth.js';
-import { gatewayCreateOp, rawKvCreateOp, seedConfigMaps, seedName } from './writes.js';
+import { createDeployments, deploymentPatchOp, gatewayCreateOp, rawKvCreateOp, seedConfigMaps, seedName } from './writes.js';
 
 const CONCURRENCY = 32;
 // Each load figure: ROUNDS short rounds interleaved with its raw limit (see `interleaved`).
@@ -32,7 +32,7 @@ const LOAD: LoadOptions = { concurrency: CONCURRENCY, warmupMs: 500, durationMs:
 const OBJECTS = 10_000;
 const WATCHERS = 1_000;
 const FANOUT_WRITES = 5;
-const TARGET = { createRatio: 0.35, getRatio: 0.5, fullListMs: 150, fanoutP99Ms: 100 };
+const TARGET = { createRatio: 0.35, getRatio: 0.5, fullListMs: 150, fanoutP99Ms: 100, applyRatio: 0.5 };
 const NS = { list: 'bench-list', create: 'bench-create', watch: 'bench-watch' };
 
 function progress(msg: string): void {
@@ -99,6 +99,13 @@ async function main(): Promise<void> {
     const createRatio = roundRatio(creates.gateway, creates.raw);
     rows.push({ figure: `create via gateway (c=${CONCURRENCY})`, measured: `${rate(created.rate)} p99 ${ms(created.p99Ms)}`, limit: `raw KV ${rate(raw.rate)} p99 ${ms(raw.p99Ms)}`, ratio: createRatio, target: `≥ ${TARGET.createRatio}, later 0.5`, ok: createRatio >= TARGET.createRatio });
 
+    progress('patches of a Deployment: merge patch and server-side apply (interleaved)');
+    await createDeployments(gw, NS.create, CONCURRENCY);
+    const patches = await interleaved({ merge: deploymentPatchOp(gw, NS.create, 'merge'), apply: deploymentPatchOp(gw, NS.create, 'apply') }, ROUNDS, LOAD);
+    const [merged, applied] = [combine(patches.merge), combine(patches.apply)];
+    const applyRatio = roundRatio(patches.apply, patches.merge);
+    rows.push({ figure: `server-side apply of a Deployment (c=${CONCURRENCY})`, measured: `${rate(applied.rate)} p99 ${ms(applied.p99Ms)}`, limit: `merge patch ${rate(merged.rate)} p99 ${ms(merged.p99Ms)}`, ratio: applyRatio, target: `≥ ${TARGET.applyRatio}`, ok: applyRatio >= TARGET.applyRatio });
+
     progress(`watch fan-out: ${WATCHERS} watchers, ${FANOUT_WRITES} writes`);
     const fan = await watchFanout(gw, { url: c.gatewayUrl, caPem: c.caPem, token: c.token, namespace: NS.watch, watchers: WATCHERS, writes: FANOUT_WRITES });
     rows.push({
@@ -110,7 +117,7 @@ async function main(): Promise<void> {
     });
 
     const usage = meter.usage();
-    const errors = [baseline, getAny, getConsistent, getProtobuf, raw, created].filter((r) => r.errors > 0);
+    const errors = [baseline, getAny, getConsistent, getProtobuf, raw, created, merged, applied].filter((r) => r.errors > 0);
     process.stdout.write(`\nplatform-apiserver bench — ${new Date().toISOString()}\n`);
     process.stdout.write(`load figures: ${CONCURRENCY} keep-alive HTTPS connections (closed loop), ${ROUNDS} rounds of ${LOAD.durationMs / 1000} s after ${LOAD.warmupMs / 1000} s warm-up, interleaved with the raw limit; ratio = median of per-round ratios\n\n`);
     printTable(rows);

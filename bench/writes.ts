@@ -57,3 +57,39 @@ export async function seedConfigMaps(nc: NatsConnection, bucket: string, namespa
 export function seedName(i: number): string {
   return `cm-${String(i).padStart(5, '0')}`;
 }
+
+function deploymentBody(namespace: string, name: string): Record<string, unknown> {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace, annotations: { seq: '0' } },
+    spec: { replicas: 1, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: 'registry.example/web:1', ports: [{ containerPort: 8080 }] }] } } },
+  };
+}
+
+/** One Deployment per worker, so patches measure the write path rather than lost races. */
+export async function createDeployments(client: HttpClient, namespace: string, workers: number): Promise<void> {
+  for (let w = 0; w < workers; w++) await client.json('POST', `/apis/apps/v1/namespaces/${namespace}/deployments`, deploymentBody(namespace, `dep-${w}`), [201]);
+}
+
+/**
+ * The same change to a worker's Deployment (its `seq` annotation) as a JSON merge patch, or as a
+ * server-side apply of the whole configuration by one field manager.
+ */
+export function deploymentPatchOp(client: HttpClient, namespace: string, kind: 'merge' | 'apply'): Operation {
+  return async (w, seq) => {
+    const name = `dep-${w}`;
+    const path = `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`;
+    let body: unknown;
+    if (kind === 'merge') body = { metadata: { annotations: { seq: String(seq) } } };
+    else {
+      const full = deploymentBody(namespace, name);
+      (full.metadata as { annotations: Record<string, string> }).annotations.seq = String(seq);
+      body = full;
+    }
+    const res = await client.request('PATCH', kind === 'merge' ? path : `${path}?fieldManager=bench`, Buffer.from(JSON.stringify(body)), {
+      contentType: kind === 'merge' ? 'application/merge-patch+json' : 'application/apply-patch+yaml',
+    });
+    if (res.status !== 200) throw new Error(`PATCH ${path} (${kind}) → ${res.status}: ${res.body.toString().slice(0, 300)}`);
+  };
+}
