@@ -74,7 +74,8 @@ export async function createDeployments(client: HttpClient, namespace: string, w
 
 /**
  * The same change to a worker's Deployment (its `seq` annotation) as a JSON merge patch, or as a
- * server-side apply of the whole configuration by one field manager.
+ * server-side apply of the whole configuration by one field manager, forced (as controllers apply: the
+ * interleaved merge patches take the field over each time).
  */
 export function deploymentPatchOp(client: HttpClient, namespace: string, kind: 'merge' | 'apply'): Operation {
   return async (w, seq) => {
@@ -87,7 +88,7 @@ export function deploymentPatchOp(client: HttpClient, namespace: string, kind: '
       (full.metadata as { annotations: Record<string, string> }).annotations.seq = String(seq);
       body = full;
     }
-    const res = await client.request('PATCH', kind === 'merge' ? path : `${path}?fieldManager=bench`, Buffer.from(JSON.stringify(body)), {
+    const res = await client.request('PATCH', kind === 'merge' ? path : `${path}?fieldManager=bench&force=true`, Buffer.from(JSON.stringify(body)), {
       contentType: kind === 'merge' ? 'application/merge-patch+json' : 'application/apply-patch+yaml',
     });
     if (res.status !== 200) throw new Error(`PATCH ${path} (${kind}) → ${res.status}: ${res.body.toString().slice(0, 300)}`);

@@ -1,8 +1,9 @@
 // Runs one admission phase: in the mutating phase every enabled plugin with a `mutate` hook, in
 // chain order, each seeing the object as the previous one left it; in the validating phase every
-// `validate` hook on the final object. The first rejection ends the phase with its Status.
+// `validate` hook on the final object. The first rejection ends the phase with its Status. A
+// dry-run request that reaches a plugin with side effects fails there.
 
-import { StatusError, internalError, isStatus, type Status } from '../../shared/api/status.js';
+import { StatusError, badRequest, internalError, isStatus, type Status } from '../../shared/api/status.js';
 import type { ApiObject } from '../../shared/api/types.js';
 import { AdmissionPhase, type AdmissionInterest, type AdmissionReply, type AdmissionRequest } from '../../shared/bus/messages.js';
 import { admissionMatches } from '../../shared/api/admission-match.js';
@@ -37,6 +38,10 @@ export async function runAdmissionChain(plugins: AdmissionPlugin[], req: Admissi
   for (const plugin of plugins) {
     const hook = mutating ? plugin.mutate : plugin.validate;
     if (!hook || !pluginMatches(plugin.match, req)) continue;
+    // A dry run must not cause what the plugin would do elsewhere: it fails instead (spec: Dry run 2).
+    if (req.dryRun && (plugin.sideEffects === 'Some' || plugin.sideEffects === 'Unknown')) {
+      return denied(badRequest(`admission plugin "${plugin.name}" has side effects and does not support dry run`).status, warnings);
+    }
     const ctx: AdmissionContext = {
       log,
       warn: (m) => warnings.push(m),

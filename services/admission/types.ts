@@ -22,9 +22,18 @@ export interface AdmissionContext {
   annotate(key: string, value: string): void;
 }
 
+/**
+ * What running a plugin does outside the object it admits (upstream's webhook `sideEffects`):
+ * `Some` or `Unknown` cannot run for a dry-run request, which then fails rather than cause them;
+ * `NoneOnDryRun` promises to skip them when the request's `dryRun` is set.
+ */
+export type SideEffectClass = 'None' | 'NoneOnDryRun' | 'Some' | 'Unknown';
+
 export interface AdmissionPlugin {
   readonly name: string;
   readonly match?: PluginMatch;
+  /** `None` when absent: the built-in plugins only look at the request. */
+  readonly sideEffects?: SideEffectClass;
   /**
    * False for a plugin whose `mutate` hook only ever rejects (it runs in the mutating phase for
    * its ordering, as NamespaceLifecycle does): it is then handed the object without a copy.

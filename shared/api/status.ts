@@ -127,7 +127,12 @@ const causeReasons: Record<string, string> = {
 };
 
 export function fieldErrorMessage(e: FieldError): string {
-  let msg = `${e.field}: ${e.type}`;
+  return `${e.field}: ${fieldErrorBody(e)}`;
+}
+
+/** The error without its field (upstream `ErrorBody`): what a cause, which names the field beside it, says. */
+export function fieldErrorBody(e: FieldError): string {
+  let msg: string = e.type;
   if (e.type === 'Invalid value' || e.type === 'Unsupported value' || e.type === 'Duplicate value' || e.type === 'Not found') {
     if (e.value !== undefined) msg += `: ${JSON.stringify(e.value)}`;
   }
@@ -137,7 +142,7 @@ export function fieldErrorMessage(e: FieldError): string {
 
 /** 422 Invalid, with one cause per field error (upstream `NewInvalid`). */
 export function invalid(kind: string, group: string, name: string, errors: FieldError[]): StatusError {
-  const causes = errors.map((e) => ({ reason: causeReasons[e.type] ?? 'FieldValueInvalid', message: fieldErrorMessage(e), field: e.field }));
+  const causes = errors.map((e) => ({ reason: causeReasons[e.type] ?? 'FieldValueInvalid', message: fieldErrorBody(e), field: e.field }));
   const summary = errors.length === 1 ? fieldErrorMessage(errors[0]!) : `[${errors.map(fieldErrorMessage).join(', ')}]`;
   return failure(422, StatusReason.Invalid, `${kind} "${name}" is invalid: ${summary}`, { name, group, kind, causes });
 }

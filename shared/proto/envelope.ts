@@ -5,7 +5,7 @@
 // and `rbac.authorization.k8s.io` are the same package.
 
 import { badRequest } from '../api/status.js';
-import { decode, encode, hasMessage } from './wire.js';
+import { decode, encode, hasMessage, normalize } from './wire.js';
 
 /** The media types of the protobuf codec: the spec's, and upstream's name for the same bytes. */
 export const PROTOBUF_MEDIA_TYPES = ['application/vnd.platform.protobuf', 'application/vnd.kubernetes.protobuf'] as const;
@@ -26,6 +26,15 @@ export function messageOf(apiVersion: string, kind: string): string | undefined 
   if (hasMessage(own)) return own;
   const meta = `meta.v1.${kind}`;
   return hasMessage(meta) ? meta : undefined;
+}
+
+/**
+ * Puts an object of a built-in kind into the form upstream returns it in (see `normalize`); an
+ * object of a kind without a message is left as it is.
+ */
+export function normalizeObject(apiVersion: string, kind: string, obj: Record<string, unknown>, fill = true): void {
+  const type = messageOf(apiVersion, kind);
+  if (type) normalize(type, obj, fill);
 }
 
 export interface TypedObject {

@@ -80,6 +80,10 @@ interface Field {
   map: boolean;
   /** A zero value off the wire is left out of the JSON object. */
   omitZero: boolean;
+  /** `omitempty` in the Go tag: an empty map or slice is left out too. */
+  omitEmpty: boolean;
+  /** A Go pointer: absent means nil, not a zero value. */
+  pointer: boolean;
   /** An embedded message whose fields are the parent's in JSON (Go's `json:",inline"`). */
   inline: boolean;
 }
@@ -108,6 +112,8 @@ function message(name: string): Message {
       repeated: flags.includes('r'),
       map: flags.includes('m'),
       omitZero: flags.includes('o') && !flags.includes('p'),
+      omitEmpty: flags.includes('o'),
+      pointer: flags.includes('p'),
       inline: flags.includes('i'),
     };
   });
@@ -259,6 +265,86 @@ function dropNulls(v: unknown): unknown {
 export function decode(type: string, bytes: Uint8Array): Record<string, unknown> {
   const r = Reader.create(bytes);
   return dropNulls(decodeMessage(message(type), r, bytes.length)) as Record<string, unknown>;
+}
+
+// ---- Go's JSON form ----------------------------------------------------------------------------
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A plain (non-pointer, non-repeated) struct field: Go writes it even when empty, as `{}`. */
+function isValueStruct(f: Field): boolean {
+  return f.kind === Kind.Message && !f.pointer && !f.repeated && !f.map && message(f.type).special === Special.None;
+}
+
+/** What Go writes for a scalar field it has no value for. */
+const ZERO: Partial<Record<Kind, unknown>> = {
+  [Kind.String]: '',
+  [Kind.Bool]: false,
+  [Kind.Int32]: 0,
+  [Kind.Int64]: 0,
+  [Kind.Uint32]: 0,
+  [Kind.Uint64]: 0,
+  [Kind.Double]: 0,
+  [Kind.Float]: 0,
+};
+
+function normalizeMessage(m: Message, o: JsonObject, fill: boolean): void {
+  for (const f of m.fields) {
+    if (f.inline) {
+      normalizeMessage(message(f.type), o, fill);
+      continue;
+    }
+    const v = o[f.json];
+    if (v === undefined || v === null) {
+      if (v === null) delete o[f.json];
+      if (!fill) continue;
+      const zero = f.kind === Kind.Message || f.repeated || f.map || f.pointer || f.omitEmpty ? undefined : ZERO[f.kind];
+      if (zero !== undefined) o[f.json] = zero;
+      else if (isValueStruct(f)) {
+        const empty: JsonObject = {};
+        normalizeMessage(message(f.type), empty, fill);
+        o[f.json] = empty;
+      }
+      continue;
+    }
+    if (f.map) {
+      if (!isObject(v)) continue;
+      const entries = Object.keys(v);
+      if (entries.length === 0 && f.omitEmpty) delete o[f.json];
+      else if (f.kind === Kind.Message && message(f.type).special === Special.None) for (const k of entries) normalizeValue(message(f.type), v[k], fill);
+    } else if (f.repeated) {
+      if (!Array.isArray(v)) continue;
+      if (v.length === 0 && f.omitEmpty) delete o[f.json];
+      else if (f.kind === Kind.Message && message(f.type).special === Special.None) for (const item of v) normalizeValue(message(f.type), item, fill);
+    } else if (f.kind === Kind.Message) {
+      if (message(f.type).special === Special.None) normalizeValue(message(f.type), v, fill);
+    } else if (f.omitZero && isZero(v)) {
+      delete o[f.json];
+    }
+  }
+}
+
+function normalizeValue(m: Message, v: unknown, fill: boolean): void {
+  if (isObject(v)) normalizeMessage(m, v, fill);
+}
+
+/**
+ * Puts `value`, the JSON object of message `type`, in place into the form upstream returns it in:
+ * what Go's encoding/json writes after decoding it into the type's struct. Zero scalars and empty
+ * maps and lists of `omitempty` fields, and nulls, are dropped (`annotations: {}` is not kept).
+ * With `fill`, what Go writes for what it has no value for appears too: a struct that is not a
+ * pointer as `{}` (a Service's `status: {loadBalancer: {}}`, a container's `resources: {}`) and a
+ * scalar without `omitempty` as its zero (a budget's `status: {disruptionsAllowed: 0, …}`). Bytes,
+ * lists and maps without `omitempty` are not made up (Go would write null), nor are the meta types
+ * with their own JSON forms (times, quantities, raw extensions); fields the type does not have
+ * stay as they are.
+ */
+export function normalize(type: string, value: JsonObject, fill: boolean): void {
+  normalizeMessage(message(type), value, fill);
 }
 
 // ---- encoding --------------------------------------------------------------------------------

@@ -56,6 +56,11 @@ export interface SubresourceStrategy {
 export interface Strategy {
   /** Fill defaults in place (after decoding, before validation). */
   defaults?(obj: ApiObject): void;
+  /**
+   * A create keeps the status its writer sends (a node agent registers its Node with the status it
+   * observed); otherwise the status of a type with a status subresource is cleared on create.
+   */
+  keepStatusOnCreate?: boolean;
   /** Normalise on create, e.g. clear `status` for types with a status subresource. */
   prepareForCreate?(obj: ApiObject, ctx: StrategyContext): void;
   /** Normalise on update of the main resource, e.g. keep `status` from `old`. */

@@ -80,7 +80,7 @@ describe('certificate signing requests (RBAC)', () => {
     assert.equal(csr.spec.username, 'jane');
     assert.equal(csr.spec.uid, 'jane-uid');
     assert.deepEqual(csr.spec.groups, ['developers', 'qa', 'system:authenticated']);
-    assert.equal(csr.status, undefined, 'a new request is pending');
+    assert.deepEqual(csr.status, {}, 'a new request is pending: no conditions, no certificate (an empty status, as upstream writes it)');
     const stored = await get('jane-client');
     assert.equal(stored.spec.username, 'jane');
   });

@@ -104,3 +104,36 @@ test('admission chain - interest lists each phase\'s plugins and their matches, 
   });
   assert.deepEqual(admissionInterest([]), { mutating: [], validating: [] });
 });
+
+test('admission chain - a dry run fails at a plugin with side effects and runs those without', async () => {
+  const ran: string[] = [];
+  const plugin = (name: string, sideEffects: AdmissionPlugin['sideEffects']): AdmissionPlugin => ({
+    name,
+    sideEffects,
+    mutate: () => {
+      ran.push(name);
+    },
+  });
+  const cases: [AdmissionPlugin['sideEffects'], boolean][] = [
+    [undefined, true],
+    ['None', true],
+    ['NoneOnDryRun', true],
+    ['Some', false],
+    ['Unknown', false],
+  ];
+  for (const [sideEffects, dryRunAllowed] of cases) {
+    ran.length = 0;
+    const p = plugin(`p-${String(sideEffects)}`, sideEffects);
+    const wet = await runAdmissionChain([p], base, log);
+    assert.equal(wet.allowed, true, `${String(sideEffects)}: a real request runs the plugin`);
+    assert.deepEqual(ran, [p.name]);
+    ran.length = 0;
+    const dry = await runAdmissionChain([p], { ...base, dryRun: true }, log);
+    assert.equal(dry.allowed, dryRunAllowed, String(sideEffects));
+    assert.deepEqual(ran, dryRunAllowed ? [p.name] : [], `${String(sideEffects)}: the plugin ${dryRunAllowed ? 'runs' : 'is never called'}`);
+    if (!dryRunAllowed) {
+      assert.equal(dry.status?.code, 400);
+      assert.equal(dry.status?.message, `admission plugin "${p.name}" has side effects and does not support dry run`);
+    }
+  }
+});

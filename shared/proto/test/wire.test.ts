@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { createBuiltinRegistry } from '../../registry/builtin-registry.js';
 import type { JsonSchema } from '../../api/types.js';
 import { StatusError } from '../../api/status.js';
-import { decodeObject, encodeObject, messageOf, PROTOBUF_PREFIX } from '../envelope.js';
+import { decodeObject, encodeObject, messageOf, normalizeObject, PROTOBUF_PREFIX } from '../envelope.js';
 import { decode, encode } from '../wire.js';
 
 type FieldTuple = [string, number, string, string, string?];
@@ -238,5 +238,67 @@ describe('protobuf - the envelope refuses what is not one', () => {
     bad(encodeObject({ apiVersion: 'v1', kind: 'ConfigMap' })!.subarray(0, 8), /./);
     bad(Buffer.concat([PROTOBUF_PREFIX, encode('runtime.Unknown', { apiVersion: 'example.com/v1', kind: 'Widget', raw: Buffer.alloc(0) })]), /no protobuf message is known/);
     bad(Buffer.concat([PROTOBUF_PREFIX, encode('runtime.Unknown', { apiVersion: 'v1', kind: 'ConfigMap', raw: Buffer.alloc(0), contentEncoding: 'gzip' })]), /content encoding/);
+  });
+});
+
+describe("objects in Go's JSON form (normalizeObject)", () => {
+  // [kind, apiVersion, as written, as upstream returns it]
+  const rows: [string, string, Record<string, unknown>, Record<string, unknown>][] = [
+    [
+      'Service',
+      'v1',
+      { metadata: { name: 's', annotations: {}, labels: { a: 'b' }, generateName: '' }, spec: { ports: [{ port: 80, name: '' }], selector: {} } },
+      { metadata: { name: 's', labels: { a: 'b' } }, spec: { ports: [{ port: 80 }] }, status: { loadBalancer: {} } },
+    ],
+    [
+      'Deployment',
+      'apps/v1',
+      { metadata: { name: 'd', finalizers: [] }, spec: { replicas: 0, paused: false, selector: { matchLabels: { a: 'b' } }, template: { spec: { containers: [{ name: 'c', image: 'i', env: [] }] } } } },
+      { metadata: { name: 'd' }, spec: { replicas: 0, selector: { matchLabels: { a: 'b' } }, strategy: {}, template: { metadata: {}, spec: { containers: [{ name: 'c', image: 'i', resources: {} }] } } }, status: {} },
+    ],
+    [
+      'ConfigMap',
+      'v1',
+      { metadata: { name: 'c', labels: null }, data: {}, binaryData: {} },
+      { metadata: { name: 'c' } },
+    ],
+    [
+      'ClusterRole',
+      'rbac.authorization.platform.io/v1',
+      { metadata: { name: 'r' }, rules: [{ verbs: [], apiGroups: [''], resources: [] }] },
+      // `verbs` has no omitempty in Go: an empty list stays.
+      { metadata: { name: 'r' }, rules: [{ verbs: [], apiGroups: [''] }] },
+    ],
+    [
+      'PodDisruptionBudget',
+      'policy/v1',
+      { metadata: { name: 'p' }, spec: { minAvailable: 1 } },
+      // Scalars without omitempty are written as their zeros.
+      { metadata: { name: 'p' }, spec: { minAvailable: 1 }, status: { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 } },
+    ],
+  ];
+  for (const [kind, apiVersion, input, expected] of rows) {
+    it(`${kind}: empty omitempty fields go, empty structs appear, pointers and unknown fields stay`, () => {
+      const obj: Record<string, unknown> = { apiVersion, kind, ...structuredClone(input) };
+      normalizeObject(apiVersion, kind, obj);
+      assert.deepEqual(obj, { apiVersion, kind, ...expected });
+    });
+  }
+
+  it('without fill only what Go would drop goes: nothing is made up before validation', () => {
+    const svc: Record<string, unknown> = { apiVersion: 'v1', kind: 'Service', metadata: { name: 's', annotations: {} }, spec: { ports: [{}] } };
+    normalizeObject('v1', 'Service', svc, false);
+    assert.deepEqual(svc, { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{}] } });
+  });
+
+  it('a kind without a message is left as it is; special types (times, quantities) are not filled in', () => {
+    const odd = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { annotations: {} } };
+    normalizeObject('example.com/v1', 'Widget', odd);
+    assert.deepEqual(odd.metadata, { annotations: {} });
+    const pod: Record<string, unknown> = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', resources: { limits: { cpu: '1' } } }] } };
+    normalizeObject('v1', 'Pod', pod);
+    assert.deepEqual(pod.spec, { containers: [{ name: 'c', resources: { limits: { cpu: '1' } } }] });
+    assert.deepEqual(pod.status, {});
+    assert.equal((pod.metadata as Record<string, unknown>).creationTimestamp, undefined);
   });
 });

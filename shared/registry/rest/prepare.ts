@@ -37,7 +37,7 @@ export function prepareForCreate(type: ResourceType, obj: ApiObject, ctx: Strate
   delete m.deletionTimestamp;
   delete m.deletionGracePeriodSeconds;
   delete m.selfLink;
-  if (hasStatus(type)) delete obj.status;
+  if (hasStatus(type) && !type.strategy?.keepStatusOnCreate) delete obj.status;
   type.strategy?.prepareForCreate?.(obj, ctx);
 }
 

@@ -84,6 +84,7 @@ export const nodes: ResourceType = {
     others: [{ name: 'proxy', kind: 'NodeProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] }],
   },
   rest: { actions: nodeActions },
+  strategy: { keepStatusOnCreate: true },
   columns: [
     { name: 'Status', type: 'string', description: 'The status of the node', cell: readyStatus },
     { name: 'Roles', type: 'string', description: 'The roles of the node', cell: rolesCell },
