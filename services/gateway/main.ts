@@ -7,6 +7,7 @@ import { gatewayOptionSpecs } from './options.js';
 import { createLogger } from '../../shared/log.js';
 import { createBuiltinRegistry } from '../../shared/registry/builtin-registry.js';
 import { createGatewayService, defaultGatewayConfig } from './service.js';
+import { parseServiceNetwork } from '../../shared/registry/builtin/core/service-network.js';
 
 
 async function main(): Promise<void> {
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
     config: {
       bucket: o.bucket,
       watchWindowMs: o['watch-cache-window'],
+      serviceNetwork: parseServiceNetwork(o['service-cluster-ip-range'], o['service-node-port-range']),
       ...(cert && key ? { tls: { cert, key, ...(clientCA ? { clientCA } : {}) } } : {}),
       identity: defaultGatewayConfig.identity,
       handlers: { ...defaultGatewayConfig.handlers, maxWatchBufferedBytes: o['max-watch-buffered-bytes'] },

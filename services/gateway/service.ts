@@ -32,12 +32,17 @@ import { Discovery } from './routes/discovery.js';
 import { gatewayHealth } from './routes/health.js';
 import { createServer, type TlsConfig } from './server.js';
 import { ensureSystemNamespaces } from './bootstrap.js';
+import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE, parseServiceNetwork, type ServiceNetwork } from '../../shared/registry/builtin/core/service-network.js';
+import { serviceAllocator } from '../../shared/registry/builtin/core/service-allocator.js';
+import { services } from '../../shared/registry/builtin/core/service.js';
 
 export interface GatewayConfig {
   bucket: string;
   /** PEM material; without it the gateway serves plain HTTP (tests, or TLS terminated in front). */
   tls?: TlsConfig;
   watchWindowMs: number;
+  /** Where Services' cluster IPs and node ports come from. */
+  serviceNetwork: ServiceNetwork;
   bookmarkIntervalMs: number;
   servicePingTimeoutMs: number;
   identity: IdentityOptions;
@@ -47,6 +52,7 @@ export interface GatewayConfig {
 export const defaultGatewayConfig: GatewayConfig = {
   bucket: DEFAULT_BUCKET,
   watchWindowMs: 5 * 60_000,
+  serviceNetwork: parseServiceNetwork(DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE),
   bookmarkIntervalMs: 10_000,
   servicePingTimeoutMs: 1_000,
   identity: defaultIdentityOptions,
@@ -85,7 +91,8 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
 
   const bus: BusRequest = (subject, body) => busRequest(nc, subject, body, opts.busTimeoutMs);
   const reader = new CacheReader(cache, () => lastRevision(nc, config.bucket), opts);
-  const store = new GenericStore({ registry, source: reader, admit: admissionClient(nc, admissionInterest, opts.busTimeoutMs), bus, updateRetryMs: opts.updateRetryMs });
+  const allocators = new Map([[services, serviceAllocator(config.serviceNetwork, bus)]]);
+  const store = new GenericStore({ registry, source: reader, admit: admissionClient(nc, admissionInterest, opts.busTimeoutMs), bus, updateRetryMs: opts.updateRetryMs, allocators });
   const targets = new Targets(registry);
   const metrics = new GatewayMetrics();
   const decoder = new DecodePool();

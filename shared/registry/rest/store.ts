@@ -12,10 +12,12 @@ import { alreadyExists, badRequest, conflict, CONFLICT_MODIFIED, invalid, method
 import { required } from '../../api/field-errors.js';
 import { ownable, recordUpdate } from '../../fieldmanager/managed.js';
 import { nowTimestamp } from '../../api/time.js';
+import { normalizeObject } from '../../proto/envelope.js';
 import { Subjects } from '../../bus/subjects.js';
 import { AdmissionOperation, AdmissionPhase, type StorageDeleteReply, type StorageWriteReply } from '../../bus/messages.js';
 import type { Registry } from '../registry.js';
 import type { Target } from '../target.js';
+import type { ResourceType } from '../types.js';
 import type { BusRequest } from './hooks.js';
 import {
   DeleteOutcome,
@@ -85,6 +87,27 @@ export interface DeleteResult {
   removed: boolean;
 }
 
+/**
+ * What a type takes from a pool the cluster shares (a Service's cluster IPs and node ports): taken
+ * after validation and before validating admission, as upstream's BeginCreate/BeginUpdate do.
+ */
+export interface Allocator {
+  /** Fills in and claims what `next` needs beyond what `old` (null on create) holds; 422 when it cannot. Dry runs only look. */
+  claim(next: ApiObject, old: ApiObject | null, dryRun: boolean): Promise<Claim>;
+  /** The object left storage: gives back all it held. */
+  release(obj: ApiObject): Promise<void>;
+}
+
+/** Claims made for one write. */
+export interface Claim {
+  /** The write is stored: gives back what the old object held and the new one does not. */
+  commit(): Promise<void>;
+  /** The write did not happen: gives back what was claimed for it. */
+  abort(): Promise<void>;
+}
+
+const NO_CLAIM: Claim = { commit: async () => undefined, abort: async () => undefined };
+
 export interface GenericStoreDeps {
   registry: Registry;
   source: ObjectSource;
@@ -93,6 +116,8 @@ export interface GenericStoreDeps {
   bus: BusRequest;
   /** How long a write without a resourceVersion keeps retrying lost races before 504. */
   updateRetryMs: number;
+  /** The allocators of the types that take from shared pools. */
+  allocators?: ReadonlyMap<ResourceType, Allocator>;
 }
 
 export class GenericStore {
@@ -116,6 +141,7 @@ export class GenericStore {
     if (!obj.metadata.name && !obj.metadata.generateName) {
       throw invalid(t.kind, t.served.group, '', [required('metadata.name', 'name or generateName is required')]);
     }
+    normalize(t, obj, false);
     this.deps.registry.defaults(t.served, obj);
     const managed = this.manageFields(req, obj, null);
     const next = (await this.admitPhase(req, AdmissionPhase.Mutating, AdmissionOperation.Create, managed, null, obj.metadata.name ?? ''))!;
@@ -124,15 +150,23 @@ export class GenericStore {
       // Only a generated name is ever retried, and each retry must start from `next` again.
       const candidate = generated ? structuredClone(next) : next;
       prepareForCreate(t.type, candidate, { user: req.user, now: nowTimestamp() });
+      normalize(t, candidate, false);
       const named = { ...req, name: candidate.metadata.name! };
       this.validate(t, candidate);
       await this.guard(named, candidate);
-      await this.admitPhase(named, AdmissionPhase.Validating, AdmissionOperation.Create, candidate, null, named.name);
-      if (req.dryRun) return candidate;
+      const claim = await this.claim(t, candidate, null, req.dryRun);
+      normalize(t, candidate, true);
       try {
+        await this.admitPhase(named, AdmissionPhase.Validating, AdmissionOperation.Create, candidate, null, named.name);
+        if (req.dryRun) {
+          await claim.abort();
+          return candidate;
+        }
         const reply = await this.deps.bus<StorageWriteReply>(Subjects.storageCreate, { ref: refOf(t, req.namespace, named.name), object: t.toStored(candidate) });
+        await claim.commit();
         return served(t, reply.object);
       } catch (err) {
+        await claim.abort();
         const exists = err instanceof StatusError && err.status.reason === 'AlreadyExists';
         // A generated name that happens to exist is retried with a new suffix.
         if (exists && generated && attempt < 4) continue;
@@ -167,6 +201,7 @@ export class GenericStore {
       }
       const rvIn = next.metadata.resourceVersion;
       if (rvIn && rvIn !== String(cur.revision)) throw conflict(t.gr, req.name, CONFLICT_MODIFIED);
+      normalize(t, next, false);
       const strategyCtx = { user: req.user, now: nowTimestamp() };
       if (sub === 'status') next = prepareForStatusUpdate(t.type, next, currentObj, strategyCtx);
       else if (sub && sub !== 'scale') {
@@ -179,22 +214,31 @@ export class GenericStore {
       }
       next = this.manageFields(req, next, currentObj);
       next = (await this.admitPhase(req, AdmissionPhase.Mutating, AdmissionOperation.Update, next, currentObj, req.name))!;
+      normalize(t, next, false);
       this.validate(t, next, currentObj, sub === 'scale' ? undefined : sub || undefined);
       await this.guard(req, next);
-      await this.admitPhase(req, AdmissionPhase.Validating, AdmissionOperation.Update, next, currentObj, req.name);
-      next.metadata.resourceVersion = String(cur.revision);
-      if (req.dryRun) return next;
+      const claim = sub ? NO_CLAIM : await this.claim(t, next, currentObj, req.dryRun);
+      normalize(t, next, true);
       const ref = refOf(t, req.namespace, req.name);
       try {
+        await this.admitPhase(req, AdmissionPhase.Validating, AdmissionOperation.Update, next, currentObj, req.name);
+        next.metadata.resourceVersion = String(cur.revision);
+        if (req.dryRun) {
+          await claim.abort();
+          return next;
+        }
         if (readyForRemoval(t.type, next)) {
           // The last finalizer is gone: the object leaves storage (spec: deletion table).
+          await claim.abort();
           await this.deps.bus<StorageDeleteReply>(Subjects.storageDelete, { ref, expectedRevision: cur.revision });
+          await this.released(t, currentObj);
           return next;
         }
         const stored = t.toStored(next);
         // Nothing to write means no new revision and no watch event (controllers rely on it to
         // settle). The source may lag a write, so only a no-op against fresh state is skipped.
         if (sameStoredValue(stored, cur.object)) {
+          await claim.abort();
           if (!fresh) {
             fresh = true;
             continue;
@@ -203,8 +247,10 @@ export class GenericStore {
         }
         delete stored.metadata.resourceVersion;
         const reply = await this.deps.bus<StorageWriteReply>(Subjects.storageUpdate, { ref, object: stored, expectedRevision: cur.revision });
+        await claim.commit();
         return served(t, reply.object);
       } catch (err) {
+        await claim.abort();
         const lostRace = err instanceof StatusError && err.status.reason === 'Conflict';
         // Only a caller-given resourceVersion makes a lost race the caller's problem.
         if (lostRace && expected === undefined) {
@@ -272,7 +318,10 @@ export class GenericStore {
           return { object: served(t, reply.object), removed: false };
         }
         default:
-          if (!req.dryRun) await this.deps.bus<StorageDeleteReply>(Subjects.storageDelete, { ref, expectedRevision: cur.revision });
+          if (!req.dryRun) {
+            await this.deps.bus<StorageDeleteReply>(Subjects.storageDelete, { ref, expectedRevision: cur.revision });
+            await this.released(t, obj);
+          }
           return { object: obj, removed: true };
       }
     } catch (err) {
@@ -293,6 +342,16 @@ export class GenericStore {
     const writer = { manager: req.manager, subresource: sub, apiVersion: t.apiVersion, now: nowTimestamp() };
     recordUpdate(current, next, this.deps.registry.fieldSchema(t.served), writer, ownable(sub, !!t.type.subresources?.status));
     return next;
+  }
+
+  private claim(t: Target, next: ApiObject, old: ApiObject | null, dryRun: boolean): Promise<Claim> {
+    const allocator = this.deps.allocators?.get(t.type);
+    return allocator ? allocator.claim(next, old, dryRun) : Promise.resolve(NO_CLAIM);
+  }
+
+  /** Gives back what an object that left storage held; best effort (a claim left behind is taken over once stale). */
+  private async released(t: Target, obj: ApiObject): Promise<void> {
+    await this.deps.allocators?.get(t.type)?.release(obj).catch(() => undefined);
   }
 
   private async current(req: WriteRequest, fresh: boolean): Promise<StoredObject> {
@@ -355,6 +414,16 @@ function refOf(t: Target, namespace: string | undefined, name: string): ObjectRe
   const r: ObjectRef = { group: t.storage.group, resource: t.storage.resource, name };
   if (namespace && t.namespaced) r.namespace = namespace;
   return r;
+}
+
+/**
+ * The object as upstream's decoding would leave it: empty `omitempty` maps and zero scalars gone
+ * on the way in (before defaults and field management) and after mutating admission and the
+ * strategy; once validated, what Go writes for absent values (`{}` structs, zero scalars) filled
+ * in, so a value a client never sent cannot fail validation or change its error message.
+ */
+function normalize(t: Target, o: ApiObject, fill: boolean): void {
+  normalizeObject(t.apiVersion, t.kind, o as unknown as Record<string, unknown>, fill);
 }
 
 function served(t: Target, o: ApiObject): ApiObject {

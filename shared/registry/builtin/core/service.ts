@@ -12,6 +12,8 @@ import { updateValidation } from '../common/strategy.js';
 import { serviceActions } from './proxy.js';
 import { duplicate, forbidden, invalidValue, required } from '../../../api/field-errors.js';
 import { validDns1035Label } from '../../../api/validation.js';
+import { parseIP } from '../../../api/ip.js';
+import { carryOverAllocations, HEADLESS, syncClusterIPs } from './service-network.js';
 
 const servicePort = obj(
   { name: str, protocol: strEnum('TCP', 'UDP', 'SCTP'), appProtocol: str, port: int32, targetPort: intOrString, nodePort: int32 },
@@ -58,6 +60,7 @@ const schema = obj({
 
 function defaults(o: ApiObject): void {
   const spec = ensureObject(o, 'spec');
+  syncClusterIPs(spec);
   setDefault(spec, 'type', 'ClusterIP');
   setDefault(spec, 'sessionAffinity', 'None');
   if (spec.sessionAffinity === 'ClientIP') {
@@ -83,7 +86,8 @@ function validateService(o: ApiObject): FieldError[] {
   }
   const spec = asObject(o.spec) ?? {};
   const ports = asArray(spec.ports).map((p) => asObject(p) ?? {});
-  const headless = spec.clusterIP === 'None';
+  const headless = spec.clusterIP === HEADLESS;
+  errs.push(...validateClusterIPs(spec));
   if (spec.type === 'ExternalName') {
     if (typeof spec.externalName !== 'string' || !spec.externalName) errs.push(required('spec.externalName'));
   } else if (ports.length === 0 && !headless) {
@@ -113,12 +117,44 @@ function validateService(o: ApiObject): FieldError[] {
   return errs;
 }
 
+/** Addresses asked for: `None` or IPs, `clusterIP` the first of `clusterIPs`, none for ExternalName, no headless node ports. */
+function validateClusterIPs(spec: Json): FieldError[] {
+  const errs: FieldError[] = [];
+  const ips = asArray(spec.clusterIPs);
+  if (spec.type === 'ExternalName') {
+    if (spec.clusterIP) errs.push(invalidValue('spec.clusterIP', spec.clusterIP, 'may not be set for ExternalName services'));
+    else if (ips.length) errs.push(invalidValue('spec.clusterIPs', ips, 'may not be set for ExternalName services'));
+    return errs;
+  }
+  const ip = spec.clusterIP;
+  if (ip !== undefined && ip !== '' && ip !== HEADLESS && (typeof ip !== 'string' || !parseIP(ip))) {
+    errs.push(invalidValue('spec.clusterIP', ip, "must be empty, 'None', or a valid IP address"));
+  }
+  if (ips.length > 2) errs.push(invalidValue('spec.clusterIPs', ips, 'may have at most 2 entries (one per IP family)'));
+  ips.forEach((v, i) => {
+    if (i === 0 && ip !== undefined && ip !== '' && v !== ip) errs.push(invalidValue('spec.clusterIPs[0]', v, 'must match `spec.clusterIP`'));
+    else if (v === HEADLESS ? i > 0 : typeof v !== 'string' || !parseIP(v)) errs.push(invalidValue(`spec.clusterIPs[${i}]`, v, "must be 'None' (first entry only) or a valid IP address"));
+  });
+  const families = ips.map((v) => (typeof v === 'string' ? parseIP(v)?.family : undefined));
+  if (families.length === 2 && families[0] && families[0] === families[1]) errs.push(invalidValue('spec.clusterIPs', ips, 'may specify no more than one IP for each IP family'));
+  if (ip === HEADLESS && (spec.type === 'NodePort' || spec.type === 'LoadBalancer')) {
+    errs.push(invalidValue('spec.clusterIPs[0]', HEADLESS, `may not be set to 'None' for ${String(spec.type)} services`));
+  }
+  return errs;
+}
+
 function validateServiceUpdate(o: ApiObject, old: ApiObject): FieldError[] {
   const spec = asObject(o.spec) ?? {};
   const oldSpec = asObject(old.spec) ?? {};
-  // The allocated address stays unless the service moves to or from ExternalName.
-  if (spec.type !== 'ExternalName' && oldSpec.type !== 'ExternalName' && oldSpec.clusterIP && spec.clusterIP !== undefined && spec.clusterIP !== '' && spec.clusterIP !== oldSpec.clusterIP) {
+  // The allocated addresses and the primary family stay unless the service moves to or from ExternalName.
+  if (spec.type === 'ExternalName' || oldSpec.type === 'ExternalName') return [];
+  if (oldSpec.clusterIP && spec.clusterIP !== undefined && spec.clusterIP !== '' && spec.clusterIP !== oldSpec.clusterIP) {
     return [invalidValue('spec.clusterIP', spec.clusterIP, 'field is immutable')];
+  }
+  const families = asArray(spec.ipFamilies);
+  const oldFamilies = asArray(oldSpec.ipFamilies);
+  if (families.length && oldFamilies.length && families[0] !== oldFamilies[0]) {
+    return [invalidValue('spec.ipFamilies[0]', families[0], 'may not change once set')];
   }
   return [];
 }
@@ -175,6 +211,7 @@ export const services: ResourceType = {
   ],
   strategy: {
     defaults,
+    prepareForUpdate: (obj, old) => carryOverAllocations(obj, old),
     validate: validateService,
     validateUpdate: updateValidation(validateService, validateServiceUpdate),
   },
