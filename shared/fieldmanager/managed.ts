@@ -150,21 +150,37 @@ export function recordUpdate(prev: ApiObject | null, next: ApiObject, schema: Js
 
 export interface ApplyConflict {
   manager: string;
+  operation: Operation;
   apiVersion: string;
+  subresource: string;
   path: Path;
 }
 
-/** 409 in upstream's words: `Apply failed with 1 conflict: conflict with "m" using apps/v1: .spec.replicas`. */
+/** How upstream names a manager in a conflict: an Update names its version, an Apply does not. */
+function managerText(c: ApplyConflict): string {
+  let text = JSON.stringify(c.manager);
+  if (c.subresource) text += ` with subresource ${JSON.stringify(c.subresource)}`;
+  return c.operation === Operation.Update ? `${text} using ${c.apiVersion}` : text;
+}
+
+/**
+ * 409 in upstream's words: `Apply failed with 1 conflict: conflict with "m" using apps/v1: .spec.replicas`,
+ * or, for several, `Apply failed with 2 conflicts: conflicts with "a":\n- .spec.replicas\n…` by manager.
+ */
 export function conflictError(conflicts: ApplyConflict[], kind: string, name: string, group: string): Error {
-  const byManager = new Map<string, ApplyConflict[]>();
-  for (const c of conflicts) {
-    const key = `"${c.manager}"${c.apiVersion ? ` using ${c.apiVersion}` : ''}`;
-    byManager.set(key, [...(byManager.get(key) ?? []), c]);
-  }
-  const parts = [...byManager].map(([who, cs]) => (cs.length === 1 ? `conflict with ${who}: ${pathString(cs[0]!.path)}` : `conflicts with ${who}:\n${cs.map((c) => `- ${pathString(c.path)}`).join('\n')}`));
   const n = conflicts.length;
-  const message = `Apply failed with ${n} conflict${n === 1 ? '' : 's'}: ${parts.join('\n')}`;
-  const causes = conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with "${c.manager}"${c.apiVersion ? ` using ${c.apiVersion}` : ''}`, field: pathString(c.path) }));
+  let message: string;
+  if (n === 1) message = `Apply failed with 1 conflict: conflict with ${managerText(conflicts[0]!)}: ${pathString(conflicts[0]!.path)}`;
+  else {
+    const byManager = new Map<string, ApplyConflict[]>();
+    for (const c of conflicts) {
+      const who = managerText(c);
+      byManager.set(who, [...(byManager.get(who) ?? []), c]);
+    }
+    const lines = [...byManager].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([who, cs]) => [`conflicts with ${who}:`, ...cs.map((c) => `- ${pathString(c.path)}`)]);
+    message = `Apply failed with ${n} conflicts: ${lines.join('\n')}`;
+  }
+  const causes = conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${managerText(c)}`, field: pathString(c.path) }));
   return failure(409, StatusReason.Conflict, message, { name, group, kind, causes });
 }
 
@@ -179,18 +195,19 @@ export function apply(live: ApiObject | null, applied: ApiObject, schema: JsonSc
   const entries = readEntries(live?.metadata.managedFields) ?? [];
   const conflicts: ApplyConflict[] = [];
   for (const e of entries) {
-    if (e.manager === w.manager) continue;
+    // The applier's own Apply entry; its Update entries are other managers, as upstream keys them.
+    if (same(e, w, Operation.Apply)) continue;
     for (const p of e.set.intersection(appliedSet).paths()) {
       if (!isLeaf(appliedSet, p)) continue;
       const current = valueAt(live, p);
-      if (current !== undefined && !jsonEqual(current, valueAt(applied, p))) conflicts.push({ manager: e.manager, apiVersion: e.apiVersion, path: p });
+      if (current !== undefined && !jsonEqual(current, valueAt(applied, p))) conflicts.push({ manager: e.manager, operation: e.operation, apiVersion: e.apiVersion, subresource: e.subresource, path: p });
     }
   }
   if (conflicts.length && !force) throw conflictError(conflicts, describe.kind, applied.metadata.name ?? '', describe.group);
   if (force) {
     for (const e of entries) {
-      if (e.manager === w.manager) continue;
-      for (const c of conflicts) if (c.manager === e.manager) e.set = e.set.difference(single(c.path));
+      if (same(e, w, Operation.Apply)) continue;
+      for (const c of conflicts) if (c.manager === e.manager && c.operation === e.operation && c.subresource === e.subresource) e.set = e.set.difference(single(c.path));
     }
   }
 

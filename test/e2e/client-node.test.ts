@@ -88,6 +88,34 @@ describe('client-node CoreV1Api', () => {
   });
 });
 
+describe('client-node server-side apply', () => {
+  it('client-node - an apply patch round trip: created when missing, owned by its manager, conflicts with another, forced', async () => {
+    const name = uniq('cnssa');
+    const apply = (manager: string, data: Record<string, string>, force?: boolean) =>
+      api.patchNamespacedConfigMap(
+        { name, namespace: 'default', fieldManager: manager, ...(force ? { force } : {}), body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data } },
+        setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
+      );
+    const created = await apply('tool-a', { a: '1', b: '2' });
+    assert.deepEqual(created.data, { a: '1', b: '2' });
+    const entry = created.metadata?.managedFields?.find((e) => e.manager === 'tool-a');
+    assert.equal(entry?.operation, 'Apply');
+    assert.deepEqual(entry?.fieldsV1, { 'f:data': { 'f:a': {}, 'f:b': {} } });
+    assert.ok(entry?.time instanceof Date, 'the entry is timestamped');
+
+    const conflict = await expectApiError(apply('tool-b', { a: 'other' }), 409);
+    const status = JSON.parse(conflict.body);
+    assert.equal(status.reason, 'Conflict');
+    assert.match(status.message, /^Apply failed with 1 conflict: conflict with "tool-a": \.data\.a$/);
+    assert.deepEqual(status.details.causes.map((c: any) => c.field), ['.data.a']);
+
+    const forced = await apply('tool-b', { a: 'other' }, true);
+    assert.deepEqual(forced.data, { a: 'other', b: '2' });
+    const owners = Object.fromEntries((forced.metadata?.managedFields ?? []).map((e) => [e.manager, e.fieldsV1]));
+    assert.deepEqual(owners, { 'tool-a': { 'f:data': { 'f:b': {} } }, 'tool-b': { 'f:data': { 'f:a': {} } } });
+  });
+});
+
 describe('client-node informer and watch', () => {
   it('informer - cache converges with the server after creates, updates and deletes', async () => {
     const ns = uniq('inf');

@@ -240,7 +240,7 @@ describe('kubectl', { skip }, () => {
     // A different value conflicts, with upstream's message, and changes nothing.
     const clash = await applyAs('team-b', manifest(5));
     assert.notEqual(clash.code, 0);
-    assert.match(clash.stderr, /Apply failed with 1 conflict: conflict with "team-a" using apps\/v1: \.spec\.replicas/);
+    assert.match(clash.stderr, /Apply failed with 1 conflict: conflict with "team-a": \.spec\.replicas/);
     assert.equal((await live()).spec.replicas, 2);
     // --force-conflicts takes the field.
     ok(await applyAs('team-b', manifest(5), '--force-conflicts'));
@@ -253,7 +253,7 @@ describe('kubectl', { skip }, () => {
     assert.equal((await live()).spec.replicas, 1);
     // The image is co-owned (both applied the same value): a change by either conflicts (rule 2).
     const coOwned = await applyAs('team-a', manifest(null, 'registry.example/web:2'));
-    assert.match(coOwned.stderr, /conflict with "team-b" using apps\/v1: \.spec\.template\.spec\.containers\[name="main"\]\.image/);
+    assert.match(coOwned.stderr, /conflict with "team-b": \.spec\.template\.spec\.containers\[name="main"\]\.image/);
   });
 
   it('kubectl apply (client-side) then --server-side: ownership moves to the kubectl manager; diff and --dry-run=server', async () => {
@@ -285,6 +285,29 @@ describe('kubectl', { skip }, () => {
     assertStatus(await c.request('GET', `${path}-dry`), 404, 'NotFound');
     ok(await k.run(['delete', 'configmap', name, '--dry-run=server', '-n', 'default']));
     assert.deepEqual(assertOk(await c.request('GET', path)).data, { a: '1' });
+  });
+
+  it('kubectl edit - the edited field is patched and owned by kubectl-edit; a diff of a Service against itself is empty', async () => {
+    const name = uniq('edit');
+    ok(await k.run(['create', 'configmap', name, '--from-literal=a=1', '--from-literal=b=2', '-n', 'default']));
+    const editor = path.join(dir, 'editor.sh');
+    await writeFile(editor, `#!/bin/sh\nsed -i 's/^  a: "1"$/  a: "edited"/' "$1"\n`, { mode: 0o755 });
+    ok(await k.run(['edit', 'configmap', name, '-n', 'default'], { env: { KUBE_EDITOR: editor, EDITOR: editor } }));
+    const edited = assertOk(await c.request('GET', `/api/v1/namespaces/default/configmaps/${name}`));
+    assert.deepEqual(edited.data, { a: 'edited', b: '2' });
+    const entry = edited.metadata.managedFields.find((e: any) => e.manager === 'kubectl-edit');
+    assert.equal(entry?.operation, 'Update');
+    assert.deepEqual(entry?.fieldsV1, { 'f:data': { 'f:a': {} } });
+
+    // What kubectl prints of a live object, applied back, is no change (nothing the server adds on
+    // its own, such as a Service's status or empty maps, shows up as a difference).
+    const svc = uniq('esvc');
+    ok(await k.run(['create', 'service', 'clusterip', svc, '--tcp=80:8080', '-n', 'default']));
+    const live = ok(await k.run(['get', 'service', svc, '-n', 'default', '-o', 'yaml']));
+    assert.match(live, /clusterIP: \d+\.\d+\.\d+\.\d+/);
+    assert.match(live, /status:\n  loadBalancer: \{\}/);
+    const same = await k.run(['diff', '-f', '-'], { input: live });
+    assert.equal(same.code, 0, same.stdout + same.stderr);
   });
 
   it('kubectl delete ns --wait=false - the namespace starts terminating', async () => {

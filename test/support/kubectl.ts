@@ -39,14 +39,15 @@ export class Kubectl {
     return ['--kubeconfig', this.kubeconfig, '--cache-dir', this.cacheDir, '--request-timeout=20s'];
   }
 
-  private env(): NodeJS.ProcessEnv {
+  private env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     // HOME points at a fresh directory so no user configuration (or ~/.kube/cache) leaks in.
-    return { ...process.env, HOME: this.cacheDir, KUBECONFIG: this.kubeconfig, KUBECTL_COMMAND_HEADERS: 'false' };
+    return { ...process.env, HOME: this.cacheDir, KUBECONFIG: this.kubeconfig, KUBECTL_COMMAND_HEADERS: 'false', ...extra };
   }
 
-  run(args: string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<KubectlResult> {
+  /** `env` is added to the child's environment (KUBE_EDITOR for `kubectl edit`). */
+  run(args: string[], opts: { input?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<KubectlResult> {
     return new Promise((resolve) => {
-      const child = execFile(this.bin, [...this.baseArgs(), ...args], { env: this.env(), timeout: opts.timeoutMs ?? 30_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      const child = execFile(this.bin, [...this.baseArgs(), ...args], { env: this.env(opts.env), timeout: opts.timeoutMs ?? 30_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
         const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
         resolve({ code, stdout: String(stdout), stderr: String(stderr) });
       });

@@ -166,11 +166,21 @@ describe('field management - server-side apply (rules 1-7)', () => {
     assert.deepEqual(owned(both, 'b'), ['.spec.replicas']);
     const err = conflictOf(() => applyAs(both, { replicas: 3 }, 'c'));
     assert.equal(err.code, 409);
-    assert.equal(err.status.message, 'Apply failed with 2 conflicts: conflict with "a" using example.io/v1: .spec.replicas\nconflict with "b" using example.io/v1: .spec.replicas');
+    // Appliers are named without a version (upstream's manager identifiers of Apply carry none).
+    assert.equal(err.status.message, 'Apply failed with 2 conflicts: conflicts with "a":\n- .spec.replicas\nconflicts with "b":\n- .spec.replicas');
     assert.deepEqual(err.status.details?.causes, [
-      { reason: 'FieldManagerConflict', message: 'conflict with "a" using example.io/v1', field: '.spec.replicas' },
-      { reason: 'FieldManagerConflict', message: 'conflict with "b" using example.io/v1', field: '.spec.replicas' },
+      { reason: 'FieldManagerConflict', message: 'conflict with "a"', field: '.spec.replicas' },
+      { reason: 'FieldManagerConflict', message: 'conflict with "b"', field: '.spec.replicas' },
     ]);
+  });
+
+  it('an applier conflicts with its own Update entry (managers are keyed by name and operation)', () => {
+    const applied = applyAs(null, { replicas: 2 }, 'a');
+    const updated = structuredClone(applied);
+    (updated.spec as any).replicas = 9;
+    recordUpdate(applied, updated, schema, at('a'), ignore);
+    const err = conflictOf(() => applyAs(updated, { replicas: 2 }, 'a'));
+    assert.equal(err.status.message, 'Apply failed with 1 conflict: conflict with "a" using example.io/v1: .spec.replicas');
   });
 
   it('rule 3: an Update never conflicts, it takes ownership; the next Apply conflicts with it', () => {
