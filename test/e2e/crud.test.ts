@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import YAML from 'yaml';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { assertOk, assertStatus, configMap, createNamespace, deployment, names, uniq } from './helpers.js';
+import { assertOk, assertStatus, configMap, createNamespace, deployment, names, openWatch, uniq } from './helpers.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 const SECRETS = '/api/v1/namespaces/default/secrets';
@@ -427,6 +427,47 @@ describe('dry run', () => {
     const now = assertOk(await c.request('GET', `${CM}/${name}`));
     assert.deepEqual(now.data, { a: '1' });
     assert.equal(now.metadata.resourceVersion, created.metadata.resourceVersion);
+  });
+
+  it('dryRun=All on apply, subresources and deletecollection: answered as if done, nothing stored, no watch event; validation as usual', async () => {
+    const ns = uniq('dryns');
+    await createNamespace(c, ns);
+    const deploys = `/apis/apps/v1/namespaces/${ns}/deployments`;
+    const cms = `/api/v1/namespaces/${ns}/configmaps`;
+    const created = assertOk(await c.request('POST', deploys, { body: deployment('web', 2) }), 201);
+    const kept = assertOk(await c.request('POST', cms, { body: configMap('keep', { a: '1' }) }), 201);
+    const watch = await openWatch(c, `${deploys}?watch=true&resourceVersion=${created.metadata.resourceVersion}`);
+    const cmWatch = await openWatch(c, `${cms}?watch=true&resourceVersion=${kept.metadata.resourceVersion}`);
+    try {
+      const apply = (name: string) =>
+        c.request('PATCH', `${deploys}/${name}?dryRun=All&fieldManager=dry&force=true`, { rawBody: JSON.stringify({ ...deployment(name, 5), apiVersion: 'apps/v1', kind: 'Deployment' }), headers: { 'content-type': 'application/apply-patch+yaml' } });
+      assert.equal(assertOk(await apply('web')).spec.replicas, 5);
+      assert.equal(assertOk(await apply('new-one'), 201).metadata.name, 'new-one', 'an apply that would create answers 201');
+      const status = { ...created, status: { replicas: 2, readyReplicas: 2 } };
+      assert.equal(assertOk(await c.request('PUT', `${deploys}/web/status?dryRun=All`, { body: status })).status.readyReplicas, 2);
+      const scaled = assertOk(await c.request('PATCH', `${deploys}/web/scale?dryRun=All`, { body: { spec: { replicas: 7 } }, headers: { 'content-type': 'application/merge-patch+json' } }));
+      assert.equal(scaled.spec.replicas, 7);
+      assertOk(await c.request('DELETE', `${cms}?dryRun=All`));
+      // Validation is that of the real request.
+      assertStatus(await c.request('PATCH', `${deploys}/web?dryRun=All`, { body: { spec: { replicas: -1 } }, headers: { 'content-type': 'application/merge-patch+json' } }), 422, 'Invalid');
+
+      const now = assertOk(await c.request('GET', `${deploys}/web`));
+      assert.equal(now.metadata.resourceVersion, created.metadata.resourceVersion);
+      assert.equal(now.spec.replicas, 2);
+      assert.equal(now.status.readyReplicas, undefined);
+      assertStatus(await c.request('GET', `${deploys}/new-one`), 404, 'NotFound');
+      assert.deepEqual(assertOk(await c.request('GET', `${cms}/keep`)).data, { a: '1' });
+      // The first event either watch sees is the real write that follows.
+      assertOk(await c.request('PATCH', `${deploys}/web`, { body: { metadata: { labels: { real: 'yes' } } }, headers: { 'content-type': 'application/merge-patch+json' } }));
+      assertOk(await c.request('POST', cms, { body: configMap('real') }), 201);
+      const first = await watch.waitFor((e) => e.type !== 'BOOKMARK');
+      assert.equal(first.object.metadata.labels.real, 'yes');
+      const firstCm = await cmWatch.waitFor((e) => e.type !== 'BOOKMARK');
+      assert.equal(firstCm.object.metadata.name, 'real');
+    } finally {
+      watch.close();
+      cmWatch.close();
+    }
   });
 
   it('dryRun - an unsupported value is 400', async () => {

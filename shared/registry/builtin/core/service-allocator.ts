@@ -11,7 +11,7 @@ import { randomInt } from 'node:crypto';
 import { internalError, invalid, StatusError, type FieldError } from '../../../api/status.js';
 import type { ApiObject, ObjectRef } from '../../../api/types.js';
 import { invalidValue } from '../../../api/field-errors.js';
-import { addressAt, cidrSize, offsetIn, parseIP, type Cidr, type IPFamily } from '../../../api/ip.js';
+import { addressAt, cidrSize, formatIP, offsetIn, parseIP, type Cidr, type IPFamily } from '../../../api/ip.js';
 import { Subjects } from '../../../bus/subjects.js';
 import type { StorageGetReply, StorageWriteReply } from '../../../bus/messages.js';
 import type { BusRequest } from '../../rest/hooks.js';
@@ -90,6 +90,17 @@ interface Holder {
   uid: string;
 }
 
+/** An address in one spelling (RFC 5952, IPv4-mapped as IPv4): a claim's name, and what holding compares. */
+function canonicalIP(ip: string): string {
+  const parsed = parseIP(ip);
+  return parsed ? formatIP(parsed) : ip;
+}
+
+/** The Service's cluster IPs as claim names. */
+function ipClaimsOf(svc: ApiObject): string[] {
+  return clusterIPsOf(svc).map(canonicalIP);
+}
+
 function holderOf(svc: ApiObject): Holder {
   return { namespace: svc.metadata.namespace ?? '', name: svc.metadata.name ?? '', uid: svc.metadata.uid ?? '' };
 }
@@ -134,7 +145,7 @@ export function serviceAllocator(net: ServiceNetwork, bus: BusRequest, now: () =
   async function parentHolds(resource: string, name: string, parent: Holder): Promise<boolean> {
     const svc = await get({ group: '', resource: 'services', namespace: parent.namespace, name: parent.name });
     if (!svc || svc.object.metadata.uid !== parent.uid) return false;
-    return resource === IP_CLAIMS ? clusterIPsOf(svc.object).includes(name) : nodePortsOf(svc.object).includes(Number(name));
+    return resource === IP_CLAIMS ? ipClaimsOf(svc.object).includes(name) : nodePortsOf(svc.object).includes(Number(name));
   }
 
   /**
@@ -207,7 +218,7 @@ export function serviceAllocator(net: ServiceNetwork, bus: BusRequest, now: () =
       const famErrs = initIPFamilies(next, old, net);
       if (famErrs.length) throw invalid(kind, '', name, famErrs);
       const holder = holderOf(next);
-      const heldIPs = new Set(old ? clusterIPsOf(old) : []);
+      const heldIPs = new Set(old ? ipClaimsOf(old) : []);
       const heldPorts = new Set(old ? nodePortsOf(old) : []);
       const taken: Taken[] = [];
       const errs: FieldError[] = [];
@@ -226,16 +237,17 @@ export function serviceAllocator(net: ServiceNetwork, bus: BusRequest, now: () =
               ips[i] = ip;
               continue;
             }
-            if (heldIPs.has(want)) continue;
+            if (heldIPs.has(canonicalIP(want))) continue;
             const parsed = parseIP(want);
             const offset = parsed && offsetIn(range, parsed);
-            if (offset === undefined || ipPool(range).reserved(offset)) {
+            if (!parsed || offset === undefined || ipPool(range).reserved(offset)) {
               errs.push(invalidValue('spec.clusterIPs', ips, `failed to allocate IP ${want}: the provided IP (${want}) is not in the valid range. The range of valid IPs is ${range.text}`));
               continue;
             }
-            const got = await take(IP_CLAIMS, want, holder, dryRun);
+            const claimName = formatIP(parsed);
+            const got = await take(IP_CLAIMS, claimName, holder, dryRun);
             if (got === 'busy') errs.push(invalidValue('spec.clusterIPs', ips, `failed to allocate IP ${want}: provided IP is already allocated`));
-            else if (got === 'taken' && !dryRun) taken.push({ resource: IP_CLAIMS, name: want });
+            else if (got === 'taken' && !dryRun) taken.push({ resource: IP_CLAIMS, name: claimName });
           }
           spec.clusterIPs = ips.slice(0, families.length);
           spec.clusterIP = ips[0];
@@ -291,12 +303,12 @@ export function serviceAllocator(net: ServiceNetwork, bus: BusRequest, now: () =
       const claim: Claim = {
         async commit() {
           if (!old) return;
-          const keepIPs = new Set(clusterIPsOf(next));
+          const keepIPs = new Set(ipClaimsOf(next));
           const keepPorts = new Set(nodePortsOf(next));
           const oldHolder = holderOf(old);
           await release(
             [
-              ...clusterIPsOf(old).filter((ip) => !keepIPs.has(ip)).map((ip) => ({ resource: IP_CLAIMS, name: ip })),
+              ...ipClaimsOf(old).filter((ip) => !keepIPs.has(ip)).map((ip) => ({ resource: IP_CLAIMS, name: ip })),
               ...nodePortsOf(old).filter((p) => !keepPorts.has(p)).map((p) => ({ resource: PORT_CLAIMS, name: String(p) })),
             ],
             oldHolder,
@@ -309,7 +321,7 @@ export function serviceAllocator(net: ServiceNetwork, bus: BusRequest, now: () =
 
     async release(svc) {
       await release(
-        [...clusterIPsOf(svc).map((ip) => ({ resource: IP_CLAIMS, name: ip })), ...nodePortsOf(svc).map((p) => ({ resource: PORT_CLAIMS, name: String(p) }))],
+        [...ipClaimsOf(svc).map((ip) => ({ resource: IP_CLAIMS, name: ip })), ...nodePortsOf(svc).map((p) => ({ resource: PORT_CLAIMS, name: String(p) }))],
         holderOf(svc),
       );
     },

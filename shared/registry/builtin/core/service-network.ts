@@ -33,11 +33,11 @@ export function parseServiceNetwork(clusterIPRange: string, nodePortRange: strin
   for (const r of ranges) {
     if (cidrSize(r) < 4n) throw new Error(`--service-cluster-ip-range: ${r.text} is too small to allocate from`);
   }
-  // Upstream spells a range `first-last` or `first+count`.
-  const m = /^(\d+)([-+])(\d+)$/.exec(nodePortRange.trim());
+  // Upstream spells a range `first-last`, `first+count` or a single port.
+  const m = /^(\d+)(?:([-+])(\d+))?$/.exec(nodePortRange.trim());
   if (!m) throw new Error(`--service-node-port-range: expected <first>-<last>, got ${nodePortRange}`);
   const first = Number(m[1]);
-  const last = m[2] === '+' ? first + Number(m[3]) : Number(m[3]);
+  const last = m[2] === undefined ? first : m[2] === '+' ? first + Number(m[3]) : Number(m[3]);
   if (first < 1 || last > 65535 || last < first) throw new Error(`--service-node-port-range: ${nodePortRange} is not a range of ports`);
   return { ranges, nodePorts: { first, last } };
 }
@@ -118,11 +118,14 @@ export function carryOverAllocations(obj: ApiObject, old: ApiObject): void {
     }
   }
   if (needsNodePorts(old) && needsNodePorts(obj)) {
-    const oldPorts = asArray(oldSpec.ports).map((p) => asObject(p) ?? {});
+    // By port name, as upstream: the client may have changed anything else about the port. A node
+    // port the new spec already gives another port is not carried.
+    const used = new Set(nodePortsOf(obj));
+    const byName = new Map(asArray(oldSpec.ports).map((p) => [asObject(p)?.name ?? '', asObject(p)?.nodePort]));
     for (const p of asArray(spec.ports).map((x) => asObject(x))) {
       if (!p || (typeof p.nodePort === 'number' && p.nodePort > 0)) continue;
-      const match = oldPorts.find((o) => o.port === p.port && (o.protocol ?? 'TCP') === (p.protocol ?? 'TCP'));
-      if (typeof match?.nodePort === 'number') p.nodePort = match.nodePort;
+      const carried = byName.get(typeof p.name === 'string' ? p.name : '');
+      if (typeof carried === 'number' && carried > 0 && !used.has(carried)) p.nodePort = carried;
     }
   }
   if (needsHealthCheckNodePort(old) && needsHealthCheckNodePort(obj) && !spec.healthCheckNodePort && oldSpec.healthCheckNodePort) {
@@ -136,9 +139,10 @@ export function carryOverAllocations(obj: ApiObject, old: ApiObject): void {
     if (sameJson(spec.ipFamilyPolicy, oldSpec.ipFamilyPolicy)) delete spec.ipFamilyPolicy;
   }
   if (needsNodePorts(old) && !needsNodePorts(obj)) {
-    const oldPorts = nodePortsOf({ ...old, spec: { ...oldSpec, healthCheckNodePort: undefined } });
+    // Dropping node ports is allowed, adding new ones is not: drop them all when none is new.
+    const oldPorts = new Set(nodePortsOf({ ...old, spec: { ...oldSpec, healthCheckNodePort: undefined } }));
     const ports = asArray(spec.ports).map((p) => asObject(p) ?? {});
-    if (sameJson(ports.map((p) => p.nodePort ?? 0).filter(Boolean), oldPorts)) for (const p of ports) delete p.nodePort;
+    if (ports.every((p) => !p.nodePort || oldPorts.has(p.nodePort as number))) for (const p of ports) delete p.nodePort;
   }
   if (needsHealthCheckNodePort(old) && !needsHealthCheckNodePort(obj) && spec.healthCheckNodePort === oldSpec.healthCheckNodePort) {
     delete spec.healthCheckNodePort;
@@ -164,18 +168,26 @@ export function initIPFamilies(obj: ApiObject, old: ApiObject | null, net: Servi
   const families = strings(spec.ipFamilies) as IPFamily[];
   const errs: FieldError[] = [];
   families.forEach((f, i) => {
-    if (!rangeOf(net, f)) errs.push(invalidValue(`spec.ipFamilies[${i}]`, f, 'not configured on this cluster'));
     if (families.indexOf(f) !== i) errs.push(duplicate(`spec.ipFamilies[${i}]`, f));
   });
   if (errs.length) return errs;
 
+  // Upstream's one exception: a headless Service without a selector (its endpoints are managed by
+  // hand) may carry every family, configured on this cluster or not.
   if (isHeadless(obj) && Object.keys(asObject(spec.selector) ?? {}).length === 0) {
     if (families.length === 0) families.push(primary);
     spec.ipFamilyPolicy ??= 'RequireDualStack';
-    if (families.length === 1 && spec.ipFamilyPolicy !== 'SingleStack' && dualStack) families.push(otherFamily(families[0]!));
+    if (families.length === 1 && spec.ipFamilyPolicy !== 'SingleStack') families.push(otherFamily(families[0]!));
     spec.ipFamilies = families;
     return [];
   }
+  families.forEach((f, i) => {
+    if (!rangeOf(net, f)) errs.push(invalidValue(`spec.ipFamilies[${i}]`, f, 'not configured on this cluster'));
+  });
+  if (errs.length) return errs;
+  // Only the families the client named imply a policy; two cluster IPs under the default
+  // SingleStack are refused below.
+  if (spec.ipFamilyPolicy === undefined && families.length === 2) spec.ipFamilyPolicy = 'RequireDualStack';
 
   // Families follow the addresses asked for.
   strings(spec.clusterIPs).forEach((ip, i) => {
@@ -187,14 +199,16 @@ export function initIPFamilies(obj: ApiObject, old: ApiObject | null, net: Servi
     if (!rangeOf(net, f)) errs.push(invalidValue(`spec.clusterIPs[${i}]`, ip, `IP family ${f} is not configured on this cluster`));
   });
   if (errs.length) return errs;
-  if (spec.ipFamilyPolicy === undefined && families.length === 2) spec.ipFamilyPolicy = 'RequireDualStack';
   spec.ipFamilyPolicy ??= 'SingleStack';
   const policy = spec.ipFamilyPolicy;
   if (policy === 'RequireDualStack' && !dualStack) {
     return [invalidValue('spec.ipFamilyPolicy', policy, 'this cluster is not configured for dual-stack services')];
   }
+  if (policy === 'SingleStack' && clusterIPsOf(obj).length > 1) {
+    return [invalidValue('spec.ipFamilyPolicy', policy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified")];
+  }
   if (policy === 'SingleStack' && families.length > 1) {
-    return [invalidValue('spec.ipFamilies', families, 'when spec.ipFamilyPolicy is SingleStack, at most one IP family may be given')];
+    return [invalidValue('spec.ipFamilyPolicy', policy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified")];
   }
   if (families.length === 0) families.push(primary);
   if (families.length === 1 && policy !== 'SingleStack' && dualStack) families.push(otherFamily(families[0]!));
