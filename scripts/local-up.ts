@@ -162,7 +162,7 @@ export function serviceArgs(name: LocalServiceName, ctx: { natsUrl: string; stat
         '--anonymous-auth=true',
       ];
     case 'authz':
-      return [...common, '--authorization-mode=Node,RBAC'];
+      return [...common, '--authorization-mode=Node,RBAC', '--upstream-group-aliases=true'];
     case 'admission':
       // The Node authorizer's partner: what a node may change in the objects it is allowed to write.
       return [...common, '--enable-admission-plugins=NodeRestriction'];
@@ -174,6 +174,8 @@ export function serviceArgs(name: LocalServiceName, ctx: { natsUrl: string; stat
         `--tls-cert-file=${ctx.state.pki.files.servingCert}`,
         `--tls-private-key-file=${ctx.state.pki.files.servingKey}`,
         `--client-ca-file=${ctx.state.pki.files.caCert}`,
+        // Stock manifests and kubectl's typed commands name upstream's groups (rbac.authorization.k8s.io, …).
+        '--upstream-group-aliases=true',
       ];
   }
 }

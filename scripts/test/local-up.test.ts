@@ -95,7 +95,7 @@ describe('local-up state', () => {
   test('local-up - service flags use the names the services define', async () => {
     const state = await prepareLocalState({ dir, port: 6443, servingNames: [] });
     const ctx = { natsUrl: 'nats://127.0.0.1:4222', state, port: 6443 };
-    assert.deepEqual(serviceArgs('authz', ctx), ['--nats-url=nats://127.0.0.1:4222', '--authorization-mode=Node,RBAC']);
+    assert.deepEqual(serviceArgs('authz', ctx), ['--nats-url=nats://127.0.0.1:4222', '--authorization-mode=Node,RBAC', '--upstream-group-aliases=true']);
     assert.deepEqual(serviceArgs('admission', ctx), ['--nats-url=nats://127.0.0.1:4222', '--enable-admission-plugins=NodeRestriction']);
     const authn = serviceArgs('authn', ctx);
     for (const f of [
@@ -107,7 +107,7 @@ describe('local-up state', () => {
     ]) assert.ok(authn.includes(f), f);
     assert.ok(existsSync(state.serviceAccountKeyFile), 'service-account signing key written');
     const gw = serviceArgs('gateway', ctx);
-    for (const f of ['--secure-port=6443', '--bind-address=127.0.0.1', `--tls-cert-file=${state.pki.files.servingCert}`, `--tls-private-key-file=${state.pki.files.servingKey}`, `--client-ca-file=${state.pki.files.caCert}`]) assert.ok(gw.includes(f), f);
+    for (const f of ['--upstream-group-aliases=true', '--secure-port=6443', '--bind-address=127.0.0.1', `--tls-cert-file=${state.pki.files.servingCert}`, `--tls-private-key-file=${state.pki.files.servingKey}`, `--client-ca-file=${state.pki.files.caCert}`]) assert.ok(gw.includes(f), f);
   });
 
   test('local-up - --init-only writes the state and exits', () => {

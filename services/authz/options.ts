@@ -15,6 +15,7 @@ export const authzOptionSpecs = {
   'authorization-webhook-version': { type: 'string', default: 'v1beta1', description: 'SubjectAccessReview version sent to the webhook: v1beta1 or v1' },
   'authorization-webhook-cache-authorized-ttl': { type: 'duration', default: '5m', description: 'how long an allowing webhook answer is cached' },
   'authorization-webhook-cache-unauthorized-ttl': { type: 'duration', default: '30s', description: 'how long any other webhook answer is cached' },
+  'upstream-group-aliases': { type: 'boolean', default: false, description: "read upstream's spelling of a branded group (rbac.authorization.k8s.io) as the group itself (rbac.authorization.platform.io) in requests, reviews, rules, subjects and policies; set it as the gateway's is set" },
 } satisfies OptionSpecs;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -24,6 +25,7 @@ const list = (v: unknown): string[] => (Array.isArray(v) ? v.map(String).filter(
 export function authzConfigFromOptions(opts: Options<typeof authzOptionSpecs>): AuthzConfig {
   const modes = list(opts['authorization-mode']);
   const config: AuthzConfig = { modes, bucket: str(opts.bucket) ?? DEFAULT_BUCKET };
+  if (opts['upstream-group-aliases']) config.upstreamGroupAliases = true;
   const policyFile = str(opts['authorization-policy-file']);
   // A file for a mode that is not enabled is a mistake the operator should hear about.
   if (policyFile && !modes.includes('ABAC')) throw new OptionsError('cannot specify --authorization-policy-file without mode ABAC');

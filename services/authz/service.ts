@@ -22,7 +22,7 @@ import { createInternalStore } from '../../shared/registry/rest/internal-store.j
 import { createBuiltinRegistry } from '../../shared/registry/builtin-registry.js';
 import type { Registry } from '../../shared/registry/registry.js';
 import type { Authorizer, AuthzConfig, ModeContext } from './types.js';
-import { DEFAULT_BUCKET, RBAC_GROUP } from '../../shared/api/groups.js';
+import { canonicalGroupNames, DEFAULT_BUCKET, RBAC_GROUP } from '../../shared/api/groups.js';
 
 export type { AuthzConfig } from './types.js';
 
@@ -78,7 +78,8 @@ export async function createAuthzService(deps: AuthzServiceDeps): Promise<AuthzS
     feeds.push(f);
     return f;
   };
-  const rbac = new RbacState();
+  const canonicalGroup = canonicalGroupNames(deps.config.upstreamGroupAliases ?? false);
+  const rbac = new RbacState(canonicalGroup);
   const rbacFeed = feed([groupFilter(RBAC_GROUP)], (e) => rbac.apply(e));
   let synced = false;
   const syncedP = rbacFeed.synced.then(() => void (synced = true));
@@ -94,6 +95,8 @@ export async function createAuthzService(deps: AuthzServiceDeps): Promise<AuthzS
   const authorizers: Authorizer[] = [createPrivilegedGroupsAuthorizer(), ...modeAuthorizers];
   const onError = (authorizer: string, err: unknown) => log.error({ err, authorizer }, 'authorizer failed');
   const authorize = async (attrs: AuthzAttributes): Promise<AuthzReply> => {
+    // One group, whichever spelling a request or an access review names it by.
+    if (attrs.apiGroup) attrs = { ...attrs, apiGroup: canonicalGroup(attrs.apiGroup) };
     const reply = await runAuthzChain(authorizers, attrs, { onError });
     // The revision of the RBAC objects the decision reflects (-1 while they are still loading),
     // so a gateway never caches an answer older than an RBAC change it has already seen.

@@ -48,6 +48,12 @@ export interface AuthzConfig {
   webhook?: WebhookAuthzConfig;
   /** Object bucket the RBAC objects and the node graph are read from (default `objects`). */
   bucket?: string;
+  /**
+   * `--upstream-group-aliases`: the gateway serves branded groups under upstream's spelling too,
+   * so a group named either way in a request, a review, a rule, a subject or an ABAC policy is the
+   * branded group.
+   */
+  upstreamGroupAliases?: boolean;
 }
 
 /** What a mode gets to build itself. */

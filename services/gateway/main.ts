@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   const cert = read(o['tls-cert-file']);
   const key = read(o['tls-private-key-file']);
   if (Boolean(cert) !== Boolean(key)) throw new Error('--tls-cert-file and --tls-private-key-file go together');
-  const registry = createBuiltinRegistry({ runtimeConfig: o['runtime-config'] });
+  const registry = createBuiltinRegistry({ runtimeConfig: o['runtime-config'], upstreamGroupAliases: o['upstream-group-aliases'] });
   const creds = o['nats-creds'];
   const nc = await connectBus({ url: o['nats-url'], name: 'platform-gateway', ...(creds ? { creds } : {}) });
   // The handshake advertises and accepts both bundles; which CA a certificate must chain to is

@@ -16,6 +16,7 @@ export const gatewayOptionSpecs = {
   'requestheader-client-ca-file': { type: 'string', description: 'CA bundle of the authenticating proxy\'s client certificate (also asked for in the handshake)' },
   bucket: { type: 'string', default: DEFAULT_BUCKET, description: 'KV bucket holding the objects' },
   'runtime-config': { type: 'string', default: '', description: 'enable/disable API versions: <group>/<version>[=true|false],...' },
+  'upstream-group-aliases': { type: 'boolean', default: false, description: "also serve every branded group (*.platform.io) under upstream's spelling (*.k8s.io), so stock manifests and kubectl's typed commands work; the authz service needs the same setting" },
   'service-cluster-ip-range': { type: 'string', default: DEFAULT_SERVICE_CLUSTER_IP_RANGE, description: 'CIDR range(s) Service cluster IPs are allocated from; two (one IPv4, one IPv6, comma-separated) make the cluster dual-stack, the first is the primary family' },
   'service-node-port-range': { type: 'string', default: DEFAULT_SERVICE_NODE_PORT_RANGE, description: 'ports NodePort and LoadBalancer Services are allocated from (<first>-<last>)' },
   'watch-cache-window': { type: 'duration', default: '5m', description: 'how long watch history and continue tokens stay valid' },

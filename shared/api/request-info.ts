@@ -11,7 +11,10 @@ export interface RequestInfo {
   path: string;
   verb: string;
   apiPrefix: string;
+  /** The group the request addresses: the canonical name, which authorization and admission see. */
   apiGroup: string;
+  /** The group as the URL spells it: `apiGroup`, or its upstream alias (`rbac.authorization.k8s.io`). */
+  groupSpelling: string;
   apiVersion: string;
   namespace: string;
   /**
@@ -55,6 +58,7 @@ function nonResource(method: string, path: string): RequestInfo {
     verb: method.toLowerCase(),
     apiPrefix: '',
     apiGroup: '',
+    groupSpelling: '',
     apiVersion: '',
     namespace: '',
     namespaced: false,
@@ -184,6 +188,7 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     verb,
     apiPrefix: prefix,
     apiGroup: group,
+    groupSpelling: group,
     apiVersion: version,
     namespace,
     namespaced,

@@ -187,6 +187,11 @@ function gvkExt(gvks: GroupVersionKindRef[]): JsonSchema {
   return { 'x-kubernetes-group-version-kind': gvks.map((g) => ({ group: g.group, version: g.version, kind: g.kind })) };
 }
 
+function addGvk(def: JsonSchema, gvk: GroupVersionKindRef): void {
+  const list = def['x-kubernetes-group-version-kind'];
+  if (Array.isArray(list)) list.push({ group: gvk.group, version: gvk.version, kind: gvk.kind });
+}
+
 function withProps(schema: JsonSchema, replace: Record<string, JsonSchema>): JsonSchema {
   return { ...schema, properties: { ...(schema.properties as Record<string, JsonSchema>), ...replace } };
 }
@@ -512,7 +517,21 @@ function buildModel(source: OpenApiSource): Model {
   for (const { gv, resources } of served) {
     for (const s of resources) {
       const kind = s.type.kind;
-      const name = definitionName(gv.group, gv.version, kind);
+      // One definition per type, named by its canonical group; an upstream alias of the group
+      // (served after it) adds its group/version/kind to the definition's list.
+      const name = definitionName(s.type.group, gv.version, kind);
+      const known = defs.get(name);
+      if (s.group !== s.type.group && known) {
+        addGvk(known, { group: gv.group, version: gv.version, kind });
+        defByGvk.set(gvkKey({ group: gv.group, version: gv.version, kind }), name);
+        const listName = definitionName(s.type.group, gv.version, listKindOf(s));
+        const listDef = defs.get(listName);
+        if (listDef) {
+          addGvk(listDef, { group: gv.group, version: gv.version, kind: listKindOf(s) });
+          defByGvk.set(gvkKey({ group: gv.group, version: gv.version, kind: listKindOf(s) }), listName);
+        }
+        continue;
+      }
       const raw = source.objectSchema(s);
       const props = (raw.properties ?? {}) as Record<string, JsonSchema>;
       const schema: JsonSchema = {
@@ -525,7 +544,7 @@ function buildModel(source: OpenApiSource): Model {
       defByGvk.set(gvkKey({ group: gv.group, version: gv.version, kind }), name);
       if (resourceVerbs(s.type).includes('list')) {
         const listKind = listKindOf(s);
-        const listName = definitionName(gv.group, gv.version, listKind);
+        const listName = definitionName(s.type.group, gv.version, listKind);
         defs.set(listName, {
           type: 'object',
           description: `${listKind} is a list of ${kind} objects.`,
@@ -573,7 +592,7 @@ function resourcePaths(served: ServedResource, defByGvk: Map<string, string>): P
   const base = `${groupCamel(group)}${capitalize(version)}`;
   const tag = tagOf(group, version);
   const gvk = { group, version, kind };
-  const objDef = definitionName(group, version, kind);
+  const objDef = definitionName(type.group, version, kind);
   const listDef = defByGvk.get(gvkKey({ group, version, kind: listKindOf(served) }));
   const prefix = group ? `/apis/${group}/${version}` : `/api/${version}`;
   const nsSeg = namespaced ? 'namespaces/{namespace}/' : '';

@@ -25,6 +25,7 @@ import {
 import type { ResourceType, VersionDef } from './types.js';
 import { subresourceStrategy, subresourceStrategyProblems } from './subresources.js';
 import { compareVersions } from './versions.js';
+import { canonicalGroupNames, upstreamSpelling, type CanonicalGroup } from '../api/groups.js';
 
 export { compareVersions } from './versions.js';
 export { parseRuntimeConfig, RuntimeConfig } from './runtime-config.js';
@@ -32,6 +33,7 @@ export type { RuntimeConfigEntry, RuntimeConfigTarget } from './runtime-config.j
 
 export interface ServedResource {
   type: ResourceType;
+  /** The group as served: the type's own, or its upstream alias (then `type.group` is the canonical name). */
   group: string;
   version: VersionDef;
 }
@@ -45,6 +47,11 @@ export interface ApiGroupInfo {
 
 export interface RegistryOptions {
   runtimeConfig?: string;
+  /**
+   * `--upstream-group-aliases`: every served branded group (`*.platform.io`) is also served under
+   * upstream's spelling (`*.k8s.io`), listed after every canonical group.
+   */
+  upstreamGroupAliases?: boolean;
 }
 
 interface Compiled {
@@ -131,6 +138,8 @@ export class Registry {
   private readonly fieldSchemas = new Map<ServedResource, JsonSchema>();
   private readonly compiled = new Map<ResourceType, Map<string, Compiled>>();
   private readonly wrapped = new Map<ResourceType, Map<string, JsonSchema>>();
+  /** The group a name in a URL means (an upstream alias → its branded group when aliases are served). */
+  readonly canonicalGroup: CanonicalGroup;
 
   constructor(types: ResourceType[], opts: RegistryOptions = {}) {
     this.types = [...types];
@@ -181,6 +190,32 @@ export class Registry {
     for (const [name, set] of versionsByGroup) {
       const versions = [...set].sort(compareVersions);
       this.groupInfos.set(name, { name, versions, preferredVersion: versions[0]! });
+    }
+    this.canonicalGroup = canonicalGroupNames(opts.upstreamGroupAliases ?? false);
+    if (opts.upstreamGroupAliases) this.serveAliases();
+  }
+
+  /**
+   * The upstream spelling of each branded group, after every canonical group so that clients
+   * resolving a plural or short name to the first group serving it land on the canonical one.
+   * Alias entries serve the same types: they are found by URL, kind and group/version, never in
+   * `all()` or `servedVersions()`, which name each type once.
+   */
+  private serveAliases(): void {
+    for (const info of [...this.groupInfos.values()]) {
+      const alias = upstreamSpelling(info.name);
+      if (!alias || this.groupInfos.has(alias)) continue;
+      for (const v of info.versions) {
+        for (const s of this.byGroupVersion.get(gvKey(info.name, v)) ?? []) {
+          const served: ServedResource = { type: s.type, group: alias, version: s.version };
+          this.byResource.set(`${gvKey(alias, v)}/${s.type.plural}`, served);
+          this.byKind.set(`${gvKey(alias, v)}/${s.type.kind}`, served);
+          const list = this.byGroupVersion.get(gvKey(alias, v)) ?? [];
+          list.push(served);
+          this.byGroupVersion.set(gvKey(alias, v), list);
+        }
+      }
+      this.groupInfos.set(alias, { name: alias, versions: [...info.versions], preferredVersion: info.preferredVersion });
     }
   }
 

@@ -8,6 +8,7 @@ import type { GroupResource } from '../api/status.js';
 import type { Registry, ServedResource } from './registry.js';
 import type { ResourceType } from './types.js';
 import { resourceKey } from '../store/watch-cache.js';
+import { renameApiVersionGroup } from '../api/groups.js';
 
 export interface Target {
   served: ServedResource;
@@ -32,6 +33,24 @@ export function gvString(group: string, version: string): string {
   return group ? `${group}/${version}` : version;
 }
 
+/**
+ * An object in another spelling of its group: its apiVersion and the apiVersion of each
+ * managedFields entry. What a client reads through an alias shows the alias; what is stored shows
+ * the canonical name.
+ */
+function respell(o: ApiObject, from: string, to: string): ApiObject {
+  const out = { ...o, apiVersion: renameApiVersionGroup(o.apiVersion ?? '', from, to) };
+  const managed = o.metadata?.managedFields as Array<{ apiVersion?: unknown }> | undefined;
+  const renamed = (e: { apiVersion?: unknown }) => typeof e?.apiVersion === 'string' && e.apiVersion.startsWith(`${from}/`);
+  if (Array.isArray(managed) && managed.some(renamed)) {
+    out.metadata = {
+      ...o.metadata,
+      managedFields: managed.map((e) => (renamed(e) ? { ...e, apiVersion: renameApiVersionGroup(e.apiVersion as string, from, to) } : e)),
+    };
+  }
+  return out;
+}
+
 export function resolveTarget(registry: Registry, served: ServedResource): Target {
   const { type } = served;
   const apiVersion = gvString(served.group, served.version.name);
@@ -46,6 +65,13 @@ export function resolveTarget(registry: Registry, served: ServedResource): Targe
     const storageApiVersion = gvString(type.group, registry.storageVersion(type));
     fromStored = storageApiVersion === apiVersion ? null : (o) => ({ ...o, apiVersion });
     toStored = (o) => (o.apiVersion === storageApiVersion ? o : { ...o, apiVersion: storageApiVersion });
+  }
+  if (served.group !== type.group) {
+    // An upstream alias of the type's group: the canonical target's conversions, in the alias's spelling.
+    const [alias, canonical] = [served.group, type.group];
+    const [fromCanonical, toCanonical] = [fromStored, toStored];
+    fromStored = (o) => respell(fromCanonical ? fromCanonical(o) : o, canonical, alias);
+    toStored = (o) => toCanonical(respell(o, alias, canonical));
   }
   return {
     served,

@@ -66,6 +66,8 @@ export interface ClusterOptions {
   admission?: AdmissionConfig;
   gateway?: Partial<GatewayConfig>;
   runtimeConfig?: string;
+  /** `--upstream-group-aliases` of the gateway and the authz service (as `npm start` sets it). */
+  upstreamGroupAliases?: boolean;
 }
 
 export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestCluster> {
@@ -99,11 +101,12 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
     } satisfies Partial<AuthnConfig>);
   }
   const authn = await createAuthnService({ nc, log, config: { ...authnConfig, ...opts.authn } });
-  const authz = await createAuthzService({ nc, log, config: { modes: opts.authorizationModes ?? ['AlwaysAllow'] } });
+  const aliases = opts.upstreamGroupAliases ?? false;
+  const authz = await createAuthzService({ nc, log, config: { modes: opts.authorizationModes ?? ['AlwaysAllow'], ...(aliases ? { upstreamGroupAliases: true } : {}) } });
   const admission = await createAdmissionService({ nc, log, config: opts.admission ?? {} });
   const serving = await issueServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
   const gwNc = await nats.connect('cluster-gateway');
-  const registry = createBuiltinRegistry(opts.runtimeConfig ? { runtimeConfig: opts.runtimeConfig } : {});
+  const registry = createBuiltinRegistry({ ...(opts.runtimeConfig ? { runtimeConfig: opts.runtimeConfig } : {}), upstreamGroupAliases: aliases });
   const clientCA = proxyCA ? `${ca.certPem}\n${proxyCA.certPem}` : undefined;
   const gateway = await createGatewayService({ nc: gwNc, registry, log, config: { ...opts.gateway, tls: { cert: serving.certPem, key: serving.keyPem, ...(clientCA ? { clientCA } : {}) } } });
   await gateway.ready;

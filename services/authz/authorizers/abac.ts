@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { Decision, type AuthzAttributes } from '../../../shared/bus/messages.js';
 import { AbacPolicyError, abacRulesFor, parseAbacPolicies, policyMatches, type AbacPolicy } from '../abac/policy.js';
 import type { Authorizer, ModeFactory } from '../types.js';
+import { canonicalGroupNames } from '../../../shared/api/groups.js';
 
 /** Upstream's reason when no line matched. */
 export const NO_POLICY_MATCHED = 'No policy matched.';
@@ -31,7 +32,9 @@ export async function loadAbacPolicyFile(file: string): Promise<AbacPolicy[]> {
 export const abacMode: ModeFactory = async (ctx) => {
   const file = ctx.config.policyFile;
   if (!file) throw new AbacPolicyError('authorization mode ABAC needs --authorization-policy-file');
-  const policies = await loadAbacPolicyFile(file);
+  const canonicalGroup = canonicalGroupNames(ctx.config.upstreamGroupAliases ?? false);
+  // A line naming a group by its upstream spelling names the branded group when aliases are served.
+  const policies = (await loadAbacPolicyFile(file)).map((p) => ({ ...p, apiGroup: canonicalGroup(p.apiGroup) }));
   ctx.log.info({ file, policies: policies.length }, 'ABAC policies loaded');
   return createAbacAuthorizer(policies);
 };

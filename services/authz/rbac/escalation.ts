@@ -13,7 +13,7 @@ import { SYSTEM_MASTERS } from '../authorizers/privileged-groups.js';
 import { compactRules, compactString, covers, quoteList } from './covers.js';
 import { readRule, type RoleRef } from './rules.js';
 import type { RbacState } from './state.js';
-import { RBAC_GROUP } from '../../../shared/api/groups.js';
+import { exactGroupNames, RBAC_GROUP, type CanonicalGroup } from '../../../shared/api/groups.js';
 
 export interface EscalationDeps {
   rbac: RbacState;
@@ -52,7 +52,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** Checks the request's shape; a 400 StatusError names the first problem. */
-export function parseEscalationRequest(req: EscalationCheckRequest): Parsed {
+export function parseEscalationRequest(req: EscalationCheckRequest, canonicalGroup: CanonicalGroup = exactGroupNames): Parsed {
   if (!isObject(req)) throw badRequest('an escalation check needs a JSON object body');
   const user = req.user as UserInfo | undefined;
   if (!isObject(user) || typeof user.username !== 'string' || !Array.isArray(user.groups) || !user.groups.every((g) => typeof g === 'string')) {
@@ -73,7 +73,7 @@ export function parseEscalationRequest(req: EscalationCheckRequest): Parsed {
       if (o.rules !== undefined && o.rules !== null && !Array.isArray(o.rules)) throw badRequest('rules must be a list');
       const rules: PolicyRule[] = [];
       for (const [i, raw] of ((o.rules as unknown[] | null | undefined) ?? []).entries()) {
-        const rule = readRule(raw);
+        const rule = readRule(raw, canonicalGroup);
         if (!rule) throw badRequest(`rules[${i}] is not a policy rule`);
         rules.push(rule);
       }
@@ -119,7 +119,7 @@ export function escalationMessage(user: UserInfo, missing: PolicyRule[], resolut
 const ALLOWED: EscalationCheckReply = { allowed: true };
 
 export async function checkEscalation(req: EscalationCheckRequest, deps: EscalationDeps): Promise<EscalationCheckReply> {
-  const p = parseEscalationRequest(req);
+  const p = parseEscalationRequest(req, deps.rbac.canonicalGroup);
   const user = req.user;
   if (user.groups.includes(SYSTEM_MASTERS)) return ALLOWED;
   const { rbac } = deps;

@@ -7,7 +7,7 @@
 
 import type { AuthzAttributes, PolicyRule } from '../../../shared/bus/messages.js';
 import type { UserInfo } from '../../../shared/api/types.js';
-import { RBAC_GROUP } from '../../../shared/api/groups.js';
+import { exactGroupNames, isRbacGroupName, RBAC_GROUP, type CanonicalGroup } from '../../../shared/api/groups.js';
 
 export const RBAC_API_VERSION = `${RBAC_GROUP}/v1`;
 export const ALL = '*';
@@ -94,9 +94,9 @@ export function ruleAllows(rule: PolicyRule, attrs: AuthzAttributes): boolean {
 
 // ---- subjects ----
 
-/** User and Group subjects live in the RBAC group (the API defaults an absent one). */
+/** User and Group subjects live in the RBAC group, in either spelling (the API defaults an absent one). */
 function rbacApiGroup(s: Subject): boolean {
-  return s.apiGroup === undefined || s.apiGroup === RBAC_GROUP;
+  return s.apiGroup === undefined || isRbacGroupName(s.apiGroup);
 }
 
 /**
@@ -143,8 +143,11 @@ function strings(v: unknown): string[] | null {
   return v as string[];
 }
 
-/** One rule as stored, or null when it is malformed. Empty lists are dropped. */
-export function readRule(raw: unknown): PolicyRule | null {
+/**
+ * One rule as stored, or null when it is malformed. Empty lists are dropped; each group is read as
+ * the group it names (`canonicalGroup`: an upstream spelling is its branded group when aliases are served).
+ */
+export function readRule(raw: unknown, canonicalGroup: CanonicalGroup = exactGroupNames): PolicyRule | null {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return null;
   const r = raw as Record<string, unknown>;
   const verbs = strings(r.verbs);
@@ -154,7 +157,7 @@ export function readRule(raw: unknown): PolicyRule | null {
   const nonResourceURLs = strings(r.nonResourceURLs);
   if (!verbs || !apiGroups || !resources || !resourceNames || !nonResourceURLs) return null;
   const rule: PolicyRule = { verbs };
-  if (apiGroups.length) rule.apiGroups = apiGroups;
+  if (apiGroups.length) rule.apiGroups = canonicalGroup === exactGroupNames ? apiGroups : [...new Set(apiGroups.map(canonicalGroup))];
   if (resources.length) rule.resources = resources;
   if (resourceNames.length) rule.resourceNames = resourceNames;
   if (nonResourceURLs.length) rule.nonResourceURLs = nonResourceURLs;
@@ -162,17 +165,17 @@ export function readRule(raw: unknown): PolicyRule | null {
 }
 
 /** The well-formed rules of a stored `rules` field; malformed ones are skipped (they grant nothing). */
-export function readRules(raw: unknown): PolicyRule[] {
+export function readRules(raw: unknown, canonicalGroup: CanonicalGroup = exactGroupNames): PolicyRule[] {
   if (!Array.isArray(raw)) return [];
   const out: PolicyRule[] = [];
   for (const r of raw) {
-    const rule = readRule(r);
+    const rule = readRule(r, canonicalGroup);
     if (rule) out.push(rule);
   }
   return out;
 }
 
-export function readSubjects(raw: unknown): Subject[] {
+export function readSubjects(raw: unknown, canonicalGroup: CanonicalGroup = exactGroupNames): Subject[] {
   if (!Array.isArray(raw)) return [];
   const out: Subject[] = [];
   for (const s of raw) {
@@ -180,7 +183,7 @@ export function readSubjects(raw: unknown): Subject[] {
     const o = s as Record<string, unknown>;
     if (typeof o.kind !== 'string' || typeof o.name !== 'string' || !o.name) continue;
     const sub: Subject = { kind: o.kind, name: o.name };
-    if (typeof o.apiGroup === 'string') sub.apiGroup = o.apiGroup;
+    if (typeof o.apiGroup === 'string') sub.apiGroup = canonicalGroup(o.apiGroup);
     if (typeof o.namespace === 'string') sub.namespace = o.namespace;
     out.push(sub);
   }

@@ -8,7 +8,7 @@ import type { ApiObject, UserInfo } from '../../../shared/api/types.js';
 import type { AuthzAttributes, PolicyRule } from '../../../shared/bus/messages.js';
 import type { FeedEvent } from '../../../shared/store/object-feed.js';
 import { groupKey, readRoleRef, readRules, readSubjects, ruleAllows, subjectKey, userKey, type RoleRef, type Subject } from './rules.js';
-import { RBAC_GROUP } from '../../../shared/api/groups.js';
+import { exactGroupNames, RBAC_GROUP, type CanonicalGroup } from '../../../shared/api/groups.js';
 
 export const RbacKind = {
   Role: 'Role',
@@ -108,6 +108,8 @@ export function missingRoleMessage(ref: RoleRef): string {
 }
 
 export class RbacState {
+  /** How rules and subjects name groups (upstream spellings read as their branded groups when aliases are served). */
+  readonly canonicalGroup: CanonicalGroup;
   readonly #roles = new Map<string, Map<string, StoredRole>>();
   readonly #clusterRoles = new Map<string, StoredRole>();
   readonly #bindings = new Map<string, StoredBinding>();
@@ -115,6 +117,10 @@ export class RbacState {
   readonly #bindingIndex = new Map<string, BindingIndex>();
   readonly #listeners = new Set<(c: RbacChange) => void>();
   #revision = 0;
+
+  constructor(canonicalGroup: CanonicalGroup = exactGroupNames) {
+    this.canonicalGroup = canonicalGroup;
+  }
 
   /** Highest revision applied so far. */
   revision(): number {
@@ -156,7 +162,7 @@ export class RbacState {
   #applyRole(kind: 'Role' | 'ClusterRole', namespace: string, name: string, o: ApiObject | null, revision: number): void {
     if (kind === RbacKind.ClusterRole) {
       if (!o) this.#clusterRoles.delete(name);
-      else this.#clusterRoles.set(name, { kind, name, namespace: '', rules: readRules(o.rules), labels: labelsOf(o), aggregationRule: o.aggregationRule ?? undefined, revision, object: o });
+      else this.#clusterRoles.set(name, { kind, name, namespace: '', rules: readRules(o.rules, this.canonicalGroup), labels: labelsOf(o), aggregationRule: o.aggregationRule ?? undefined, revision, object: o });
       return;
     }
     let ns = this.#roles.get(namespace);
@@ -166,7 +172,7 @@ export class RbacState {
       return;
     }
     if (!ns) this.#roles.set(namespace, (ns = new Map()));
-    ns.set(name, { kind, name, namespace, rules: readRules(o.rules), labels: labelsOf(o), revision, object: o });
+    ns.set(name, { kind, name, namespace, rules: readRules(o.rules, this.canonicalGroup), labels: labelsOf(o), revision, object: o });
   }
 
   #applyBinding(kind: 'RoleBinding' | 'ClusterRoleBinding', namespace: string, name: string, o: ApiObject | null): void {
@@ -179,7 +185,7 @@ export class RbacState {
       if (kind === RbacKind.RoleBinding && index?.size === 0) this.#bindingIndex.delete(namespace);
       return;
     }
-    const subjects = readSubjects(o.subjects);
+    const subjects = readSubjects(o.subjects, this.canonicalGroup);
     const keys = new Set<string>();
     for (const s of subjects) {
       const k = subjectKey(s, namespace);

@@ -69,7 +69,8 @@ test('rbac rules - subjects name users, groups and service accounts, case-sensit
   const cases: Array<{ name: string; s: Subject; user: UserInfo; ns: string; want: boolean }> = [
     { name: 'user', s: { kind: 'User', apiGroup: RBAC_GROUP, name: 'jane' }, user: jane, ns: '', want: true },
     { name: 'user, defaulted group', s: { kind: 'User', name: 'jane' }, user: jane, ns: '', want: true },
-    { name: 'user of a foreign api group', s: { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'jane' }, user: jane, ns: '', want: false },
+    { name: 'user of a foreign api group', s: { kind: 'User', apiGroup: 'rbac.example.com', name: 'jane' }, user: jane, ns: '', want: false },
+    { name: "user in upstream's spelling of the RBAC group (stock manifests)", s: { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'jane' }, user: jane, ns: '', want: true },
     { name: 'other user', s: { kind: 'User', apiGroup: RBAC_GROUP, name: 'bob' }, user: jane, ns: '', want: false },
     { name: 'user names are case-sensitive', s: { kind: 'User', apiGroup: RBAC_GROUP, name: 'Jane' }, user: jane, ns: '', want: false },
     { name: 'group', s: { kind: 'Group', apiGroup: RBAC_GROUP, name: 'dev' }, user: jane, ns: '', want: true },

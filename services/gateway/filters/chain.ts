@@ -31,7 +31,7 @@ export interface FilterDeps {
 
 export function filterChain(d: FilterDeps): Filter[] {
   return [
-    requestInfoFilter(), //                                        audit ID, RequestInfo, req.api
+    requestInfoFilter(d.targets.registry.canonicalGroup), //       audit ID, RequestInfo (canonical group), req.api
     authenticationFilter(d.identity, d.authnInterest, d.clientCertificates), // → api.user
     impersonationFilter(d.identity), //                            → api.user, api.impersonator
     routeFilter(d.targets), //                                     → api.target; 404/405 before authz

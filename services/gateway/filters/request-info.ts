@@ -5,10 +5,12 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { internalError } from '../../../shared/api/status.js';
 import { parseRequestInfo } from '../../../shared/api/request-info.js';
+import type { CanonicalGroup } from '../../../shared/api/groups.js';
 import { NOBODY, type ApiRequestState } from '../request.js';
 import type { Filter } from './chain.js';
 
-export function requestInfoFilter(): Filter {
+/** `canonicalGroup` names the group an alias in the URL stands for (upstream spellings, when served). */
+export function requestInfoFilter(canonicalGroup: CanonicalGroup): Filter {
   return {
     name: 'request-info',
     onRequest(req, reply) {
@@ -19,7 +21,9 @@ export function requestInfoFilter(): Filter {
       const q = url.indexOf('?');
       const path = q < 0 ? url : url.slice(0, q);
       const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
-      req.api = { startedAt, auditId, path, query, info: parseRequestInfo(req.method, path, query), user: NOBODY, warnings: [] };
+      const info = parseRequestInfo(req.method, path, query);
+      if (info.apiGroup) info.apiGroup = canonicalGroup(info.apiGroup);
+      req.api = { startedAt, auditId, path, query, info, user: NOBODY, warnings: [] };
     },
   };
 }

@@ -16,7 +16,7 @@ export function routeFilter(targets: Targets): Filter {
       const api = apiState(req);
       const info = api.info;
       if (!info.isResourceRequest) return;
-      const t = targets.of(info.apiGroup, info.apiVersion, info.resource);
+      const t = targets.of(info.groupSpelling, info.apiVersion, info.resource);
       if (!t) return;
       switch (routeOf(t, info)) {
         case Route.Served:

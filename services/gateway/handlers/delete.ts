@@ -20,7 +20,7 @@ export const remove: Handler = async (ctx, { store }) => {
   const result = await store.delete(writeRequest(ctx, opts.dryRun), opts);
   // An object that waits for finalizers is returned as it now stands; a removed one as a Status.
   if (!result.removed) return { code: 200, body: value(result.object) };
-  const details: Status['details'] = { name: ctx.info.name, group: t.served.group, kind: t.type.plural };
+  const details: Status['details'] = { name: ctx.info.name, group: t.gr.group, kind: t.type.plural };
   if (result.object.metadata.uid) details.uid = result.object.metadata.uid;
   return { code: 200, body: value(successStatus(details)) };
 };

@@ -57,7 +57,7 @@ function restRequest(ctx: RequestContext, deps: HandlerDeps): RestRequest {
       setNamespace(t, obj, info.namespace);
       deps.registry.defaults(t.served, obj);
       const errs = deps.registry.validate(t.served, obj);
-      if (errs.length) throw invalid(t.kind, t.served.group, obj.metadata.name ?? '', errs);
+      if (errs.length) throw invalid(t.kind, t.gr.group, obj.metadata.name ?? '', errs);
       return obj;
     },
   };

@@ -19,6 +19,7 @@ test('gateway options - with no flags every default is converted to its type (du
       'requestheader-client-ca-file': undefined,
       bucket: 'objects',
       'runtime-config': '',
+      'upstream-group-aliases': false,
       'service-cluster-ip-range': '10.0.0.0/24',
       'service-node-port-range': '30000-32767',
       'watch-cache-window': 300_000,

@@ -135,6 +135,7 @@ for (const c of nonResource) {
       verb: c.want.verb,
       apiPrefix: '',
       apiGroup: '',
+      groupSpelling: '',
       apiVersion: '',
       namespace: '',
       namespaced: false,

@@ -13,12 +13,12 @@ import type { Admitter } from './store.js';
 export function admissionClient(nc: NatsConnection, interest: AdmissionInterestCache, timeoutMs: number): Admitter {
   return async (req, phase, operation, object, oldObject, kind) => {
     const t = req.target;
-    if (!interest.wants(phase, operation, t.served.group, t.type.plural)) return object;
+    if (!interest.wants(phase, operation, t.type.group, t.type.plural)) return object;
     const request: AdmissionRequest = {
       uid: randomUUID(),
       phase,
-      kind: kind ?? { group: t.served.group, version: t.served.version.name, kind: t.kind },
-      resource: { group: t.served.group, version: t.served.version.name, resource: t.type.plural },
+      kind: kind ?? { group: t.type.group, version: t.served.version.name, kind: t.kind },
+      resource: { group: t.type.group, version: t.served.version.name, resource: t.type.plural },
       name: req.name,
       operation,
       userInfo: req.user,
@@ -28,7 +28,7 @@ export function admissionClient(nc: NatsConnection, interest: AdmissionInterestC
     };
     if (req.subresource) request.subResource = req.subresource;
     // As upstream derives it from the URL: a namespace's own `namespaces/<name>` carries its name.
-    const namespace = req.namespace ?? (t.kind === 'Namespace' && !t.served.group && operation !== 'CREATE' ? req.name : undefined);
+    const namespace = req.namespace ?? (t.kind === 'Namespace' && !t.type.group && operation !== 'CREATE' ? req.name : undefined);
     if (namespace) request.namespace = namespace;
     const reply = await busRequest<AdmissionReply>(nc, Subjects.admissionAdmit, request, timeoutMs);
     if (reply.warnings) req.warnings.push(...reply.warnings);

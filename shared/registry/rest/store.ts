@@ -139,7 +139,7 @@ export class GenericStore {
     if (req.subresource) throw methodNotSupported(t.gr, 'create');
     setNamespace(t, obj, req.namespace);
     if (!obj.metadata.name && !obj.metadata.generateName) {
-      throw invalid(t.kind, t.served.group, '', [required('metadata.name', 'name or generateName is required')]);
+      throw invalid(t.kind, t.gr.group, '', [required('metadata.name', 'name or generateName is required')]);
     }
     normalize(t, obj, false);
     this.deps.registry.defaults(t.served, obj);
@@ -363,7 +363,7 @@ export class GenericStore {
   private validate(t: Target, obj: ApiObject, old?: ApiObject, subresource?: string): void {
     const errs: FieldError[] = this.deps.registry.validate(t.served, obj, old, subresource);
     if (old) errs.push(...validateLifecycleUpdate(obj, old));
-    if (errs.length) throw invalid(t.kind, t.served.group, obj.metadata.name ?? '', errs);
+    if (errs.length) throw invalid(t.kind, t.gr.group, obj.metadata.name ?? '', errs);
   }
 
   /** The type's own write rules (RBAC escalation), after validation and before validating admission. */

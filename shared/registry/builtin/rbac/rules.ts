@@ -9,7 +9,7 @@ import { atomicList, obj, str } from '../common/schema.js';
 import { invalidValue, required, unsupported } from '../../../api/field-errors.js';
 import { validDnsSubdomain, validPathSegmentName } from '../../../api/validation.js';
 import { jsonEqual } from '../../../patch/json-value.js';
-import { RBAC_GROUP } from '../../../api/groups.js';
+import { isRbacGroupName, RBAC_GROUP } from '../../../api/groups.js';
 
 
 export const policyRule: JsonSchema = obj(
@@ -77,7 +77,7 @@ export function validateBinding(o: ApiObject, clusterScoped: boolean): FieldErro
   const ref = asObject(o.roleRef);
   if (!ref) errs.push(required('roleRef'));
   else {
-    if (ref.apiGroup !== RBAC_GROUP) errs.push(unsupported('roleRef.apiGroup', ref.apiGroup ?? '', [RBAC_GROUP]));
+    if (!isRbacGroupName(ref.apiGroup)) errs.push(unsupported('roleRef.apiGroup', ref.apiGroup ?? '', [RBAC_GROUP]));
     const kinds = clusterScoped ? ['ClusterRole'] : ['Role', 'ClusterRole'];
     if (!kinds.includes(String(ref.kind))) errs.push(unsupported('roleRef.kind', ref.kind ?? '', kinds));
     if (typeof ref.name !== 'string' || !ref.name) errs.push(required('roleRef.name'));
@@ -96,7 +96,7 @@ export function validateBinding(o: ApiObject, clusterScoped: boolean): FieldErro
         break;
       case 'User':
       case 'Group':
-        if (sub.apiGroup !== RBAC_GROUP) errs.push(unsupported(`${f}.apiGroup`, sub.apiGroup ?? '', [RBAC_GROUP]));
+        if (!isRbacGroupName(sub.apiGroup)) errs.push(unsupported(`${f}.apiGroup`, sub.apiGroup ?? '', [RBAC_GROUP]));
         break;
       default:
         errs.push(unsupported(`${f}.kind`, sub.kind ?? '', SUBJECT_KINDS));
