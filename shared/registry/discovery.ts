@@ -110,6 +110,20 @@ export function subresourcesOf(served: ServedResource): SubresourceInfo[] {
   return out.sort((a, b) => compareStrings(a.name, b.name));
 }
 
+/**
+ * A resource served under an upstream alias of its group carries no short names and no
+ * categories: `kubectl get csr` and `kubectl get all` name the canonical resource once, without
+ * kubectl's warning about a lower-priority match.
+ */
+function isAlias(s: ServedResource): boolean {
+  return s.group !== s.type.group;
+}
+
+function addNames(entry: { shortNames?: string[]; categories?: string[] }, type: ResourceType): void {
+  if (type.shortNames?.length) entry.shortNames = [...type.shortNames];
+  if (type.categories?.length) entry.categories = [...type.categories];
+}
+
 function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -205,8 +219,7 @@ export function apiResourceList(source: DiscoverySource, group: string, version:
     const { type } = s;
     const namespaced = type.scope === 'Namespaced';
     const entry: APIResource = { name: type.plural, singularName: type.singular, namespaced, kind: type.kind, verbs: resourceVerbs(type) };
-    if (type.shortNames?.length) entry.shortNames = [...type.shortNames];
-    if (type.categories?.length) entry.categories = [...type.categories];
+    if (!isAlias(s)) addNames(entry, type);
     // Virtual types are never stored, so they have no storage version to hash (as upstream reviews).
     if (!type.virtual) entry.storageVersionHash = storageVersionHash(type.group, storageVersionOf(source, type), type.kind);
     resources.push(entry);
@@ -285,8 +298,7 @@ function versionDiscovery(source: DiscoverySource, group: string, version: strin
         singularResource: type.singular,
         verbs: resourceVerbs(type),
       };
-      if (type.shortNames?.length) entry.shortNames = [...type.shortNames];
-      if (type.categories?.length) entry.categories = [...type.categories];
+      if (!isAlias(s)) addNames(entry, type);
       const subs = subresourcesOf(s);
       if (subs.length) {
         entry.subresources = subs.map((sub) => ({

@@ -8,13 +8,18 @@ import type { GroupResource } from '../api/status.js';
 import type { Registry, ServedResource } from './registry.js';
 import type { ResourceType } from './types.js';
 import { resourceKey } from '../store/watch-cache.js';
-import { renameApiVersionGroup } from '../api/groups.js';
+import { renameApiVersionGroup, upstreamSpelling } from '../api/groups.js';
 
 export interface Target {
   served: ServedResource;
   type: ResourceType;
   /** `v1` or `<group>/<version>` of the served version. */
   apiVersion: string;
+  /**
+   * The same group/version in the group's other spelling, when both are served (upstream
+   * aliases): a body may name it, and is read as naming `apiVersion`.
+   */
+  otherSpelling?: string;
   kind: string;
   listKind: string;
   /** For error messages: the served group and plural. */
@@ -73,10 +78,13 @@ export function resolveTarget(registry: Registry, served: ServedResource): Targe
     fromStored = (o) => respell(fromCanonical ? fromCanonical(o) : o, canonical, alias);
     toStored = (o) => toCanonical(respell(o, alias, canonical));
   }
+  const twin = served.group !== type.group ? type.group : upstreamSpelling(type.group);
+  const otherSpelling = twin && registry.lookup(twin, served.version.name, type.plural) ? gvString(twin, served.version.name) : undefined;
   return {
     served,
     type,
     apiVersion,
+    ...(otherSpelling ? { otherSpelling } : {}),
     kind: type.kind,
     listKind: type.listKind ?? `${type.kind}List`,
     gr: { group: served.group, resource: type.plural },

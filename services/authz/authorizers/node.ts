@@ -4,7 +4,8 @@
 // fixed list (upstream's node rules, narrowed where the name is known: its own Node object, its
 // own lease, status of its own pods). Everyone else, and everything not listed, gets NoOpinion,
 // so a later mode (RBAC) still decides.
-// The mode cannot enumerate graph grants, so it has no `rulesFor` (reviews are `incomplete`).
+// The mode cannot enumerate graph grants: a node's rules review is `incomplete` (as upstream's);
+// anyone else's gets nothing from this mode and stays complete.
 
 import { NODE_LEASE_NAMESPACE, nodeIdentity } from '../../../shared/api/node-identity.js';
 import { Decision, type AuthzAttributes } from '../../../shared/bus/messages.js';
@@ -93,6 +94,10 @@ export function decideForNode(graph: NodeGraph, node: string, a: AuthzAttributes
 export function createNodeAuthorizer(graph: NodeGraph): Authorizer {
   return {
     name: 'Node',
+    rulesFor(user) {
+      if (nodeIdentity(user) === undefined) return { resourceRules: [], nonResourceRules: [], incomplete: false };
+      return { resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: 'node authorizer does not support user rule resolution' };
+    },
     authorize(attrs: AuthzAttributes): AuthorizerDecision {
       const node = nodeIdentity(attrs.user);
       if (node === undefined) return noOpinion();

@@ -166,3 +166,20 @@ test('abac - the mode reads --authorization-policy-file at start-up; a bad file 
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test("abac - with --upstream-group-aliases a line naming upstream's spelling of a group grants the branded group", async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'abac-'));
+  try {
+    const file = path.join(dir, 'policy.jsonl');
+    await writeFile(file, `${v1({ user: 'alice', apiGroup: 'rbac.authorization.k8s.io', resource: 'roles', namespace: '*' })}\n`);
+    const mode = (upstreamGroupAliases: boolean) => abacMode({ config: { modes: ['ABAC'], policyFile: file, upstreamGroupAliases }, log: silentLogger() } as unknown as ModeContext);
+    const roles = (group: string) => res(user('alice'), 'get', 'roles', 'a', group, { name: 'r' });
+    const on = await mode(true);
+    assert.equal((await on.authorize(roles('rbac.authorization.platform.io'))).decision, 'Allow');
+    assert.equal((await on.authorize(roles('apps'))).decision, 'NoOpinion');
+    const off = await mode(false);
+    assert.equal((await off.authorize(roles('rbac.authorization.platform.io'))).decision, 'NoOpinion');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

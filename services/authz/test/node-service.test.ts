@@ -98,8 +98,11 @@ describe('authz service with --authorization-mode=Node', () => {
     assert.equal(list.reason, 'can only get individual resources of this type');
   });
 
-  test('node service - a rules review is incomplete: graph grants cannot be listed', async () => {
+  test("node service - a node's rules review is incomplete (graph grants cannot be listed); anyone else's is not", async () => {
     const reply = await busRequest<RulesReviewReply>(client, Subjects.authzRules, { user: node('n1'), namespace: 'shop' });
     assert.equal(reply.incomplete, true);
+    assert.match(reply.evaluationError ?? '', /node authorizer does not support user rule resolution/);
+    const jane = await busRequest<RulesReviewReply>(client, Subjects.authzRules, { user: { username: 'jane', groups: ['system:authenticated'] }, namespace: 'shop' });
+    assert.equal(jane.incomplete, false);
   });
 });

@@ -9,7 +9,7 @@ import { AGGREGATION_NEEDS_ADMIN, checkEscalation } from '../rbac/escalation.js'
 import { createRbacAuthorizer } from '../authorizers/rbac.js';
 import { createPrivilegedGroupsAuthorizer } from '../authorizers/privileged-groups.js';
 import { runAuthzChain } from '../chain.js';
-import { RBAC_GROUP } from '../../../shared/api/groups.js';
+import { canonicalGroupNames, RBAC_GROUP } from '../../../shared/api/groups.js';
 
 /** A state plus the real chain (privileged groups, then RBAC), as the service wires them. */
 function world() {
@@ -192,4 +192,32 @@ test('rbac escalation - malformed requests are 400s', async () => {
     { name: 'ClusterRoleBinding to a Role', req: { user: bob, object: { kind: 'ClusterRoleBinding', metadata: { name: 'b' }, roleRef: { kind: 'Role', name: 'r' } } } },
   ];
   for (const c of cases) await assert.rejects(w.check(c.req as EscalationCheckRequest), (err: StatusError) => err.code === 400, c.name);
+});
+
+test('rbac escalation - with upstream aliases a role naming either spelling of a group is covered by a grant naming the other', async () => {
+  const rbac = new RbacState(canonicalGroupNames(true));
+  const chain = [createPrivilegedGroupsAuthorizer(), createRbacAuthorizer(rbac)];
+  const ref = { group: RBAC_GROUP, resource: 'roles', name: 'held', namespace: 'a' };
+  // bob holds `create roles` and `get rolebindings` in upstream's spelling of the RBAC group.
+  rbac.apply({ key: encodeKey(ref), ref, revision: 1, object: { kind: 'Role', metadata: { name: 'held', namespace: 'a' }, rules: [{ verbs: ['create'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'] }, { verbs: ['get'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['rolebindings'] }] } });
+  const bref = { group: RBAC_GROUP, resource: 'rolebindings', name: 'bob', namespace: 'a' };
+  rbac.apply({ key: encodeKey(bref), ref: bref, revision: 2, object: { kind: 'RoleBinding', metadata: { name: 'bob', namespace: 'a' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'held' }, subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'bob' }] } });
+  const deps = { rbac, authorize: (attrs: Parameters<typeof runAuthzChain>[1]) => runAuthzChain(chain, attrs) };
+  const role = (rules: PolicyRule[]) => ({ user: bob, namespace: 'a', object: { kind: 'Role', metadata: { name: 'new', namespace: 'a' }, rules } as ApiObject });
+  // The canonical spelling of what bob holds is covered …
+  assert.deepEqual(await checkEscalation(role([{ verbs: ['get'], apiGroups: [RBAC_GROUP], resources: ['rolebindings'] }]), deps), { allowed: true });
+  assert.deepEqual(await checkEscalation(role([{ verbs: ['get'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['rolebindings'] }]), deps), { allowed: true });
+  // … and more than bob holds is refused in either spelling.
+  for (const g of [RBAC_GROUP, 'rbac.authorization.k8s.io']) {
+    const r = await checkEscalation(role([{ verbs: ['delete'], apiGroups: [g], resources: ['rolebindings'] }]), deps);
+    assert.equal(r.allowed, false, g);
+    assert.match(r.message ?? '', /attempting to grant RBAC permissions not currently held/);
+  }
+  // Without aliases, upstream's spelling is just another group: what bob holds there does not cover the RBAC group.
+  const exact = new RbacState();
+  exact.apply({ key: encodeKey(ref), ref, revision: 1, object: { kind: 'Role', metadata: { name: 'held', namespace: 'a' }, rules: [{ verbs: ['get'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['rolebindings'] }] } });
+  exact.apply({ key: encodeKey(bref), ref: bref, revision: 2, object: { kind: 'RoleBinding', metadata: { name: 'bob', namespace: 'a' }, roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: 'held' }, subjects: [{ kind: 'User', apiGroup: RBAC_GROUP, name: 'bob' }] } });
+  const exactChain = [createPrivilegedGroupsAuthorizer(), createRbacAuthorizer(exact)];
+  const exactDeps = { rbac: exact, authorize: (attrs: Parameters<typeof runAuthzChain>[1]) => runAuthzChain(exactChain, attrs) };
+  assert.equal((await checkEscalation(role([{ verbs: ['get'], apiGroups: [RBAC_GROUP], resources: ['rolebindings'] }]), exactDeps)).allowed, false);
 });

@@ -6,7 +6,7 @@ import { encodeKey } from '../../../shared/store/key-codec.js';
 import type { FeedEvent } from '../../../shared/store/object-feed.js';
 import { RbacState, type RbacChange } from '../rbac/state.js';
 import { createRbacAuthorizer } from '../authorizers/rbac.js';
-import { RBAC_GROUP } from '../../../shared/api/groups.js';
+import { canonicalGroupNames, RBAC_GROUP } from '../../../shared/api/groups.js';
 
 type Resource = 'roles' | 'clusterroles' | 'rolebindings' | 'clusterrolebindings';
 
@@ -227,4 +227,27 @@ test('rbac state - users and groups named like Object.prototype members are ordi
   f.remove('rolebindings', 'u-constructor', 'a');
   assert.equal(authz.authorize(req(user('constructor'), 'get', 'pods', 'a')).decision, 'NoOpinion');
   assert.equal(authz.authorize(req(user('__proto__'), 'get', 'pods', 'a')).decision, 'Allow');
+});
+
+test('rbac state - with upstream aliases, rules and subjects naming upstream spellings mean the branded groups; without, they name other groups', () => {
+  const rules: PolicyRule[] = [{ verbs: ['list'], apiGroups: ['rbac.authorization.k8s.io', 'networking.k8s.io'], resources: ['roles', 'ingresses'] }];
+  const subjects = [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' }];
+  const alice = user('alice');
+  const decide = (state: RbacState, group: string, resource: string) => createRbacAuthorizer(state).authorize(req(alice, 'list', resource, 'a', { apiGroup: group })).decision;
+
+  const on = new RbacState(canonicalGroupNames(true));
+  const f = feed(on);
+  f.role('lister', 'a', rules);
+  f.roleBinding('alice', 'a', { kind: 'Role', name: 'lister' }, subjects);
+  assert.equal(decide(on, RBAC_GROUP, 'roles'), 'Allow');
+  assert.equal(decide(on, 'networking.platform.io', 'ingresses'), 'Allow');
+  assert.equal(decide(on, 'apps', 'roles'), 'NoOpinion', 'no other group is granted');
+  assert.deepEqual(on.rulesFor(alice, 'a').rules.find((r) => r.resources?.includes('roles'))?.apiGroups, [RBAC_GROUP, 'networking.platform.io'], 'a rules review names the branded groups');
+
+  const off = new RbacState();
+  const g = feed(off);
+  g.role('lister', 'a', rules);
+  g.roleBinding('alice', 'a', { kind: 'Role', name: 'lister' }, subjects);
+  assert.equal(decide(off, RBAC_GROUP, 'roles'), 'NoOpinion');
+  assert.equal(decide(off, 'rbac.authorization.k8s.io', 'roles'), 'Allow', 'the subject in either spelling still names alice');
 });

@@ -36,7 +36,7 @@ export function objectFromValue(registry: Registry, t: Target, value: unknown, f
     throw badRequest(`the body of the request is not a ${t.kind} object`);
   }
   const obj = value as ApiObject;
-  if (obj.apiVersion === undefined || obj.apiVersion === '') obj.apiVersion = t.apiVersion;
+  if (obj.apiVersion === undefined || obj.apiVersion === '' || (t.otherSpelling && obj.apiVersion === t.otherSpelling)) obj.apiVersion = t.apiVersion;
   else if (obj.apiVersion !== t.apiVersion) {
     throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${t.apiVersion})`);
   }

@@ -93,6 +93,7 @@ function restCluster(ctx: RequestContext, deps: HandlerDeps, targets: Targets): 
     delete: async (w, preconditions) => (await store.delete(writeOf(w), preconditions ? { preconditions } : {})).object,
     admit: (phase, operation, object, oldObject, kind) => store.admit(own, phase, operation, object, oldObject, kind),
     request: deps.bus,
+    servesGroup: (group) => deps.registry.group(group) !== undefined,
     hijack() {
       if (ctx.res.headersSent) throw serviceUnavailable('the response was already started');
       ctx.hijack();

@@ -76,6 +76,8 @@ export interface RestCluster {
   /** One admission phase for the request's own operation, as the generic store runs it. */
   admit(phase: AdmissionPhase, operation: AdmissionOperation, object: ApiObject | null, oldObject: ApiObject | null, kind?: { group: string; version: string; kind: string }): Promise<ApiObject | null>;
   request: BusRequest;
+  /** Whether a group is served under this name (an upstream alias only with `--upstream-group-aliases`). */
+  servesGroup(group: string): boolean;
   /** The raw response, for hooks that stream (proxy, log): takes it over from the gateway. */
   hijack(): ServerResponse;
 }

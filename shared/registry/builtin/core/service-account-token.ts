@@ -6,7 +6,7 @@
 import type { ApiObject } from '../../../api/types.js';
 import { badRequest, conflict, invalid, notFound, type FieldError } from '../../../api/status.js';
 import { nowTimestamp } from '../../../api/time.js';
-import { AUTHENTICATION_GROUP } from '../../../api/groups.js';
+import { AUTHENTICATION_GROUP, upstreamSpelling } from '../../../api/groups.js';
 import { podServiceAccount } from '../../../api/node-references.js';
 import { Subjects } from '../../../bus/subjects.js';
 import { AdmissionOperation, AdmissionPhase, type TokenIssueReply, type TokenIssueRequest } from '../../../bus/messages.js';
@@ -78,13 +78,16 @@ export const tokenRequestAction: RestAction = {
       issue.boundObject = { kind, apiVersion: 'v1', name: String(bound.name), uid: target.metadata.uid ?? '' };
     }
     const issued = await cluster.request<TokenIssueReply>(Subjects.authnIssueToken, issue);
+    // Answered in the spelling of the group the client posted (kubectl's typed client posts upstream's).
+    const upstream = upstreamSpelling(AUTHENTICATION_GROUP)!;
+    const apiVersion = posted.apiVersion === `${upstream}/v1` && cluster.servesGroup(upstream) ? `${upstream}/v1` : `${AUTHENTICATION_GROUP}/v1`;
     if (issued.expirationSeconds < seconds) req.warnings.push(`requested expiration of ${String(seconds)} seconds shortened to ${issued.expirationSeconds} seconds`);
     const outSpec: Record<string, unknown> = { audiences: issued.audiences, expirationSeconds: issued.expirationSeconds };
     if (issue.boundObject) outSpec.boundObjectRef = issue.boundObject;
     return {
       code: 201,
       body: {
-        apiVersion: `${AUTHENTICATION_GROUP}/v1`,
+        apiVersion,
         kind: 'TokenRequest',
         metadata: { name, namespace, creationTimestamp: nowTimestamp() },
         spec: outSpec,
