@@ -224,8 +224,13 @@ export function apply(live: ApiObject | null, applied: ApiObject, schema: JsonSc
     entries.push(mine);
   }
   mine.set = appliedSet;
-  mine.time = w.now;
   mine.apiVersion = w.apiVersion;
+  // A no-op apply changes nothing, not even its entry's time, so the store writes nothing (as upstream).
+  if (live && mine.time) {
+    setManaged(merged, entries);
+    if (jsonEqual(merged, live)) return merged;
+  }
+  mine.time = w.now;
   setManaged(merged, entries);
   return merged;
 }

@@ -154,6 +154,16 @@ describe('field management - server-side apply (rules 1-7)', () => {
     assert.fail('expected a conflict');
   };
 
+  it('a no-op apply changes nothing, not even its entry time (so nothing is written); a changing one moves the time', () => {
+    const first = applyAs(null, { replicas: 2 }, 'a');
+    const later = (spec: Record<string, unknown>) => apply(first, obj(spec), schema, at('a', '2026-11-24T11:00:00Z'), false, ignore, describe_);
+    assert.deepEqual(later({ replicas: 2 }), first);
+    const changed = later({ replicas: 3 });
+    assert.equal((changed.metadata.managedFields as Array<{ time: string }>)[0]!.time, '2026-11-24T11:00:00Z');
+    const wider = later({ replicas: 2, paused: true });
+    assert.equal((wider.metadata.managedFields as Array<{ time: string }>)[0]!.time, '2026-11-24T11:00:00Z', 'a new field is a change');
+  });
+
   it('rule 1: an Apply entry with manager, operation, apiVersion, time, FieldsV1', () => {
     const o = applyAs(null, { replicas: 2 }, 'a');
     assert.deepEqual(o.metadata.managedFields, [{ manager: 'a', operation: 'Apply', apiVersion: 'example.io/v1', time: '2026-11-24T10:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:replicas': {} } } }]);

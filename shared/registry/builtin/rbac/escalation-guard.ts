@@ -18,6 +18,6 @@ export const rbacHooks: RestHooks = {
     const ask: EscalationCheckRequest = { user: write.user, object };
     if (write.namespace) ask.namespace = write.namespace;
     const reply = await request<EscalationCheckReply>(Subjects.authzEscalation, ask);
-    if (!reply.allowed) throw forbidden(write.target.gr, object.metadata.name ?? '', reply.message ?? 'attempting to grant RBAC permissions not currently held');
+    if (!reply.allowed) throw forbidden({ group: write.target.type.group, resource: write.target.gr.resource }, object.metadata.name ?? '', reply.message ?? 'attempting to grant RBAC permissions not currently held');
   },
 };
