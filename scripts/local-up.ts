@@ -20,12 +20,13 @@ import { ServiceName, serviceSubjects } from '../shared/bus/subjects.js';
 import { writeKubeconfig } from '../shared/local/kubeconfig.js';
 import { freePort, startLocalNats, type LocalNats } from '../shared/local/nats-server.js';
 import { ADMIN_GROUPS, ADMIN_USER, ensurePki, type LocalPki } from '../shared/local/pki.js';
+import { CONTROLLER_MANAGER_USER } from '../shared/api/groups.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Start order: storage provisions the bucket the others rely on; the gateway comes last. */
-export const SERVICE_STAGES: readonly (readonly LocalServiceName[])[] = [['storage'], ['authn', 'authz', 'admission'], ['gateway']];
-export type LocalServiceName = 'storage' | 'authn' | 'authz' | 'admission' | 'gateway';
+export const SERVICE_STAGES: readonly (readonly LocalServiceName[])[] = [['storage'], ['authn', 'authz', 'admission'], ['gateway', 'controllers']];
+export type LocalServiceName = 'storage' | 'authn' | 'authz' | 'admission' | 'gateway' | 'controllers';
 
 export interface LocalConfig {
   dir: string;
@@ -65,6 +66,8 @@ export interface LocalState {
   adminTokenFile: string;
   adminToken: string;
   kubeconfig: string;
+  /** The controllers service's client configuration (its own client certificate). */
+  controllersKubeconfig: string;
   /** Private key that signs service-account tokens (its public half verifies them). */
   serviceAccountKeyFile: string;
 }
@@ -121,7 +124,9 @@ export async function prepareLocalState(cfg: Pick<LocalConfig, 'dir' | 'port' | 
   const kubeconfig = path.join(cfg.dir, 'kubeconfig');
   // Rewritten every start: the port may differ from the last run.
   await writeKubeconfig(kubeconfig, { server: `https://127.0.0.1:${cfg.port}`, caPem: pki.ca.certPem, token: adminToken, clientCertPem: pki.admin.certPem, clientKeyPem: pki.admin.keyPem });
-  return { dir: cfg.dir, pki, tokenFile, adminTokenFile, adminToken, kubeconfig, serviceAccountKeyFile };
+  const controllersKubeconfig = path.join(cfg.dir, 'controllers.kubeconfig');
+  await writeKubeconfig(controllersKubeconfig, { server: `https://127.0.0.1:${cfg.port}`, caPem: pki.ca.certPem, clientCertPem: pki.controllers.certPem, clientKeyPem: pki.controllers.keyPem, certUserName: CONTROLLER_MANAGER_USER });
+  return { dir: cfg.dir, pki, tokenFile, adminTokenFile, adminToken, kubeconfig, controllersKubeconfig, serviceAccountKeyFile };
 }
 
 /** PLATFORM_NATS_PORT, else the port remembered in `<dir>/nats-port`, else a new free one (remembered). */
@@ -166,6 +171,9 @@ export function serviceArgs(name: LocalServiceName, ctx: { natsUrl: string; stat
     case 'admission':
       // The Node authorizer's partner: what a node may change in the objects it is allowed to write.
       return [...common, '--enable-admission-plugins=NodeRestriction'];
+    case 'controllers':
+      // An API client of the gateway with its own identity; it retries until the gateway answers.
+      return [`--kubeconfig=${ctx.state.controllersKubeconfig}`];
     case 'gateway':
       return [
         ...common,

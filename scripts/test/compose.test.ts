@@ -95,9 +95,22 @@ test('compose - docker-compose config accepts the file (when docker-compose is i
   const { promisify } = await import('node:util');
   try {
     const { stdout } = await promisify(execFile)('docker-compose', ['-f', path.join(root, 'docker-compose.yml'), 'config', '--services'], { cwd: root, timeout: 60_000 });
-    assert.deepEqual(stdout.trim().split('\n').sort(), ['admission', 'authn', 'authz', 'gateway', 'init', 'nats', 'storage']);
+    assert.deepEqual(stdout.trim().split('\n').sort(), ['admission', 'authn', 'authz', 'controllers', 'gateway', 'init', 'nats', 'storage']);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return t.skip('docker-compose is not installed');
     throw err;
   }
+});
+
+test('compose - the controllers service is an API client of the gateway with its own identity, once the gateway is healthy', () => {
+  const s = compose.services.controllers!;
+  assert.equal(s.image, compose.services.gateway!.image, 'the one image');
+  assert.deepEqual(s.command, ['controllers']);
+  assert.equal(s.environment.PLATFORM_KUBECONFIG, '/local/controllers.kubeconfig', 'the client certificate `npm start -- --init-only` issues for it');
+  const master = new URL(s.environment.PLATFORM_MASTER);
+  assert.equal(master.hostname, 'gateway');
+  assert.ok(String(compose.services.init!.environment.PLATFORM_CERT_SANS).split(',').includes(master.hostname), 'the serving certificate covers the name it dials');
+  assert.equal(s.depends_on.gateway.condition, 'service_healthy');
+  assert.equal(s.environment.PLATFORM_NATS_URL, undefined, 'no NATS credentials: it only talks HTTPS');
+  for (const name of ['gateway', 'authz']) assert.equal(compose.services[name]!.environment.PLATFORM_UPSTREAM_GROUP_ALIASES, 'true', `${name}: upstream group names on`);
 });

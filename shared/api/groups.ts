@@ -6,6 +6,9 @@ export const AUTHENTICATION_GROUP = 'authentication.platform.io';
 export const AUTHORIZATION_GROUP = 'authorization.platform.io';
 export const POLICY_GROUP = 'policy';
 
+/** The controllers service's user (upstream's `system:kube-controller-manager`); the bootstrap policy binds its role. */
+export const CONTROLLER_MANAGER_USER = 'system:platform-controller-manager';
+
 /** The KV bucket objects live in, unless a service is told otherwise. */
 export const DEFAULT_BUCKET = 'objects';
 

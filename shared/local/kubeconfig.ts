@@ -23,6 +23,8 @@ export interface KubeconfigOptions {
   clientKeyPem?: string;
   /** Default namespace of the context. */
   namespace?: string;
+  /** Name of the certificate user entry (default `platform-admin-cert`). */
+  certUserName?: string;
 }
 
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
@@ -32,7 +34,7 @@ export function kubeconfigObject(opts: KubeconfigOptions): Record<string, unknow
   const users: Array<{ name: string; user: Record<string, string> }> = [];
   if (opts.token) users.push({ name: TOKEN_USER_NAME, user: { token: opts.token } });
   if (opts.clientCertPem && opts.clientKeyPem) {
-    users.push({ name: CERT_USER_NAME, user: { 'client-certificate-data': b64(opts.clientCertPem), 'client-key-data': b64(opts.clientKeyPem) } });
+    users.push({ name: opts.certUserName ?? CERT_USER_NAME, user: { 'client-certificate-data': b64(opts.clientCertPem), 'client-key-data': b64(opts.clientKeyPem) } });
   } else if (opts.clientCertPem || opts.clientKeyPem) {
     throw new Error('kubeconfig: client certificate and key go together');
   }

@@ -11,6 +11,7 @@ import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import * as x509 from '@peculiar/x509';
+import { CONTROLLER_MANAGER_USER } from '../api/groups.js';
 
 // @peculiar/x509 looks the provider up globally; Node's WebCrypto is complete for ECDSA.
 x509.cryptoProvider.set(webcrypto as never);
@@ -170,6 +171,8 @@ export interface PkiFiles {
   servingKey: string;
   adminCert: string;
   adminKey: string;
+  controllersCert: string;
+  controllersKey: string;
 }
 
 export interface LocalPki {
@@ -177,6 +180,8 @@ export interface LocalPki {
   ca: CertificateAuthority;
   serving: PemPair;
   admin: PemPair;
+  /** Client certificate of the controllers service (user CONTROLLER_MANAGER_USER). */
+  controllers: PemPair;
   /** Which files were (re)written in this call; empty when everything was reused. */
   written: string[];
 }
@@ -189,7 +194,7 @@ export interface EnsurePkiOptions {
 
 export function pkiFiles(dir: string): PkiFiles {
   const f = (name: string) => path.join(dir, name);
-  return { dir, caCert: f('ca.crt'), caKey: f('ca.key'), servingCert: f('serving.crt'), servingKey: f('serving.key'), adminCert: f('admin.crt'), adminKey: f('admin.key') };
+  return { dir, caCert: f('ca.crt'), caKey: f('ca.key'), servingCert: f('serving.crt'), servingKey: f('serving.key'), adminCert: f('admin.crt'), adminKey: f('admin.key'), controllersCert: f('controllers.crt'), controllersKey: f('controllers.key') };
 }
 
 // Writes through a temporary file and rename, so an interrupted first start never leaves a
@@ -282,5 +287,13 @@ export async function ensurePki(dir: string, opts: EnsurePkiOptions = {}): Promi
     written.push(files.adminKey, files.adminCert);
   }
 
-  return { files, ca, serving: serving!, admin: admin!, written };
+  let controllers = await readPair(files.controllersCert, files.controllersKey);
+  if (!stillGood(ca, controllers)) {
+    controllers = await issueClientCert(ca, { commonName: CONTROLLER_MANAGER_USER });
+    await writeAtomic(files.controllersKey, controllers.keyPem, 0o600);
+    await writeAtomic(files.controllersCert, controllers.certPem, 0o644);
+    written.push(files.controllersKey, files.controllersCert);
+  }
+
+  return { files, ca, serving: serving!, admin: admin!, controllers: controllers!, written };
 }

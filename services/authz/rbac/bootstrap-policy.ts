@@ -8,7 +8,7 @@ import type { Logger } from '../../../shared/log.js';
 import type { InternalStore } from '../../../shared/registry/rest/internal-store.js';
 import { reconcileAll, type ReconcileTarget } from './reconcile.js';
 import { RBAC_API_VERSION } from './rules.js';
-import { AUTHENTICATION_GROUP, AUTHORIZATION_GROUP, RBAC_GROUP } from '../../../shared/api/groups.js';
+import { AUTHENTICATION_GROUP, AUTHORIZATION_GROUP, CONTROLLER_MANAGER_USER, RBAC_GROUP } from '../../../shared/api/groups.js';
 
 export const BOOTSTRAP_LABEL = 'platform.io/bootstrapping';
 export const BOOTSTRAP_LABEL_VALUE = 'rbac-defaults';
@@ -16,6 +16,8 @@ export const AUTOUPDATE_ANNOTATION = `${RBAC_GROUP}/autoupdate`;
 export const AGGREGATE_TO_ADMIN = `${RBAC_GROUP}/aggregate-to-admin`;
 export const AGGREGATE_TO_EDIT = `${RBAC_GROUP}/aggregate-to-edit`;
 export const AGGREGATE_TO_VIEW = `${RBAC_GROUP}/aggregate-to-view`;
+/** The Lease the controllers service elects its leader on. */
+export const CONTROLLER_MANAGER_LEASE = 'platform-controller-manager';
 
 const core = '';
 const apps = 'apps';
@@ -76,6 +78,7 @@ function clusterRoleBinding(name: string, role: string, subjects: SubjectSpec[])
 }
 
 const group = (name: string): SubjectSpec => ({ kind: 'Group', name });
+const user = (name: string): SubjectSpec => ({ kind: 'User', name });
 
 /** What a node agent needs (the Node authorizer and NodeRestriction narrow it to its own objects). */
 const NODE_RULES: PolicyRule[] = [
@@ -171,6 +174,17 @@ export function bootstrapClusterRoles(): ApiObject[] {
     clusterRole(`system:certificates.platform.io:${CSR}:nodeclient`, [rule(['create'], [certificates], [`${CSR}/nodeclient`])]),
     clusterRole(`system:certificates.platform.io:${CSR}:selfnodeclient`, [rule(['create'], [certificates], [`${CSR}/selfnodeclient`])]),
     ...SIGNERS.map(([role, signer]) => clusterRole(`system:certificates.platform.io:${role}`, [rule(['approve'], [certificates], ['signers'], [signer])])),
+    clusterRole(CONTROLLER_MANAGER_USER, [
+      // Leader election.
+      rule(['create'], [coordination], ['leases']),
+      rule(['get', 'update'], [coordination], ['leases'], [CONTROLLER_MANAGER_LEASE]),
+      // namespace: every namespaced type is emptied when its namespace goes (upstream's namespace-controller role).
+      rule([...READ, 'update'], [core], ['namespaces']),
+      rule(['update'], [core], ['namespaces/finalize', 'namespaces/status']),
+      rule(['get', 'list', 'delete', 'deletecollection'], ['*'], ['*']),
+      // serviceaccount and root-ca-cert-publisher.
+      rule(['create', 'update', ...READ], [core], ['serviceaccounts', 'configmaps']),
+    ]),
   ];
 }
 
@@ -183,6 +197,7 @@ export function bootstrapClusterRoleBindings(): ApiObject[] {
     clusterRoleBinding('system:basic-user', 'system:basic-user', [group('system:authenticated')]),
     clusterRoleBinding('system:public-info-viewer', 'system:public-info-viewer', [group('system:authenticated'), group('system:unauthenticated')]),
     clusterRoleBinding('system:service-account-issuer-discovery', 'system:service-account-issuer-discovery', [group('system:serviceaccounts')]),
+    clusterRoleBinding(CONTROLLER_MANAGER_USER, CONTROLLER_MANAGER_USER, [user(CONTROLLER_MANAGER_USER)]),
   ];
 }
 

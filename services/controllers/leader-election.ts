@@ -1,0 +1,137 @@
+// Leader election on a `coordination.platform.io/v1` Lease, as upstream's resourcelock: the holder
+// renews `renewTime` every retry period; a candidate takes the lease over only once the holder has
+// not renewed it for `leaseDurationSeconds`, and a leader that cannot renew within the renew
+// deadline stops acting before anyone else may start. Every write is a compare-and-swap on the
+// Lease's resourceVersion, so two candidates never both win.
+
+import type { ApiObject } from '../../shared/api/types.js';
+import { ApiClient, isAlreadyExists, isConflict, isNotFound, type ResourceRef } from '../../shared/client/rest.js';
+import { sleep } from '../../shared/client/sleep.js';
+
+export interface LeaderElectionConfig {
+  namespace: string;
+  name: string;
+  identity: string;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+}
+
+export interface LeaseSpec {
+  holderIdentity?: string;
+  leaseDurationSeconds?: number;
+  acquireTime?: string;
+  renewTime?: string;
+  leaseTransitions?: number;
+}
+
+/** MicroTime as the Lease carries it. */
+export function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+/**
+ * What a candidate may do with the lease as it stands at `now`: `renew` its own, `take` a free or
+ * expired one, or `wait` while another holder's lease is live.
+ */
+export function leaseDecision(spec: LeaseSpec | undefined, identity: string, now: number): 'renew' | 'take' | 'wait' {
+  if (!spec?.holderIdentity) return 'take';
+  if (spec.holderIdentity === identity) return 'renew';
+  const renewed = Date.parse(spec.renewTime ?? spec.acquireTime ?? '');
+  const duration = (spec.leaseDurationSeconds ?? 0) * 1000;
+  if (!Number.isFinite(renewed) || now > renewed + duration) return 'take';
+  return 'wait';
+}
+
+/** The lease spec after `identity` renewed or took it at `now`. */
+export function nextLease(spec: LeaseSpec | undefined, identity: string, now: number, durationMs: number): LeaseSpec {
+  const mine = spec?.holderIdentity === identity;
+  return {
+    holderIdentity: identity,
+    leaseDurationSeconds: Math.ceil(durationMs / 1000),
+    acquireTime: mine && spec?.acquireTime ? spec.acquireTime : microTime(now),
+    renewTime: microTime(now),
+    leaseTransitions: (spec?.leaseTransitions ?? 0) + (mine || !spec?.holderIdentity ? 0 : 1),
+  };
+}
+
+const LEASES = (namespace: string, name?: string): ResourceRef => ({ group: 'coordination.platform.io', version: 'v1', resource: 'leases', namespace, ...(name !== undefined ? { name } : {}) });
+
+/** One try to acquire or renew; true when `identity` holds the lease afterwards. */
+export async function tryAcquireOrRenew(client: ApiClient, cfg: LeaderElectionConfig, now = Date.now()): Promise<boolean> {
+  let lease: ApiObject | undefined;
+  try {
+    lease = await client.get(LEASES(cfg.namespace, cfg.name));
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+  if (!lease) {
+    try {
+      await client.create(LEASES(cfg.namespace), { apiVersion: 'coordination.platform.io/v1', kind: 'Lease', metadata: { name: cfg.name, namespace: cfg.namespace }, spec: nextLease(undefined, cfg.identity, now, cfg.leaseDurationMs) });
+      return true;
+    } catch (err) {
+      if (isAlreadyExists(err)) return false;
+      throw err;
+    }
+  }
+  const spec = (lease as { spec?: LeaseSpec }).spec;
+  if (leaseDecision(spec, cfg.identity, now) === 'wait') return false;
+  try {
+    await client.update(LEASES(cfg.namespace, cfg.name), { ...lease, spec: nextLease(spec, cfg.identity, now, cfg.leaseDurationMs) });
+    return true;
+  } catch (err) {
+    if (isConflict(err)) return false;
+    throw err;
+  }
+}
+
+export interface LeaderCallbacks {
+  onStartedLeading(signal: AbortSignal): void;
+  onStoppedLeading(): void;
+  onError?(err: unknown): void;
+}
+
+/**
+ * Runs the election until `signal` aborts: waits to acquire, calls `onStartedLeading` with a signal
+ * that aborts when leadership is lost (no renewal within the renew deadline), then tries again.
+ */
+export async function runLeaderElection(client: ApiClient, cfg: LeaderElectionConfig, cb: LeaderCallbacks, signal: AbortSignal): Promise<void> {
+  const attempt = async (): Promise<boolean> => {
+    try {
+      return await tryAcquireOrRenew(client, cfg);
+    } catch (err) {
+      cb.onError?.(err);
+      return false;
+    }
+  };
+  while (!signal.aborted) {
+    if (!(await attempt())) {
+      await sleep(cfg.retryPeriodMs, signal);
+      continue;
+    }
+    const leading = new AbortController();
+    cb.onStartedLeading(leading.signal);
+    let lastRenew = Date.now();
+    while (!signal.aborted) {
+      await sleep(cfg.retryPeriodMs, signal);
+      if (signal.aborted) break;
+      if (await attempt()) lastRenew = Date.now();
+      else if (Date.now() - lastRenew > cfg.renewDeadlineMs) break;
+    }
+    leading.abort();
+    cb.onStoppedLeading();
+    if (signal.aborted) await release(client, cfg);
+  }
+}
+
+/** On a clean stop the leader gives the lease up, so a successor need not wait for it to expire. */
+async function release(client: ApiClient, cfg: LeaderElectionConfig): Promise<void> {
+  try {
+    const lease = await client.get(LEASES(cfg.namespace, cfg.name));
+    const spec = (lease as { spec?: LeaseSpec }).spec;
+    if (spec?.holderIdentity !== cfg.identity) return;
+    await client.update(LEASES(cfg.namespace, cfg.name), { ...lease, spec: { ...spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: microTime(Date.now()) } });
+  } catch {
+    // Best effort: the lease expires by itself.
+  }
+}

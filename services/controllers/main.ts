@@ -1,0 +1,77 @@
+// Controllers service entry point: reads flags/env/config, builds an API client of the gateway,
+// runs the controllers while it leads.
+
+import { readFile } from 'node:fs/promises';
+import { runMain, exitWithParent, serviceOptions } from '../../shared/service-main.js';
+import { createLogger } from '../../shared/log.js';
+import { ClientConfigError, inClusterConfig, loadClientConfig, loadClientConfigFiles, resolveClientConfig, type ClientConfig } from '../../shared/client/config.js';
+import { ApiClient } from '../../shared/client/rest.js';
+import { OptionsError } from '../../shared/config/options.js';
+import { controllersOptionSpecs, selectControllers } from './options.js';
+import { createControllersService } from './service.js';
+
+async function clientConfig(file: string | undefined): Promise<ClientConfig> {
+  if (file) return resolveClientConfig(await loadClientConfigFiles([file], { requireFirst: true }));
+  if (process.env.PLATFORM_SERVICE_HOST) return inClusterConfig();
+  return loadClientConfig();
+}
+
+async function main(): Promise<void> {
+  const o = serviceOptions('platform controllers service', controllersOptionSpecs);
+  const log = createLogger('controllers', o['log-level']);
+  const controllers = selectControllers(o.controllers);
+  let cfg: ClientConfig;
+  try {
+    cfg = await clientConfig(o.kubeconfig);
+  } catch (err) {
+    if (err instanceof ClientConfigError) throw new OptionsError(err.message);
+    throw err;
+  }
+  if (o.master) {
+    try {
+      cfg = { ...cfg, server: new URL(o.master) };
+    } catch {
+      throw new OptionsError(`--master: not a URL: ${o.master}`);
+    }
+  }
+  const rootCA = o['root-ca-file'] ? await readFile(o['root-ca-file'], 'utf8') : cfg.caPem;
+  const client = new ApiClient(cfg, { userAgent: 'platform-controller-manager' });
+  const service = createControllersService({
+    client,
+    log,
+    config: {
+      controllers,
+      ...(rootCA ? { rootCA } : {}),
+      ...(o['leader-elect']
+        ? {
+            leaderElection: {
+              namespace: o['leader-elect-resource-namespace'],
+              name: o['leader-elect-resource-name'],
+              leaseDurationMs: o['leader-elect-lease-duration'],
+              renewDeadlineMs: o['leader-elect-renew-deadline'],
+              retryPeriodMs: o['leader-elect-retry-period'],
+            },
+          }
+        : {}),
+    },
+  });
+  log.info({ server: cfg.server.origin, controllers }, 'controllers service started');
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'stopping');
+    try {
+      await service.stop();
+    } catch (err) {
+      log.error({ err }, 'unclean shutdown');
+      process.exitCode = 1;
+    }
+    setTimeout(() => process.exit(process.exitCode ?? 0), 2_000).unref();
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  exitWithParent(() => void shutdown('parent exited'));
+}
+
+runMain('controllers', main);

@@ -1,0 +1,49 @@
+// The controllers service's flags, named as upstream's controller manager names them. Pure, so the
+// mapping is table-tested without starting anything.
+
+import { OptionsError, type Options, type OptionSpecs } from '../../shared/config/options.js';
+
+export const controllersOptionSpecs = {
+  'log-level': { type: 'string', default: 'info', description: 'pino log level' },
+  kubeconfig: { type: 'string', description: 'client configuration file (kubeconfig format) naming the gateway and this service\'s credentials; else $PLATFORMCONFIG, ~/.platform/config, or the in-cluster service account' },
+  master: { type: 'string', description: 'address of the API server (overrides the server of the client configuration)' },
+  controllers: { type: 'list', default: ['*'], description: "controllers to run: '*' is every controller on by default, 'foo' adds one, '-foo' removes one" },
+  'root-ca-file': { type: 'string', description: 'root CA bundle published as platform-root-ca.crt in every namespace; default: the CA of the client configuration' },
+  'leader-elect': { type: 'boolean', default: true, description: 'elect a leader on a Lease so that of several replicas only one acts' },
+  'leader-elect-lease-duration': { type: 'duration', default: '15s', description: 'how long a non-leader waits after the last renewal before taking the lease over' },
+  'leader-elect-renew-deadline': { type: 'duration', default: '10s', description: 'how long the leader keeps trying to renew before it stops acting' },
+  'leader-elect-retry-period': { type: 'duration', default: '2s', description: 'interval between tries to acquire or renew the lease' },
+  'leader-elect-resource-namespace': { type: 'string', default: 'platform-system', description: 'namespace of the Lease' },
+  'leader-elect-resource-name': { type: 'string', default: 'platform-controller-manager', description: 'name of the Lease' },
+} satisfies OptionSpecs;
+
+/** Every controller this service has, and whether `*` includes it (upstream's defaults). */
+export const KNOWN_CONTROLLERS: Readonly<Record<string, boolean>> = {
+  namespace: true,
+  serviceaccount: true,
+  'root-ca-cert-publisher': true,
+};
+
+/** Upstream's `--controllers` semantics; an unknown name fails start. */
+export function selectControllers(list: readonly string[]): string[] {
+  const enabled = new Set<string>();
+  const disabled = new Set<string>();
+  let star = false;
+  for (const raw of list) {
+    const item = raw.trim();
+    if (!item) continue;
+    if (item === '*') {
+      star = true;
+      continue;
+    }
+    const off = item.startsWith('-');
+    const name = off ? item.slice(1) : item;
+    if (!(name in KNOWN_CONTROLLERS)) {
+      throw new OptionsError(`--controllers: unknown controller "${name}"; known: ${Object.keys(KNOWN_CONTROLLERS).join(', ')}`);
+    }
+    (off ? disabled : enabled).add(name);
+  }
+  return Object.keys(KNOWN_CONTROLLERS).filter((n) => !disabled.has(n) && (enabled.has(n) || (star && KNOWN_CONTROLLERS[n])));
+}
+
+export type ControllersOptions = Options<typeof controllersOptionSpecs>;

@@ -1,0 +1,124 @@
+// The controllers service (upstream's controller manager): an ordinary API client of the gateway
+// that runs the selected controllers while it holds the leader lease, so that of several replicas
+// only one acts. No environment access here: main.ts maps flags onto ControllersConfig.
+
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../../shared/log.js';
+import { ApiClient } from '../../shared/client/rest.js';
+import { runLeaderElection, type LeaderElectionConfig } from './leader-election.js';
+import { namespaceController } from './namespace/controller.js';
+import { rootCACertPublisher, serviceAccountController } from './serviceaccount/controllers.js';
+import type { Controller } from './types.js';
+
+export interface ControllersConfig {
+  /** Names as `selectControllers` returns them. */
+  controllers: string[];
+  /** PEM published as platform-root-ca.crt; required by root-ca-cert-publisher. */
+  rootCA?: string;
+  /** Absent: no election, the controllers run at once (one replica only). */
+  leaderElection?: Omit<LeaderElectionConfig, 'identity'> & { identity?: string };
+}
+
+export interface ControllersServiceDeps {
+  client: ApiClient;
+  log: Logger;
+  config: ControllersConfig;
+}
+
+export interface ControllersService {
+  /** True while this replica runs the controllers. */
+  isLeader(): boolean;
+  /** Resolves once this replica leads and its controllers' caches are synced (tests). */
+  readonly leading: Promise<void>;
+  controllers(): readonly Controller[];
+  stop(): Promise<void>;
+}
+
+function build(name: string, d: ControllersServiceDeps): Controller {
+  const log = d.log.child({ controller: name });
+  switch (name) {
+    case 'namespace':
+      return namespaceController(d.client, log);
+    case 'serviceaccount':
+      return serviceAccountController(d.client, log);
+    case 'root-ca-cert-publisher':
+      if (!d.config.rootCA) throw new Error('root-ca-cert-publisher needs a root CA: set --root-ca-file or a CA in the client configuration');
+      return rootCACertPublisher(d.client, log, d.config.rootCA);
+    default:
+      throw new Error(`unknown controller ${name}`);
+  }
+}
+
+export function createControllersService(d: ControllersServiceDeps): ControllersService {
+  // Built up front: a controller that cannot be built fails start, not the first election won.
+  for (const name of d.config.controllers) build(name, d);
+  const stopAll = new AbortController();
+  let running: Controller[] = [];
+  let leader = false;
+  let leadingResolve!: () => void;
+  const leading = new Promise<void>((r) => (leadingResolve = r));
+
+  const startControllers = async (signal: AbortSignal) => {
+    const started = d.config.controllers.map((name) => build(name, d));
+    running = started;
+    await Promise.all(
+      started.map(async (c) => {
+        try {
+          await c.start();
+        } catch (err) {
+          d.log.error({ err, controller: c.name }, 'controller failed to start');
+        }
+      }),
+    );
+    if (!signal.aborted) {
+      d.log.info({ controllers: started.map((c) => c.name) }, 'controllers running');
+      leadingResolve();
+    }
+  };
+  const stopControllers = async () => {
+    const was = running;
+    running = [];
+    await Promise.all(was.map((c) => c.stop().catch((err: unknown) => d.log.warn({ err, controller: c.name }, 'controller did not stop cleanly'))));
+  };
+
+  let election: Promise<void>;
+  const le = d.config.leaderElection;
+  if (le) {
+    const identity = le.identity ?? `${hostname()}_${randomUUID()}`;
+    let pending = Promise.resolve();
+    election = runLeaderElection(
+      d.client,
+      { ...le, identity },
+      {
+        onStartedLeading(signal) {
+          leader = true;
+          d.log.info({ identity, lease: `${le.namespace}/${le.name}` }, 'became leader');
+          pending = pending.then(() => startControllers(signal));
+        },
+        onStoppedLeading() {
+          leader = false;
+          d.log.warn({ identity }, 'leadership lost or given up; controllers stopped');
+          pending = pending.then(stopControllers);
+        },
+        onError: (err) => d.log.warn({ err }, 'leader election: lease not acquired or renewed'),
+      },
+      stopAll.signal,
+    ).then(() => pending);
+  } else {
+    leader = true;
+    election = startControllers(stopAll.signal);
+  }
+
+  return {
+    isLeader: () => leader,
+    leading,
+    controllers: () => running,
+    async stop() {
+      stopAll.abort();
+      await election;
+      await stopControllers();
+      d.client.close();
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { leaseDecision, microTime, nextLease } from '../leader-election.js';
+import { deletionConditions, mergeConditions } from '../namespace/controller.js';
+import { selectControllers } from '../options.js';
+import { WorkQueue } from '../queue.js';
+
+test('controllers - --controllers as upstream: * is the defaults, foo adds, -foo removes, unknown names fail', () => {
+  const all = ['namespace', 'serviceaccount', 'root-ca-cert-publisher'];
+  const cases: Array<[string[], string[]]> = [
+    [['*'], all],
+    [['*', '-serviceaccount'], ['namespace', 'root-ca-cert-publisher']],
+    [['namespace'], ['namespace']],
+    [['-namespace', '*'], ['serviceaccount', 'root-ca-cert-publisher']],
+    [[], []],
+  ];
+  for (const [list, want] of cases) assert.deepEqual(selectControllers(list), want, list.join(','));
+  assert.throws(() => selectControllers(['*', 'bogus']), /unknown controller "bogus"; known: namespace, serviceaccount, root-ca-cert-publisher/);
+  assert.throws(() => selectControllers(['-bogus']), /unknown controller "bogus"/);
+});
+
+test('leader election - who may act on a lease, and the lease after renewing or taking it', () => {
+  const now = Date.parse('2026-11-25T10:00:00Z');
+  const live = { holderIdentity: 'b', leaseDurationSeconds: 15, renewTime: microTime(now - 10_000), acquireTime: microTime(now - 60_000), leaseTransitions: 2 };
+  const cases: Array<[string, Parameters<typeof leaseDecision>[0], string]> = [
+    ['no lease yet', undefined, 'take'],
+    ['released (no holder)', { ...live, holderIdentity: '' }, 'take'],
+    ['mine', { ...live, holderIdentity: 'a' }, 'renew'],
+    ["another's, renewed 10 s ago of 15", live, 'wait'],
+    ["another's, expired", { ...live, renewTime: microTime(now - 16_000) }, 'take'],
+    ["another's, unreadable times", { holderIdentity: 'b', leaseDurationSeconds: 15 }, 'take'],
+  ];
+  for (const [name, spec, want] of cases) assert.equal(leaseDecision(spec, 'a', now), want, name);
+
+  assert.equal(microTime(now), '2026-11-25T10:00:00.000000Z');
+  const taken = nextLease(live, 'a', now, 15_000);
+  assert.deepEqual(taken, { holderIdentity: 'a', leaseDurationSeconds: 15, acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 3 });
+  const renewed = nextLease(taken, 'a', now + 2_000, 15_000);
+  assert.deepEqual([renewed.acquireTime, renewed.renewTime, renewed.leaseTransitions], [microTime(now), microTime(now + 2_000), 3]);
+  assert.equal(nextLease(undefined, 'a', now, 15_000).leaseTransitions, 0);
+});
+
+test('namespace deletion - conditions as upstream words them, transition times kept while a status holds', () => {
+  const done = deletionConditions({ errors: [], remaining: new Map(), finalizers: new Map() });
+  assert.deepEqual(done.map((c) => `${c.type}=${c.status}/${c.reason}`), [
+    'NamespaceDeletionDiscoveryFailure=False/ResourcesDiscovered',
+    'NamespaceDeletionGroupVersionParsingFailure=False/ParsedGroupVersions',
+    'NamespaceDeletionContentFailure=False/ContentDeleted',
+    'NamespaceContentRemaining=False/ContentRemoved',
+    'NamespaceFinalizersRemaining=False/ContentHasNoFinalizers',
+  ]);
+  const waiting = deletionConditions({ errors: ['pods: boom'], remaining: new Map([['pods', 2], ['configmaps', 1]]), finalizers: new Map([['example.com/hold', 1]]) }, 'apps/v1: timeout');
+  const by = Object.fromEntries(waiting.map((c) => [c.type, c]));
+  assert.equal(by.NamespaceDeletionDiscoveryFailure!.message, 'Discovery failed for some groups: apps/v1: timeout');
+  assert.equal(by.NamespaceDeletionContentFailure!.message, 'Failed to delete all resource types, 1 remaining: pods: boom');
+  assert.equal(by.NamespaceContentRemaining!.message, 'Some resources are remaining: configmaps has 1 resource instances, pods has 2 resource instances');
+  assert.equal(by.NamespaceFinalizersRemaining!.message, 'Some content in the namespace has finalizers remaining: example.com/hold has 1 resource instances');
+
+  const first = mergeConditions([], waiting, 'T1');
+  const again = mergeConditions(first, waiting, 'T2');
+  assert.ok(again.every((c) => c.lastTransitionTime === 'T1'), 'unchanged statuses keep their time');
+  const flipped = mergeConditions(first, done, 'T3');
+  assert.equal(flipped.find((c) => c.type === 'NamespaceContentRemaining')!.lastTransitionTime, 'T3');
+  assert.equal(flipped.find((c) => c.type === 'NamespaceDeletionGroupVersionParsingFailure')!.lastTransitionTime, 'T1');
+});
+
+test('work queue - a key is processed once however often added, never twice at once, re-run when added while running; failures retry', async () => {
+  const runs: string[] = [];
+  let release!: () => void;
+  let failOnce = true;
+  const q = new WorkQueue(
+    async (key) => {
+      runs.push(key);
+      if (key === 'slow' && runs.filter((k) => k === 'slow').length === 1) await new Promise<void>((r) => (release = r));
+      if (key === 'flaky' && failOnce) {
+        failOnce = false;
+        throw new Error('transient');
+      }
+    },
+    { workers: 1, minRetryMs: 5 },
+  );
+  q.add('slow'); // the one worker is busy with it …
+  q.add('a'); // … so these wait, queued once
+  q.add('a');
+  await new Promise((r) => setTimeout(r, 5));
+  q.add('slow'); // while it runs: once more afterwards, not concurrently
+  q.add('slow');
+  q.add('flaky');
+  await new Promise((r) => setTimeout(r, 5));
+  release();
+  await new Promise((r) => setTimeout(r, 40));
+  await q.idle();
+  assert.deepEqual(runs.filter((k) => k === 'a').length, 1);
+  assert.deepEqual(runs.filter((k) => k === 'slow').length, 2);
+  assert.deepEqual(runs.filter((k) => k === 'flaky').length, 2, 'retried after the failure');
+  q.shutDown();
+  q.add('late');
+  await new Promise((r) => setTimeout(r, 5));
+  assert.ok(!runs.includes('late'), 'nothing runs after shutDown');
+});

@@ -1,0 +1,355 @@
+// Client configuration as upstream's kubeconfig: clusters, users and contexts in one or more files,
+// merged as upstream merges them, then one context resolved into what a client needs to connect
+// (server, trust, credentials, namespace). The parsing and merging are pure; reading the files a
+// configuration names (CA, client certificate and key) happens in `resolveClientConfig`.
+//
+// `PLATFORMCONFIG` is the platform's counterpart of upstream's `KUBECONFIG`: one file or a
+// colon-separated list; `~/.platform/config` when unset. In a pod, `inClusterConfig` reads the
+// service-account token, CA and namespace mounted under /var/run/secrets/platform.io/serviceaccount.
+
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import YAML from 'yaml';
+
+export const CLIENT_CONFIG_ENV = 'PLATFORMCONFIG';
+export const DEFAULT_CLIENT_CONFIG_PATH = path.join('.platform', 'config');
+export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/platform.io/serviceaccount';
+
+export class ClientConfigError extends Error {
+  override name = 'ClientConfigError';
+}
+
+export interface ClusterEntry {
+  server: string;
+  certificateAuthority?: string;
+  certificateAuthorityData?: string;
+  insecureSkipTlsVerify?: boolean;
+  tlsServerName?: string;
+  proxyUrl?: string;
+}
+
+export interface ExecConfig {
+  command: string;
+  args: string[];
+  env: Array<{ name: string; value: string }>;
+  apiVersion: string;
+  installHint?: string;
+  provideClusterInfo: boolean;
+  interactiveMode?: 'Never' | 'IfAvailable' | 'Always';
+}
+
+export interface AuthProviderConfig {
+  name: string;
+  config: Record<string, string>;
+}
+
+export interface UserEntry {
+  clientCertificate?: string;
+  clientCertificateData?: string;
+  clientKey?: string;
+  clientKeyData?: string;
+  token?: string;
+  tokenFile?: string;
+  username?: string;
+  password?: string;
+  exec?: ExecConfig;
+  authProvider?: AuthProviderConfig;
+}
+
+export interface ContextEntry {
+  cluster: string;
+  user: string;
+  namespace?: string;
+}
+
+/** One file, or several merged; every relative path already made absolute against the file that named it. */
+export interface ClientConfigFile {
+  clusters: Map<string, ClusterEntry>;
+  users: Map<string, UserEntry>;
+  contexts: Map<string, ContextEntry>;
+  currentContext?: string;
+  /** The file each user came from (the `oidc` provider writes refreshed tokens back to it). */
+  userFiles: Map<string, string>;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function str(o: Obj, key: string, where: string): string | undefined {
+  const v = o[key];
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v !== 'string') throw new ClientConfigError(`${where}: ${key} must be a string`);
+  return v;
+}
+
+function bool(o: Obj, key: string, where: string): boolean | undefined {
+  const v = o[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'boolean') throw new ClientConfigError(`${where}: ${key} must be true or false`);
+  return v;
+}
+
+function named(list: unknown, listName: string, inner: string, file: string): Array<[string, Obj]> {
+  if (list === undefined || list === null) return [];
+  if (!Array.isArray(list)) throw new ClientConfigError(`${file}: ${listName} must be a list`);
+  return list.map((e, i) => {
+    if (!isObj(e) || typeof e.name !== 'string' || !e.name) throw new ClientConfigError(`${file}: ${listName}[${i}] needs a name`);
+    const body = e[inner] ?? {};
+    if (!isObj(body)) throw new ClientConfigError(`${file}: ${listName}[${i}].${inner} must be a mapping`);
+    return [e.name, body];
+  });
+}
+
+const abs = (base: string, p: string | undefined) => (p === undefined ? undefined : path.resolve(base, p));
+
+function parseExec(o: Obj, where: string, base: string): ExecConfig {
+  const command = str(o, 'command', where);
+  if (!command) throw new ClientConfigError(`${where}: exec.command is required`);
+  const apiVersion = str(o, 'apiVersion', where);
+  if (!apiVersion) throw new ClientConfigError(`${where}: exec.apiVersion is required`);
+  const args = o.args === undefined || o.args === null ? [] : o.args;
+  if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) throw new ClientConfigError(`${where}: exec.args must be a list of strings`);
+  const envList = o.env === undefined || o.env === null ? [] : o.env;
+  if (!Array.isArray(envList)) throw new ClientConfigError(`${where}: exec.env must be a list`);
+  const env = envList.map((e, i) => {
+    if (!isObj(e) || typeof e.name !== 'string' || typeof e.value !== 'string') throw new ClientConfigError(`${where}: exec.env[${i}] needs a name and a value`);
+    return { name: e.name, value: e.value };
+  });
+  const mode = str(o, 'interactiveMode', where);
+  if (mode !== undefined && mode !== 'Never' && mode !== 'IfAvailable' && mode !== 'Always') {
+    throw new ClientConfigError(`${where}: exec.interactiveMode must be Never, IfAvailable or Always`);
+  }
+  if (mode === undefined && apiVersion.endsWith('/v1')) throw new ClientConfigError(`${where}: exec.interactiveMode is required in ${apiVersion}`);
+  // A command with a path separator is relative to the file; a bare name is looked up on PATH.
+  const resolved = command.includes('/') ? path.resolve(base, command) : command;
+  const exec: ExecConfig = { command: resolved, args: args as string[], env, apiVersion, provideClusterInfo: bool(o, 'provideClusterInfo', where) ?? false };
+  const hint = str(o, 'installHint', where);
+  if (hint) exec.installHint = hint;
+  exec.interactiveMode = mode ?? 'IfAvailable';
+  return exec;
+}
+
+/** One file's text; relative paths are resolved against `file`'s directory. */
+export function parseClientConfig(text: string, file: string): ClientConfigFile {
+  let doc: unknown;
+  try {
+    doc = YAML.parse(text);
+  } catch (err) {
+    // Position only: the parser's excerpt of the line could be a credential.
+    const pos = (err as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0];
+    throw new ClientConfigError(`${file}: not valid YAML${pos ? ` (line ${pos.line}, column ${pos.col})` : ''}`);
+  }
+  if (doc === null || doc === undefined) doc = {};
+  if (!isObj(doc)) throw new ClientConfigError(`${file}: expected a mapping with clusters, users and contexts`);
+  const base = path.dirname(path.resolve(file));
+  const out: ClientConfigFile = { clusters: new Map(), users: new Map(), contexts: new Map(), userFiles: new Map() };
+  for (const [name, c] of named(doc.clusters, 'clusters', 'cluster', file)) {
+    const where = `${file}: cluster ${JSON.stringify(name)}`;
+    const entry: ClusterEntry = { server: str(c, 'server', where) ?? '' };
+    const ca = abs(base, str(c, 'certificate-authority', where));
+    if (ca) entry.certificateAuthority = ca;
+    const caData = str(c, 'certificate-authority-data', where);
+    if (caData) entry.certificateAuthorityData = caData;
+    const insecure = bool(c, 'insecure-skip-tls-verify', where);
+    if (insecure !== undefined) entry.insecureSkipTlsVerify = insecure;
+    const serverName = str(c, 'tls-server-name', where);
+    if (serverName) entry.tlsServerName = serverName;
+    const proxy = str(c, 'proxy-url', where);
+    if (proxy) entry.proxyUrl = proxy;
+    if (!out.clusters.has(name)) out.clusters.set(name, entry);
+  }
+  for (const [name, u] of named(doc.users, 'users', 'user', file)) {
+    const where = `${file}: user ${JSON.stringify(name)}`;
+    const entry: UserEntry = {};
+    const set = <K extends keyof UserEntry>(k: K, v: UserEntry[K] | undefined) => {
+      if (v !== undefined) entry[k] = v;
+    };
+    set('clientCertificate', abs(base, str(u, 'client-certificate', where)));
+    set('clientCertificateData', str(u, 'client-certificate-data', where));
+    set('clientKey', abs(base, str(u, 'client-key', where)));
+    set('clientKeyData', str(u, 'client-key-data', where));
+    set('token', str(u, 'token', where));
+    set('tokenFile', abs(base, str(u, 'tokenFile', where)));
+    set('username', str(u, 'username', where));
+    set('password', str(u, 'password', where));
+    if (u.exec !== undefined && u.exec !== null) {
+      if (!isObj(u.exec)) throw new ClientConfigError(`${where}: exec must be a mapping`);
+      entry.exec = parseExec(u.exec, where, base);
+    }
+    if (u['auth-provider'] !== undefined && u['auth-provider'] !== null) {
+      const ap = u['auth-provider'];
+      if (!isObj(ap) || typeof ap.name !== 'string') throw new ClientConfigError(`${where}: auth-provider needs a name`);
+      const config = ap.config ?? {};
+      if (!isObj(config) || !Object.values(config).every((v) => typeof v === 'string')) throw new ClientConfigError(`${where}: auth-provider.config must map names to strings`);
+      entry.authProvider = { name: ap.name, config: { ...(config as Record<string, string>) } };
+    }
+    if (!out.users.has(name)) {
+      out.users.set(name, entry);
+      out.userFiles.set(name, path.resolve(file));
+    }
+  }
+  for (const [name, c] of named(doc.contexts, 'contexts', 'context', file)) {
+    const where = `${file}: context ${JSON.stringify(name)}`;
+    const entry: ContextEntry = { cluster: str(c, 'cluster', where) ?? '', user: str(c, 'user', where) ?? '' };
+    const ns = str(c, 'namespace', where);
+    if (ns) entry.namespace = ns;
+    if (!out.contexts.has(name)) out.contexts.set(name, entry);
+  }
+  const current = str(doc, 'current-context', file);
+  if (current) out.currentContext = current;
+  return out;
+}
+
+/** Upstream's merge of several files: the first file to name a cluster, user or context wins, and the first current-context set. */
+export function mergeClientConfigs(files: readonly ClientConfigFile[]): ClientConfigFile {
+  const out: ClientConfigFile = { clusters: new Map(), users: new Map(), contexts: new Map(), userFiles: new Map() };
+  for (const f of files) {
+    for (const [k, v] of f.clusters) if (!out.clusters.has(k)) out.clusters.set(k, v);
+    for (const [k, v] of f.users) {
+      if (out.users.has(k)) continue;
+      out.users.set(k, v);
+      const from = f.userFiles.get(k);
+      if (from) out.userFiles.set(k, from);
+    }
+    for (const [k, v] of f.contexts) if (!out.contexts.has(k)) out.contexts.set(k, v);
+    if (out.currentContext === undefined && f.currentContext !== undefined) out.currentContext = f.currentContext;
+  }
+  return out;
+}
+
+/** The files a client reads: the environment's list (missing files skipped, as upstream), else the default path. */
+export function clientConfigPaths(env: NodeJS.ProcessEnv = process.env, home = os.homedir()): { paths: string[]; explicit: boolean } {
+  const list = env[CLIENT_CONFIG_ENV];
+  if (list) return { paths: [...new Set(list.split(path.delimiter).filter(Boolean))], explicit: true };
+  return { paths: [path.join(home, DEFAULT_CLIENT_CONFIG_PATH)], explicit: false };
+}
+
+/** Reads and merges the files; a file that does not exist is skipped unless it is the only one named explicitly. */
+export async function loadClientConfigFiles(paths: readonly string[], opts: { requireFirst?: boolean } = {}): Promise<ClientConfigFile> {
+  const files: ClientConfigFile[] = [];
+  for (const [i, p] of paths.entries()) {
+    let text: string;
+    try {
+      text = await readFile(p, 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' && !(opts.requireFirst && i === 0)) continue;
+      throw new ClientConfigError(`${p}: cannot read: ${code ?? (err as Error).message}`);
+    }
+    files.push(parseClientConfig(text, p));
+  }
+  return mergeClientConfigs(files);
+}
+
+/** Everything a client needs to talk to one server as one user. */
+export interface ClientConfig {
+  server: URL;
+  caPem?: string;
+  insecureSkipTlsVerify: boolean;
+  tlsServerName?: string;
+  proxyUrl?: string;
+  clientCertPem?: string;
+  clientKeyPem?: string;
+  token?: string;
+  /** Re-read as it rotates. */
+  tokenFile?: string;
+  basicAuth?: { username: string; password: string };
+  exec?: ExecConfig;
+  authProvider?: AuthProviderConfig & { file?: string; user: string };
+  /** The context's namespace, else `default`. */
+  namespace: string;
+  /** The cluster entry as written, for exec plugins that ask for it (`provideClusterInfo`). */
+  cluster: ClusterEntry;
+}
+
+async function pem(file: string | undefined, data: string | undefined, where: string): Promise<string | undefined> {
+  if (file && data) throw new ClientConfigError(`${where}: give a file or its -data, not both`);
+  if (data) return Buffer.from(data, 'base64').toString('utf8');
+  if (!file) return undefined;
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    throw new ClientConfigError(`${where}: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+/** One context of a merged configuration (`context` overrides current-context) as a client configuration. */
+export async function resolveClientConfig(cfg: ClientConfigFile, opts: { context?: string; namespace?: string } = {}): Promise<ClientConfig> {
+  const contextName = opts.context ?? cfg.currentContext;
+  if (!contextName) throw new ClientConfigError('no context is selected (set current-context)');
+  const ctx = cfg.contexts.get(contextName);
+  if (!ctx) throw new ClientConfigError(`context ${JSON.stringify(contextName)} does not exist`);
+  const cluster = cfg.clusters.get(ctx.cluster);
+  if (!cluster) throw new ClientConfigError(`context ${JSON.stringify(contextName)}: cluster ${JSON.stringify(ctx.cluster)} does not exist`);
+  if (!cluster.server) throw new ClientConfigError(`cluster ${JSON.stringify(ctx.cluster)} has no server`);
+  let server: URL;
+  try {
+    server = new URL(cluster.server);
+  } catch {
+    throw new ClientConfigError(`cluster ${JSON.stringify(ctx.cluster)}: server is not a URL`);
+  }
+  const out: ClientConfig = { server, insecureSkipTlsVerify: cluster.insecureSkipTlsVerify ?? false, namespace: opts.namespace ?? ctx.namespace ?? 'default', cluster };
+  const caPem = await pem(cluster.certificateAuthority, cluster.certificateAuthorityData, `cluster ${JSON.stringify(ctx.cluster)}: certificate-authority`);
+  if (caPem && out.insecureSkipTlsVerify) throw new ClientConfigError(`cluster ${JSON.stringify(ctx.cluster)}: a certificate authority and insecure-skip-tls-verify contradict each other`);
+  if (caPem) out.caPem = caPem;
+  if (cluster.tlsServerName) out.tlsServerName = cluster.tlsServerName;
+  if (cluster.proxyUrl) out.proxyUrl = cluster.proxyUrl;
+  if (ctx.user) {
+    const user = cfg.users.get(ctx.user);
+    if (!user) throw new ClientConfigError(`context ${JSON.stringify(contextName)}: user ${JSON.stringify(ctx.user)} does not exist`);
+    const where = `user ${JSON.stringify(ctx.user)}`;
+    const cert = await pem(user.clientCertificate, user.clientCertificateData, `${where}: client-certificate`);
+    const key = await pem(user.clientKey, user.clientKeyData, `${where}: client-key`);
+    if (Boolean(cert) !== Boolean(key)) throw new ClientConfigError(`${where}: client-certificate and client-key go together`);
+    if (cert && key) Object.assign(out, { clientCertPem: cert, clientKeyPem: key });
+    if ((user.token || user.tokenFile) && (user.username || user.password)) throw new ClientConfigError(`${where}: give a token or a username and password, not both`);
+    if (user.token) out.token = user.token;
+    else if (user.tokenFile) out.tokenFile = user.tokenFile;
+    if (user.username) out.basicAuth = { username: user.username, password: user.password ?? '' };
+    if (user.exec && user.authProvider) throw new ClientConfigError(`${where}: exec and auth-provider cannot both be set`);
+    if (user.exec) out.exec = user.exec;
+    if (user.authProvider) {
+      const file = cfg.userFiles.get(ctx.user);
+      out.authProvider = { ...user.authProvider, user: ctx.user, ...(file ? { file } : {}) };
+    }
+  }
+  return out;
+}
+
+/** The client configuration a process finds: `PLATFORMCONFIG` or the default file, its current context. */
+export async function loadClientConfig(opts: { env?: NodeJS.ProcessEnv; context?: string; namespace?: string; home?: string } = {}): Promise<ClientConfig> {
+  const { paths, explicit } = clientConfigPaths(opts.env ?? process.env, opts.home);
+  const merged = await loadClientConfigFiles(paths, { requireFirst: explicit && paths.length === 1 });
+  return resolveClientConfig(merged, opts);
+}
+
+/** Inside a pod: the mounted service-account token (re-read as it rotates), CA and namespace, and the service's address from the environment. */
+export async function inClusterConfig(opts: { env?: NodeJS.ProcessEnv; dir?: string } = {}): Promise<ClientConfig> {
+  const env = opts.env ?? process.env;
+  const dir = opts.dir ?? SERVICE_ACCOUNT_DIR;
+  const host = env.PLATFORM_SERVICE_HOST;
+  const port = env.PLATFORM_SERVICE_PORT;
+  if (!host || !port) throw new ClientConfigError('not running in a cluster: PLATFORM_SERVICE_HOST and PLATFORM_SERVICE_PORT must be set');
+  const tokenFile = path.join(dir, 'token');
+  try {
+    await readFile(tokenFile, 'utf8');
+  } catch (err) {
+    throw new ClientConfigError(`not running in a cluster: cannot read ${tokenFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  const hostPart = host.includes(':') ? `[${host}]` : host;
+  const server = new URL(`https://${hostPart}:${port}`);
+  const out: ClientConfig = { server, insecureSkipTlsVerify: false, tokenFile, namespace: 'default', cluster: { server: server.href } };
+  try {
+    out.caPem = await readFile(path.join(dir, 'ca.crt'), 'utf8');
+  } catch {
+    // No CA bundle mounted: the host's roots are used, as upstream.
+  }
+  try {
+    const ns = (await readFile(path.join(dir, 'namespace'), 'utf8')).trim();
+    if (ns) out.namespace = ns;
+  } catch {
+    // No namespace file: `default`.
+  }
+  return out;
+}

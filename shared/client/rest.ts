@@ -1,0 +1,285 @@
+// A REST client of the API over HTTPS with a client configuration's trust and credentials: JSON
+// requests whose non-2xx answers become `ApiError`s carrying the server's Status, and watches read
+// as a stream of events. Controllers, tests and tools use it as client-go is used upstream.
+
+import https from 'node:https';
+import http from 'node:http';
+import { readFile } from 'node:fs/promises';
+import type { ApiObject } from '../api/types.js';
+import type { ClientConfig } from './config.js';
+
+/** A token file is re-read at most this often (upstream's cached token source). */
+const TOKEN_FILE_REREAD_MS = 60_000;
+const DEFAULT_TIMEOUT_MS = 30_000;
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+export interface Status {
+  kind?: string;
+  status?: string;
+  message?: string;
+  reason?: string;
+  code?: number;
+  details?: Record<string, unknown>;
+}
+
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    readonly code: number,
+    readonly status: Status,
+  ) {
+    super(status.message || `HTTP ${code}`);
+  }
+
+  get reason(): string {
+    return this.status.reason ?? '';
+  }
+}
+
+export const isNotFound = (err: unknown): boolean => err instanceof ApiError && err.code === 404;
+export const isConflict = (err: unknown): boolean => err instanceof ApiError && err.code === 409;
+export const isAlreadyExists = (err: unknown): boolean => err instanceof ApiError && err.code === 409 && err.reason === 'AlreadyExists';
+export const isGone = (err: unknown): boolean => err instanceof ApiError && err.code === 410;
+
+export interface ResourceRef {
+  group: string;
+  version: string;
+  resource: string;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+}
+
+/** `/api/v1/...` or `/apis/<g>/<v>/...` of a collection, an object or a subresource. */
+export function resourcePath(r: ResourceRef): string {
+  let p = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
+  if (r.namespace) p += `/namespaces/${encodeURIComponent(r.namespace)}`;
+  p += `/${r.resource}`;
+  if (r.name !== undefined) p += `/${encodeURIComponent(r.name)}`;
+  if (r.subresource) p += `/${r.subresource}`;
+  return p;
+}
+
+export interface WatchEvent<T = ApiObject> {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: T;
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Supplies the credential headers of each request; the REST client calls it every time (tokens rotate). */
+export type Credentials = () => Promise<Record<string, string>>;
+
+function staticOrFileToken(cfg: ClientConfig): Credentials {
+  if (cfg.token) {
+    const h = { Authorization: `Bearer ${cfg.token}` };
+    return async () => h;
+  }
+  if (cfg.tokenFile) {
+    const file = cfg.tokenFile;
+    let cached: { token: string; at: number } | undefined;
+    return async () => {
+      if (!cached || Date.now() - cached.at >= TOKEN_FILE_REREAD_MS) {
+        try {
+          cached = { token: (await readFile(file, 'utf8')).trim(), at: Date.now() };
+        } catch (err) {
+          // A rotation in progress (file briefly missing) keeps the last good token.
+          if (!cached) throw err;
+          cached.at = Date.now();
+        }
+      }
+      return { Authorization: `Bearer ${cached.token}` };
+    };
+  }
+  if (cfg.basicAuth) {
+    const h = { Authorization: `Basic ${Buffer.from(`${cfg.basicAuth.username}:${cfg.basicAuth.password}`).toString('base64')}` };
+    return async () => h;
+  }
+  return async () => ({});
+}
+
+export interface ApiClientOptions {
+  userAgent?: string;
+  /** Credentials other than the configuration's own token (exec plugins, OIDC). */
+  credentials?: Credentials;
+  /** The TLS client certificate and key, when a credential plugin supplies them. */
+  clientCert?: () => Promise<{ certPem: string; keyPem: string } | undefined>;
+}
+
+export class ApiClient {
+  readonly namespace: string;
+  private agent: https.Agent | http.Agent;
+  private agentCert: string | undefined;
+  private readonly credentials: Credentials;
+  private closed = false;
+
+  constructor(
+    readonly config: ClientConfig,
+    private readonly opts: ApiClientOptions = {},
+  ) {
+    this.namespace = config.namespace;
+    this.credentials = opts.credentials ?? staticOrFileToken(config);
+    this.agent = this.newAgent(config.clientCertPem && config.clientKeyPem ? { certPem: config.clientCertPem, keyPem: config.clientKeyPem } : undefined);
+  }
+
+  private newAgent(cert: { certPem: string; keyPem: string } | undefined): https.Agent | http.Agent {
+    this.agentCert = cert?.certPem;
+    if (this.config.server.protocol === 'http:') return new http.Agent({ keepAlive: true });
+    const o: https.AgentOptions = { keepAlive: true, rejectUnauthorized: !this.config.insecureSkipTlsVerify };
+    if (this.config.caPem) o.ca = this.config.caPem;
+    if (cert) Object.assign(o, { cert: cert.certPem, key: cert.keyPem });
+    if (this.config.tlsServerName) o.servername = this.config.tlsServerName;
+    return new https.Agent(o);
+  }
+
+  /** A changed client certificate (a plugin rotated it) means a new TLS session: a new agent. */
+  private async currentAgent(): Promise<https.Agent | http.Agent> {
+    if (!this.opts.clientCert) return this.agent;
+    const cert = await this.opts.clientCert();
+    if (cert?.certPem !== this.agentCert) {
+      this.agent.destroy();
+      this.agent = this.newAgent(cert);
+    }
+    return this.agent;
+  }
+
+  private url(path: string, query: RequestOptions['query']): URL {
+    const u = new URL(path, this.config.server);
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) u.searchParams.set(k, String(v));
+    return u;
+  }
+
+  private async open(method: string, path: string, o: RequestOptions): Promise<http.IncomingMessage> {
+    if (this.closed) throw new Error('the API client is closed');
+    const url = this.url(path, o.query);
+    const headers: Record<string, string> = { Accept: 'application/json', ...(await this.credentials()) };
+    if (this.opts.userAgent) headers['User-Agent'] = this.opts.userAgent;
+    let payload: string | undefined;
+    if (o.body !== undefined) {
+      payload = typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
+      headers['Content-Type'] = o.contentType ?? 'application/json';
+      headers['Content-Length'] = String(Buffer.byteLength(payload));
+    }
+    const agent = await this.currentAgent();
+    const mod = url.protocol === 'http:' ? http : https;
+    return new Promise((resolve, reject) => {
+      const req = mod.request(url, { method, agent, headers, ...(o.signal ? { signal: o.signal } : {}) }, resolve);
+      req.on('error', reject);
+      if (o.timeoutMs !== 0) {
+        req.setTimeout(o.timeoutMs ?? DEFAULT_TIMEOUT_MS, () => req.destroy(new Error(`${method} ${url.pathname}: timed out`)));
+      }
+      req.end(payload);
+    });
+  }
+
+  /** One request; resolves with the parsed JSON body of a 2xx answer, rejects with an ApiError otherwise. */
+  async request<T = ApiObject>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
+    const res = await this.open(method, path, o);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        res.destroy();
+        throw new Error(`${method} ${path}: response larger than ${MAX_BODY_BYTES} bytes`);
+      }
+      chunks.push(chunk);
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
+    const code = res.statusCode ?? 0;
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    if (code < 200 || code > 299) {
+      const status = body && typeof body === 'object' ? (body as Status) : { message: text.slice(0, 200) || `HTTP ${code}`, code };
+      throw new ApiError(code, status);
+    }
+    return body as T;
+  }
+
+  get<T = ApiObject>(r: ResourceRef, query?: RequestOptions['query']): Promise<T> {
+    return this.request<T>('GET', resourcePath(r), query ? { query } : {});
+  }
+
+  list<T = ApiObject>(r: ResourceRef, query?: RequestOptions['query']): Promise<{ metadata: { resourceVersion?: string; continue?: string }; items: T[] }> {
+    return this.request('GET', resourcePath(r), query ? { query } : {});
+  }
+
+  create<T = ApiObject>(r: ResourceRef, body: unknown, query?: RequestOptions['query']): Promise<T> {
+    return this.request<T>('POST', resourcePath(r), { body, ...(query ? { query } : {}) });
+  }
+
+  update<T = ApiObject>(r: ResourceRef, body: unknown, query?: RequestOptions['query']): Promise<T> {
+    return this.request<T>('PUT', resourcePath(r), { body, ...(query ? { query } : {}) });
+  }
+
+  patch<T = ApiObject>(r: ResourceRef, body: unknown, type: 'merge' | 'json' | 'strategic' | 'apply', query?: RequestOptions['query']): Promise<T> {
+    const contentType = { merge: 'application/merge-patch+json', json: 'application/json-patch+json', strategic: 'application/strategic-merge-patch+json', apply: 'application/apply-patch+yaml' }[type];
+    return this.request<T>('PATCH', resourcePath(r), { body, contentType, ...(query ? { query } : {}) });
+  }
+
+  delete<T = ApiObject>(r: ResourceRef, options?: Record<string, unknown>, query?: RequestOptions['query']): Promise<T> {
+    return this.request<T>('DELETE', resourcePath(r), { ...(options ? { body: { apiVersion: 'v1', kind: 'DeleteOptions', ...options } } : {}), ...(query ? { query } : {}) });
+  }
+
+  /**
+   * A watch of a collection: calls `onEvent` for each event until the server ends the stream, the
+   * signal aborts it or a non-2xx answer (rejected with its ApiError; 410 means relist).
+   */
+  async watch<T = ApiObject>(r: ResourceRef, query: RequestOptions['query'], onEvent: (e: WatchEvent<T>) => void, signal?: AbortSignal): Promise<void> {
+    let res: http.IncomingMessage;
+    try {
+      res = await this.open('GET', resourcePath(r), { query: { ...query, watch: 1 }, timeoutMs: 0, ...(signal ? { signal } : {}) });
+    } catch (err) {
+      if (signal?.aborted) return;
+      throw err;
+    }
+    const code = res.statusCode ?? 0;
+    if (code < 200 || code > 299) {
+      const chunks: Buffer[] = [];
+      for await (const c of res as AsyncIterable<Buffer>) chunks.push(c);
+      let status: Status;
+      try {
+        status = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Status;
+      } catch {
+        status = { message: `HTTP ${code}`, code };
+      }
+      throw new ApiError(code, status);
+    }
+    let pending = '';
+    try {
+      for await (const chunk of res as AsyncIterable<Buffer>) {
+        pending += chunk.toString('utf8');
+        let nl: number;
+        while ((nl = pending.indexOf('\n')) >= 0) {
+          const line = pending.slice(0, nl).trim();
+          pending = pending.slice(nl + 1);
+          if (!line) continue;
+          const ev = JSON.parse(line) as WatchEvent<T>;
+          if (ev.type === 'ERROR') {
+            const st = ev.object as unknown as Status;
+            throw new ApiError(st.code ?? 500, st);
+          }
+          onEvent(ev);
+        }
+      }
+    } catch (err) {
+      if (signal?.aborted) return;
+      throw err;
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    this.agent.destroy();
+  }
+}
