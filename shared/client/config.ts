@@ -182,7 +182,10 @@ export function parseClientConfig(text: string, file: string): ClientConfigFile 
       if (!isObj(ap) || typeof ap.name !== 'string') throw new ClientConfigError(`${where}: auth-provider needs a name`);
       const config = ap.config ?? {};
       if (!isObj(config) || !Object.values(config).every((v) => typeof v === 'string')) throw new ClientConfigError(`${where}: auth-provider.config must map names to strings`);
-      entry.authProvider = { name: ap.name, config: { ...(config as Record<string, string>) } };
+      const conf = { ...(config as Record<string, string>) };
+      // The provider's CA file is a path like any other in the file.
+      if (conf['idp-certificate-authority']) conf['idp-certificate-authority'] = path.resolve(base, conf['idp-certificate-authority']);
+      entry.authProvider = { name: ap.name, config: conf };
     }
     if (!out.users.has(name)) {
       out.users.set(name, entry);

@@ -7,6 +7,8 @@ import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import type { ApiObject } from '../api/types.js';
 import type { ClientConfig } from './config.js';
+import { ExecCredentials } from './exec.js';
+import { OidcCredentials } from './oidc.js';
 
 /** A token file is re-read at most this often (upstream's cached token source). */
 const TOKEN_FILE_REREAD_MS = 60_000;
@@ -106,10 +108,25 @@ function staticOrFileToken(cfg: ClientConfig): Credentials {
 
 export interface ApiClientOptions {
   userAgent?: string;
-  /** Credentials other than the configuration's own token (exec plugins, OIDC). */
+  /** Credentials other than the configuration's own (its exec plugin or OIDC provider are used by default). */
   credentials?: Credentials;
   /** The TLS client certificate and key, when a credential plugin supplies them. */
   clientCert?: () => Promise<{ certPem: string; keyPem: string } | undefined>;
+  /** Called on a 401 before the request is tried once more (cached credentials are dropped). */
+  onUnauthorized?: () => void;
+}
+
+/** The options a configuration's own credential source implies: its exec plugin or its OIDC provider. */
+function pluginOptions(cfg: ClientConfig): Partial<ApiClientOptions> {
+  if (cfg.exec) {
+    const ec = new ExecCredentials(cfg.exec, cfg.cluster);
+    return { credentials: () => ec.headers(), clientCert: () => ec.clientCert(), onUnauthorized: () => ec.invalidate() };
+  }
+  if (cfg.authProvider) {
+    const oidc = new OidcCredentials(cfg.authProvider);
+    return { credentials: () => oidc.headers(), onUnauthorized: () => oidc.invalidate() };
+  }
+  return {};
 }
 
 export class ApiClient {
@@ -117,14 +134,16 @@ export class ApiClient {
   private agent: https.Agent | http.Agent;
   private agentCert: string | undefined;
   private readonly credentials: Credentials;
+  private readonly opts: ApiClientOptions;
   private closed = false;
 
   constructor(
     readonly config: ClientConfig,
-    private readonly opts: ApiClientOptions = {},
+    opts: ApiClientOptions = {},
   ) {
+    this.opts = { ...pluginOptions(config), ...opts };
     this.namespace = config.namespace;
-    this.credentials = opts.credentials ?? staticOrFileToken(config);
+    this.credentials = this.opts.credentials ?? staticOrFileToken(config);
     this.agent = this.newAgent(config.clientCertPem && config.clientKeyPem ? { certPem: config.clientCertPem, keyPem: config.clientKeyPem } : undefined);
   }
 
@@ -178,8 +197,21 @@ export class ApiClient {
     });
   }
 
-  /** One request; resolves with the parsed JSON body of a 2xx answer, rejects with an ApiError otherwise. */
+  /**
+   * One request; resolves with the parsed JSON body of a 2xx answer, rejects with an ApiError
+   * otherwise. A 401 with renewable credentials (a plugin's) renews them and tries once more.
+   */
   async request<T = ApiObject>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
+    try {
+      return await this.send<T>(method, path, o);
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.code !== 401 || !this.opts.onUnauthorized) throw err;
+      this.opts.onUnauthorized();
+      return this.send<T>(method, path, o);
+    }
+  }
+
+  private async send<T>(method: string, path: string, o: RequestOptions): Promise<T> {
     const res = await this.open(method, path, o);
     const chunks: Buffer[] = [];
     let size = 0;

@@ -9,6 +9,9 @@ import { loadClientConfig } from '../../../shared/client/config.js';
 import { ApiClient, ApiError, isAlreadyExists, isNotFound } from '../../../shared/client/rest.js';
 import { Informer } from '../../../shared/client/informer.js';
 import { tryAcquireOrRenew } from '../leader-election.js';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 
 describe('client library against a cluster', () => {
   let c: TestCluster;
@@ -56,6 +59,39 @@ describe('client library against a cluster', () => {
     await inf.stop();
     assert.deepEqual(seen.filter((s) => /before|during/.test(s)), ['add before', 'add during', 'update during', 'delete before']);
     assert.deepEqual(inf.list('default').map((o) => o.metadata.name).filter((n) => n === 'during'), ['during']);
+  });
+
+  it('an exec credential plugin (a small script) authenticates a client-library user; a 401 runs it again', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'exec-live-'));
+    try {
+      // The first run hands out a token the server refuses, later runs jane's: the client must retry once after the 401.
+      const plugin = path.join(dir, 'cred.sh');
+      await writeFile(
+        plugin,
+        `#!/bin/sh\nif [ -f ${dir}/ran ]; then t=${c.userToken}; else t=wrong; touch ${dir}/ran; fi\nprintf '{"apiVersion":"client.authentication.platform.io/v1","kind":"ExecCredential","status":{"token":"%s"}}' "$t"\n`,
+      );
+      await chmod(plugin, 0o755);
+      const file = path.join(dir, 'config');
+      await writeFile(
+        file,
+        [
+          'current-context: x',
+          `clusters: [{name: c, cluster: {server: "${c.url}", certificate-authority-data: ${Buffer.from(c.caPem).toString('base64')}}}]`,
+          'contexts: [{name: x, context: {cluster: c, user: plugin}}]',
+          'users: [{name: plugin, user: {exec: {command: ./cred.sh, apiVersion: client.authentication.platform.io/v1, interactiveMode: Never}}}]',
+          '',
+        ].join('\n'),
+      );
+      const jane = new ApiClient(await loadClientConfig({ env: { PLATFORMCONFIG: file } }));
+      try {
+        const review = await jane.create<{ status?: { userInfo?: { username?: string } } }>({ group: 'authentication.platform.io', version: 'v1', resource: 'selfsubjectreviews' }, { apiVersion: 'authentication.platform.io/v1', kind: 'SelfSubjectReview' });
+        assert.equal(review.status?.userInfo?.username, 'jane');
+      } finally {
+        jane.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('leader election: of two candidates only one holds the lease; the other takes it once it expires', async () => {
