@@ -20,6 +20,7 @@ export const controllersOptionSpecs = {
 /** Every controller this service has, and whether `*` includes it (upstream's defaults). */
 export const KNOWN_CONTROLLERS: Readonly<Record<string, boolean>> = {
   namespace: true,
+  garbagecollector: true,
   serviceaccount: true,
   'root-ca-cert-publisher': true,
 };

@@ -8,6 +8,7 @@ import type { Logger } from '../../shared/log.js';
 import { ApiClient } from '../../shared/client/rest.js';
 import { runLeaderElection, type LeaderElectionConfig } from './leader-election.js';
 import { namespaceController } from './namespace/controller.js';
+import { garbageCollector } from './garbagecollector/controller.js';
 import { rootCACertPublisher, serviceAccountController } from './serviceaccount/controllers.js';
 import type { Controller } from './types.js';
 
@@ -40,6 +41,8 @@ function build(name: string, d: ControllersServiceDeps): Controller {
   switch (name) {
     case 'namespace':
       return namespaceController(d.client, log);
+    case 'garbagecollector':
+      return garbageCollector(d.client, log);
     case 'serviceaccount':
       return serviceAccountController(d.client, log);
     case 'root-ca-cert-publisher':

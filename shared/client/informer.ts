@@ -5,7 +5,7 @@
 // back off (1 s doubling to 30 s) before the next try.
 
 import type { ApiObject } from '../api/types.js';
-import { ApiClient, isGone, type ResourceRef } from './rest.js';
+import { ApiClient, isGone, PARTIAL_OBJECT_METADATA, PARTIAL_OBJECT_METADATA_LIST, type ResourceRef } from './rest.js';
 import { sleep } from './sleep.js';
 
 export interface InformerHandlers<T extends ApiObject = ApiObject> {
@@ -22,6 +22,8 @@ export interface InformerOptions {
   /** Server-side bound of one watch request, after which it is resumed. */
   watchTimeoutSeconds?: number;
   onError?(err: unknown): void;
+  /** Objects as PartialObjectMetadata: metadata only, whatever the type. */
+  metadataOnly?: boolean;
   minBackoffMs?: number;
   maxBackoffMs?: number;
 }
@@ -105,7 +107,7 @@ export class Informer<T extends ApiObject = ApiObject> {
     let cont: string | undefined;
     let rv = '';
     do {
-      const page = await this.client.list<T>(this.ref, { ...this.selectors(), ...(this.opts.pageSize ? { limit: this.opts.pageSize } : {}), ...(cont ? { continue: cont } : {}) });
+      const page = await this.client.list<T>(this.ref, { ...this.selectors(), ...(this.opts.pageSize ? { limit: this.opts.pageSize } : {}), ...(cont ? { continue: cont } : {}) }, this.opts.metadataOnly ? PARTIAL_OBJECT_METADATA_LIST : undefined);
       items.push(...page.items);
       rv = page.metadata.resourceVersion ?? rv;
       cont = page.metadata.continue || undefined;
@@ -163,6 +165,7 @@ export class Informer<T extends ApiObject = ApiObject> {
           { ...this.selectors(), resourceVersion: this.resourceVersion, allowWatchBookmarks: true, timeoutSeconds: this.opts.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300) },
           (e) => this.apply(e.type, e.object),
           signal,
+          this.opts.metadataOnly ? PARTIAL_OBJECT_METADATA : undefined,
         );
         backoff = min;
       } catch (err) {

@@ -62,6 +62,10 @@ export function resourcePath(r: ResourceRef): string {
   return p;
 }
 
+/** Metadata-only reads (what the garbage collector and other metadata informers ask for). */
+export const PARTIAL_OBJECT_METADATA = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
+export const PARTIAL_OBJECT_METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
+
 export interface WatchEvent<T = ApiObject> {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
   object: T;
@@ -71,6 +75,8 @@ export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
   contentType?: string;
+  /** The Accept header (default JSON); `as=PartialObjectMetadata…` for metadata-only reads. */
+  accept?: string;
   timeoutMs?: number;
   signal?: AbortSignal;
 }
@@ -177,7 +183,7 @@ export class ApiClient {
   private async open(method: string, path: string, o: RequestOptions): Promise<http.IncomingMessage> {
     if (this.closed) throw new Error('the API client is closed');
     const url = this.url(path, o.query);
-    const headers: Record<string, string> = { Accept: 'application/json', ...(await this.credentials()) };
+    const headers: Record<string, string> = { Accept: o.accept ?? 'application/json', ...(await this.credentials()) };
     if (this.opts.userAgent) headers['User-Agent'] = this.opts.userAgent;
     let payload: string | undefined;
     if (o.body !== undefined) {
@@ -242,8 +248,8 @@ export class ApiClient {
     return this.request<T>('GET', resourcePath(r), query ? { query } : {});
   }
 
-  list<T = ApiObject>(r: ResourceRef, query?: RequestOptions['query']): Promise<{ metadata: { resourceVersion?: string; continue?: string }; items: T[] }> {
-    return this.request('GET', resourcePath(r), query ? { query } : {});
+  list<T = ApiObject>(r: ResourceRef, query?: RequestOptions['query'], accept?: string): Promise<{ metadata: { resourceVersion?: string; continue?: string }; items: T[] }> {
+    return this.request('GET', resourcePath(r), { ...(query ? { query } : {}), ...(accept ? { accept } : {}) });
   }
 
   create<T = ApiObject>(r: ResourceRef, body: unknown, query?: RequestOptions['query']): Promise<T> {
@@ -267,10 +273,10 @@ export class ApiClient {
    * A watch of a collection: calls `onEvent` for each event until the server ends the stream, the
    * signal aborts it or a non-2xx answer (rejected with its ApiError; 410 means relist).
    */
-  async watch<T = ApiObject>(r: ResourceRef, query: RequestOptions['query'], onEvent: (e: WatchEvent<T>) => void, signal?: AbortSignal): Promise<void> {
+  async watch<T = ApiObject>(r: ResourceRef, query: RequestOptions['query'], onEvent: (e: WatchEvent<T>) => void, signal?: AbortSignal, accept?: string): Promise<void> {
     let res: http.IncomingMessage;
     try {
-      res = await this.open('GET', resourcePath(r), { query: { ...query, watch: 1 }, timeoutMs: 0, ...(signal ? { signal } : {}) });
+      res = await this.open('GET', resourcePath(r), { query: { ...query, watch: 1 }, timeoutMs: 0, ...(signal ? { signal } : {}), ...(accept ? { accept } : {}) });
     } catch (err) {
       if (signal?.aborted) return;
       throw err;

@@ -112,6 +112,8 @@ export interface ResourceType {
   verbs?: string[];
   /** Not stored: a POSTed object is processed and answered, never persisted. */
   virtual?: boolean;
+  /** Served versions whose deletions orphan dependents unless asked otherwise (upstream's default for core/v1 ReplicationControllers). */
+  orphanDependentsByDefault?: readonly string[];
   nameRule?: NameRule;
   subresources?: Subresources;
   /** Extra table columns after `Name` (the default table is Name + Created At). */

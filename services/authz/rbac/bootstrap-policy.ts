@@ -182,6 +182,8 @@ export function bootstrapClusterRoles(): ApiObject[] {
       rule([...READ, 'update'], [core], ['namespaces']),
       rule(['update'], [core], ['namespaces/finalize', 'namespaces/status']),
       rule(['get', 'list', 'delete', 'deletecollection'], ['*'], ['*']),
+      // garbagecollector: every deletable type, metadata only, patched to drop owner references and its finalizers.
+      rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*']),
       // serviceaccount and root-ca-cert-publisher.
       rule(['create', 'update', ...READ], [core], ['serviceaccounts', 'configmaps']),
     ]),

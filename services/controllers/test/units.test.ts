@@ -6,16 +6,16 @@ import { selectControllers } from '../options.js';
 import { WorkQueue } from '../queue.js';
 
 test('controllers - --controllers as upstream: * is the defaults, foo adds, -foo removes, unknown names fail', () => {
-  const all = ['namespace', 'serviceaccount', 'root-ca-cert-publisher'];
+  const all = ['namespace', 'garbagecollector', 'serviceaccount', 'root-ca-cert-publisher'];
   const cases: Array<[string[], string[]]> = [
     [['*'], all],
-    [['*', '-serviceaccount'], ['namespace', 'root-ca-cert-publisher']],
+    [['*', '-serviceaccount'], ['namespace', 'garbagecollector', 'root-ca-cert-publisher']],
     [['namespace'], ['namespace']],
-    [['-namespace', '*'], ['serviceaccount', 'root-ca-cert-publisher']],
+    [['-namespace', '*'], ['garbagecollector', 'serviceaccount', 'root-ca-cert-publisher']],
     [[], []],
   ];
   for (const [list, want] of cases) assert.deepEqual(selectControllers(list), want, list.join(','));
-  assert.throws(() => selectControllers(['*', 'bogus']), /unknown controller "bogus"; known: namespace, serviceaccount, root-ca-cert-publisher/);
+  assert.throws(() => selectControllers(['*', 'bogus']), /unknown controller "bogus"; known: namespace, garbagecollector, serviceaccount, root-ca-cert-publisher/);
   assert.throws(() => selectControllers(['-bogus']), /unknown controller "bogus"/);
 });
 

@@ -78,6 +78,10 @@ export type Admitter = (
 
 export interface DeleteRequestOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** What becomes of dependents (the garbage collector acts on the finalizer this leaves). */
+  propagationPolicy?: 'Orphan' | 'Foreground' | 'Background';
+  /** Deprecated spelling: true is Orphan, false Background. */
+  orphanDependents?: boolean;
 }
 
 export interface DeleteResult {
@@ -305,12 +309,20 @@ export class GenericStore {
     await this.admitPhase(req, AdmissionPhase.Mutating, AdmissionOperation.Delete, null, obj, name);
     await this.admitPhase(req, AdmissionPhase.Validating, AdmissionOperation.Delete, null, obj, name);
     const ref = refOf(t, req.namespace, name);
+    const policy = propagationPolicy(t, opts);
+    const gc = withGarbageCollectionFinalizer(obj, policy);
     try {
-      switch (planDelete(t.type, obj)) {
-        case DeleteOutcome.AlreadyTerminating:
-          return { object: obj, removed: false };
+      switch (planDelete(t.type, gc)) {
+        case DeleteOutcome.AlreadyTerminating: {
+          // Deleting again with another policy switches the finalizer the garbage collector acts on.
+          if (sameStrings(gc.metadata.finalizers, obj.metadata.finalizers) || req.dryRun) return { object: gc, removed: false };
+          const stored = t.toStored(gc);
+          delete stored.metadata.resourceVersion;
+          const reply = await this.deps.bus<StorageWriteReply>(Subjects.storageUpdate, { ref, object: stored, expectedRevision: cur.revision });
+          return { object: served(t, reply.object), removed: false };
+        }
         case DeleteOutcome.MarkTerminating: {
-          const next = markTerminating(t.type, obj, nowTimestamp());
+          const next = markTerminating(t.type, gc, nowTimestamp());
           if (req.dryRun) return { object: next, removed: false };
           const stored = t.toStored(next);
           delete stored.metadata.resourceVersion;
@@ -424,6 +436,34 @@ function refOf(t: Target, namespace: string | undefined, name: string): ObjectRe
  */
 function normalize(t: Target, o: ApiObject, fill: boolean): void {
   normalizeObject(t.apiVersion, t.kind, o as unknown as Record<string, unknown>, fill);
+}
+
+export const ORPHAN_FINALIZER = 'orphan';
+export const FOREGROUND_FINALIZER = 'foregroundDeletion';
+
+/** The policy a deletion asked for, else the type's default for the served version (upstream's DefaultGarbageCollectionPolicy). */
+function propagationPolicy(t: Target, opts: DeleteRequestOptions): 'Orphan' | 'Foreground' | 'Background' {
+  if (opts.propagationPolicy) return opts.propagationPolicy;
+  if (opts.orphanDependents !== undefined) return opts.orphanDependents ? 'Orphan' : 'Background';
+  return t.type.orphanDependentsByDefault?.includes(t.served.version.name) ? 'Orphan' : 'Background';
+}
+
+/**
+ * The object with the finalizer of its policy (`orphan` or `foregroundDeletion`) and without the
+ * other one: the garbage collector orphans or deletes the dependents, then removes it.
+ */
+function withGarbageCollectionFinalizer(obj: ApiObject, policy: 'Orphan' | 'Foreground' | 'Background'): ApiObject {
+  const current = obj.metadata.finalizers ?? [];
+  const want = policy === 'Orphan' ? ORPHAN_FINALIZER : policy === 'Foreground' ? FOREGROUND_FINALIZER : undefined;
+  // A Background deletion of an object already waiting leaves its finalizers as they are.
+  if (!want) return obj;
+  const other = want === ORPHAN_FINALIZER ? FOREGROUND_FINALIZER : ORPHAN_FINALIZER;
+  const finalizers = [...current.filter((f) => f !== other && f !== want), want];
+  return sameStrings(finalizers, current) ? obj : { ...obj, metadata: { ...obj.metadata, finalizers } };
+}
+
+function sameStrings(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  return JSON.stringify(a ?? []) === JSON.stringify(b ?? []);
 }
 
 function served(t: Target, o: ApiObject): ApiObject {

@@ -44,6 +44,8 @@ export const replicationcontrollers: ResourceType = {
   group: '',
   versions: [{ name: 'v1', schema }],
   kind: 'ReplicationController',
+  // Upstream keeps v1's old default: deleting a ReplicationController leaves its pods.
+  orphanDependentsByDefault: ['v1'],
   plural: 'replicationcontrollers',
   singular: 'replicationcontroller',
   scope: 'Namespaced',
