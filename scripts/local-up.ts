@@ -173,7 +173,7 @@ export function serviceArgs(name: LocalServiceName, ctx: { natsUrl: string; stat
       return [...common, '--enable-admission-plugins=NodeRestriction'];
     case 'controllers':
       // An API client of the gateway with its own identity; it retries until the gateway answers.
-      return [`--kubeconfig=${ctx.state.controllersKubeconfig}`];
+      return [`--kubeconfig=${ctx.state.controllersKubeconfig}`, `--cluster-signing-cert-file=${ctx.state.pki.files.caCert}`, `--cluster-signing-key-file=${ctx.state.pki.files.caKey}`];
     case 'gateway':
       return [
         ...common,

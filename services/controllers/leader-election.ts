@@ -51,7 +51,8 @@ export function nextLease(spec: LeaseSpec | undefined, identity: string, now: nu
     leaseDurationSeconds: Math.ceil(durationMs / 1000),
     acquireTime: mine && spec?.acquireTime ? spec.acquireTime : microTime(now),
     renewTime: microTime(now),
-    leaseTransitions: (spec?.leaseTransitions ?? 0) + (mine || !spec?.holderIdentity ? 0 : 1),
+    // Every change of holder counts (a released lease too), as upstream's; the first holder is transition 0.
+    leaseTransitions: (spec?.leaseTransitions ?? 0) + (mine || !spec ? 0 : 1),
   };
 }
 

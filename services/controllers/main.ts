@@ -8,6 +8,7 @@ import { ClientConfigError, inClusterConfig, loadClientConfig, loadClientConfigF
 import { ApiClient } from '../../shared/client/rest.js';
 import { OptionsError } from '../../shared/config/options.js';
 import { controllersOptionSpecs, selectControllers } from './options.js';
+import { loadSigningCA } from './certificates/signers.js';
 import { createControllersService } from './service.js';
 
 async function clientConfig(file: string | undefined): Promise<ClientConfig> {
@@ -19,7 +20,17 @@ async function clientConfig(file: string | undefined): Promise<ClientConfig> {
 async function main(): Promise<void> {
   const o = serviceOptions('platform controllers service', controllersOptionSpecs);
   const log = createLogger('controllers', o['log-level']);
-  const controllers = selectControllers(o.controllers);
+  let controllers = selectControllers(o.controllers);
+  const certFile = o['cluster-signing-cert-file'];
+  const keyFile = o['cluster-signing-key-file'];
+  if (Boolean(certFile) !== Boolean(keyFile)) throw new OptionsError('--cluster-signing-cert-file and --cluster-signing-key-file go together');
+  const signingCA = certFile && keyFile ? await loadSigningCA(await readFile(certFile, 'utf8'), await readFile(keyFile, 'utf8')) : undefined;
+  if (!signingCA && controllers.includes('csrsigning')) {
+    // Upstream skips the signer when no CA is given, unless it was asked for by name.
+    if (o.controllers.includes('csrsigning')) throw new OptionsError('--controllers names csrsigning, which needs --cluster-signing-cert-file and --cluster-signing-key-file');
+    controllers = controllers.filter((c) => c !== 'csrsigning');
+    log.info('csrsigning not started: no --cluster-signing-cert-file / --cluster-signing-key-file');
+  }
   let cfg: ClientConfig;
   try {
     cfg = await clientConfig(o.kubeconfig);
@@ -42,6 +53,7 @@ async function main(): Promise<void> {
     config: {
       controllers,
       ...(rootCA ? { rootCA } : {}),
+      ...(signingCA ? { signingCA, signingDurationMs: o['cluster-signing-duration'] } : {}),
       ...(o['leader-elect']
         ? {
             leaderElection: {

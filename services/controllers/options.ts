@@ -9,6 +9,9 @@ export const controllersOptionSpecs = {
   master: { type: 'string', description: 'address of the API server (overrides the server of the client configuration)' },
   controllers: { type: 'list', default: ['*'], description: "controllers to run: '*' is every controller on by default, 'foo' adds one, '-foo' removes one" },
   'root-ca-file': { type: 'string', description: 'root CA bundle published as platform-root-ca.crt in every namespace; default: the CA of the client configuration' },
+  'cluster-signing-cert-file': { type: 'string', description: 'PEM CA certificate the csrsigning controller issues certificates under (for every built-in signer)' },
+  'cluster-signing-key-file': { type: 'string', description: 'PEM private key (ECDSA or RSA) of --cluster-signing-cert-file' },
+  'cluster-signing-duration': { type: 'duration', default: '8760h', description: 'longest lifetime of an issued certificate (a request may ask for less with spec.expirationSeconds)' },
   'leader-elect': { type: 'boolean', default: true, description: 'elect a leader on a Lease so that of several replicas only one acts' },
   'leader-elect-lease-duration': { type: 'duration', default: '15s', description: 'how long a non-leader waits after the last renewal before taking the lease over' },
   'leader-elect-renew-deadline': { type: 'duration', default: '10s', description: 'how long the leader keeps trying to renew before it stops acting' },
@@ -23,6 +26,9 @@ export const KNOWN_CONTROLLERS: Readonly<Record<string, boolean>> = {
   garbagecollector: true,
   serviceaccount: true,
   'root-ca-cert-publisher': true,
+  csrsigning: true,
+  csrapproving: true,
+  csrcleaner: true,
 };
 
 /** Upstream's `--controllers` semantics; an unknown name fails start. */

@@ -9,12 +9,20 @@ import { ApiClient } from '../../shared/client/rest.js';
 import { runLeaderElection, type LeaderElectionConfig } from './leader-election.js';
 import { namespaceController } from './namespace/controller.js';
 import { garbageCollector } from './garbagecollector/controller.js';
+import { csrApprovingController, csrCleaner, csrSigningController, type CleanerDurations } from './certificates/controllers.js';
+import type { SigningCA } from './certificates/signers.js';
 import { rootCACertPublisher, serviceAccountController } from './serviceaccount/controllers.js';
 import type { Controller } from './types.js';
 
 export interface ControllersConfig {
   /** Names as `selectControllers` returns them. */
   controllers: string[];
+  /** The cluster signing CA (csrsigning). */
+  signingCA?: SigningCA;
+  /** `--cluster-signing-duration`. */
+  signingDurationMs?: number;
+  /** How long finished requests stay (csrcleaner); upstream's by default. */
+  csrCleaner?: CleanerDurations;
   /** PEM published as platform-root-ca.crt; required by root-ca-cert-publisher. */
   rootCA?: string;
   /** Absent: no election, the controllers run at once (one replica only). */
@@ -45,6 +53,13 @@ function build(name: string, d: ControllersServiceDeps): Controller {
       return garbageCollector(d.client, log);
     case 'serviceaccount':
       return serviceAccountController(d.client, log);
+    case 'csrsigning':
+      if (!d.config.signingCA) throw new Error('csrsigning needs --cluster-signing-cert-file and --cluster-signing-key-file');
+      return csrSigningController(d.client, log, d.config.signingCA, d.config.signingDurationMs ?? 365 * 24 * 3_600_000);
+    case 'csrapproving':
+      return csrApprovingController(d.client, log);
+    case 'csrcleaner':
+      return csrCleaner(d.client, log, d.config.csrCleaner);
     case 'root-ca-cert-publisher':
       if (!d.config.rootCA) throw new Error('root-ca-cert-publisher needs a root CA: set --root-ca-file or a CA in the client configuration');
       return rootCACertPublisher(d.client, log, d.config.rootCA);

@@ -186,6 +186,11 @@ export function bootstrapClusterRoles(): ApiObject[] {
       rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*']),
       // serviceaccount and root-ca-cert-publisher.
       rule(['create', 'update', ...READ], [core], ['serviceaccounts', 'configmaps']),
+      // csrsigning, csrapproving, csrcleaner: the built-in signers only.
+      rule([...READ, 'delete'], [certificates], [CSR]),
+      rule(['update'], [certificates], [`${CSR}/status`, `${CSR}/approval`]),
+      rule(['approve', 'sign'], [certificates], ['signers'], ['platform.io/*']),
+      rule(['create'], [AUTHORIZATION_GROUP], ['subjectaccessreviews']),
     ]),
   ];
 }

@@ -6,16 +6,16 @@ import { selectControllers } from '../options.js';
 import { WorkQueue } from '../queue.js';
 
 test('controllers - --controllers as upstream: * is the defaults, foo adds, -foo removes, unknown names fail', () => {
-  const all = ['namespace', 'garbagecollector', 'serviceaccount', 'root-ca-cert-publisher'];
+  const all = ['namespace', 'garbagecollector', 'serviceaccount', 'root-ca-cert-publisher', 'csrsigning', 'csrapproving', 'csrcleaner'];
   const cases: Array<[string[], string[]]> = [
     [['*'], all],
-    [['*', '-serviceaccount'], ['namespace', 'garbagecollector', 'root-ca-cert-publisher']],
+    [['*', '-serviceaccount'], ['namespace', 'garbagecollector', 'root-ca-cert-publisher', 'csrsigning', 'csrapproving', 'csrcleaner']],
     [['namespace'], ['namespace']],
-    [['-namespace', '*'], ['garbagecollector', 'serviceaccount', 'root-ca-cert-publisher']],
+    [['-namespace', '*'], ['garbagecollector', 'serviceaccount', 'root-ca-cert-publisher', 'csrsigning', 'csrapproving', 'csrcleaner']],
     [[], []],
   ];
   for (const [list, want] of cases) assert.deepEqual(selectControllers(list), want, list.join(','));
-  assert.throws(() => selectControllers(['*', 'bogus']), /unknown controller "bogus"; known: namespace, garbagecollector, serviceaccount, root-ca-cert-publisher/);
+  assert.throws(() => selectControllers(['*', 'bogus']), /unknown controller "bogus"; known: namespace, garbagecollector, serviceaccount, root-ca-cert-publisher, csrsigning, csrapproving, csrcleaner/);
   assert.throws(() => selectControllers(['-bogus']), /unknown controller "bogus"/);
 });
 
@@ -38,6 +38,7 @@ test('leader election - who may act on a lease, and the lease after renewing or 
   const renewed = nextLease(taken, 'a', now + 2_000, 15_000);
   assert.deepEqual([renewed.acquireTime, renewed.renewTime, renewed.leaseTransitions], [microTime(now), microTime(now + 2_000), 3]);
   assert.equal(nextLease(undefined, 'a', now, 15_000).leaseTransitions, 0);
+  assert.equal(nextLease({ ...live, holderIdentity: '' }, 'a', now, 15_000).leaseTransitions, 3, 'taking a released lease is a transition too');
 });
 
 test('namespace deletion - conditions as upstream words them, transition times kept while a status holds', () => {
