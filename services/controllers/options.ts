@@ -29,6 +29,9 @@ export const KNOWN_CONTROLLERS: Readonly<Record<string, boolean>> = {
   csrsigning: true,
   csrapproving: true,
   csrcleaner: true,
+  // Off unless named, as upstream's.
+  tokencleaner: false,
+  bootstrapsigner: false,
 };
 
 /** Upstream's `--controllers` semantics; an unknown name fails start. */

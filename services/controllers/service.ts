@@ -11,6 +11,7 @@ import { namespaceController } from './namespace/controller.js';
 import { garbageCollector } from './garbagecollector/controller.js';
 import { csrApprovingController, csrCleaner, csrSigningController, type CleanerDurations } from './certificates/controllers.js';
 import type { SigningCA } from './certificates/signers.js';
+import { bootstrapSigner, tokenCleaner } from './bootstrap/controllers.js';
 import { rootCACertPublisher, serviceAccountController } from './serviceaccount/controllers.js';
 import type { Controller } from './types.js';
 
@@ -60,6 +61,10 @@ function build(name: string, d: ControllersServiceDeps): Controller {
       return csrApprovingController(d.client, log);
     case 'csrcleaner':
       return csrCleaner(d.client, log, d.config.csrCleaner);
+    case 'tokencleaner':
+      return tokenCleaner(d.client, log);
+    case 'bootstrapsigner':
+      return bootstrapSigner(d.client, log);
     case 'root-ca-cert-publisher':
       if (!d.config.rootCA) throw new Error('root-ca-cert-publisher needs a root CA: set --root-ca-file or a CA in the client configuration');
       return rootCACertPublisher(d.client, log, d.config.rootCA);

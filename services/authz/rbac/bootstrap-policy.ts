@@ -191,6 +191,9 @@ export function bootstrapClusterRoles(): ApiObject[] {
       rule(['update'], [certificates], [`${CSR}/status`, `${CSR}/approval`]),
       rule(['approve', 'sign'], [certificates], ['signers'], ['platform.io/*']),
       rule(['create'], [AUTHORIZATION_GROUP], ['subjectaccessreviews']),
+      // tokencleaner (bootstrap token secrets; deleting is covered above) and bootstrapsigner (cluster-info).
+      rule(READ, [core], ['secrets']),
+      rule(['update'], [core], ['configmaps'], ['cluster-info']),
     ]),
   ];
 }

@@ -11,11 +11,13 @@ test('controllers - --controllers as upstream: * is the defaults, foo adds, -foo
     [['*'], all],
     [['*', '-serviceaccount'], ['namespace', 'garbagecollector', 'root-ca-cert-publisher', 'csrsigning', 'csrapproving', 'csrcleaner']],
     [['namespace'], ['namespace']],
+    [['*', 'tokencleaner'], [...all, 'tokencleaner']],
+    [['bootstrapsigner', 'tokencleaner'], ['tokencleaner', 'bootstrapsigner']],
     [['-namespace', '*'], ['garbagecollector', 'serviceaccount', 'root-ca-cert-publisher', 'csrsigning', 'csrapproving', 'csrcleaner']],
     [[], []],
   ];
   for (const [list, want] of cases) assert.deepEqual(selectControllers(list), want, list.join(','));
-  assert.throws(() => selectControllers(['*', 'bogus']), /unknown controller "bogus"; known: namespace, garbagecollector, serviceaccount, root-ca-cert-publisher, csrsigning, csrapproving, csrcleaner/);
+  assert.throws(() => selectControllers(['*', 'bogus']), /unknown controller "bogus"; known: namespace, garbagecollector, serviceaccount, root-ca-cert-publisher, csrsigning, csrapproving, csrcleaner, tokencleaner, bootstrapsigner/);
   assert.throws(() => selectControllers(['-bogus']), /unknown controller "bogus"/);
 });
 
