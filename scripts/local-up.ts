@@ -173,7 +173,12 @@ export function serviceArgs(name: LocalServiceName, ctx: { natsUrl: string; stat
       return [...common, '--enable-admission-plugins=NodeRestriction'];
     case 'controllers':
       // An API client of the gateway with its own identity; it retries until the gateway answers.
-      return [`--kubeconfig=${ctx.state.controllersKubeconfig}`, `--cluster-signing-cert-file=${ctx.state.pki.files.caCert}`, `--cluster-signing-key-file=${ctx.state.pki.files.caKey}`];
+      return [
+        `--kubeconfig=${ctx.state.controllersKubeconfig}`,
+        `--cluster-signing-cert-file=${ctx.state.pki.files.caCert}`,
+        `--cluster-signing-key-file=${ctx.state.pki.files.caKey}`,
+        `--service-account-private-key-file=${ctx.state.serviceAccountKeyFile}`,
+      ];
     case 'gateway':
       return [
         ...common,

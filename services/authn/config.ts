@@ -15,8 +15,8 @@ import { createServiceAccountAuthenticator } from './authenticators/service-acco
 import { createStaticTokenAuthenticator, parseTokenFile } from './authenticators/token-file.js';
 import { createWebhookTokenAuthenticator, type WebhookTokenConfig } from './authenticators/webhook-token.js';
 import { createX509Authenticator } from './authenticators/x509.js';
-import { loadServiceAccountKeys, type ServiceAccountConfig } from './service-account-keys.js';
-import { createTokenIssuer, type TokenIssuer } from './token-issuer.js';
+import { loadServiceAccountKeys, type ServiceAccountConfig } from '../../shared/serviceaccount/keys.js';
+import { createTokenIssuer, type TokenIssuer } from '../../shared/serviceaccount/tokens.js';
 import { startAuthnObjects, type AuthnObjects } from './objects.js';
 import type { AuthnChain } from './chain.js';
 import type { RequestAuthenticator, TokenAuthenticator } from './types.js';

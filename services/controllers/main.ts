@@ -9,6 +9,7 @@ import { ApiClient } from '../../shared/client/rest.js';
 import { OptionsError } from '../../shared/config/options.js';
 import { controllersOptionSpecs, selectControllers } from './options.js';
 import { loadSigningCA } from './certificates/signers.js';
+import { parseSigningKey } from '../../shared/serviceaccount/keys.js';
 import { createControllersService } from './service.js';
 
 async function clientConfig(file: string | undefined): Promise<ClientConfig> {
@@ -25,11 +26,18 @@ async function main(): Promise<void> {
   const keyFile = o['cluster-signing-key-file'];
   if (Boolean(certFile) !== Boolean(keyFile)) throw new OptionsError('--cluster-signing-cert-file and --cluster-signing-key-file go together');
   const signingCA = certFile && keyFile ? await loadSigningCA(await readFile(certFile, 'utf8'), await readFile(keyFile, 'utf8')) : undefined;
-  if (!signingCA && controllers.includes('csrsigning')) {
-    // Upstream skips the signer when no CA is given, unless it was asked for by name.
-    if (o.controllers.includes('csrsigning')) throw new OptionsError('--controllers names csrsigning, which needs --cluster-signing-cert-file and --cluster-signing-key-file');
-    controllers = controllers.filter((c) => c !== 'csrsigning');
-    log.info('csrsigning not started: no --cluster-signing-cert-file / --cluster-signing-key-file');
+  const saKeyFile = o['service-account-private-key-file'];
+  const serviceAccountKey = saKeyFile ? parseSigningKey(await readFile(saKeyFile, 'utf8'), saKeyFile) : undefined;
+  // Upstream skips a controller whose key or CA is not given, unless it was asked for by name.
+  const needs: Array<[string, boolean, string]> = [
+    ['csrsigning', Boolean(signingCA), '--cluster-signing-cert-file and --cluster-signing-key-file'],
+    ['serviceaccount-token', Boolean(serviceAccountKey), '--service-account-private-key-file'],
+  ];
+  for (const [name, ok, flags] of needs) {
+    if (ok || !controllers.includes(name)) continue;
+    if (o.controllers.includes(name)) throw new OptionsError(`--controllers names ${name}, which needs ${flags}`);
+    controllers = controllers.filter((c) => c !== name);
+    log.info(`${name} not started: no ${flags}`);
   }
   let cfg: ClientConfig;
   try {
@@ -54,6 +62,7 @@ async function main(): Promise<void> {
       controllers,
       ...(rootCA ? { rootCA } : {}),
       ...(signingCA ? { signingCA, signingDurationMs: o['cluster-signing-duration'] } : {}),
+      ...(serviceAccountKey ? { serviceAccountKey } : {}),
       ...(o['leader-elect']
         ? {
             leaderElection: {

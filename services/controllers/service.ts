@@ -12,12 +12,16 @@ import { garbageCollector } from './garbagecollector/controller.js';
 import { csrApprovingController, csrCleaner, csrSigningController, type CleanerDurations } from './certificates/controllers.js';
 import type { SigningCA } from './certificates/signers.js';
 import { bootstrapSigner, tokenCleaner } from './bootstrap/controllers.js';
+import { serviceAccountTokenController } from './serviceaccount/tokens.js';
+import type { KeyObject } from 'node:crypto';
 import { rootCACertPublisher, serviceAccountController } from './serviceaccount/controllers.js';
 import type { Controller } from './types.js';
 
 export interface ControllersConfig {
   /** Names as `selectControllers` returns them. */
   controllers: string[];
+  /** `--service-account-private-key-file` (serviceaccount-token). */
+  serviceAccountKey?: KeyObject;
   /** The cluster signing CA (csrsigning). */
   signingCA?: SigningCA;
   /** `--cluster-signing-duration`. */
@@ -61,6 +65,9 @@ function build(name: string, d: ControllersServiceDeps): Controller {
       return csrApprovingController(d.client, log);
     case 'csrcleaner':
       return csrCleaner(d.client, log, d.config.csrCleaner);
+    case 'serviceaccount-token':
+      if (!d.config.serviceAccountKey) throw new Error('serviceaccount-token needs --service-account-private-key-file');
+      return serviceAccountTokenController(d.client, log, d.config.serviceAccountKey, d.config.rootCA);
     case 'tokencleaner':
       return tokenCleaner(d.client, log);
     case 'bootstrapsigner':

@@ -9,8 +9,8 @@ import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { compactVerify, decodeJwt, decodeProtectedHeader, type JWTPayload } from 'jose';
 import type { UserInfo } from '../../../shared/api/types.js';
 import type { AuthnObjects, ObjectView } from '../objects.js';
-import { keyId, signingAlgorithm, type ServiceAccountConfig, type ServiceAccountKeys } from '../service-account-keys.js';
-import { apiAudiences, LEGACY_CLAIMS, LEGACY_ISSUER, PRIVATE_CLAIM, serviceAccountUsername, type NamedUid } from '../token-issuer.js';
+import { keyId, signingAlgorithm, type ServiceAccountConfig, type ServiceAccountKeys } from '../../../shared/serviceaccount/keys.js';
+import { apiAudiences, LEGACY_CLAIMS, LEGACY_ISSUER, PRIVATE_CLAIM, serviceAccountUsername, type NamedUid } from '../../../shared/serviceaccount/tokens.js';
 import { looksLikeJwt } from './jwt-shape.js';
 import { skip, type AuthnResult, type TokenAuthenticator } from '../types.js';
 

@@ -15,7 +15,7 @@ import { encodeKey } from '../../../shared/store/key-codec.js';
 import { openObjectBucket } from '../../../shared/store/kv-bucket.js';
 import { createStorageService } from '../../storage/service.js';
 import { createAuthnService, type AuthnConfig } from '../service.js';
-import { createTokenIssuer, signLegacyServiceAccountToken } from '../token-issuer.js';
+import { createTokenIssuer, signLegacyServiceAccountToken } from '../../../shared/serviceaccount/tokens.js';
 import { bootstrapSecret, ecKey, pod, rsaKey, serviceAccount, tokenSecret } from './token-fixtures.js';
 
 const ISSUER = 'https://platform.local';

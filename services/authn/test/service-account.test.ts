@@ -4,8 +4,8 @@ import type { KeyObject } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { TokenIssueRequest } from '../../../shared/bus/messages.js';
 import { createServiceAccountAuthenticator } from '../authenticators/service-account.js';
-import { keyId, signingAlgorithm, type ServiceAccountConfig } from '../service-account-keys.js';
-import { createTokenIssuer, signLegacyServiceAccountToken } from '../token-issuer.js';
+import { keyId, signingAlgorithm, type ServiceAccountConfig } from '../../../shared/serviceaccount/keys.js';
+import { createTokenIssuer, signLegacyServiceAccountToken } from '../../../shared/serviceaccount/tokens.js';
 import type { AuthnResult } from '../types.js';
 import { ecKey, memoryObjects, opaqueSecret, pod, rsaKey, serviceAccount, tokenSecret } from './token-fixtures.js';
 

@@ -193,6 +193,8 @@ export function bootstrapClusterRoles(): ApiObject[] {
       rule(['create'], [AUTHORIZATION_GROUP], ['subjectaccessreviews']),
       // tokencleaner (bootstrap token secrets; deleting is covered above) and bootstrapsigner (cluster-info).
       rule(READ, [core], ['secrets']),
+      // serviceaccount-token: fills in token secrets.
+      rule(['update'], [core], ['secrets']),
       rule(['update'], [core], ['configmaps'], ['cluster-info']),
     ]),
   ];

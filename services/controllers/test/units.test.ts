@@ -4,20 +4,21 @@ import { leaseDecision, microTime, nextLease } from '../leader-election.js';
 import { deletionConditions, mergeConditions } from '../namespace/controller.js';
 import { selectControllers } from '../options.js';
 import { WorkQueue } from '../queue.js';
+import { tokenSecretAction } from '../serviceaccount/tokens.js';
 
 test('controllers - --controllers as upstream: * is the defaults, foo adds, -foo removes, unknown names fail', () => {
-  const all = ['namespace', 'garbagecollector', 'serviceaccount', 'root-ca-cert-publisher', 'csrsigning', 'csrapproving', 'csrcleaner'];
+  const all = ['namespace', 'garbagecollector', 'serviceaccount', 'root-ca-cert-publisher', 'serviceaccount-token', 'csrsigning', 'csrapproving', 'csrcleaner'];
   const cases: Array<[string[], string[]]> = [
     [['*'], all],
-    [['*', '-serviceaccount'], ['namespace', 'garbagecollector', 'root-ca-cert-publisher', 'csrsigning', 'csrapproving', 'csrcleaner']],
+    [['*', '-serviceaccount'], ['namespace', 'garbagecollector', 'root-ca-cert-publisher', 'serviceaccount-token', 'csrsigning', 'csrapproving', 'csrcleaner']],
     [['namespace'], ['namespace']],
     [['*', 'tokencleaner'], [...all, 'tokencleaner']],
     [['bootstrapsigner', 'tokencleaner'], ['tokencleaner', 'bootstrapsigner']],
-    [['-namespace', '*'], ['garbagecollector', 'serviceaccount', 'root-ca-cert-publisher', 'csrsigning', 'csrapproving', 'csrcleaner']],
+    [['-namespace', '*'], ['garbagecollector', 'serviceaccount', 'root-ca-cert-publisher', 'serviceaccount-token', 'csrsigning', 'csrapproving', 'csrcleaner']],
     [[], []],
   ];
   for (const [list, want] of cases) assert.deepEqual(selectControllers(list), want, list.join(','));
-  assert.throws(() => selectControllers(['*', 'bogus']), /unknown controller "bogus"; known: namespace, garbagecollector, serviceaccount, root-ca-cert-publisher, csrsigning, csrapproving, csrcleaner, tokencleaner, bootstrapsigner/);
+  assert.throws(() => selectControllers(['*', 'bogus']), /unknown controller "bogus"; known: namespace, garbagecollector, serviceaccount, root-ca-cert-publisher, serviceaccount-token, csrsigning, csrapproving, csrcleaner, tokencleaner, bootstrapsigner/);
   assert.throws(() => selectControllers(['-bogus']), /unknown controller "bogus"/);
 });
 
@@ -100,4 +101,22 @@ test('work queue - a key is processed once however often added, never twice at o
   q.add('late');
   await new Promise((r) => setTimeout(r, 5));
   assert.ok(!runs.includes('late'), 'nothing runs after shutDown');
+});
+
+test('serviceaccount-token - a token secret is filled in, kept, or deleted with its account', () => {
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  const sa = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'builder', namespace: 'ns', uid: 'u1' } };
+  const secret = (annotations: Record<string, string>, data?: Record<string, string>, extra: Record<string, unknown> = {}) =>
+    ({ apiVersion: 'v1', kind: 'Secret', type: 'platform.io/service-account-token', metadata: { name: 's', namespace: 'ns', annotations, ...extra }, ...(data ? { data } : {}) }) as never;
+  const full = { token: b64('t'), namespace: b64('ns'), 'ca.crt': b64('CA') };
+  const cases: Array<[string, unknown, unknown, string]> = [
+    ['a new secret of an existing account', secret({ 'platform.io/service-account.name': 'builder' }), sa, 'populate'],
+    ['filled in but without the uid annotation', secret({ 'platform.io/service-account.name': 'builder' }, full), sa, 'populate'],
+    ['complete', secret({ 'platform.io/service-account.name': 'builder', 'platform.io/service-account.uid': 'u1' }, full), sa, 'none'],
+    ['the root CA changed', secret({ 'platform.io/service-account.name': 'builder', 'platform.io/service-account.uid': 'u1' }, { ...full, 'ca.crt': b64('OLD') }), sa, 'populate'],
+    ['its account is gone', secret({ 'platform.io/service-account.name': 'builder' }), undefined, 'delete'],
+    ['another account of that name', secret({ 'platform.io/service-account.name': 'builder', 'platform.io/service-account.uid': 'u0' }, full), sa, 'delete'],
+    ['already being deleted', secret({ 'platform.io/service-account.name': 'builder' }, undefined, { deletionTimestamp: '2026-11-25T00:00:00Z' }), undefined, 'none'],
+  ];
+  for (const [name, s, account, want] of cases) assert.equal(tokenSecretAction(s as never, account as never, 'CA'), want, name);
 });

@@ -1,11 +1,14 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compactVerify, decodeJwt, decodeProtectedHeader } from 'jose';
-import { StatusError } from '../../../shared/api/status.js';
-import type { TokenIssueRequest } from '../../../shared/bus/messages.js';
-import { keyId } from '../service-account-keys.js';
-import { createTokenIssuer, signLegacyServiceAccountToken } from '../token-issuer.js';
-import { ecKey, rsaKey } from './token-fixtures.js';
+import { StatusError } from '../../api/status.js';
+import type { TokenIssueRequest } from '../../bus/messages.js';
+import { keyId } from '../keys.js';
+import { createTokenIssuer, signLegacyServiceAccountToken } from '../tokens.js';
+import { generateKeyPairSync } from 'node:crypto';
+const rsaKey = () => generateKeyPairSync('rsa', { modulusLength: 2048 });
+const ecKey = (namedCurve: 'P-256' | 'P-384' | 'P-521' = 'P-256') => generateKeyPairSync('ec', { namedCurve });
+
 
 const NOW = Date.parse('2030-01-01T00:00:00.250Z');
 const NOW_S = Math.floor(NOW / 1000);

@@ -8,10 +8,10 @@
 
 import { randomUUID, type KeyObject } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { badRequest } from '../../shared/api/status.js';
-import { formatTime } from '../../shared/api/time.js';
-import type { TokenIssueReply, TokenIssueRequest } from '../../shared/bus/messages.js';
-import { keyId, signingAlgorithm, type ServiceAccountConfig } from './service-account-keys.js';
+import { badRequest } from '../api/status.js';
+import { formatTime } from '../api/time.js';
+import type { TokenIssueReply, TokenIssueRequest } from '../bus/messages.js';
+import { keyId, signingAlgorithm, type ServiceAccountConfig } from './keys.js';
 
 export const LEGACY_ISSUER = 'platform/serviceaccount';
 /** The private claim of bound tokens. */

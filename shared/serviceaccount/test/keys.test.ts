@@ -4,9 +4,11 @@ import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypt
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createCA } from '../../../shared/local/pki.js';
-import { keyId, loadServiceAccountKeys, signingAlgorithm } from '../service-account-keys.js';
-import { ecKey, rsaKey } from './token-fixtures.js';
+import { createCA } from '../../local/pki.js';
+import { keyId, loadServiceAccountKeys, signingAlgorithm } from '../keys.js';
+const rsaKey = () => generateKeyPairSync('rsa', { modulusLength: 2048 });
+const ecKey = (namedCurve: 'P-256' | 'P-384' | 'P-521' = 'P-256') => generateKeyPairSync('ec', { namedCurve });
+
 
 const pem = (k: KeyObject, type: 'spki' | 'pkcs8' | 'pkcs1' | 'sec1') => k.export({ type, format: 'pem' }) as string;
 const ids = (keys: KeyObject[]) => keys.map(keyId).sort();
