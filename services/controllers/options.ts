@@ -28,6 +28,7 @@ export const KNOWN_CONTROLLERS: Readonly<Record<string, boolean>> = {
   serviceaccount: true,
   'root-ca-cert-publisher': true,
   'serviceaccount-token': true,
+  podgc: true,
   csrsigning: true,
   csrapproving: true,
   csrcleaner: true,

@@ -13,6 +13,7 @@ import { csrApprovingController, csrCleaner, csrSigningController, type CleanerD
 import type { SigningCA } from './certificates/signers.js';
 import { bootstrapSigner, tokenCleaner } from './bootstrap/controllers.js';
 import { serviceAccountTokenController } from './serviceaccount/tokens.js';
+import { podGarbageCollector, type PodGcOptions } from './podgc/controller.js';
 import type { KeyObject } from 'node:crypto';
 import { rootCACertPublisher, serviceAccountController } from './serviceaccount/controllers.js';
 import type { Controller } from './types.js';
@@ -26,6 +27,8 @@ export interface ControllersConfig {
   signingCA?: SigningCA;
   /** `--cluster-signing-duration`. */
   signingDurationMs?: number;
+  /** podgc's round and quarantine; upstream's by default. */
+  podGc?: PodGcOptions;
   /** How long finished requests stay (csrcleaner); upstream's by default. */
   csrCleaner?: CleanerDurations;
   /** PEM published as platform-root-ca.crt; required by root-ca-cert-publisher. */
@@ -68,6 +71,8 @@ function build(name: string, d: ControllersServiceDeps): Controller {
     case 'serviceaccount-token':
       if (!d.config.serviceAccountKey) throw new Error('serviceaccount-token needs --service-account-private-key-file');
       return serviceAccountTokenController(d.client, log, d.config.serviceAccountKey, d.config.rootCA);
+    case 'podgc':
+      return podGarbageCollector(d.client, log, d.config.podGc);
     case 'tokencleaner':
       return tokenCleaner(d.client, log);
     case 'bootstrapsigner':

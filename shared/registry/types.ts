@@ -77,7 +77,12 @@ export interface Strategy {
   /** Deletion beyond metadata.finalizers (upstream's namespace REST): finalizers kept elsewhere, and what a terminating object shows. */
   deletion?: {
     /** Finalizers the object still waits for outside metadata.finalizers. */
-    pendingFinalizers(obj: ApiObject): number;
+    pendingFinalizers?(obj: ApiObject): number;
+    /**
+     * Graceful deletion (upstream's CheckGracefulDelete): the seconds the object is given before it
+     * goes, for a deletion asking for `requested` (DeleteOptions.gracePeriodSeconds); 0 removes at once.
+     */
+    gracePeriodSeconds?(obj: ApiObject, requested: number | undefined): number;
     /** Marks a copy that is about to get its deletionTimestamp (e.g. status.phase Terminating). */
     markTerminating?(obj: ApiObject): void;
   };

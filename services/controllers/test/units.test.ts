@@ -5,20 +5,21 @@ import { deletionConditions, mergeConditions } from '../namespace/controller.js'
 import { selectControllers } from '../options.js';
 import { WorkQueue } from '../queue.js';
 import { tokenSecretAction } from '../serviceaccount/tokens.js';
+import { podsToCollect } from '../podgc/controller.js';
 
 test('controllers - --controllers as upstream: * is the defaults, foo adds, -foo removes, unknown names fail', () => {
-  const all = ['namespace', 'garbagecollector', 'serviceaccount', 'root-ca-cert-publisher', 'serviceaccount-token', 'csrsigning', 'csrapproving', 'csrcleaner'];
+  const all = ['namespace', 'garbagecollector', 'serviceaccount', 'root-ca-cert-publisher', 'serviceaccount-token', 'podgc', 'csrsigning', 'csrapproving', 'csrcleaner'];
   const cases: Array<[string[], string[]]> = [
     [['*'], all],
-    [['*', '-serviceaccount'], ['namespace', 'garbagecollector', 'root-ca-cert-publisher', 'serviceaccount-token', 'csrsigning', 'csrapproving', 'csrcleaner']],
+    [['*', '-serviceaccount'], ['namespace', 'garbagecollector', 'root-ca-cert-publisher', 'serviceaccount-token', 'podgc', 'csrsigning', 'csrapproving', 'csrcleaner']],
     [['namespace'], ['namespace']],
     [['*', 'tokencleaner'], [...all, 'tokencleaner']],
     [['bootstrapsigner', 'tokencleaner'], ['tokencleaner', 'bootstrapsigner']],
-    [['-namespace', '*'], ['garbagecollector', 'serviceaccount', 'root-ca-cert-publisher', 'serviceaccount-token', 'csrsigning', 'csrapproving', 'csrcleaner']],
+    [['-namespace', '*'], ['garbagecollector', 'serviceaccount', 'root-ca-cert-publisher', 'serviceaccount-token', 'podgc', 'csrsigning', 'csrapproving', 'csrcleaner']],
     [[], []],
   ];
   for (const [list, want] of cases) assert.deepEqual(selectControllers(list), want, list.join(','));
-  assert.throws(() => selectControllers(['*', 'bogus']), /unknown controller "bogus"; known: namespace, garbagecollector, serviceaccount, root-ca-cert-publisher, serviceaccount-token, csrsigning, csrapproving, csrcleaner, tokencleaner, bootstrapsigner/);
+  assert.throws(() => selectControllers(['*', 'bogus']), /unknown controller "bogus"; known: namespace, garbagecollector, serviceaccount, root-ca-cert-publisher, serviceaccount-token, podgc, csrsigning, csrapproving, csrcleaner, tokencleaner, bootstrapsigner/);
   assert.throws(() => selectControllers(['-bogus']), /unknown controller "bogus"/);
 });
 
@@ -119,4 +120,15 @@ test('serviceaccount-token - a token secret is filled in, kept, or deleted with 
     ['already being deleted', secret({ 'platform.io/service-account.name': 'builder' }, undefined, { deletionTimestamp: '2026-11-25T00:00:00Z' }), undefined, 'none'],
   ];
   for (const [name, s, account, want] of cases) assert.equal(tokenSecretAction(s as never, account as never, 'CA'), want, name);
+});
+
+test('podgc - pods of a node missing past the quarantine, and terminating unscheduled pods, are collected', () => {
+  const pod = (name: string, nodeName?: string, terminating = false) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'ns', ...(terminating ? { deletionTimestamp: 'x' } : {}) }, spec: nodeName ? { nodeName } : {} }) as never;
+  const pods = [pod('on-live', 'n1'), pod('on-gone', 'n2'), pod('pending'), pod('pending-terminating', undefined, true)];
+  const missing = new Map<string, number>();
+  const names = (now: number) => podsToCollect(pods, (n) => n === 'n1', missing, now, 40_000).map((p) => p.metadata.name ?? '');
+  assert.deepEqual(names(1_000), ['pending-terminating'], 'the missing node is quarantined first');
+  assert.deepEqual(names(30_000), ['pending-terminating']);
+  assert.deepEqual(names(41_000), ['on-gone', 'pending-terminating'], 'past the quarantine');
+  assert.equal(missing.get('n2'), 1_000);
 });

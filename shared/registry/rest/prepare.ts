@@ -2,6 +2,7 @@
 // handling for types with a status subresource, generation, and the deletion state machine of
 // the spec (deletionTimestamp + finalizers). Pure: time and randomness come in as arguments.
 
+import { formatTime } from '../../api/time.js';
 import { randomInt, randomUUID } from 'node:crypto';
 import type { ApiObject, ObjectMeta } from '../../api/types.js';
 import type { FieldError } from '../../api/status.js';
@@ -111,7 +112,7 @@ export function readyForRemoval(type: ResourceType, obj: ApiObject): boolean {
 
 /** Finalizers still to run: metadata's, plus those the type keeps elsewhere (a namespace's spec). */
 function pendingFinalizers(type: ResourceType, obj: ApiObject): number {
-  return (obj.metadata.finalizers?.length ?? 0) + (type.strategy?.deletion?.pendingFinalizers(obj) ?? 0);
+  return (obj.metadata.finalizers?.length ?? 0) + (type.strategy?.deletion?.pendingFinalizers?.(obj) ?? 0);
 }
 
 export const DeleteOutcome = { Remove: 'Remove', MarkTerminating: 'MarkTerminating', AlreadyTerminating: 'AlreadyTerminating' } as const;
@@ -124,6 +125,25 @@ export type DeleteOutcome = (typeof DeleteOutcome)[keyof typeof DeleteOutcome];
 export function planDelete(type: ResourceType, obj: ApiObject): DeleteOutcome {
   if (pendingFinalizers(type, obj) === 0) return DeleteOutcome.Remove;
   return obj.metadata.deletionTimestamp ? DeleteOutcome.AlreadyTerminating : DeleteOutcome.MarkTerminating;
+}
+
+/**
+ * A graceful deletion (pods on a node): the object stays with deletionTimestamp = now + grace and
+ * deletionGracePeriodSeconds = grace until its node agent (or a grace of 0) removes it; a second
+ * deletion may only shorten the wait. `now` is the clock in milliseconds. Undefined: not graceful,
+ * the deletion table applies as usual.
+ */
+export function gracefulDeletion(type: ResourceType, obj: ApiObject, requested: number | undefined, now: number): { next: ApiObject | null } | undefined {
+  const grace = type.strategy?.deletion?.gracePeriodSeconds?.(obj, requested);
+  if (grace === undefined || grace <= 0) return undefined;
+  const current = obj.metadata.deletionGracePeriodSeconds;
+  const deadline = now + grace * 1000;
+  if (obj.metadata.deletionTimestamp) {
+    // Terminating for finalizers only (no grace under way): the deletion table decides.
+    if (!current) return undefined;
+    if (deadline >= Date.parse(obj.metadata.deletionTimestamp)) return { next: null };
+  }
+  return { next: { ...obj, metadata: { ...obj.metadata, deletionTimestamp: formatTime(new Date(deadline)), deletionGracePeriodSeconds: grace } } };
 }
 
 export function markTerminating(type: ResourceType, obj: ApiObject, now: string): ApiObject {

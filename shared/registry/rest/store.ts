@@ -22,6 +22,7 @@ import type { BusRequest } from './hooks.js';
 import {
   DeleteOutcome,
   markTerminating,
+  gracefulDeletion,
   planDelete,
   prepareForCreate,
   prepareForStatusUpdate,
@@ -82,6 +83,8 @@ export interface DeleteRequestOptions {
   propagationPolicy?: 'Orphan' | 'Foreground' | 'Background';
   /** Deprecated spelling: true is Orphan, false Background. */
   orphanDependents?: boolean;
+  /** Seconds a graceful object (a pod on a node) is given; 0 removes it at once. */
+  gracePeriodSeconds?: number;
 }
 
 export interface DeleteResult {
@@ -312,6 +315,14 @@ export class GenericStore {
     const policy = propagationPolicy(t, opts);
     const gc = withGarbageCollectionFinalizer(obj, policy);
     try {
+      const graceful = gracefulDeletion(t.type, gc, opts.gracePeriodSeconds, Date.now());
+      if (graceful) {
+        if (!graceful.next || req.dryRun) return { object: graceful.next ?? gc, removed: false };
+        const stored = t.toStored(graceful.next);
+        delete stored.metadata.resourceVersion;
+        const reply = await this.deps.bus<StorageWriteReply>(Subjects.storageUpdate, { ref, object: stored, expectedRevision: cur.revision });
+        return { object: served(t, reply.object), removed: false };
+      }
       switch (planDelete(t.type, gc)) {
         case DeleteOutcome.AlreadyTerminating: {
           // Deleting again with another policy switches the finalizer the garbage collector acts on.

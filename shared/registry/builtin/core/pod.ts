@@ -145,6 +145,17 @@ export const pods: ResourceType = {
     },
     validate: validatePod,
     validateUpdate: updateValidation(validatePod, validatePodUpdate),
+    deletion: {
+      // Upstream's CheckGracefulDelete: a pod on a node is given its grace period to stop (its
+      // agent removes it); one that never ran on a node, or has finished, goes at once.
+      gracePeriodSeconds(o, requested) {
+        const phase = at(o, 'status.phase');
+        if (!at(o, 'spec.nodeName') || phase === 'Succeeded' || phase === 'Failed') return 0;
+        if (requested !== undefined) return Math.max(requested, 0);
+        const own = at(o, 'spec.terminationGracePeriodSeconds');
+        return typeof own === 'number' ? own : 30;
+      },
+    },
     subresources: {
       // The binding hook's write (pod-rest.ts): only the node, the binding's annotations and the
       // PodScheduled condition come from it; the binding was validated and admitted as such.
