@@ -58,8 +58,22 @@ export function nextLease(spec: LeaseSpec | undefined, identity: string, now: nu
 
 const LEASES = (namespace: string, name?: string): ResourceRef => ({ group: 'coordination.platform.io', version: 'v1', resource: 'leases', namespace, ...(name !== undefined ? { name } : {}) });
 
-/** One try to acquire or renew; true when `identity` holds the lease afterwards. */
-export async function tryAcquireOrRenew(client: ApiClient, cfg: LeaderElectionConfig, now = Date.now()): Promise<boolean> {
+/**
+ * One try to acquire or renew; true when `identity` holds the lease afterwards. `mine` is the lease
+ * as this candidate last wrote it: a renewal then writes it straight back (one request, not two),
+ * and reads the lease only when that write loses a race.
+ */
+export async function tryAcquireOrRenew(client: ApiClient, cfg: LeaderElectionConfig, now = Date.now(), mine?: { lease?: ApiObject }): Promise<boolean> {
+  const held = mine?.lease;
+  if (held) {
+    mine.lease = undefined;
+    try {
+      mine.lease = await client.update(LEASES(cfg.namespace, cfg.name), { ...held, spec: nextLease((held as { spec?: LeaseSpec }).spec, cfg.identity, now, cfg.leaseDurationMs) });
+      return true;
+    } catch (err) {
+      if (!isConflict(err) && !isNotFound(err)) throw err;
+    }
+  }
   let lease: ApiObject | undefined;
   try {
     lease = await client.get(LEASES(cfg.namespace, cfg.name));
@@ -68,7 +82,8 @@ export async function tryAcquireOrRenew(client: ApiClient, cfg: LeaderElectionCo
   }
   if (!lease) {
     try {
-      await client.create(LEASES(cfg.namespace), { apiVersion: 'coordination.platform.io/v1', kind: 'Lease', metadata: { name: cfg.name, namespace: cfg.namespace }, spec: nextLease(undefined, cfg.identity, now, cfg.leaseDurationMs) });
+      const created = await client.create(LEASES(cfg.namespace), { apiVersion: 'coordination.platform.io/v1', kind: 'Lease', metadata: { name: cfg.name, namespace: cfg.namespace }, spec: nextLease(undefined, cfg.identity, now, cfg.leaseDurationMs) });
+      if (mine) mine.lease = created;
       return true;
     } catch (err) {
       if (isAlreadyExists(err)) return false;
@@ -78,7 +93,8 @@ export async function tryAcquireOrRenew(client: ApiClient, cfg: LeaderElectionCo
   const spec = (lease as { spec?: LeaseSpec }).spec;
   if (leaseDecision(spec, cfg.identity, now) === 'wait') return false;
   try {
-    await client.update(LEASES(cfg.namespace, cfg.name), { ...lease, spec: nextLease(spec, cfg.identity, now, cfg.leaseDurationMs) });
+    const written = await client.update(LEASES(cfg.namespace, cfg.name), { ...lease, spec: nextLease(spec, cfg.identity, now, cfg.leaseDurationMs) });
+    if (mine) mine.lease = written;
     return true;
   } catch (err) {
     if (isConflict(err)) return false;
@@ -97,9 +113,10 @@ export interface LeaderCallbacks {
  * that aborts when leadership is lost (no renewal within the renew deadline), then tries again.
  */
 export async function runLeaderElection(client: ApiClient, cfg: LeaderElectionConfig, cb: LeaderCallbacks, signal: AbortSignal): Promise<void> {
+  const mine: { lease?: ApiObject } = {};
   const attempt = async (): Promise<boolean> => {
     try {
-      return await tryAcquireOrRenew(client, cfg);
+      return await tryAcquireOrRenew(client, cfg, Date.now(), mine);
     } catch (err) {
       cb.onError?.(err);
       return false;

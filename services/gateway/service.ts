@@ -53,7 +53,8 @@ export const defaultGatewayConfig: GatewayConfig = {
   bucket: DEFAULT_BUCKET,
   watchWindowMs: 5 * 60_000,
   serviceNetwork: parseServiceNetwork(DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE),
-  bookmarkIntervalMs: 10_000,
+  // Upstream's watch cache bookmarks about once a minute; more often only costs idle watchers CPU.
+  bookmarkIntervalMs: 60_000,
   servicePingTimeoutMs: 1_000,
   identity: defaultIdentityOptions,
   handlers: defaultHandlerOptions,
