@@ -16,7 +16,7 @@ export const controllersOptionSpecs = {
   'leader-elect': { type: 'boolean', default: true, description: 'elect a leader on a Lease so that of several replicas only one acts' },
   'leader-elect-lease-duration': { type: 'duration', default: '15s', description: 'how long a non-leader waits after the last renewal before taking the lease over' },
   'leader-elect-renew-deadline': { type: 'duration', default: '10s', description: 'how long the leader keeps trying to renew before it stops acting' },
-  'leader-elect-retry-period': { type: 'duration', default: '2s', description: 'interval between tries to acquire or renew the lease' },
+  'leader-elect-retry-period': { type: 'duration', default: '2s', description: 'interval between tries to acquire the lease and between failed renewals (a leader renews a third of the way into its lease)' },
   'leader-elect-resource-namespace': { type: 'string', default: 'platform-system', description: 'namespace of the Lease' },
   'leader-elect-resource-name': { type: 'string', default: 'platform-controller-manager', description: 'name of the Lease' },
 } satisfies OptionSpecs;

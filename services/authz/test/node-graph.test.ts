@@ -305,5 +305,7 @@ test('node graph - only system:node:<name> in system:nodes is a node', () => {
   assert.deepEqual(ask('a', ['system:nodes']), { decision: 'NoOpinion' }, 'group without the name');
   assert.deepEqual(ask('jane', ['system:masters']), { decision: 'NoOpinion' });
   assert.deepEqual(ask('system:node:', ['system:nodes']), { decision: 'NoOpinion', reason: 'unknown node for user "system:node:"' });
-  assert.equal(authz.rulesFor, undefined, 'graph grants cannot be listed');
+  // Graph grants cannot be listed: a node's rules review is incomplete, anyone else's is empty and complete.
+  assert.deepEqual(authz.rulesFor!({ username: 'system:node:a', groups: ['system:nodes'] }, 'shop'), { resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: 'node authorizer does not support user rule resolution' });
+  assert.deepEqual(authz.rulesFor!({ username: 'jane', groups: [] }, 'shop'), { resourceRules: [], nonResourceRules: [], incomplete: false });
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { leaseDecision, microTime, nextLease } from '../leader-election.js';
+import { leaseDecision, microTime, nextLease, renewIntervalMs } from '../leader-election.js';
 import { deletionConditions, mergeConditions } from '../namespace/controller.js';
 import { selectControllers } from '../options.js';
 import { WorkQueue } from '../queue.js';
@@ -42,6 +42,9 @@ test('leader election - who may act on a lease, and the lease after renewing or 
   const renewed = nextLease(taken, 'a', now + 2_000, 15_000);
   assert.deepEqual([renewed.acquireTime, renewed.renewTime, renewed.leaseTransitions], [microTime(now), microTime(now + 2_000), 3]);
   assert.equal(nextLease(undefined, 'a', now, 15_000).leaseTransitions, 0);
+  assert.equal(renewIntervalMs({ leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 }), 5_000, 'upstream defaults: every 5 s');
+  assert.equal(renewIntervalMs({ leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 300 }), 1_000);
+  assert.equal(renewIntervalMs({ leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 1_500 }), 1_500, 'never below the retry period');
   assert.equal(nextLease({ ...live, holderIdentity: '' }, 'a', now, 15_000).leaseTransitions, 3, 'taking a released lease is a transition too');
 });
 

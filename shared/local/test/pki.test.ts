@@ -111,7 +111,7 @@ describe('ensurePki', () => {
 
   test('ensurePki - creates once, reuses on the next start, keys are private', async () => {
     const first = await ensurePki(dir);
-    assert.equal(first.written.length, 6);
+    assert.equal(first.written.length, 8, 'CA, serving, admin and controllers pairs');
     assert.equal((await stat(first.files.caKey)).mode & 0o777, 0o600);
     assert.equal((await stat(first.files.servingKey)).mode & 0o777, 0o600);
     const admin = new X509Certificate(await readFile(first.files.adminCert));
@@ -141,7 +141,7 @@ describe('ensurePki', () => {
     await unlink(old.files.caKey);
     const fresh = await ensurePki(dir);
     assert.notEqual(fresh.ca.certPem, old.ca.certPem);
-    assert.equal(fresh.written.length, 6);
+    assert.equal(fresh.written.length, 8);
     assert.ok(new X509Certificate(fresh.serving.certPem).checkIssued(new X509Certificate(fresh.ca.certPem)));
   });
 
