@@ -9,16 +9,18 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** Resolves once the NATS connection is closed: after a signal, or because NATS went away (exit 1). */
-export async function serveUntilSignalled(nc: NatsConnection, service: RunningService, log: Logger): Promise<void> {
+/**
+ * SIGINT, SIGTERM or the supervisor's exit stop the service once (`stop`), then the process: an
+ * unclean stop exits 1. Returns whether a stop has begun.
+ */
+export function stopOnSignals(stop: () => Promise<void>, log: Logger): () => boolean {
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'stopping');
     try {
-      await service.stop();
-      await nc.drain();
+      await stop();
     } catch (err) {
       log.error({ err }, 'unclean shutdown');
       process.exitCode = 1;
@@ -29,8 +31,17 @@ export async function serveUntilSignalled(nc: NatsConnection, service: RunningSe
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   exitWithParent(() => void shutdown('parent exited'));
+  return () => stopping;
+}
+
+/** Resolves once the NATS connection is closed: after a signal, or because NATS went away (exit 1). */
+export async function serveUntilSignalled(nc: NatsConnection, service: RunningService, log: Logger): Promise<void> {
+  const stopping = stopOnSignals(async () => {
+    await service.stop();
+    await nc.drain();
+  }, log);
   const closed = await nc.closed();
-  if (closed && !stopping) {
+  if (closed && !stopping()) {
     log.error({ err: closed }, 'NATS connection closed');
     process.exitCode = 1;
   }

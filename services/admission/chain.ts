@@ -11,7 +11,7 @@ import type { Logger } from '../../shared/log.js';
 import type { AdmissionContext, AdmissionPlugin, PluginMatch } from './types.js';
 
 export function pluginMatches(match: PluginMatch | undefined, req: AdmissionRequest): boolean {
-  return admissionMatches(match, req.operation, req.resource.group, req.resource.resource);
+  return admissionMatches(match, req.operation, req.resource.group, req.resource.resource, req.userInfo?.groups ?? []);
 }
 
 /** What the gateway needs to know to skip phases: each phase's plugins' matches. */

@@ -2,7 +2,7 @@
 // runs the controllers while it leads.
 
 import { readFile } from 'node:fs/promises';
-import { runMain, exitWithParent, serviceOptions } from '../../shared/service-main.js';
+import { runMain, serviceOptions, stopOnSignals } from '../../shared/service-main.js';
 import { createLogger } from '../../shared/log.js';
 import { ClientConfigError, inClusterConfig, loadClientConfig, loadClientConfigFiles, resolveClientConfig, type ClientConfig } from '../../shared/client/config.js';
 import { ApiClient } from '../../shared/client/rest.js';
@@ -77,22 +77,7 @@ async function main(): Promise<void> {
     },
   });
   log.info({ server: cfg.server.origin, controllers }, 'controllers service started');
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'stopping');
-    try {
-      await service.stop();
-    } catch (err) {
-      log.error({ err }, 'unclean shutdown');
-      process.exitCode = 1;
-    }
-    setTimeout(() => process.exit(process.exitCode ?? 0), 2_000).unref();
-  };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  exitWithParent(() => void shutdown('parent exited'));
+  stopOnSignals(() => service.stop(), log);
 }
 
 runMain('controllers', main);

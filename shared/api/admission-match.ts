@@ -12,10 +12,14 @@ export interface AdmissionMatch {
   operations?: string[];
   /** Absent = every resource. */
   resources?: ResourceMatch[];
+  /** Absent = every user; else only requests by a member of one of these groups (NodeRestriction: system:nodes). */
+  userGroups?: string[];
 }
 
-export function admissionMatches(match: AdmissionMatch | undefined, operation: string, group: string, resource: string): boolean {
+/** `userGroups` undefined: the caller does not know the user, so a user-restricted match still counts. */
+export function admissionMatches(match: AdmissionMatch | undefined, operation: string, group: string, resource: string, userGroups?: readonly string[]): boolean {
   if (!match) return true;
+  if (match.userGroups && userGroups && !match.userGroups.some((g) => userGroups.includes(g))) return false;
   if (match.operations && !match.operations.includes(operation) && !match.operations.includes('*')) return false;
   if (match.resources) {
     return match.resources.some((m) => (m.group === '*' || m.group === group) && (m.resource === '*' || m.resource === resource));

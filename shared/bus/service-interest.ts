@@ -51,10 +51,10 @@ export class AdmissionInterestCache extends ServiceInterest<AdmissionInterest> {
     super(nc, Subjects.admissionInterest, log, refreshMs);
   }
 
-  wants(phase: AdmissionPhase, operation: string, group: string, resource: string): boolean {
+  wants(phase: AdmissionPhase, operation: string, group: string, resource: string, userGroups?: readonly string[]): boolean {
     const i = this.value();
     if (!i) return true;
-    return i[phase].some((m) => admissionMatches(m, operation, group, resource));
+    return i[phase].some((m) => admissionMatches(m, operation, group, resource, userGroups));
   }
 }
 

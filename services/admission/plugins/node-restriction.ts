@@ -8,7 +8,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { notFound } from '../../../shared/api/status.js';
 import type { ApiObject, OwnerReference } from '../../../shared/api/types.js';
-import { NODE_LEASE_NAMESPACE, nodeIdentity } from '../../../shared/api/node-identity.js';
+import { NODE_LEASE_NAMESPACE, nodeIdentity, NODES_GROUP } from '../../../shared/api/node-identity.js';
 import { podReferences } from '../../../shared/api/node-references.js';
 import { AdmissionOperation, type AdmissionRequest } from '../../../shared/bus/messages.js';
 import { admissionForbidden } from '../errors.js';
@@ -48,6 +48,8 @@ const NODES = { group: '', resource: 'nodes' };
 /** Upstream's handler operations; reads never reach admission and CONNECT is not restricted. */
 export const NODE_RESTRICTION_MATCH: PluginMatch = {
   operations: [AdmissionOperation.Create, AdmissionOperation.Update, AdmissionOperation.Delete],
+  // Only nodes are restricted: anyone else's request need not even reach the admission service.
+  userGroups: [NODES_GROUP],
   resources: [
     PODS,
     NODES,

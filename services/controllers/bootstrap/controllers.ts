@@ -10,7 +10,7 @@ import type { Logger } from '../../../shared/log.js';
 import { Informer } from '../../../shared/client/informer.js';
 import { ApiClient, isConflict, isNotFound } from '../../../shared/client/rest.js';
 import { WorkQueue } from '../queue.js';
-import type { Controller } from '../types.js';
+import { queueController, type Controller } from '../types.js';
 
 export const BOOTSTRAP_TOKEN_TYPE = 'bootstrap.platform.io/token';
 export const BOOTSTRAP_NAMESPACE = 'platform-system';
@@ -69,18 +69,7 @@ export function tokenCleaner(client: ApiClient, log: Logger): Controller {
     }
   });
   informer.addHandlers({ onAdd: (o) => queue.add(o.metadata.name!), onUpdate: (_o, n) => queue.add(n.metadata.name!) });
-  return {
-    name: 'tokencleaner',
-    async start() {
-      informer.start();
-      await informer.synced;
-    },
-    async stop() {
-      queue.shutDown();
-      await informer.stop();
-    },
-    idle: () => queue.idle(),
-  };
+  return queueController('tokencleaner', [informer], queue);
 }
 
 export function bootstrapSigner(client: ApiClient, log: Logger): Controller {
@@ -110,18 +99,5 @@ export function bootstrapSigner(client: ApiClient, log: Logger): Controller {
   const queue = new WorkQueue(() => sign());
   const kick = () => queue.add(CLUSTER_INFO);
   for (const inf of [secrets, configMaps] as Informer[]) inf.addHandlers({ onAdd: kick, onUpdate: kick, onDelete: kick });
-  return {
-    name: 'bootstrapsigner',
-    async start() {
-      secrets.start();
-      configMaps.start();
-      await Promise.all([secrets.synced, configMaps.synced]);
-      kick();
-    },
-    async stop() {
-      queue.shutDown();
-      await Promise.all([secrets.stop(), configMaps.stop()]);
-    },
-    idle: () => queue.idle(),
-  };
+  return queueController('bootstrapsigner', [secrets, configMaps], queue, kick);
 }

@@ -10,7 +10,7 @@ import type { Logger } from '../../../shared/log.js';
 import { Informer } from '../../../shared/client/informer.js';
 import { ApiClient, isConflict, isNotFound } from '../../../shared/client/rest.js';
 import { WorkQueue } from '../queue.js';
-import type { Controller } from '../types.js';
+import { queueController, type Controller } from '../types.js';
 import { BUILT_IN_SIGNERS, certificateValidity, readRequest, SIGNER_AGENT_CLIENT, SIGNER_LEGACY_UNKNOWN, signerProblem, signRequest, type SigningCA } from './signers.js';
 
 export const CERTIFICATES_GROUP = 'certificates.platform.io';
@@ -56,21 +56,7 @@ function csrController(name: string, client: ApiClient, log: Logger, reconcile: 
     { onError: (key, err) => log.warn({ err, csr: key }, `${name}: retrying`) },
   );
   informer.addHandlers({ onAdd: (o) => queue.add(o.metadata.name!), onUpdate: (_o, n) => queue.add(n.metadata.name!) });
-  return {
-    informer,
-    controller: {
-      name,
-      async start() {
-        informer.start();
-        await informer.synced;
-      },
-      async stop() {
-        queue.shutDown();
-        await informer.stop();
-      },
-      idle: () => queue.idle(),
-    },
-  };
+  return { informer, controller: queueController(name, [informer], queue) };
 }
 
 async function addCondition(client: ApiClient, csr: Csr, subresource: 'status' | 'approval', c: CsrCondition, extraStatus: Record<string, unknown> = {}): Promise<void> {

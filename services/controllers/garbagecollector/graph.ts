@@ -3,14 +3,9 @@
 // not: a dependent can name an owner that is gone or never existed). Pure bookkeeping; the
 // decisions are in decide.ts.
 
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+import type { OwnerReference } from '../../../shared/api/types.js';
+
+export type { OwnerReference };
 
 export interface ObjectIdentity {
   group: string;

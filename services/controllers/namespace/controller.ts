@@ -9,7 +9,7 @@ import { discoverResources, type DiscoveredResource } from '../../../shared/clie
 import { Informer } from '../../../shared/client/informer.js';
 import { ApiClient, isConflict, isNotFound } from '../../../shared/client/rest.js';
 import { WorkQueue } from '../queue.js';
-import type { Controller } from '../types.js';
+import { queueController, type Controller } from '../types.js';
 
 export const NAMESPACE_FINALIZER = 'platform';
 const NAMESPACES = { group: '', version: 'v1', resource: 'namespaces' };
@@ -162,16 +162,5 @@ export function namespaceController(client: ApiClient, log: Logger): Controller 
     if (o.metadata.deletionTimestamp) queue.add(o.metadata.name!);
   };
   informer.addHandlers({ onAdd: enqueue, onUpdate: (_old, o) => enqueue(o) });
-  return {
-    name: 'namespace',
-    async start() {
-      informer.start();
-      await informer.synced;
-    },
-    async stop() {
-      queue.shutDown();
-      await informer.stop();
-    },
-    idle: () => queue.idle(),
-  };
+  return queueController('namespace', [informer], queue);
 }

@@ -8,7 +8,7 @@ import type { Logger } from '../../../shared/log.js';
 import { Informer } from '../../../shared/client/informer.js';
 import { ApiClient, isAlreadyExists, isConflict, isNotFound, type ResourceRef } from '../../../shared/client/rest.js';
 import { WorkQueue } from '../queue.js';
-import type { Controller } from '../types.js';
+import { queueController, type Controller } from '../types.js';
 
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
 export const ROOT_CA_CONFIG_MAP = 'platform-root-ca.crt';
@@ -55,20 +55,8 @@ function perNamespaceObject(client: ApiClient, log: Logger, spec: EnsureSpec): C
     if (o.metadata.namespace) queue.add(o.metadata.namespace);
   };
   objects.addHandlers({ onDelete: byNamespace, onUpdate: (_o, n) => byNamespace(n) });
-  return {
-    name: spec.name,
-    async start() {
-      objects.start();
-      await objects.synced;
-      namespaces.start();
-      await namespaces.synced;
-    },
-    async stop() {
-      queue.shutDown();
-      await Promise.all([namespaces.stop(), objects.stop()]);
-    },
-    idle: () => queue.idle(),
-  };
+  // The objects first: a namespace seen before them would look like it lacks its object.
+  return queueController(spec.name, [objects, namespaces], queue);
 }
 
 export function serviceAccountController(client: ApiClient, log: Logger): Controller {

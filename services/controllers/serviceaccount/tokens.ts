@@ -12,7 +12,7 @@ import { Informer } from '../../../shared/client/informer.js';
 import { ApiClient, isConflict, isNotFound } from '../../../shared/client/rest.js';
 import { signLegacyServiceAccountToken } from '../../../shared/serviceaccount/tokens.js';
 import { WorkQueue } from '../queue.js';
-import type { Controller } from '../types.js';
+import { queueController, type Controller } from '../types.js';
 
 export const TOKEN_SECRET_TYPE = 'platform.io/service-account-token';
 export const SA_NAME_ANNOTATION = 'platform.io/service-account.name';
@@ -78,18 +78,5 @@ export function serviceAccountTokenController(client: ApiClient, log: Logger, si
     for (const s of secrets.list(sa.metadata.namespace)) if (s.metadata.annotations?.[SA_NAME_ANNOTATION] === sa.metadata.name) queue.add(secretKey(s));
   };
   accounts.addHandlers({ onAdd: byAccount, onDelete: byAccount, onUpdate: (_o, n) => byAccount(n) });
-  return {
-    name: 'serviceaccount-token',
-    async start() {
-      accounts.start();
-      await accounts.synced;
-      secrets.start();
-      await secrets.synced;
-    },
-    async stop() {
-      queue.shutDown();
-      await Promise.all([secrets.stop(), accounts.stop()]);
-    },
-    idle: () => queue.idle(),
-  };
+  return queueController('serviceaccount-token', [accounts, secrets], queue);
 }

@@ -13,7 +13,7 @@ import type { Admitter } from './store.js';
 export function admissionClient(nc: NatsConnection, interest: AdmissionInterestCache, timeoutMs: number): Admitter {
   return async (req, phase, operation, object, oldObject, kind) => {
     const t = req.target;
-    if (!interest.wants(phase, operation, t.type.group, t.type.plural)) return object;
+    if (!interest.wants(phase, operation, t.type.group, t.type.plural, req.user.groups)) return object;
     const request: AdmissionRequest = {
       uid: randomUUID(),
       phase,
