@@ -4,14 +4,12 @@
 
 import https from 'node:https';
 import http from 'node:http';
-import { readFile } from 'node:fs/promises';
 import type { ApiObject } from '../api/types.js';
 import type { ClientConfig } from './config.js';
+import { authorizationSource } from './credentials.js';
 import { ExecCredentials } from './exec.js';
 import { OidcCredentials } from './oidc.js';
 
-/** A token file is re-read at most this often (upstream's cached token source). */
-const TOKEN_FILE_REREAD_MS = 60_000;
 const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
@@ -85,31 +83,11 @@ export interface RequestOptions {
 export type Credentials = () => Promise<Record<string, string>>;
 
 function staticOrFileToken(cfg: ClientConfig): Credentials {
-  if (cfg.token) {
-    const h = { Authorization: `Bearer ${cfg.token}` };
-    return async () => h;
-  }
-  if (cfg.tokenFile) {
-    const file = cfg.tokenFile;
-    let cached: { token: string; at: number } | undefined;
-    return async () => {
-      if (!cached || Date.now() - cached.at >= TOKEN_FILE_REREAD_MS) {
-        try {
-          cached = { token: (await readFile(file, 'utf8')).trim(), at: Date.now() };
-        } catch (err) {
-          // A rotation in progress (file briefly missing) keeps the last good token.
-          if (!cached) throw err;
-          cached.at = Date.now();
-        }
-      }
-      return { Authorization: `Bearer ${cached.token}` };
-    };
-  }
-  if (cfg.basicAuth) {
-    const h = { Authorization: `Basic ${Buffer.from(`${cfg.basicAuth.username}:${cfg.basicAuth.password}`).toString('base64')}` };
-    return async () => h;
-  }
-  return async () => ({});
+  const auth = authorizationSource(cfg);
+  return async (): Promise<Record<string, string>> => {
+    const value = await auth();
+    return value ? { Authorization: value } : {};
+  };
 }
 
 export interface ApiClientOptions {

@@ -11,11 +11,10 @@ import path from 'node:path';
 import tls from 'node:tls';
 import YAML from 'yaml';
 import { describeUrl, requestJson } from './http-json.js';
+import { authorizationSource } from '../client/credentials.js';
 
 /** Upstream's default for webhook calls. */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 30_000;
-// A rotated token file is picked up within this long, as upstream's cached token source does.
-const TOKEN_FILE_REREAD_MS = 60_000;
 
 export interface WebhookClient {
   /** POSTs `body` as JSON to the configured server; resolves with the status and parsed JSON body. */
@@ -205,34 +204,6 @@ async function readTokenFile(file: string, where: string): Promise<string> {
   return token;
 }
 
-/** The Authorization header value: a token (or the token file's current content), or basic auth. */
-function authorizationSource(config: WebhookClientConfig): () => Promise<string | undefined> {
-  if (config.token) {
-    const value = `Bearer ${config.token}`;
-    return async () => value;
-  }
-  if (config.tokenFile) {
-    const file = config.tokenFile;
-    let cached: { token: string; readAt: number } | undefined;
-    return async () => {
-      if (!cached || Date.now() - cached.readAt >= TOKEN_FILE_REREAD_MS) {
-        try {
-          cached = { token: await readTokenFile(file, 'tokenFile'), readAt: Date.now() };
-        } catch (err) {
-          // A rotation in progress (file briefly missing) keeps the last good token.
-          if (!cached) throw err;
-          cached.readAt = Date.now();
-        }
-      }
-      return `Bearer ${cached.token}`;
-    };
-  }
-  if (config.basicAuth) {
-    const value = `Basic ${Buffer.from(`${config.basicAuth.username}:${config.basicAuth.password}`).toString('base64')}`;
-    return async () => value;
-  }
-  return async () => undefined;
-}
 
 /** A client for a parsed configuration. Fails on TLS material Node cannot use (e.g. a key that does not match its certificate). */
 export function createWebhookClient(config: WebhookClientConfig, opts: { timeoutMs?: number } = {}): WebhookClient {
@@ -248,7 +219,7 @@ export function createWebhookClient(config: WebhookClientConfig, opts: { timeout
     throw new WebhookConfigError(`invalid TLS material: ${(err as Error).message}`);
   }
   const agent = new https.Agent({ keepAlive: true, ...tlsOptions });
-  const authorization = authorizationSource(config);
+  const authorization = authorizationSource(config, (file) => readTokenFile(file, 'tokenFile'));
   const defaultTimeoutMs = opts.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
   let closed = false;
   return {
