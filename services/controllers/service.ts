@@ -17,6 +17,7 @@ import { podGarbageCollector, type PodGcOptions } from './podgc/controller.js';
 import type { KeyObject } from 'node:crypto';
 import { rootCACertPublisher, serviceAccountController } from './serviceaccount/controllers.js';
 import type { Controller } from './types.js';
+import { KNOWN_CONTROLLERS } from './options.js';
 
 export interface ControllersConfig {
   /** Names as `selectControllers` returns them. */
@@ -52,6 +53,14 @@ export interface ControllersService {
   stop(): Promise<void>;
 }
 
+/** What a controller needs that the configuration lacks; undefined when it can be built. */
+function missing(name: string, c: ControllersConfig): string | undefined {
+  if (name === 'csrsigning' && !c.signingCA) return 'csrsigning needs --cluster-signing-cert-file and --cluster-signing-key-file';
+  if (name === 'serviceaccount-token' && !c.serviceAccountKey) return 'serviceaccount-token needs --service-account-private-key-file';
+  if (name === 'root-ca-cert-publisher' && !c.rootCA) return 'root-ca-cert-publisher needs a root CA: set --root-ca-file or a CA in the client configuration';
+  return undefined;
+}
+
 function build(name: string, d: ControllersServiceDeps): Controller {
   const log = d.log.child({ controller: name });
   switch (name) {
@@ -62,15 +71,13 @@ function build(name: string, d: ControllersServiceDeps): Controller {
     case 'serviceaccount':
       return serviceAccountController(d.client, log);
     case 'csrsigning':
-      if (!d.config.signingCA) throw new Error('csrsigning needs --cluster-signing-cert-file and --cluster-signing-key-file');
-      return csrSigningController(d.client, log, d.config.signingCA, d.config.signingDurationMs ?? 365 * 24 * 3_600_000);
+      return csrSigningController(d.client, log, d.config.signingCA!, d.config.signingDurationMs ?? 365 * 24 * 3_600_000);
     case 'csrapproving':
       return csrApprovingController(d.client, log);
     case 'csrcleaner':
       return csrCleaner(d.client, log, d.config.csrCleaner);
     case 'serviceaccount-token':
-      if (!d.config.serviceAccountKey) throw new Error('serviceaccount-token needs --service-account-private-key-file');
-      return serviceAccountTokenController(d.client, log, d.config.serviceAccountKey, d.config.rootCA);
+      return serviceAccountTokenController(d.client, log, d.config.serviceAccountKey!, d.config.rootCA);
     case 'podgc':
       return podGarbageCollector(d.client, log, d.config.podGc);
     case 'tokencleaner':
@@ -78,16 +85,19 @@ function build(name: string, d: ControllersServiceDeps): Controller {
     case 'bootstrapsigner':
       return bootstrapSigner(d.client, log);
     case 'root-ca-cert-publisher':
-      if (!d.config.rootCA) throw new Error('root-ca-cert-publisher needs a root CA: set --root-ca-file or a CA in the client configuration');
-      return rootCACertPublisher(d.client, log, d.config.rootCA);
+      return rootCACertPublisher(d.client, log, d.config.rootCA!);
     default:
       throw new Error(`unknown controller ${name}`);
   }
 }
 
 export function createControllersService(d: ControllersServiceDeps): ControllersService {
-  // Built up front: a controller that cannot be built fails start, not the first election won.
-  for (const name of d.config.controllers) build(name, d);
+  // Checked up front: a controller that cannot be built fails start, not the first election won.
+  for (const name of d.config.controllers) {
+    const problem = missing(name, d.config);
+    if (problem) throw new Error(problem);
+    if (!(name in KNOWN_CONTROLLERS)) throw new Error(`unknown controller ${name}`);
+  }
   const stopAll = new AbortController();
   let running: Controller[] = [];
   let leader = false;
