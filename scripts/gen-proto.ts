@@ -5,7 +5,8 @@
 //   npx tsx scripts/gen-proto.ts <k8s.io/api git dir> <k8s.io/apimachinery git dir>
 //
 // Both are read at RELEASE (a recent release: its messages are a superset of what kubectl 1.32 and
-// its client-go send), except PodSecurityPolicy, which is read from before its removal.
+// its client-go send), except the beta versions removed upstream since the spec's reference release
+// (1.24), which are read at that release.
 // For each message it keeps only what the codec needs: field name, number, type, repeated/map,
 // and from the Go struct tags the JSON name and whether the field is a pointer or `omitempty`
 // (which decide whether a zero value read off the wire appears in the JSON object). Packages are
@@ -40,8 +41,8 @@ const RELEASE = 'v0.34.2';
 const api = (dir: string, rev = RELEASE, only?: string[]): Source => ({ repo: apiDir, rev, dir, pkg: dir.replace('/', '.'), upstream: `k8s.io.api.${dir.replace('/', '.')}`, only });
 const machinery = (dir: string, pkg: string, upstream: string): Source => ({ repo: machineryDir, rev: RELEASE, dir, pkg, upstream });
 
-// The last upstream revision that still defined PodSecurityPolicy (served here as policy/v1beta1).
-const PSP_REV = '5a75c6e75^';
+// The spec's reference release (1.24): the beta versions it still served, removed upstream since.
+const REFERENCE = 'v0.24.17';
 
 const SOURCES: Source[] = [
   machinery('pkg/apis/meta/v1', 'meta.v1', 'k8s.io.apimachinery.pkg.apis.meta.v1'),
@@ -53,10 +54,21 @@ const SOURCES: Source[] = [
   api('apps/v1'),
   api('batch/v1'),
   api('autoscaling/v1'),
+  api('autoscaling/v2'),
+  api('autoscaling/v2beta1', REFERENCE),
+  api('autoscaling/v2beta2', REFERENCE),
+  api('batch/v1beta1', REFERENCE, ['CronJob', 'CronJobList']),
+  api('discovery/v1'),
+  api('discovery/v1beta1', REFERENCE),
+  api('events/v1beta1', REFERENCE),
+  api('flowcontrol/v1beta1', REFERENCE),
+  api('flowcontrol/v1beta2', REFERENCE),
+  api('node/v1beta1', REFERENCE, ['RuntimeClass', 'RuntimeClassList']),
+  api('storage/v1beta1', REFERENCE, ['CSIStorageCapacity', 'CSIStorageCapacityList']),
   api('rbac/v1'),
   api('networking/v1'),
   api('policy/v1'),
-  { ...api('policy/v1beta1', PSP_REV), only: ['PodSecurityPolicy', 'PodSecurityPolicyList'] },
+  api('policy/v1beta1', REFERENCE, ['PodSecurityPolicy', 'PodSecurityPolicyList', 'PodDisruptionBudget', 'PodDisruptionBudgetList']),
   api('storage/v1'),
   api('coordination/v1'),
   api('certificates/v1'),
