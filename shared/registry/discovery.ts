@@ -7,6 +7,7 @@ import { DEFAULT_VERBS } from './types.js';
 import type { ApiGroupInfo, ServedResource } from './registry.js';
 import type { ResourceType } from './types.js';
 import { UPDATE_SUBRESOURCE_VERBS } from './subresources.js';
+import { storageVersionOf as typeStorageVersion } from './conversion.js';
 
 export type { ApiGroupInfo, ServedResource };
 
@@ -63,7 +64,7 @@ export function storageVersionHash(group: string, version: string, kind: string)
 }
 
 function storageVersionOf(source: DiscoverySource, type: ResourceType): string {
-  return source.storageVersion?.(type) || type.storageVersion || type.versions[0]?.name || CORE_VERSION;
+  return source.storageVersion?.(type) || typeStorageVersion(type) || CORE_VERSION;
 }
 
 

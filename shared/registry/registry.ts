@@ -25,6 +25,7 @@ import {
 import type { ResourceType, VersionDef } from './types.js';
 import { subresourceStrategy, subresourceStrategyProblems } from './subresources.js';
 import { compareVersions } from './versions.js';
+import { hubForm, storageVersionOf } from './conversion.js';
 import { canonicalGroupNames, upstreamSpelling, type CanonicalGroup } from '../api/groups.js';
 
 export { compareVersions } from './versions.js';
@@ -263,12 +264,9 @@ export class Registry {
     return type.storedAs ? { group: type.storedAs.group, resource: type.storedAs.resource } : { group: type.group, resource: type.plural };
   }
 
-  /** The version objects are written in: the declared one, else the first served in listing order. */
+  /** The version objects are written in: the declared one, else the first listed (served or not, as upstream's storage version does not follow `--runtime-config`). */
   storageVersion(type: ResourceType): string {
-    if (type.storageVersion) return type.storageVersion;
-    const served = this.servedByType.get(type);
-    const firstServed = type.versions.find((v) => served?.has(v.name));
-    return (firstServed ?? type.versions[0])?.name ?? '';
+    return storageVersionOf(type);
   }
 
   /** The full object schema (apiVersion, kind, metadata and the type's fields). Do not mutate. */
@@ -313,11 +311,13 @@ export class Registry {
     // Type rules assume the JSON types the schema promises; with a type mismatch they could only
     // add confusing follow-on errors (upstream would have failed decoding already).
     const shapeBroken = schemaErrors.some((e) => e.keyword === 'type');
+    // The type's rules are written against the hub (storage) version.
     const strategy = type.strategy;
     if (!shapeBroken && strategy) {
       const validateUpdate = (subresource && subresourceStrategy(type, subresource)?.validateUpdate) || strategy.validateUpdate;
-      if (old && validateUpdate) errs.push(...validateUpdate(subject, old));
-      else if (strategy.validate) errs.push(...strategy.validate(subject));
+      const hub = hubForm(served.version, subject);
+      if (old && validateUpdate) errs.push(...validateUpdate(hub, hubForm(served.version, old)));
+      else if (strategy.validate) errs.push(...strategy.validate(hub));
     }
     return dedupeFieldErrors(errs);
   }

@@ -62,14 +62,20 @@ export function resolveTarget(registry: Registry, served: ServedResource): Targe
   const storage = registry.storageRef(type);
   let fromStored: Target['fromStored'];
   let toStored: Target['toStored'];
+  // Another version of the type: through its conversions to and from the storage version (the hub).
+  const { toHub, fromHub } = served.version;
+  const hubApiVersion = gvString(type.group, registry.storageVersion(type));
   if (type.storedAs) {
     const sa = type.storedAs;
-    fromStored = (o) => ({ ...sa.fromStored(o), apiVersion, kind: type.kind });
-    toStored = (o) => sa.toStored(o);
+    fromStored = fromHub ? (o) => ({ ...fromHub(sa.fromStored(o)), apiVersion, kind: type.kind }) : (o) => ({ ...sa.fromStored(o), apiVersion, kind: type.kind });
+    toStored = toHub ? (o) => sa.toStored({ ...toHub(o), apiVersion: hubApiVersion }) : (o) => sa.toStored(o);
   } else {
-    const storageApiVersion = gvString(type.group, registry.storageVersion(type));
-    fromStored = storageApiVersion === apiVersion ? null : (o) => ({ ...o, apiVersion });
-    toStored = (o) => (o.apiVersion === storageApiVersion ? o : { ...o, apiVersion: storageApiVersion });
+    fromStored = fromHub ? (o) => ({ ...fromHub(o), apiVersion }) : hubApiVersion === apiVersion ? null : (o) => ({ ...o, apiVersion });
+    const hub = toHub ?? ((o: ApiObject) => o);
+    toStored = (o) => {
+      const h = hub(o);
+      return h.apiVersion === hubApiVersion ? h : { ...h, apiVersion: hubApiVersion };
+    };
   }
   if (served.group !== type.group) {
     // An upstream alias of the type's group: the canonical target's conversions, in the alias's spelling.

@@ -18,17 +18,35 @@ export interface TableColumn {
   cell(obj: ApiObject): unknown;
 }
 
+export interface VersionDeprecation {
+  /** Release that deprecated it (`1.21`). */
+  since: string;
+  /** Release that no longer serves it (`1.25`). */
+  removedIn?: string;
+  /** The version of the same type to use instead (`v1`); absent when there is none. */
+  replacement?: string;
+}
+
 export interface VersionDef {
   name: string;
   /** Schema of the whole object except apiVersion/kind/metadata (those are added by the registry). */
   schema: JsonSchema;
-  deprecated?: boolean;
-  /** Text of the `Warning` header for a deprecated version. */
-  deprecationWarning?: string;
-  /** Release in which the version is removed, for `apiserver_requested_deprecated_apis`. */
-  removedRelease?: string;
+  /**
+   * A deprecated version (spec, Versioning): requests to it get a `Warning` header naming the
+   * replacement and the release that removes it, and set `apiserver_requested_deprecated_apis`.
+   */
+  deprecation?: VersionDeprecation;
   /** Version-specific defaults applied to objects written through this version. */
   defaults?(obj: ApiObject): void;
+  /**
+   * Conversion to the type's storage version (the hub every version converts through), for a
+   * version whose shape or meaning differs from it; identity (apart from apiVersion) when absent.
+   * Must not change its argument; must keep everything the hub can hold (spec, rule 2), putting
+   * what it cannot into annotations as upstream does.
+   */
+  toHub?(obj: ApiObject): ApiObject;
+  /** The inverse of `toHub`: a stored object as this version shows it. */
+  fromHub?(obj: ApiObject): ApiObject;
 }
 
 /** What a strategy may know of the request besides the objects (upstream passes a context). */
@@ -103,7 +121,7 @@ export interface Subresources {
 export interface ResourceType {
   group: string;
   versions: VersionDef[];
-  /** Version objects are stored in (the first served version when absent). */
+  /** Version objects are stored in, and the one the others convert through (the first listed when absent). Fixed: disabling it with `--runtime-config` stops serving it, not storing in it. */
   storageVersion?: string;
   kind: string;
   listKind?: string;

@@ -21,6 +21,18 @@ export function parseVersion(v: string): ParsedVersion | undefined {
   return { major: Number(m[1]), level, minor: m[3] ? Number(m[3]) : 0 };
 }
 
+/**
+ * The `Warning` text of a request to a deprecated version, in upstream's words:
+ * `batch/v1beta1 CronJob is deprecated in v1.21+, unavailable in v1.25+; use batch/v1 CronJob`.
+ */
+export function deprecationWarning(group: string, version: string, kind: string, d: { since: string; removedIn?: string; replacement?: string }): string {
+  const gv = (v: string) => (group ? `${group}/${v}` : v);
+  let text = `${gv(version)} ${kind} is deprecated in v${d.since}+`;
+  if (d.removedIn) text += `, unavailable in v${d.removedIn}+`;
+  if (d.replacement) text += `; use ${gv(d.replacement)} ${kind}`;
+  return text;
+}
+
 export function versionLevel(v: string): VersionLevel | undefined {
   return parseVersion(v)?.level;
 }

@@ -1,7 +1,7 @@
 // Request metrics in the upstream names, served at /metrics in the Prometheus text format, and
 // the filter that records each request when its response is done.
 
-import { Counter, Histogram, Registry as PromRegistry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry as PromRegistry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from 'pino';
 import type { RequestInfo } from '../../../shared/api/request-info.js';
 import type { Filter } from './chain.js';
@@ -28,8 +28,20 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly deprecatedApis = new Gauge({
+    name: 'apiserver_requested_deprecated_apis',
+    help: 'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.',
+    labelNames: ['group', 'version', 'resource', 'subresource', 'removed_release'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** A request reached a deprecated version (spec, Versioning rule 10). */
+  requestedDeprecated(group: string, version: string, resource: string, subresource: string, removedRelease = ''): void {
+    this.deprecatedApis.set({ group, version, resource, subresource, removed_release: removedRelease }, 1);
   }
 
   text(): Promise<string> {

@@ -7,6 +7,7 @@ import type { Targets } from '../../../shared/registry/target.js';
 import type { ApiRequestState } from '../request.js';
 import { send } from '../respond.js';
 import { dispatch } from './dispatch.js';
+import { deprecationWarning } from '../../../shared/registry/versions.js';
 import type { DecodePool } from './decode-pool.js';
 import type { HandlerDeps, RequestContext } from './context.js';
 
@@ -29,8 +30,11 @@ export async function serveResource(req: FastifyRequest, reply: FastifyReply, ap
     hijack: () => reply.hijack(),
     onClose: (fn) => reply.raw.on('close', fn),
   };
-  const version = target.served.version;
-  if (version.deprecated) api.warnings.push(version.deprecationWarning ?? `${target.apiVersion} ${target.kind} is deprecated`);
+  const { group, version } = target.served;
+  if (version.deprecation) {
+    api.warnings.push(deprecationWarning(group, version.name, target.kind, version.deprecation));
+    deps.metrics.requestedDeprecated(group, version.name, api.info.resource, api.info.subresource, version.deprecation.removedIn);
+  }
   const r = await dispatch(ctx, deps, targets);
   if (!r) return reply; // streamed
   return send(req, reply, r, api.warnings, r.encoder);

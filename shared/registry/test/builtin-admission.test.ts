@@ -4,6 +4,7 @@ import type { ApiObject } from '../../api/types.js';
 import { mutatingwebhookconfigurations as mwc } from '../builtin/admissionregistration/mutating-webhook-configuration.js';
 import { validatingwebhookconfigurations as vwc } from '../builtin/admissionregistration/validating-webhook-configuration.js';
 import { createFlow, fields, schemaErrors } from './builtin-helpers.js';
+import { deprecationWarning } from '../versions.js';
 
 const G = 'admissionregistration.platform.io';
 
@@ -59,10 +60,9 @@ describe('webhook configuration defaults per version', () => {
 
   it('marks v1beta1 deprecated with the upstream warning', () => {
     const beta = mwc.versions.find((v) => v.name === 'v1beta1')!;
-    assert.equal(beta.deprecated, true);
-    assert.equal(beta.removedRelease, '1.22');
+    assert.equal(beta.deprecation?.removedIn, '1.22');
     assert.equal(
-      beta.deprecationWarning,
+      deprecationWarning(mwc.group, beta.name, mwc.kind, beta.deprecation!),
       'admissionregistration.platform.io/v1beta1 MutatingWebhookConfiguration is deprecated in v1.16+, unavailable in v1.22+; use admissionregistration.platform.io/v1 MutatingWebhookConfiguration',
     );
     assert.equal(mwc.storageVersion, 'v1');

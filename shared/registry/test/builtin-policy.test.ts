@@ -4,6 +4,7 @@ import type { ApiObject } from '../../api/types.js';
 import { podsecuritypolicies as psp } from '../builtin/policy/pod-security-policy.js';
 import { createFlow, fields, schemaErrors } from './builtin-helpers.js';
 import { samples } from './builtin-samples.js';
+import { deprecationWarning } from '../versions.js';
 
 const base = samples['policy/podsecuritypolicies']!;
 
@@ -21,9 +22,8 @@ describe('podsecuritypolicies', () => {
   it('is deprecated in policy/v1beta1 with the upstream warning', () => {
     const v = psp.versions[0]!;
     assert.equal(v.name, 'v1beta1');
-    assert.equal(v.deprecated, true);
-    assert.equal(v.removedRelease, '1.25');
-    assert.equal(v.deprecationWarning, 'policy/v1beta1 PodSecurityPolicy is deprecated in v1.21+, unavailable in v1.25+');
+    assert.equal(v.deprecation?.removedIn, '1.25');
+    assert.equal(deprecationWarning(psp.group, v.name, psp.kind, v.deprecation!), 'policy/v1beta1 PodSecurityPolicy is deprecated in v1.21+, unavailable in v1.25+');
     assert.equal(psp.scope, 'Cluster');
   });
 

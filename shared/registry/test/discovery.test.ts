@@ -49,7 +49,7 @@ const namespaces: ResourceType = {
 const configmaps: ResourceType = { group: '', versions: [v1], kind: 'ConfigMap', plural: 'configmaps', singular: 'configmap', scope: 'Namespaced', shortNames: ['cm'] };
 const deployments: ResourceType = {
   group: 'apps',
-  versions: [v1, { name: 'v1beta1', schema, deprecated: true }],
+  versions: [v1, { name: 'v1beta1', schema, deprecation: { since: '1.20' } }],
   storageVersion: 'v1',
   kind: 'Deployment',
   plural: 'deployments',

@@ -61,7 +61,7 @@ function widgetType(extra: Partial<ResourceType> = {}): ResourceType {
     scope: 'Namespaced',
     shortNames: ['wd'],
     versions: [
-      { name: 'v1beta1', schema: widgetBody, deprecated: true },
+      { name: 'v1beta1', schema: widgetBody, deprecation: { since: '1.20' } },
       { name: 'v1', schema: widgetBody },
       { name: 'v1alpha1', schema: widgetBody },
     ],

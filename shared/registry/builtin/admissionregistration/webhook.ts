@@ -90,7 +90,6 @@ const VERSION_DEFAULTS: Record<WebhookVersion, Record<string, unknown>> = {
 };
 
 export function versionDef(kind: WebhookKind, version: WebhookVersion): VersionDef {
-  const kindName = kind === 'mutating' ? 'MutatingWebhookConfiguration' : 'ValidatingWebhookConfiguration';
   const def: VersionDef = {
     name: version,
     schema: configurationSchema(kind, version),
@@ -99,11 +98,7 @@ export function versionDef(kind: WebhookKind, version: WebhookVersion): VersionD
         for (const [k, v] of Object.entries(VERSION_DEFAULTS[version])) setDefault(w, k, structuredClone(v));
       }),
   };
-  if (version === 'v1beta1') {
-    def.deprecated = true;
-    def.removedRelease = '1.22';
-    def.deprecationWarning = `${ADMISSION_GROUP}/v1beta1 ${kindName} is deprecated in v1.16+, unavailable in v1.22+; use ${ADMISSION_GROUP}/v1 ${kindName}`;
-  }
+  if (version === 'v1beta1') def.deprecation = { since: '1.16', removedIn: '1.22', replacement: 'v1' };
   return def;
 }
 

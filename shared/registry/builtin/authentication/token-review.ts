@@ -18,7 +18,7 @@ export const tokenreviews: ResourceType = {
   group: AUTHENTICATION_GROUP,
   versions: [
     { name: 'v1', schema },
-    { name: 'v1beta1', schema, deprecated: true, deprecationWarning: 'authentication.platform.io/v1beta1 TokenReview is deprecated; use authentication.platform.io/v1 TokenReview', removedRelease: '1.22' },
+    { name: 'v1beta1', schema, deprecation: { since: '1.19', removedIn: '1.22', replacement: 'v1' } },
   ],
   kind: 'TokenReview',
   plural: 'tokenreviews',

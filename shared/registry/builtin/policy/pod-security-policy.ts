@@ -230,13 +230,8 @@ export function defaultPodSecurityPolicy(o: ApiObject): void {
 export const podsecuritypolicies: ResourceType = {
   group: 'policy',
   versions: [
-    {
-      name: 'v1beta1',
-      schema,
-      deprecated: true,
-      removedRelease: '1.25',
-      deprecationWarning: 'policy/v1beta1 PodSecurityPolicy is deprecated in v1.21+, unavailable in v1.25+',
-    },
+    // No replacement: pod security admission takes its place.
+    { name: 'v1beta1', schema, deprecation: { since: '1.21', removedIn: '1.25' } },
   ],
   kind: 'PodSecurityPolicy',
   plural: 'podsecuritypolicies',
