@@ -313,7 +313,8 @@ export class Registry {
     const shapeBroken = schemaErrors.some((e) => e.keyword === 'type');
     // The type's rules are written against the hub (storage) version.
     const strategy = type.strategy;
-    if (!shapeBroken && strategy) {
+    if (!shapeBroken && !old && served.version.validate) errs.push(...served.version.validate(subject));
+    else if (!shapeBroken && strategy) {
       const validateUpdate = (subresource && subresourceStrategy(type, subresource)?.validateUpdate) || strategy.validateUpdate;
       const hub = hubForm(served.version, subject);
       if (old && validateUpdate) errs.push(...validateUpdate(hub, hubForm(served.version, old)));

@@ -47,6 +47,11 @@ export interface VersionDef {
   toHub?(obj: ApiObject): ApiObject;
   /** The inverse of `toHub`: a stored object as this version shows it. */
   fromHub?(obj: ApiObject): ApiObject;
+  /**
+   * Create rules of requests through this version in place of the type's, for an object in this
+   * version's shape (upstream validates some kinds by request version, e.g. a v1beta1 Event leniently).
+   */
+  validate?(obj: ApiObject): FieldError[];
 }
 
 /** What a strategy may know of the request besides the objects (upstream passes a context). */

@@ -94,7 +94,10 @@ function validateCronJob(o: ApiObject): FieldError[] {
 
 export const cronjobs: ResourceType = {
   group: 'batch',
-  versions: [{ name: 'v1', schema }],
+  versions: [
+    { name: 'v1', schema },
+    { name: 'v1beta1', schema, deprecation: { since: '1.21', removedIn: '1.25', replacement: 'v1' } },
+  ],
   kind: 'CronJob',
   plural: 'cronjobs',
   singular: 'cronjob',

@@ -108,6 +108,33 @@ function validateEventCreate(o: ApiObject): FieldError[] {
   return errs;
 }
 
+/**
+ * events.platform.io/v1beta1 creates are checked as upstream checks every Event that is not a
+ * v1 one: an event without eventTime only for its namespace; one with it for its reporting fields.
+ */
+function validateV1beta1Create(o: ApiObject): FieldError[] {
+  const errs: FieldError[] = [];
+  const ns = o.metadata.namespace ?? '';
+  const regardingNs = at(o, 'regarding.namespace');
+  const objectNs = typeof regardingNs === 'string' ? regardingNs : '';
+  const mismatch = () => errs.push(invalidValue('regarding.namespace', objectNs, 'does not match event.namespace'));
+  if (!o.eventTime) {
+    if (objectNs ? ns !== objectNs : ns !== '' && ns !== 'default') mismatch();
+    return errs;
+  }
+  if (!objectNs && ns !== 'default' && ns !== 'platform-system') mismatch();
+  const rc = o.reportingController;
+  if (typeof rc !== 'string' || !rc) errs.push(required('reportingController'));
+  else if (!validQualifiedName(rc)) errs.push(invalidValue('reportingController', rc, 'must be a qualified name (e.g. "example.com/my-controller")'));
+  for (const f of ['reportingInstance', 'action', 'reason']) {
+    const v = o[f];
+    if (typeof v !== 'string' || !v) errs.push(required(f));
+    else if (v.length > 128) errs.push(tooLong(f, 128));
+  }
+  if (typeof o.note === 'string' && Buffer.byteLength(o.note) > MAX_NOTE_BYTES) errs.push(tooLong('note', MAX_NOTE_BYTES));
+  return errs;
+}
+
 // Updates keep the identifying fields; an event created through core v1 may carry any
 // deprecated fields, so the create-only rules do not apply here.
 function validateEventUpdate(o: ApiObject, old: ApiObject): FieldError[] {
@@ -121,7 +148,11 @@ function validateEventUpdate(o: ApiObject, old: ApiObject): FieldError[] {
 
 export const eventsV1: ResourceType = {
   group: 'events.platform.io',
-  versions: [{ name: 'v1', schema }],
+  versions: [
+    { name: 'v1', schema },
+    // Upstream names no replacement for this one.
+    { name: 'v1beta1', schema, validate: validateV1beta1Create, deprecation: { since: '1.22', removedIn: '1.25' } },
+  ],
   kind: 'Event',
   plural: 'events',
   singular: 'event',

@@ -28,7 +28,11 @@ function validate(o: ApiObject): FieldError[] {
 
 export const runtimeclasses: ResourceType = {
   group: 'node.platform.io',
-  versions: [{ name: 'v1', schema }],
+  versions: [
+    { name: 'v1', schema },
+    // Upstream names no replacement for this one.
+    { name: 'v1beta1', schema, deprecation: { since: '1.22', removedIn: '1.25' } },
+  ],
   kind: 'RuntimeClass',
   plural: 'runtimeclasses',
   singular: 'runtimeclass',

@@ -45,9 +45,57 @@ function validatePDB(o: ApiObject): FieldError[] {
   return errs;
 }
 
+// An empty selector matches every pod in v1 and none in v1beta1. Stored objects keep v1's meaning;
+// a v1beta1 empty selector is stored as one that needs a label no pod has, and a v1beta1 client
+// says "every pod" with a requirement that the label is absent (upstream's conversion).
+export const PDB_V1BETA1_LABEL = 'pdb.platform.io/deprecated-v1beta1-empty-selector-match';
+const MATCH_NONE = { matchExpressions: [{ key: PDB_V1BETA1_LABEL, operator: 'Exists' }] };
+const V1BETA1_MATCH_ALL = { matchExpressions: [{ key: PDB_V1BETA1_LABEL, operator: 'DoesNotExist' }] };
+
+type Selector = Record<string, unknown>;
+
+/** Go's semantic equality of two selectors: nil and empty lists and maps are the same. */
+function sameSelector(a: unknown, b: Selector): boolean {
+  const norm = (s: unknown) => {
+    const o = asObject(s) ?? {};
+    const labels = asObject(o.matchLabels) ?? {};
+    const exprs = Array.isArray(o.matchExpressions) ? o.matchExpressions : [];
+    return JSON.stringify([labels, exprs.map((e) => ({ key: asObject(e)?.key, operator: asObject(e)?.operator, values: (asObject(e)?.values as unknown[] | undefined)?.length ? asObject(e)?.values : [] }))]);
+  };
+  return asObject(a) !== undefined && norm(a) === norm(b);
+}
+
+function withSelector(o: ApiObject, selector: Selector): ApiObject {
+  return { ...o, spec: { ...(o.spec as Record<string, unknown>), selector } };
+}
+
+/** A selector swapped for another when it is one of the special pair; the object itself otherwise. */
+function swapSelector(o: ApiObject, pairs: Array<[from: Selector, to: Selector]>): ApiObject {
+  const sel = asObject(o.spec)?.selector;
+  for (const [from, to] of pairs) if (sameSelector(sel, from)) return withSelector(o, structuredClone(to));
+  return o;
+}
+
+const v1beta1ToHub = (o: ApiObject) => swapSelector(o, [[{}, MATCH_NONE], [V1BETA1_MATCH_ALL, {}]]);
+const hubToV1beta1 = (o: ApiObject) => swapSelector(o, [[MATCH_NONE, {}], [{}, V1BETA1_MATCH_ALL]]);
+
+/** v1 keeps the match-none selector as it is and drops the label's requirements from any other. */
+function v1ToHub(o: ApiObject): ApiObject {
+  const sel = asObject(asObject(o.spec)?.selector);
+  if (!sel || !Array.isArray(sel.matchExpressions) || sameSelector(sel, MATCH_NONE)) return o;
+  const kept = sel.matchExpressions.filter((e) => asObject(e)?.key !== PDB_V1BETA1_LABEL);
+  if (kept.length === sel.matchExpressions.length) return o;
+  const next: Selector = { ...sel, matchExpressions: kept };
+  if (!kept.length) delete next.matchExpressions;
+  return withSelector(o, next);
+}
+
 export const poddisruptionbudgets: ResourceType = {
   group: 'policy',
-  versions: [{ name: 'v1', schema }],
+  versions: [
+    { name: 'v1', schema, toHub: v1ToHub },
+    { name: 'v1beta1', schema, toHub: v1beta1ToHub, fromHub: hubToV1beta1, deprecation: { since: '1.21', removedIn: '1.25', replacement: 'v1' } },
+  ],
   kind: 'PodDisruptionBudget',
   plural: 'poddisruptionbudgets',
   singular: 'poddisruptionbudget',

@@ -10,7 +10,10 @@ const schema = obj({ nodeTopology: labelSelector, storageClassName: str, capacit
 
 export const csistoragecapacities: ResourceType = {
   group: 'storage.platform.io',
-  versions: [{ name: 'v1', schema }],
+  versions: [
+    { name: 'v1', schema },
+    { name: 'v1beta1', schema, deprecation: { since: '1.24', removedIn: '1.27', replacement: 'v1' } },
+  ],
   kind: 'CSIStorageCapacity',
   plural: 'csistoragecapacities',
   singular: 'csistoragecapacity',

@@ -1,0 +1,166 @@
+// End to end: the beta versions the spec's reference release (1.24) still served, beside their
+// stable ones, over HTTPS with upstream kubectl. One stored object behind every version; each
+// response in the version its URL names (JSON, protobuf, lists, watches); a request to a deprecated
+// version gets upstream's Warning header and sets apiserver_requested_deprecated_apis; a
+// policy/v1beta1 empty PodDisruptionBudget selector keeps meaning "no pods" when read through v1;
+// `--runtime-config` switches a beta version off.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { findKubectl, Kubectl } from '../support/kubectl.js';
+import { decodeObject, encodeObject } from '../../shared/proto/envelope.js';
+import { PDB_V1BETA1_LABEL } from '../../shared/registry/builtin/policy/pod-disruption-budget.js';
+import { assertOk, assertStatus, createNamespace, openWatch, uniq } from './helpers.js';
+
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+const CRONJOB_WARNING = '299 - "batch/v1beta1 CronJob is deprecated in v1.21+, unavailable in v1.25+; use batch/v1 CronJob"';
+
+const bin = findKubectl();
+
+function cronJob(apiVersion: string, name: string) {
+  return {
+    apiVersion,
+    kind: 'CronJob',
+    metadata: { name },
+    spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [{ name: 'c', image: 'busybox' }] } } } } },
+  };
+}
+
+describe('API versions: beta versions beside stable ones', () => {
+  let c: TestCluster;
+  let ns: string;
+  const cronjobs = (v: string) => `/apis/batch/${v}/namespaces/${ns}/cronjobs`;
+
+  before(async () => {
+    c = await startTestCluster();
+    ns = uniq('versions');
+    await createNamespace(c, ns);
+  });
+  after(async () => c?.stop());
+
+  it('discovery lists both versions, the stable one preferred', async () => {
+    const group = assertOk(await c.request('GET', '/apis/batch'));
+    assert.deepEqual(
+      group.versions.map((v: { version: string }) => v.version),
+      ['v1', 'v1beta1'],
+    );
+    assert.equal(group.preferredVersion.version, 'v1');
+    const beta = assertOk(await c.request('GET', '/apis/batch/v1beta1'));
+    assert.deepEqual(
+      beta.resources.map((r: { name: string }) => r.name),
+      ['cronjobs', 'cronjobs/status'],
+    );
+  });
+
+  it('an object written through v1beta1 is one object in both versions; each answer names its own version', async () => {
+    const created = await c.request('POST', cronjobs('v1beta1'), { body: cronJob('batch/v1beta1', 'beta') });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.json.apiVersion, 'batch/v1beta1');
+    assert.equal(created.headers.get('warning'), CRONJOB_WARNING);
+
+    const viaV1 = assertOk(await c.request('GET', `${cronjobs('v1')}/beta`));
+    assert.equal(viaV1.apiVersion, 'batch/v1');
+    assert.equal(viaV1.metadata.uid, created.json.metadata.uid);
+    assert.equal(viaV1.spec.schedule, '*/5 * * * *');
+    assert.equal((await c.request('GET', `${cronjobs('v1')}/beta`)).headers.get('warning'), null, 'no warning on the stable version');
+
+    // Updated through v1, read through v1beta1.
+    viaV1.spec.suspend = true;
+    assertOk(await c.request('PUT', `${cronjobs('v1')}/beta`, { body: viaV1 }));
+    const list = assertOk(await c.request('GET', cronjobs('v1beta1')));
+    assert.equal(list.apiVersion, 'batch/v1beta1');
+    assert.equal(list.kind, 'CronJobList');
+    const item = list.items.find((i: { metadata: { name: string } }) => i.metadata.name === 'beta');
+    assert.equal(item.apiVersion, 'batch/v1beta1');
+    assert.equal(item.spec.suspend, true);
+  });
+
+  it('protobuf bodies and answers in v1beta1', async () => {
+    const body = encodeObject(cronJob('batch/v1beta1', 'pb'))!;
+    const r = await c.request('POST', cronjobs('v1beta1'), { rawBody: body, headers: { 'content-type': PROTOBUF, accept: PROTOBUF } });
+    assert.equal(r.status, 201, r.text);
+    const o = decodeObject(r.bytes) as any;
+    assert.deepEqual([o.apiVersion, o.kind, o.metadata.name, o.spec.schedule], ['batch/v1beta1', 'CronJob', 'pb', '*/5 * * * *']);
+    const v1 = decodeObject((await c.request('GET', `${cronjobs('v1')}/pb`, { headers: { accept: PROTOBUF } })).bytes) as any;
+    assert.equal(v1.apiVersion, 'batch/v1');
+  });
+
+  it('a watch through v1beta1 sees writes made through v1 in v1beta1', async () => {
+    const w = await openWatch(c, `${cronjobs('v1beta1')}?watch=true&fieldSelector=metadata.name=watched`);
+    try {
+      assertOk(await c.request('POST', cronjobs('v1'), { body: cronJob('batch/v1', 'watched') }), 201);
+      const ev = await w.waitFor((e) => e.type === 'ADDED');
+      assert.equal(ev.object.apiVersion, 'batch/v1beta1');
+    } finally {
+      w.close();
+    }
+  });
+
+  it('/metrics records the deprecated API requested', async () => {
+    const text = (await c.request('GET', '/metrics')).text;
+    assert.match(text, /apiserver_requested_deprecated_apis\{group="batch",version="v1beta1",resource="cronjobs",subresource="",removed_release="1.25"\} 1/);
+    assert.doesNotMatch(text, /apiserver_requested_deprecated_apis\{group="batch",version="v1",/);
+  });
+
+  it('policy/v1beta1 PodDisruptionBudget: an empty selector still selects no pods when read through v1', async () => {
+    const path = (v: string) => `/apis/policy/${v}/namespaces/${ns}/poddisruptionbudgets`;
+    const r = await c.request('POST', path('v1beta1'), { body: { apiVersion: 'policy/v1beta1', kind: 'PodDisruptionBudget', metadata: { name: 'none' }, spec: { minAvailable: 1, selector: {} } } });
+    assert.equal(r.status, 201, r.text);
+    assert.deepEqual(r.json.spec.selector, {});
+    assert.match(r.headers.get('warning') ?? '', /policy\/v1beta1 PodDisruptionBudget is deprecated in v1.21\+, unavailable in v1.25\+; use policy\/v1 PodDisruptionBudget/);
+    const v1 = assertOk(await c.request('GET', `${path('v1')}/none`));
+    assert.deepEqual(v1.spec.selector, { matchExpressions: [{ key: PDB_V1BETA1_LABEL, operator: 'Exists' }] });
+    // A v1 empty selector (every pod) reads through v1beta1 as its match-all form.
+    assertOk(await c.request('POST', path('v1'), { body: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'all' }, spec: { minAvailable: 1, selector: {} } } }), 201);
+    const beta = assertOk(await c.request('GET', `${path('v1beta1')}/all`));
+    assert.deepEqual(beta.spec.selector, { matchExpressions: [{ key: PDB_V1BETA1_LABEL, operator: 'DoesNotExist' }] });
+  });
+
+  it('events.platform.io/v1beta1 Events are created with the lenient v1beta1 rules and read as core events', async () => {
+    const r = await c.request('POST', `/apis/events.platform.io/v1beta1/namespaces/${ns}/events`, {
+      body: { apiVersion: 'events.platform.io/v1beta1', kind: 'Event', metadata: { name: 'old-style' }, regarding: { kind: 'Pod', name: 'p', namespace: ns }, note: 'hello', type: 'Normal' },
+    });
+    assert.equal(r.status, 201, r.text);
+    const core = assertOk(await c.request('GET', `/api/v1/namespaces/${ns}/events/old-style`));
+    assert.deepEqual([core.involvedObject.name, core.message], ['p', 'hello']);
+    // The same body is refused through v1, which needs eventTime and the reporting fields.
+    assertStatus(await c.request('POST', `/apis/events.platform.io/v1/namespaces/${ns}/events`, { body: { apiVersion: 'events.platform.io/v1', kind: 'Event', metadata: { name: 'strict' }, regarding: { kind: 'Pod', name: 'p', namespace: ns }, type: 'Normal' } }), 422, 'Invalid');
+  });
+
+  it('kubectl: a stock v1beta1 manifest applies with the deprecation warning, and lists through either version', { skip: bin ? false : 'kubectl not on PATH' }, async () => {
+    const k = new Kubectl(bin!, c.kubeconfigPath);
+    const manifest = JSON.stringify(cronJob('batch/v1beta1', 'from-kubectl'));
+    const applied = await k.run(['apply', '-n', ns, '-f', '-'], { input: manifest });
+    assert.equal(applied.code, 0, applied.stderr);
+    assert.match(applied.stderr, /Warning: batch\/v1beta1 CronJob is deprecated in v1.21\+, unavailable in v1.25\+; use batch\/v1 CronJob/);
+    const beta = await k.run(['get', 'cronjobs.v1beta1.batch', 'from-kubectl', '-n', ns, '-o', 'jsonpath={.apiVersion}']);
+    assert.equal(beta.code, 0, beta.stderr);
+    assert.equal(beta.stdout, 'batch/v1beta1');
+    const table = await k.run(['get', 'cronjobs', '-n', ns]);
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /^NAME\s+SCHEDULE/);
+    assert.match(table.stdout, /from-kubectl\s+\*\/5 \* \* \* \*/);
+    assert.doesNotMatch(table.stderr, /deprecated/, 'the preferred version is the stable one');
+  });
+});
+
+describe('API versions: --runtime-config switches a beta version off', () => {
+  let c: TestCluster;
+  before(async () => {
+    c = await startTestCluster({ runtimeConfig: 'batch/v1beta1=false,policy/v1beta1/poddisruptionbudgets=false' });
+  });
+  after(async () => c?.stop());
+
+  it('the version is gone from discovery and its paths are 404; the stable one still serves', async () => {
+    const group = assertOk(await c.request('GET', '/apis/batch'));
+    assert.deepEqual(
+      group.versions.map((v: { version: string }) => v.version),
+      ['v1'],
+    );
+    assertStatus(await c.request('GET', '/apis/batch/v1beta1/cronjobs'), 404, 'NotFound');
+    assertOk(await c.request('GET', '/apis/batch/v1/cronjobs'));
+    assertStatus(await c.request('GET', '/apis/policy/v1beta1/poddisruptionbudgets'), 404, 'NotFound');
+    assertOk(await c.request('GET', '/apis/policy/v1beta1/podsecuritypolicies'));
+  });
+});
