@@ -68,7 +68,9 @@ const SOURCES: Source[] = [
   api('rbac/v1'),
   api('networking/v1'),
   api('policy/v1'),
-  api('policy/v1beta1', REFERENCE, ['PodSecurityPolicy', 'PodSecurityPolicyList', 'PodDisruptionBudget', 'PodDisruptionBudgetList']),
+  // PodDisruptionBudget as its stable twin has it today; PodSecurityPolicy from before its removal.
+  api('policy/v1beta1', RELEASE, ['PodDisruptionBudget', 'PodDisruptionBudgetList']),
+  api('policy/v1beta1', REFERENCE, ['PodSecurityPolicy', 'PodSecurityPolicyList']),
   api('storage/v1'),
   api('coordination/v1'),
   api('certificates/v1'),
@@ -148,13 +150,15 @@ for (const src of SOURCES) {
   const proto = git(src.repo, src.rev, `${src.dir}/generated.proto`);
   const parsed = protobuf.parse(proto, new protobuf.Root(), { keepCase: true });
   const ns = parsed.root.lookup(src.upstream) as protobuf.Namespace;
-  // Move the package under its short name in the combined root.
+  // Move the package under its short name in the combined root. A package read at two revisions
+  // takes each message from the first source listing it.
   const target = root.define(src.pkg);
   for (const nested of [...ns.nestedArray]) {
+    if (target.get(nested.name)) continue;
     ns.remove(nested);
     target.add(nested);
   }
-  for (const [struct, fields] of goFields(src)) goInfo.set(`${src.pkg}.${struct}`, fields);
+  for (const [struct, fields] of goFields(src)) if (!goInfo.has(`${src.pkg}.${struct}`)) goInfo.set(`${src.pkg}.${struct}`, fields);
 }
 
 function shortName(upstreamRef: string): string {

@@ -11,6 +11,7 @@ import { secrets } from './builtin/core/secret.js';
 import { serviceaccounts } from './builtin/core/service-account.js';
 import { events } from './builtin/core/event.js';
 import { endpoints } from './builtin/core/endpoints.js';
+import { endpointslices } from './builtin/discovery/endpoint-slice.js';
 import { limitranges } from './builtin/core/limit-range.js';
 import { resourcequotas } from './builtin/core/resource-quota.js';
 import { persistentvolumes } from './builtin/core/persistent-volume.js';
@@ -72,6 +73,7 @@ export const builtinTypes: ResourceType[] = [
   controllerrevisions,
   jobs,
   cronjobs,
+  endpointslices,
   eventsV1,
   roles,
   rolebindings,

@@ -128,6 +128,23 @@ describe('API versions: beta versions beside stable ones', () => {
     assertStatus(await c.request('POST', `/apis/events.platform.io/v1/namespaces/${ns}/events`, { body: { apiVersion: 'events.platform.io/v1', kind: 'Event', metadata: { name: 'strict' }, regarding: { kind: 'Pod', name: 'p', namespace: ns }, type: 'Normal' } }), 422, 'Invalid');
   });
 
+  it('discovery.platform.io EndpointSlices: a v1beta1 topology map reads as v1 nodeName/zone and back', async () => {
+    const path = (v: string) => `/apis/discovery.platform.io/${v}/namespaces/${ns}/endpointslices`;
+    const topology = { 'topology.platform.io/zone': 'zone-a', 'platform.io/hostname': 'node-1', rack: 'r7' };
+    const r = await c.request('POST', path('v1beta1'), {
+      body: { apiVersion: 'discovery.platform.io/v1beta1', kind: 'EndpointSlice', metadata: { name: 'web-1' }, addressType: 'IPv4', endpoints: [{ addresses: ['10.1.0.7'], nodeName: 'node-1', topology }], ports: [{ port: 8080 }] },
+    });
+    assert.equal(r.status, 201, r.text);
+    assert.match(r.headers.get('warning') ?? '', /discovery.platform.io\/v1beta1 EndpointSlice is deprecated in v1.21\+, unavailable in v1.25\+; use discovery.platform.io\/v1 EndpointSlice/);
+    assert.deepEqual(r.json.endpoints[0].topology, topology);
+    const v1 = assertOk(await c.request('GET', `${path('v1')}/web-1`));
+    assert.deepEqual(v1.endpoints[0], { addresses: ['10.1.0.7'], conditions: {}, nodeName: 'node-1', zone: 'zone-a', deprecatedTopology: { rack: 'r7' } });
+    assert.deepEqual(v1.ports, [{ port: 8080, name: '', protocol: 'TCP' }]);
+    // Invalid through either version, with v1's field paths.
+    const bad = await c.request('POST', path('v1beta1'), { body: { apiVersion: 'discovery.platform.io/v1beta1', kind: 'EndpointSlice', metadata: { name: 'bad' }, addressType: 'IPv4', endpoints: [{ addresses: ['::1'] }] } });
+    assert.equal(assertStatus(bad, 422, 'Invalid').details.causes[0].field, 'endpoints[0].addresses[0]');
+  });
+
   it('kubectl: a stock v1beta1 manifest applies with the deprecation warning, and lists through either version', { skip: bin ? false : 'kubectl not on PATH' }, async () => {
     const k = new Kubectl(bin!, c.kubeconfigPath);
     const manifest = JSON.stringify(cronJob('batch/v1beta1', 'from-kubectl'));
@@ -142,6 +159,10 @@ describe('API versions: beta versions beside stable ones', () => {
     assert.match(table.stdout, /^NAME\s+SCHEDULE/);
     assert.match(table.stdout, /from-kubectl\s+\*\/5 \* \* \* \*/);
     assert.doesNotMatch(table.stderr, /deprecated/, 'the preferred version is the stable one');
+    const slices = await k.run(['get', 'endpointslices', '-n', ns]);
+    assert.equal(slices.code, 0, slices.stderr);
+    assert.match(slices.stdout, /^NAME\s+ADDRESSTYPE\s+PORTS\s+ENDPOINTS\s+AGE/);
+    assert.match(slices.stdout, /web-1\s+IPv4\s+8080\s+10.1.0.7/);
   });
 });
 

@@ -50,6 +50,12 @@ export const samples: Record<string, ApiObject> = {
   'apps/controllerrevisions': { metadata: meta('web-1', 'default'), revision: 1, data: { spec: { template: {} } } },
   'batch/jobs': { metadata: meta('pi', 'default'), spec: { backoffLimit: 2, template: jobTemplate } },
   'batch/cronjobs': { metadata: meta('nightly', 'default'), spec: { schedule: '0 3 * * MON-FRI', jobTemplate: { spec: { template: jobTemplate } } } },
+  'discovery.platform.io/endpointslices': {
+    metadata: meta('web-x7k2p', 'default'),
+    addressType: 'IPv4',
+    endpoints: [{ addresses: ['10.1.0.7'], conditions: { ready: true }, nodeName: 'node-1', zone: 'zone-a', targetRef: { kind: 'Pod', name: 'web-0', namespace: 'default' } }],
+    ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+  },
   'events.platform.io/events': {
     metadata: meta('web-0.2', 'default'),
     eventTime: '2024-01-01T00:00:00.000000Z',
