@@ -106,6 +106,8 @@ export interface LeaderCallbacks {
   onStartedLeading(signal: AbortSignal): void;
   onStoppedLeading(): void;
   onError?(err: unknown): void;
+  /** Each time this candidate acquired or renewed the lease (its leaderElection health check reads it). */
+  onRenewed?(at: number): void;
 }
 
 /**
@@ -128,8 +130,9 @@ export async function runLeaderElection(client: ApiClient, cfg: LeaderElectionCo
       continue;
     }
     const leading = new AbortController();
-    cb.onStartedLeading(leading.signal);
     let lastRenew = Date.now();
+    cb.onRenewed?.(lastRenew);
+    cb.onStartedLeading(leading.signal);
     let failing = false;
     while (!signal.aborted) {
       // A healthy leader renews a third of the way into its lease (still well inside the renew
@@ -138,8 +141,10 @@ export async function runLeaderElection(client: ApiClient, cfg: LeaderElectionCo
       await sleep(failing ? cfg.retryPeriodMs : renewIntervalMs(cfg), signal);
       if (signal.aborted) break;
       failing = !(await attempt());
-      if (!failing) lastRenew = Date.now();
-      else if (Date.now() - lastRenew > cfg.renewDeadlineMs) break;
+      if (!failing) {
+        lastRenew = Date.now();
+        cb.onRenewed?.(lastRenew);
+      } else if (Date.now() - lastRenew > cfg.renewDeadlineMs) break;
     }
     leading.abort();
     cb.onStoppedLeading();
@@ -150,6 +155,19 @@ export async function runLeaderElection(client: ApiClient, cfg: LeaderElectionCo
 /** How long a leader waits between successful renewals: a third of the lease, at least the retry period, never past half the renew deadline. */
 export function renewIntervalMs(cfg: Pick<LeaderElectionConfig, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>): number {
   return Math.max(cfg.retryPeriodMs, Math.min(Math.floor(cfg.leaseDurationMs / 3), Math.floor(cfg.renewDeadlineMs / 2)));
+}
+
+/** How far past its lease a leader may go without renewing before it reports itself unhealthy (upstream's 20 s). */
+export const LEADER_TOLERABLE_EXPIRED_LEASE_MS = 20_000;
+
+/**
+ * Upstream's leader election health check: a replica that is not leading is healthy; a leader is
+ * not once its last renewal is older than the lease plus a tolerance — it should have stopped
+ * acting by then, and something (a hung request, a blocked loop) keeps it from noticing.
+ */
+export function leaderElectionProblem(s: { leading: boolean; lastRenewMs?: number }, now: number, leaseDurationMs: number, lease: string, tolerableMs = LEADER_TOLERABLE_EXPIRED_LEASE_MS): string | undefined {
+  if (!s.leading || s.lastRenewMs === undefined) return undefined;
+  return now - s.lastRenewMs > leaseDurationMs + tolerableMs ? `failed election to renew leadership on lease ${lease}` : undefined;
 }
 
 /** On a clean stop the leader gives the lease up, so a successor need not wait for it to expire. */

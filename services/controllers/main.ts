@@ -1,5 +1,5 @@
 // Controllers service entry point: reads flags/env/config, builds an API client of the gateway,
-// runs the controllers while it leads.
+// runs the controllers while it leads, and serves its health endpoints on --secure-port.
 
 import { readFile } from 'node:fs/promises';
 import { runMain, serviceOptions, stopOnSignals } from '../../shared/service-main.js';
@@ -11,6 +11,12 @@ import { controllersOptionSpecs, selectControllers } from './options.js';
 import { loadSigningCA } from './certificates/signers.js';
 import { parseSigningKey } from '../../shared/serviceaccount/keys.js';
 import { createControllersService } from './service.js';
+import { controllersHealth } from './health.js';
+import { controllersMetrics } from './metrics.js';
+import { delegatedAuth } from './delegated-auth.js';
+import { startSecureServing, type SecureServer } from './secure-serving.js';
+
+const USER_AGENT = 'platform-controller-manager';
 
 async function clientConfig(file: string | undefined): Promise<ClientConfig> {
   if (file) return resolveClientConfig(await loadClientConfigFiles([file], { requireFirst: true }));
@@ -26,6 +32,12 @@ async function main(): Promise<void> {
   const keyFile = o['cluster-signing-key-file'];
   if (Boolean(certFile) !== Boolean(keyFile)) throw new OptionsError('--cluster-signing-cert-file and --cluster-signing-key-file go together');
   const signingCA = certFile && keyFile ? await loadSigningCA(await readFile(certFile, 'utf8'), await readFile(keyFile, 'utf8')) : undefined;
+  const port = o['secure-port'];
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new OptionsError(`--secure-port must be a port number (0 disables serving), got ${port}`);
+  const tlsCertFile = o['tls-cert-file'];
+  const tlsKeyFile = o['tls-private-key-file'];
+  if (Boolean(tlsCertFile) !== Boolean(tlsKeyFile)) throw new OptionsError('--tls-cert-file and --tls-private-key-file go together');
+  const servingCert = tlsCertFile && tlsKeyFile ? { certPem: await readFile(tlsCertFile, 'utf8'), keyPem: await readFile(tlsKeyFile, 'utf8') } : undefined;
   const saKeyFile = o['service-account-private-key-file'];
   const serviceAccountKey = saKeyFile ? parseSigningKey(await readFile(saKeyFile, 'utf8'), saKeyFile) : undefined;
   // Upstream skips a controller whose key or CA is not given, unless it was asked for by name.
@@ -54,12 +66,14 @@ async function main(): Promise<void> {
     }
   }
   const rootCA = o['root-ca-file'] ? await readFile(o['root-ca-file'], 'utf8') : cfg.caPem;
-  const client = new ApiClient(cfg, { userAgent: 'platform-controller-manager' });
+  const client = new ApiClient(cfg, { userAgent: USER_AGENT });
   const service = createControllersService({
     client,
     log,
     config: {
       controllers,
+      useServiceAccountCredentials: o['use-service-account-credentials'],
+      userAgent: USER_AGENT,
       ...(rootCA ? { rootCA } : {}),
       ...(signingCA ? { signingCA, signingDurationMs: o['cluster-signing-duration'] } : {}),
       ...(serviceAccountKey ? { serviceAccountKey } : {}),
@@ -77,7 +91,22 @@ async function main(): Promise<void> {
     },
   });
   log.info({ server: cfg.server.origin, controllers }, 'controllers service started');
-  stopOnSignals(() => service.stop(), log);
+  let server: SecureServer | undefined;
+  if (port !== 0) {
+    server = await startSecureServing(
+      { port, bindAddress: o['bind-address'], alwaysAllowPaths: o['authorization-always-allow-paths'], ...(servingCert ? { cert: servingCert } : {}) },
+      {
+        health: controllersHealth({ client, election: () => service.election(), controllerStates: () => service.controllerStates(), stopping: () => service.stopping() }),
+        auth: delegatedAuth(client),
+        metrics: controllersMetrics({ election: () => service.election(), leaseName: o['leader-elect-resource-name'] }).text,
+        log,
+      },
+    );
+  }
+  stopOnSignals(async () => {
+    await service.stop();
+    await server?.close();
+  }, log);
 }
 
 runMain('controllers', main);

@@ -19,6 +19,12 @@ export const controllersOptionSpecs = {
   'leader-elect-retry-period': { type: 'duration', default: '2s', description: 'interval between tries to acquire the lease and between failed renewals (a leader renews a third of the way into its lease)' },
   'leader-elect-resource-namespace': { type: 'string', default: 'platform-system', description: 'namespace of the Lease' },
   'leader-elect-resource-name': { type: 'string', default: 'platform-controller-manager', description: 'name of the Lease' },
+  'use-service-account-credentials': { type: 'boolean', default: false, description: 'run each controller as its own service account in platform-system (named as upstream\'s, e.g. namespace-controller, authorized by the bootstrap role system:controller:namespace-controller), with a token this service obtains for it through the TokenRequest API; the election and serviceaccount-token keep this service\'s own credentials' },
+  'secure-port': { type: 'number', default: 10257, description: 'port of the HTTPS endpoint serving /healthz, /livez, /readyz and /metrics; 0 disables it' },
+  'bind-address': { type: 'string', default: '0.0.0.0', description: 'address --secure-port listens on' },
+  'tls-cert-file': { type: 'string', description: 'PEM serving certificate of --secure-port (with intermediates after it); default: a self-signed one made at start' },
+  'tls-private-key-file': { type: 'string', description: 'PEM private key of --tls-cert-file' },
+  'authorization-always-allow-paths': { type: 'list', default: ['/healthz', '/readyz', '/livez'], description: 'paths answered without authentication or authorization (an entry ending in * is a prefix); any other path needs a TokenReview and a SubjectAccessReview through the API' },
 } satisfies OptionSpecs;
 
 /** Every controller this service has, and whether `*` includes it (upstream's defaults). */

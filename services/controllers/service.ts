@@ -1,6 +1,8 @@
 // The controllers service (upstream's controller manager): an ordinary API client of the gateway
 // that runs the selected controllers while it holds the leader lease, so that of several replicas
-// only one acts. No environment access here: main.ts maps flags onto ControllersConfig.
+// only one acts — each controller with its own service account's credentials when asked to
+// (client-builder.ts), the election always with the service's own. No environment access here:
+// main.ts maps flags onto ControllersConfig.
 
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
@@ -18,6 +20,7 @@ import type { KeyObject } from 'node:crypto';
 import { rootCACertPublisher, serviceAccountController } from './serviceaccount/controllers.js';
 import type { Controller } from './types.js';
 import { KNOWN_CONTROLLERS } from './options.js';
+import { controllerClients } from './client-builder.js';
 
 export interface ControllersConfig {
   /** Names as `selectControllers` returns them. */
@@ -36,6 +39,22 @@ export interface ControllersConfig {
   rootCA?: string;
   /** Absent: no election, the controllers run at once (one replica only). */
   leaderElection?: Omit<LeaderElectionConfig, 'identity'> & { identity?: string };
+  /** `--use-service-account-credentials`: each controller acts as its own service account. */
+  useServiceAccountCredentials?: boolean;
+  /** The service's own user agent (a controller's client adds its account to it). */
+  userAgent?: string;
+}
+
+/** Where a controller is, as its readiness check reports it. */
+export type ControllerState = { state: 'starting' } | { state: 'running' } | { state: 'failed'; error: string };
+
+/** The leader election as its health check reads it. */
+export interface ElectionStatus {
+  lease: string;
+  leaseDurationMs: number;
+  leading: boolean;
+  /** When this replica last acquired or renewed the lease. */
+  lastRenewMs?: number;
 }
 
 export interface ControllersServiceDeps {
@@ -50,6 +69,12 @@ export interface ControllersService {
   /** Resolves once this replica leads and its controllers' caches are synced (tests). */
   readonly leading: Promise<void>;
   controllers(): readonly Controller[];
+  /** Each controller of the current term (none while not leading) and how far its start got. */
+  controllerStates(): ReadonlyMap<string, ControllerState>;
+  /** Undefined without leader election. */
+  election(): ElectionStatus | undefined;
+  /** True once stop() was called. */
+  stopping(): boolean;
   stop(): Promise<void>;
 }
 
@@ -61,31 +86,31 @@ function missing(name: string, c: ControllersConfig): string | undefined {
   return undefined;
 }
 
-function build(name: string, d: ControllersServiceDeps): Controller {
+function build(name: string, client: ApiClient, d: ControllersServiceDeps): Controller {
   const log = d.log.child({ controller: name });
   switch (name) {
     case 'namespace':
-      return namespaceController(d.client, log);
+      return namespaceController(client, log);
     case 'garbagecollector':
-      return garbageCollector(d.client, log);
+      return garbageCollector(client, log);
     case 'serviceaccount':
-      return serviceAccountController(d.client, log);
+      return serviceAccountController(client, log);
     case 'csrsigning':
-      return csrSigningController(d.client, log, d.config.signingCA!, d.config.signingDurationMs ?? 365 * 24 * 3_600_000);
+      return csrSigningController(client, log, d.config.signingCA!, d.config.signingDurationMs ?? 365 * 24 * 3_600_000);
     case 'csrapproving':
-      return csrApprovingController(d.client, log);
+      return csrApprovingController(client, log);
     case 'csrcleaner':
-      return csrCleaner(d.client, log, d.config.csrCleaner);
+      return csrCleaner(client, log, d.config.csrCleaner);
     case 'serviceaccount-token':
-      return serviceAccountTokenController(d.client, log, d.config.serviceAccountKey!, d.config.rootCA);
+      return serviceAccountTokenController(client, log, d.config.serviceAccountKey!, d.config.rootCA);
     case 'podgc':
-      return podGarbageCollector(d.client, log, d.config.podGc);
+      return podGarbageCollector(client, log, d.config.podGc);
     case 'tokencleaner':
-      return tokenCleaner(d.client, log);
+      return tokenCleaner(client, log);
     case 'bootstrapsigner':
-      return bootstrapSigner(d.client, log);
+      return bootstrapSigner(client, log);
     case 'root-ca-cert-publisher':
-      return rootCACertPublisher(d.client, log, d.config.rootCA!);
+      return rootCACertPublisher(client, log, d.config.rootCA!);
     default:
       throw new Error(`unknown controller ${name}`);
   }
@@ -100,18 +125,27 @@ export function createControllersService(d: ControllersServiceDeps): Controllers
   }
   const stopAll = new AbortController();
   let running: Controller[] = [];
+  let states = new Map<string, ControllerState>();
   let leader = false;
   let leadingResolve!: () => void;
   const leading = new Promise<void>((r) => (leadingResolve = r));
+  const clients = controllerClients(d.client, { useServiceAccountCredentials: d.config.useServiceAccountCredentials ?? false, log: d.log, ...(d.config.userAgent ? { userAgent: d.config.userAgent } : {}) });
+  if (d.config.useServiceAccountCredentials) {
+    d.log.info({ accounts: Object.fromEntries(d.config.controllers.map((n) => [n, clients.accountOf(n) ?? '(own credentials)'])) }, 'controllers act as their own service accounts');
+  }
 
   const startControllers = async (signal: AbortSignal) => {
-    const started = d.config.controllers.map((name) => build(name, d));
+    const started = d.config.controllers.map((name) => build(name, clients.forController(name), d));
+    const termStates = new Map<string, ControllerState>(started.map((c) => [c.name, { state: 'starting' }]));
     running = started;
+    states = termStates;
     await Promise.all(
       started.map(async (c) => {
         try {
           await c.start();
+          termStates.set(c.name, { state: 'running' });
         } catch (err) {
+          termStates.set(c.name, { state: 'failed', error: (err as Error).message });
           d.log.error({ err, controller: c.name }, 'controller failed to start');
         }
       }),
@@ -124,10 +158,12 @@ export function createControllersService(d: ControllersServiceDeps): Controllers
   const stopControllers = async () => {
     const was = running;
     running = [];
+    states = new Map();
     await Promise.all(was.map((c) => c.stop().catch((err: unknown) => d.log.warn({ err, controller: c.name }, 'controller did not stop cleanly'))));
   };
 
   let election: Promise<void>;
+  let lastRenewMs: number | undefined;
   const le = d.config.leaderElection;
   if (le) {
     const identity = le.identity ?? `${hostname()}_${randomUUID()}`;
@@ -136,6 +172,7 @@ export function createControllersService(d: ControllersServiceDeps): Controllers
       d.client,
       { ...le, identity },
       {
+        onRenewed: (at) => (lastRenewMs = at),
         onStartedLeading(signal) {
           leader = true;
           d.log.info({ identity, lease: `${le.namespace}/${le.name}` }, 'became leader');
@@ -159,10 +196,14 @@ export function createControllersService(d: ControllersServiceDeps): Controllers
     isLeader: () => leader,
     leading,
     controllers: () => running,
+    controllerStates: () => states,
+    election: () => (le ? { lease: `${le.namespace}/${le.name}`, leaseDurationMs: le.leaseDurationMs, leading: leader, ...(lastRenewMs !== undefined ? { lastRenewMs } : {}) } : undefined),
+    stopping: () => stopAll.signal.aborted,
     async stop() {
       stopAll.abort();
       await election;
       await stopControllers();
+      clients.close();
       d.client.close();
     },
   };

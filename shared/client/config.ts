@@ -320,6 +320,15 @@ export async function resolveClientConfig(cfg: ClientConfigFile, opts: { context
   return out;
 }
 
+/**
+ * The same server and trust without any credential (upstream's AnonymousClientConfig): the base of
+ * a client that brings its own, e.g. a service-account token obtained for it.
+ */
+export function anonymousClientConfig(c: ClientConfig): ClientConfig {
+  const { clientCertPem: _cert, clientKeyPem: _key, token: _token, tokenFile: _file, basicAuth: _basic, exec: _exec, authProvider: _provider, ...rest } = c;
+  return rest;
+}
+
 /** The client configuration a process finds: `PLATFORMCONFIG` or the default file, its current context. */
 export async function loadClientConfig(opts: { env?: NodeJS.ProcessEnv; context?: string; namespace?: string; home?: string } = {}): Promise<ClientConfig> {
   const { paths, explicit } = clientConfigPaths(opts.env ?? process.env, opts.home);

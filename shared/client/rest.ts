@@ -269,6 +269,8 @@ export class ApiClient {
       } catch {
         status = { message: `HTTP ${code}`, code };
       }
+      // Renewable credentials are dropped here too: an informer's next try then brings fresh ones.
+      if (code === 401) this.opts.onUnauthorized?.();
       throw new ApiError(code, status);
     }
     let pending = '';

@@ -68,9 +68,12 @@ describe('controllers service (run as a process, RBAC-authorized as system:platf
   let kubectl: Kubectl | undefined;
   const procs: Proc[] = [];
 
-  /** Starts a replica; every replica started here is SIGKILLed in `after` if still running. */
+  /**
+   * Starts a replica; every replica started here is SIGKILLed in `after` if still running. Several
+   * replicas share this host, so none serves the health port (controllers-health.test.ts does).
+   */
   function startControllers(flags: string[] = []): Proc {
-    const p = spawnProcess(['--import', 'tsx', 'services/controllers/main.ts', `--kubeconfig=${kubeconfig}`, ...ELECTION_FLAGS, ...flags], { cwd: root, env: cleanEnv() });
+    const p = spawnProcess(['--import', 'tsx', 'services/controllers/main.ts', `--kubeconfig=${kubeconfig}`, '--secure-port=0', ...ELECTION_FLAGS, ...flags], { cwd: root, env: cleanEnv() });
     procs.push(p);
     return p;
   }

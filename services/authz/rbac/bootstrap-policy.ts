@@ -9,6 +9,7 @@ import type { InternalStore } from '../../../shared/registry/rest/internal-store
 import { reconcileAll, type ReconcileTarget } from './reconcile.js';
 import { RBAC_API_VERSION } from './rules.js';
 import { AUTHENTICATION_GROUP, AUTHORIZATION_GROUP, CONTROLLER_MANAGER_USER, RBAC_GROUP } from '../../../shared/api/groups.js';
+import { CONTROLLER_ACCOUNT_NAMESPACE, CONTROLLER_ROLE_PREFIX } from '../../../shared/api/controller-accounts.js';
 
 export const BOOTSTRAP_LABEL = 'platform.io/bootstrapping';
 export const BOOTSTRAP_LABEL_VALUE = 'rbac-defaults';
@@ -18,6 +19,13 @@ export const AGGREGATE_TO_EDIT = `${RBAC_GROUP}/aggregate-to-edit`;
 export const AGGREGATE_TO_VIEW = `${RBAC_GROUP}/aggregate-to-view`;
 /** The Lease the controllers service elects its leader on. */
 export const CONTROLLER_MANAGER_LEASE = 'platform-controller-manager';
+/**
+ * What the controllers service's own identity needs on top of its role to run every controller
+ * itself (without `--use-service-account-credentials`, the default): every controller role's rules.
+ */
+export const CONTROLLER_MANAGER_CONTROLLERS_ROLE = `${CONTROLLER_MANAGER_USER}:controllers`;
+/** Where the bootstrap signer signs `cluster-info`. */
+const PUBLIC_NAMESPACE = 'platform-public';
 
 const core = '';
 const apps = 'apps';
@@ -67,18 +75,37 @@ function aggregatingRole(name: string, aggregateLabel: string, labels?: Record<s
 
 type SubjectSpec = { kind: 'User' | 'Group'; name: string } | { kind: 'ServiceAccount'; name: string; namespace: string };
 
+function subjectsOf(subjects: SubjectSpec[]): unknown[] {
+  return subjects.map((s) => (s.kind === 'ServiceAccount' ? { kind: s.kind, name: s.name, namespace: s.namespace } : { kind: s.kind, apiGroup: RBAC_GROUP, name: s.name }));
+}
+
 function clusterRoleBinding(name: string, role: string, subjects: SubjectSpec[]): ApiObject {
   return {
     apiVersion: RBAC_API_VERSION,
     kind: 'ClusterRoleBinding',
     metadata: meta(name),
     roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: role },
-    subjects: subjects.map((s) => (s.kind === 'ServiceAccount' ? { kind: s.kind, name: s.name, namespace: s.namespace } : { kind: s.kind, apiGroup: RBAC_GROUP, name: s.name })),
+    subjects: subjectsOf(subjects),
+  };
+}
+
+function namespacedRole(namespace: string, name: string, rules: PolicyRule[]): ApiObject {
+  return { apiVersion: RBAC_API_VERSION, kind: 'Role', metadata: { ...meta(name), namespace }, rules };
+}
+
+function roleBinding(namespace: string, name: string, role: string, subjects: SubjectSpec[]): ApiObject {
+  return {
+    apiVersion: RBAC_API_VERSION,
+    kind: 'RoleBinding',
+    metadata: { ...meta(name), namespace },
+    roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: role },
+    subjects: subjectsOf(subjects),
   };
 }
 
 const group = (name: string): SubjectSpec => ({ kind: 'Group', name });
 const user = (name: string): SubjectSpec => ({ kind: 'User', name });
+const controllerAccount = (name: string): SubjectSpec => ({ kind: 'ServiceAccount', name, namespace: CONTROLLER_ACCOUNT_NAMESPACE });
 
 /** What a node agent needs (the Node authorizer and NodeRestriction narrow it to its own objects). */
 const NODE_RULES: PolicyRule[] = [
@@ -150,6 +177,85 @@ const SIGNERS: Array<[role: string, signer: string]> = [
   ['legacy-unknown-approver', 'platform.io/legacy-unknown'],
 ];
 
+// ---- The controllers service -------------------------------------------------------------------
+// Upstream's split: with `--use-service-account-credentials` each controller acts as its own
+// service account and holds only its role below; the service's own identity keeps only what
+// upstream's system:kube-controller-manager holds (the election, making those accounts and their
+// tokens, and the serviceaccount-token controller, which never changes identity). Run without the
+// flag, that identity runs every controller and so needs every controller role's rules too:
+// CONTROLLER_MANAGER_CONTROLLERS_ROLE, bound to it by default so the default mode works. A cluster
+// whose controllers all run with the flag may empty that binding's subjects (annotated
+// `autoupdate: "false"`) and its controller manager keeps only upstream's rights.
+
+/**
+ * Each controller's cluster-wide rules, by its service account: exactly what it reads through its
+ * informers and writes (informers list and watch with the controller's own client, so those verbs
+ * are here, where upstream's shared informers use the manager's identity instead).
+ */
+export function controllerClusterRoleRules(): Record<string, PolicyRule[]> {
+  return {
+    // Empties a deleted namespace of every namespaced type, then finalizes it.
+    'namespace-controller': [
+      rule(READ, [core], ['namespaces']),
+      rule(['update'], [core], ['namespaces/finalize', 'namespaces/status']),
+      rule(['list', 'delete', 'deletecollection'], ['*'], ['*']),
+    ],
+    // Metadata of every deletable type; owner references and its finalizers are merge-patched.
+    'generic-garbage-collector': [rule(['get', 'list', 'watch', 'patch', 'delete'], ['*'], ['*'])],
+    'service-account-controller': [rule(['list', 'watch'], [core], ['namespaces']), rule(['create', 'list', 'watch'], [core], ['serviceaccounts'])],
+    'root-ca-cert-publisher': [rule(['list', 'watch'], [core], ['namespaces']), rule(['create', 'update', 'list', 'watch'], [core], ['configmaps'])],
+    // A missing node is looked up once more before its pods go.
+    'pod-garbage-collector': [rule(['list', 'watch', 'delete'], [core], ['pods']), rule(['get', 'list', 'watch'], [core], ['nodes'])],
+    // csrsigning, csrapproving and csrcleaner: the built-in signers only.
+    'certificate-controller': [
+      rule(['list', 'watch', 'delete'], [certificates], [CSR]),
+      rule(['update'], [certificates], [`${CSR}/status`, `${CSR}/approval`]),
+      rule(['approve'], [certificates], ['signers'], ['platform.io/apiserver-client-agent']),
+      rule(['sign'], [certificates], ['signers'], ['platform.io/legacy-unknown', 'platform.io/apiserver-client', 'platform.io/apiserver-client-agent', 'platform.io/agent-serving']),
+      rule(['create'], [AUTHORIZATION_GROUP], ['subjectaccessreviews']),
+    ],
+  };
+}
+
+/** The controllers that act in one namespace each get Roles there, as upstream's: [namespace, account, rules]. */
+export function controllerNamespacedRoleRules(): Array<[namespace: string, account: string, rules: PolicyRule[]]> {
+  return [
+    // Expired bootstrap-token secrets.
+    [CONTROLLER_ACCOUNT_NAMESPACE, 'token-cleaner', [rule(['list', 'watch', 'delete'], [core], ['secrets'])]],
+    // Reads the bootstrap tokens, signs cluster-info with them.
+    [CONTROLLER_ACCOUNT_NAMESPACE, 'bootstrap-signer', [rule(['list', 'watch'], [core], ['secrets'])]],
+    [PUBLIC_NAMESPACE, 'bootstrap-signer', [rule(['list', 'watch'], [core], ['configmaps']), rule(['update'], [core], ['configmaps'], ['cluster-info'])]],
+  ];
+}
+
+/** What the service's own identity needs in either mode (upstream's system:kube-controller-manager). */
+const CONTROLLER_MANAGER_RULES: PolicyRule[] = [
+  // Leader election.
+  rule(['create'], [coordination], ['leases']),
+  rule(['get', 'update'], [coordination], ['leases'], [CONTROLLER_MANAGER_LEASE]),
+  // --use-service-account-credentials: each controller's account, made when missing, and its tokens.
+  rule(['create', 'get'], [core], ['serviceaccounts']),
+  rule(['create'], [core], ['serviceaccounts/token']),
+  // serviceaccount-token keeps these credentials (it mints tokens of its own).
+  rule(['list', 'watch'], [core], ['serviceaccounts']),
+  rule(['list', 'watch', 'update', 'delete'], [core], ['secrets']),
+  // Delegated authentication and authorization of its /metrics.
+  rule(['create'], [AUTHENTICATION_GROUP], ['tokenreviews']),
+  rule(['create'], [AUTHORIZATION_GROUP], ['subjectaccessreviews']),
+];
+
+/** Every controller role's rules, once each (CONTROLLER_MANAGER_CONTROLLERS_ROLE). */
+function allControllerRules(): PolicyRule[] {
+  const all = [...Object.values(controllerClusterRoleRules()).flat(), ...controllerNamespacedRoleRules().flatMap(([, , rules]) => rules)];
+  const seen = new Set<string>();
+  return all.filter((r) => {
+    const key = JSON.stringify(r);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 /** The default ClusterRoles, in a fixed order. */
 export function bootstrapClusterRoles(): ApiObject[] {
   return [
@@ -174,29 +280,9 @@ export function bootstrapClusterRoles(): ApiObject[] {
     clusterRole(`system:certificates.platform.io:${CSR}:nodeclient`, [rule(['create'], [certificates], [`${CSR}/nodeclient`])]),
     clusterRole(`system:certificates.platform.io:${CSR}:selfnodeclient`, [rule(['create'], [certificates], [`${CSR}/selfnodeclient`])]),
     ...SIGNERS.map(([role, signer]) => clusterRole(`system:certificates.platform.io:${role}`, [rule(['approve'], [certificates], ['signers'], [signer])])),
-    clusterRole(CONTROLLER_MANAGER_USER, [
-      // Leader election.
-      rule(['create'], [coordination], ['leases']),
-      rule(['get', 'update'], [coordination], ['leases'], [CONTROLLER_MANAGER_LEASE]),
-      // namespace: every namespaced type is emptied when its namespace goes (upstream's namespace-controller role).
-      rule([...READ, 'update'], [core], ['namespaces']),
-      rule(['update'], [core], ['namespaces/finalize', 'namespaces/status']),
-      rule(['get', 'list', 'delete', 'deletecollection'], ['*'], ['*']),
-      // garbagecollector: every deletable type, metadata only, patched to drop owner references and its finalizers.
-      rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*']),
-      // serviceaccount and root-ca-cert-publisher.
-      rule(['create', 'update', ...READ], [core], ['serviceaccounts', 'configmaps']),
-      // csrsigning, csrapproving, csrcleaner: the built-in signers only.
-      rule([...READ, 'delete'], [certificates], [CSR]),
-      rule(['update'], [certificates], [`${CSR}/status`, `${CSR}/approval`]),
-      rule(['approve', 'sign'], [certificates], ['signers'], ['platform.io/*']),
-      rule(['create'], [AUTHORIZATION_GROUP], ['subjectaccessreviews']),
-      // tokencleaner (bootstrap token secrets; deleting is covered above) and bootstrapsigner (cluster-info).
-      rule(READ, [core], ['secrets']),
-      // serviceaccount-token: fills in token secrets.
-      rule(['update'], [core], ['secrets']),
-      rule(['update'], [core], ['configmaps'], ['cluster-info']),
-    ]),
+    clusterRole(CONTROLLER_MANAGER_USER, CONTROLLER_MANAGER_RULES),
+    clusterRole(CONTROLLER_MANAGER_CONTROLLERS_ROLE, allControllerRules()),
+    ...Object.entries(controllerClusterRoleRules()).map(([account, rules]) => clusterRole(`${CONTROLLER_ROLE_PREFIX}${account}`, rules)),
   ];
 }
 
@@ -210,7 +296,19 @@ export function bootstrapClusterRoleBindings(): ApiObject[] {
     clusterRoleBinding('system:public-info-viewer', 'system:public-info-viewer', [group('system:authenticated'), group('system:unauthenticated')]),
     clusterRoleBinding('system:service-account-issuer-discovery', 'system:service-account-issuer-discovery', [group('system:serviceaccounts')]),
     clusterRoleBinding(CONTROLLER_MANAGER_USER, CONTROLLER_MANAGER_USER, [user(CONTROLLER_MANAGER_USER)]),
+    clusterRoleBinding(CONTROLLER_MANAGER_CONTROLLERS_ROLE, CONTROLLER_MANAGER_CONTROLLERS_ROLE, [user(CONTROLLER_MANAGER_USER)]),
+    ...Object.keys(controllerClusterRoleRules()).map((account) => clusterRoleBinding(`${CONTROLLER_ROLE_PREFIX}${account}`, `${CONTROLLER_ROLE_PREFIX}${account}`, [controllerAccount(account)])),
   ];
+}
+
+/** The default Roles, each in its namespace. */
+export function bootstrapRoles(): ApiObject[] {
+  return controllerNamespacedRoleRules().map(([namespace, account, rules]) => namespacedRole(namespace, `${CONTROLLER_ROLE_PREFIX}${account}`, rules));
+}
+
+/** The default RoleBindings. */
+export function bootstrapRoleBindings(): ApiObject[] {
+  return controllerNamespacedRoleRules().map(([namespace, account]) => roleBinding(namespace, `${CONTROLLER_ROLE_PREFIX}${account}`, `${CONTROLLER_ROLE_PREFIX}${account}`, [controllerAccount(account)]));
 }
 
 /** Roles first, so a binding never points at a role that is still being written. */
@@ -218,6 +316,8 @@ export function bootstrapPolicy(): ReconcileTarget[] {
   return [
     ...bootstrapClusterRoles().map((object) => ({ resource: 'clusterroles' as const, object })),
     ...bootstrapClusterRoleBindings().map((object) => ({ resource: 'clusterrolebindings' as const, object })),
+    ...bootstrapRoles().map((object) => ({ resource: 'roles' as const, object })),
+    ...bootstrapRoleBindings().map((object) => ({ resource: 'rolebindings' as const, object })),
   ];
 }
 

@@ -154,6 +154,23 @@ function codeOf(err: unknown): number {
   return err instanceof StatusError ? err.code : 0;
 }
 
+/**
+ * A namespaced default object's namespace is made when missing, as upstream's bootstrap does: the
+ * gateway makes the system namespaces too, but this job must not wait for it.
+ */
+async function ensureNamespace(deps: ReconcileDeps, namespace: string): Promise<void> {
+  const { internal } = deps;
+  const target = internal.targets.preferred('', 'namespaces');
+  if (!target) throw new Error('namespaces are not served');
+  if (await internal.get(target, undefined, namespace)) return;
+  try {
+    await internal.store.create(internal.write(target, undefined, namespace), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    deps.log.info({ namespace }, 'created the namespace of default RBAC objects');
+  } catch (err) {
+    if (!(err instanceof StatusError && err.status.reason === 'AlreadyExists')) throw err;
+  }
+}
+
 /** Reads one target and writes what it needs; a StatusError (409, 503, …) is the caller's to handle. */
 async function step(deps: ReconcileDeps, t: ReconcileTarget): Promise<void> {
   const { internal } = deps;
@@ -163,8 +180,9 @@ async function step(deps: ReconcileDeps, t: ReconcileTarget): Promise<void> {
   const req = internal.write(target, t.object.metadata.namespace, name);
   const current = await internal.get(target, req.namespace, name);
   if (!current) {
+    if (req.namespace) await ensureNamespace(deps, req.namespace);
     await internal.store.create(req, structuredClone(t.object));
-    deps.log.info({ resource: t.resource, name }, 'created default RBAC object');
+    deps.log.info({ resource: t.resource, namespace: req.namespace, name }, 'created default RBAC object');
     return;
   }
   const r = reconcileObject(t, current.object, deps.autoupdateAnnotation);

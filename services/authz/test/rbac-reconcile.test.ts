@@ -4,7 +4,7 @@ import type { ApiObject } from '../../../shared/api/types.js';
 import { clusterroles } from '../../../shared/registry/builtin/rbac/cluster-role.js';
 import { clusterrolebindings } from '../../../shared/registry/builtin/rbac/cluster-role-binding.js';
 import { reconcileBinding, reconcileRole } from '../rbac/reconcile.js';
-import { AUTOUPDATE_ANNOTATION, BOOTSTRAP_LABEL, bootstrapClusterRoleBindings, bootstrapClusterRoles, bootstrapPolicy } from '../rbac/bootstrap-policy.js';
+import { AUTOUPDATE_ANNOTATION, BOOTSTRAP_LABEL, bootstrapClusterRoleBindings, bootstrapClusterRoles, bootstrapPolicy, bootstrapRoleBindings, bootstrapRoles } from '../rbac/bootstrap-policy.js';
 import { RBAC_GROUP } from '../../../shared/api/groups.js';
 
 const expectedRole: ApiObject = {
@@ -107,7 +107,7 @@ test('rbac bootstrap policy - every default object is valid, labelled, and every
   }
   assert.deepEqual(
     bootstrapPolicy().map((t) => t.resource),
-    [...roles.map(() => 'clusterroles'), ...bootstrapClusterRoleBindings().map(() => 'clusterrolebindings')],
+    [...roles.map(() => 'clusterroles'), ...bootstrapClusterRoleBindings().map(() => 'clusterrolebindings'), ...bootstrapRoles().map(() => 'roles'), ...bootstrapRoleBindings().map(() => 'rolebindings')],
     'roles are written before the bindings that name them',
   );
 });

@@ -7,15 +7,14 @@ import type { GatewayMetrics } from '../filters/metrics.js';
 import type { ApiRequestState } from '../request.js';
 import { send } from '../respond.js';
 import type { Discovery } from './discovery.js';
-import { runChecks, type GatewayHealth } from './health.js';
+import { HEALTH_PATH, runChecks } from '../../../shared/health/checks.js';
+import type { GatewayHealth } from './health.js';
 
 export interface NonResourceDeps {
   health: GatewayHealth;
   metrics: GatewayMetrics;
   discovery: Discovery;
 }
-
-const HEALTH_PATH = /^\/(healthz|livez|readyz)(?:\/([^/]+))?\/?$/;
 
 export async function serveNonResource(req: FastifyRequest, reply: FastifyReply, api: ApiRequestState, d: NonResourceDeps): Promise<FastifyReply> {
   const health = HEALTH_PATH.exec(api.path);
