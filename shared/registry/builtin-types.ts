@@ -34,6 +34,7 @@ import { certificatesigningrequests } from './builtin/certificates/certificate-s
 import { mutatingwebhookconfigurations } from './builtin/admissionregistration/mutating-webhook-configuration.js';
 import { validatingwebhookconfigurations } from './builtin/admissionregistration/validating-webhook-configuration.js';
 import { leases } from './builtin/coordination/lease.js';
+import { flowschemas, prioritylevelconfigurations } from './builtin/flowcontrol/flow-control.js';
 import { priorityclasses } from './builtin/scheduling/priority-class.js';
 import { storageclasses } from './builtin/storage/storage-class.js';
 import { csidrivers } from './builtin/storage/csi-driver.js';
@@ -83,6 +84,8 @@ export const builtinTypes: ResourceType[] = [
   mutatingwebhookconfigurations,
   validatingwebhookconfigurations,
   leases,
+  flowschemas,
+  prioritylevelconfigurations,
   priorityclasses,
   storageclasses,
   csidrivers,

@@ -145,6 +145,31 @@ describe('API versions: beta versions beside stable ones', () => {
     assert.equal(assertStatus(bad, 422, 'Invalid').details.causes[0].field, 'endpoints[0].addresses[0]');
   });
 
+  it('flowcontrol.apiserver.platform.io: priority levels and flow schemas in v1beta2, read through deprecated v1beta1', async () => {
+    const g = '/apis/flowcontrol.apiserver.platform.io';
+    const pl = await c.request('POST', `${g}/v1beta2/prioritylevelconfigurations`, {
+      body: { apiVersion: 'flowcontrol.apiserver.platform.io/v1beta2', kind: 'PriorityLevelConfiguration', metadata: { name: 'batch-low' }, spec: { type: 'Limited', limited: { limitResponse: { type: 'Queue', queuing: { queues: 16 } } } } },
+    });
+    assert.equal(pl.status, 201, pl.text);
+    assert.equal(pl.headers.get('warning'), null);
+    assert.deepEqual(pl.json.spec.limited, { assuredConcurrencyShares: 30, limitResponse: { type: 'Queue', queuing: { queues: 16, handSize: 8, queueLengthLimit: 50 } } });
+    const fs = await c.request('POST', `${g}/v1beta2/flowschemas`, {
+      body: {
+        apiVersion: 'flowcontrol.apiserver.platform.io/v1beta2',
+        kind: 'FlowSchema',
+        metadata: { name: 'batch-jobs' },
+        spec: { priorityLevelConfiguration: { name: 'batch-low' }, distinguisherMethod: { type: 'ByNamespace' }, rules: [{ subjects: [{ kind: 'Group', group: { name: 'batch' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['batch'], resources: ['jobs'], namespaces: ['*'] }] }] },
+      },
+    });
+    assert.equal(fs.status, 201, fs.text);
+    assert.equal(fs.json.spec.matchingPrecedence, 1000);
+    const beta = await c.request('GET', `${g}/v1beta1/flowschemas/batch-jobs`);
+    assert.equal(assertOk(beta).apiVersion, 'flowcontrol.apiserver.platform.io/v1beta1');
+    assert.equal(beta.headers.get('warning'), '299 - "flowcontrol.apiserver.platform.io/v1beta1 FlowSchema is deprecated in v1.23+, unavailable in v1.26+; use flowcontrol.apiserver.platform.io/v1beta2 FlowSchema"');
+    const exempt = await c.request('POST', `${g}/v1beta2/prioritylevelconfigurations`, { body: { apiVersion: 'flowcontrol.apiserver.platform.io/v1beta2', kind: 'PriorityLevelConfiguration', metadata: { name: 'not-exempt' }, spec: { type: 'Exempt' } } });
+    assert.equal(assertStatus(exempt, 422, 'Invalid').details.causes[0].field, 'spec.type');
+  });
+
   it('kubectl: a stock v1beta1 manifest applies with the deprecation warning, and lists through either version', { skip: bin ? false : 'kubectl not on PATH' }, async () => {
     const k = new Kubectl(bin!, c.kubeconfigPath);
     const manifest = JSON.stringify(cronJob('batch/v1beta1', 'from-kubectl'));
@@ -163,6 +188,12 @@ describe('API versions: beta versions beside stable ones', () => {
     assert.equal(slices.code, 0, slices.stderr);
     assert.match(slices.stdout, /^NAME\s+ADDRESSTYPE\s+PORTS\s+ENDPOINTS\s+AGE/);
     assert.match(slices.stdout, /web-1\s+IPv4\s+8080\s+10.1.0.7/);
+    const levels = await k.run(['get', 'prioritylevelconfigurations']);
+    assert.equal(levels.code, 0, levels.stderr);
+    assert.match(levels.stdout, /^NAME\s+TYPE\s+ASSUREDCONCURRENCYSHARES\s+QUEUES\s+HANDSIZE\s+QUEUELENGTHLIMIT\s+AGE/);
+    assert.match(levels.stdout, /batch-low\s+Limited\s+30\s+16\s+8\s+50/);
+    const schemas = await k.run(['get', 'flowschemas']);
+    assert.match(schemas.stdout, /batch-jobs\s+batch-low\s+1000\s+ByNamespace\s+\S+\s+\?/);
   });
 });
 

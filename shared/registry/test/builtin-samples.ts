@@ -56,6 +56,19 @@ export const samples: Record<string, ApiObject> = {
     endpoints: [{ addresses: ['10.1.0.7'], conditions: { ready: true }, nodeName: 'node-1', zone: 'zone-a', targetRef: { kind: 'Pod', name: 'web-0', namespace: 'default' } }],
     ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
   },
+  'flowcontrol.apiserver.platform.io/flowschemas': {
+    metadata: meta('service-accounts'),
+    spec: {
+      priorityLevelConfiguration: { name: 'workload-low' },
+      matchingPrecedence: 9000,
+      distinguisherMethod: { type: 'ByUser' },
+      rules: [{ subjects: [{ kind: 'Group', group: { name: 'system:serviceaccounts' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/apis/*'] }] }],
+    },
+  },
+  'flowcontrol.apiserver.platform.io/prioritylevelconfigurations': {
+    metadata: meta('workload-low'),
+    spec: { type: 'Limited', limited: { assuredConcurrencyShares: 100, limitResponse: { type: 'Queue', queuing: { queues: 128, handSize: 6, queueLengthLimit: 50 } } } },
+  },
   'events.platform.io/events': {
     metadata: meta('web-0.2', 'default'),
     eventTime: '2024-01-01T00:00:00.000000Z',
