@@ -25,6 +25,7 @@ import { replicasets } from './builtin/apps/replica-set.js';
 import { controllerrevisions } from './builtin/apps/controller-revision.js';
 import { jobs } from './builtin/batch/job.js';
 import { cronjobs } from './builtin/batch/cron-job.js';
+import { horizontalpodautoscalers } from './builtin/autoscaling/horizontal-pod-autoscaler.js';
 import { eventsV1 } from './builtin/events/event.js';
 import { roles } from './builtin/rbac/role.js';
 import { rolebindings } from './builtin/rbac/role-binding.js';
@@ -74,6 +75,7 @@ export const builtinTypes: ResourceType[] = [
   controllerrevisions,
   jobs,
   cronjobs,
+  horizontalpodautoscalers,
   endpointslices,
   eventsV1,
   roles,

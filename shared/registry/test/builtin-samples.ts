@@ -50,6 +50,7 @@ export const samples: Record<string, ApiObject> = {
   'apps/controllerrevisions': { metadata: meta('web-1', 'default'), revision: 1, data: { spec: { template: {} } } },
   'batch/jobs': { metadata: meta('pi', 'default'), spec: { backoffLimit: 2, template: jobTemplate } },
   'batch/cronjobs': { metadata: meta('nightly', 'default'), spec: { schedule: '0 3 * * MON-FRI', jobTemplate: { spec: { template: jobTemplate } } } },
+  'autoscaling/horizontalpodautoscalers': { metadata: meta('web', 'default'), spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, minReplicas: 2, maxReplicas: 5 } },
   'discovery.platform.io/endpointslices': {
     metadata: meta('web-x7k2p', 'default'),
     addressType: 'IPv4',

@@ -30,7 +30,7 @@ describe('builtinTypes', () => {
         seen.set(s, key(t));
       }
     }
-    for (const s of ['po', 'svc', 'no', 'ns', 'cm', 'ev', 'ep', 'limits', 'quota', 'pv', 'pvc', 'rc', 'sa', 'deploy', 'sts', 'ds', 'rs', 'cj', 'csr', 'pdb', 'psp', 'netpol', 'ing', 'pc', 'sc']) {
+    for (const s of ['po', 'svc', 'no', 'ns', 'cm', 'ev', 'ep', 'limits', 'quota', 'pv', 'pvc', 'rc', 'sa', 'deploy', 'sts', 'ds', 'rs', 'cj', 'hpa', 'csr', 'pdb', 'psp', 'netpol', 'ing', 'pc', 'sc']) {
       assert.ok(seen.has(s), `missing short name ${s}`);
     }
   });
@@ -45,6 +45,7 @@ describe('builtinTypes', () => {
       'apps/deployments',
       'apps/replicasets',
       'apps/statefulsets',
+      'autoscaling/horizontalpodautoscalers',
       'batch/cronjobs',
       'batch/jobs',
     ]);
