@@ -8,11 +8,14 @@ import { createLogger } from '../../shared/log.js';
 import { createBuiltinRegistry } from '../../shared/registry/builtin-registry.js';
 import { createGatewayService, defaultGatewayConfig } from './service.js';
 import { parseServiceNetwork } from '../../shared/registry/builtin/core/service-network.js';
+import { featureGatesFromFlag } from '../../shared/config/feature-gates.js';
 
 
 async function main(): Promise<void> {
   const o = serviceOptions('platform gateway', gatewayOptionSpecs);
   const log = createLogger('gateway', o['log-level']);
+  const { gates: featureGates, warnings } = featureGatesFromFlag(o['feature-gates']);
+  for (const w of warnings) log.warn(w);
   const read = (f: string | undefined) => (f ? readFileSync(f, 'utf8') : undefined);
   const cert = read(o['tls-cert-file']);
   const key = read(o['tls-private-key-file']);
@@ -34,6 +37,7 @@ async function main(): Promise<void> {
       ...(cert && key ? { tls: { cert, key, ...(clientCA ? { clientCA } : {}) } } : {}),
       identity: defaultGatewayConfig.identity,
       handlers: { ...defaultGatewayConfig.handlers, maxWatchBufferedBytes: o['max-watch-buffered-bytes'] },
+      featureGates,
     },
   });
   await gw.ready;

@@ -4,6 +4,7 @@
 import { commonOptions, type OptionSpecs } from '../../shared/config/options.js';
 import { defaultHandlerOptions } from './handlers/context.js';
 import { DEFAULT_BUCKET } from '../../shared/api/groups.js';
+import { featureGatesOption } from '../../shared/config/feature-gates.js';
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE } from '../../shared/registry/builtin/core/service-network.js';
 
 export const gatewayOptionSpecs = {
@@ -20,5 +21,6 @@ export const gatewayOptionSpecs = {
   'service-cluster-ip-range': { type: 'string', default: DEFAULT_SERVICE_CLUSTER_IP_RANGE, description: 'CIDR range(s) Service cluster IPs are allocated from; two (one IPv4, one IPv6, comma-separated) make the cluster dual-stack, the first is the primary family' },
   'service-node-port-range': { type: 'string', default: DEFAULT_SERVICE_NODE_PORT_RANGE, description: 'ports NodePort and LoadBalancer Services are allocated from (<first>-<last>)' },
   'watch-cache-window': { type: 'duration', default: '5m', description: 'how long watch history and continue tokens stay valid' },
+  'feature-gates': featureGatesOption,
   'max-watch-buffered-bytes': { type: 'number', default: defaultHandlerOptions.maxWatchBufferedBytes, description: 'bytes all watches together may hold for clients that have not read them; beyond it new watches get 429 and lagging watchers are closed' },
 } satisfies OptionSpecs;

@@ -35,6 +35,8 @@ import { ensureSystemNamespaces } from './bootstrap.js';
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE, parseServiceNetwork, type ServiceNetwork } from '../../shared/registry/builtin/core/service-network.js';
 import { serviceAllocator } from '../../shared/registry/builtin/core/service-allocator.js';
 import { services } from '../../shared/registry/builtin/core/service.js';
+import { defaultFeatureGates, type FeatureGates } from '../../shared/config/feature-gates.js';
+import { dropDisabledFields } from '../../shared/registry/builtin/feature-gated-fields.js';
 
 export interface GatewayConfig {
   bucket: string;
@@ -47,6 +49,8 @@ export interface GatewayConfig {
   servicePingTimeoutMs: number;
   identity: IdentityOptions;
   handlers: HandlerOptions;
+  /** `--feature-gates`: what the handlers (list chunking) and the store's writes (gated fields) see. */
+  featureGates: FeatureGates;
 }
 
 export const defaultGatewayConfig: GatewayConfig = {
@@ -58,6 +62,7 @@ export const defaultGatewayConfig: GatewayConfig = {
   servicePingTimeoutMs: 1_000,
   identity: defaultIdentityOptions,
   handlers: defaultHandlerOptions,
+  featureGates: defaultFeatureGates(),
 };
 
 export interface GatewayDeps {
@@ -93,11 +98,19 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   const bus: BusRequest = (subject, body) => busRequest(nc, subject, body, opts.busTimeoutMs);
   const reader = new CacheReader(cache, () => lastRevision(nc, config.bucket), opts);
   const allocators = new Map([[services, serviceAllocator(config.serviceNetwork, bus)]]);
-  const store = new GenericStore({ registry, source: reader, admit: admissionClient(nc, admissionInterest, opts.busTimeoutMs), bus, updateRetryMs: opts.updateRetryMs, allocators });
+  const store = new GenericStore({
+    registry,
+    source: reader,
+    admit: admissionClient(nc, admissionInterest, opts.busTimeoutMs),
+    bus,
+    updateRetryMs: opts.updateRetryMs,
+    allocators,
+    dropDisabledFields: (type, obj, old) => dropDisabledFields(type, obj, old, config.featureGates),
+  });
   const targets = new Targets(registry);
   const metrics = new GatewayMetrics();
   const decoder = new DecodePool();
-  const handlerDeps: HandlerDeps = { registry, store, reader, bus, metrics, watchBudget: new WatchBudget(opts.maxWatchBufferedBytes), options: opts };
+  const handlerDeps: HandlerDeps = { registry, store, reader, bus, metrics, watchBudget: new WatchBudget(opts.maxWatchBufferedBytes), options: opts, features: config.featureGates };
   let shuttingDown = false;
   const routes: NonResourceDeps = {
     discovery: new Discovery(registry),

@@ -20,6 +20,7 @@ import { createCA, issueServingCert, type CertificateAuthority } from '../../sha
 import type { AuthnConfig } from '../../services/authn/config.js';
 import type { AdmissionConfig } from '../../services/admission/config.js';
 import { kubeconfigYaml } from '../../shared/local/kubeconfig.js';
+import type { FeatureGates } from '../../shared/config/feature-gates.js';
 
 export interface TestCluster {
   /** https://127.0.0.1:<port> */
@@ -68,6 +69,8 @@ export interface ClusterOptions {
   runtimeConfig?: string;
   /** `--upstream-group-aliases` of the gateway and the authz service (as `npm start` sets it). */
   upstreamGroupAliases?: boolean;
+  /** `--feature-gates` of the gateway. */
+  featureGates?: FeatureGates;
 }
 
 export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestCluster> {
@@ -108,7 +111,7 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
   const gwNc = await nats.connect('cluster-gateway');
   const registry = createBuiltinRegistry({ ...(opts.runtimeConfig ? { runtimeConfig: opts.runtimeConfig } : {}), upstreamGroupAliases: aliases });
   const clientCA = proxyCA ? `${ca.certPem}\n${proxyCA.certPem}` : undefined;
-  const gateway = await createGatewayService({ nc: gwNc, registry, log, config: { ...opts.gateway, tls: { cert: serving.certPem, key: serving.keyPem, ...(clientCA ? { clientCA } : {}) } } });
+  const gateway = await createGatewayService({ nc: gwNc, registry, log, config: { ...opts.gateway, ...(opts.featureGates ? { featureGates: opts.featureGates } : {}), tls: { cert: serving.certPem, key: serving.keyPem, ...(clientCA ? { clientCA } : {}) } } });
   await gateway.ready;
   const address = await gateway.app.listen({ port: 0, host: '127.0.0.1' });
   const url = address.replace('http://', 'https://');

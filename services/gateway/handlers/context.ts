@@ -14,6 +14,7 @@ import type { BusRequest } from '../../../shared/registry/rest/hooks.js';
 import type { CacheReader } from '../store/reader.js';
 import type { GatewayMetrics } from '../filters/metrics.js';
 import type { WatchBudget } from './watch-sink.js';
+import type { FeatureGates } from '../../../shared/config/feature-gates.js';
 
 export interface HandlerOptions {
   busTimeoutMs: number;
@@ -49,6 +50,8 @@ export interface HandlerDeps {
   metrics: GatewayMetrics;
   watchBudget: WatchBudget;
   options: HandlerOptions;
+  /** `--feature-gates`, for the handlers whose behaviour a gate changes (list: APIListChunking). */
+  features: FeatureGates;
 }
 
 export interface RequestContext {

@@ -23,6 +23,7 @@ test('gateway options - with no flags every default is converted to its type (du
       'service-cluster-ip-range': '10.0.0.0/24',
       'service-node-port-range': '30000-32767',
       'watch-cache-window': 300_000,
+      'feature-gates': [],
       'max-watch-buffered-bytes': 256 * 1024 * 1024,
     },
   );

@@ -125,6 +125,11 @@ export interface GenericStoreDeps {
   updateRetryMs: number;
   /** The allocators of the types that take from shared pools. */
   allocators?: ReadonlyMap<ResourceType, Allocator>;
+  /**
+   * Takes from a create (`old` undefined) or update what disabled feature gates turn off, right
+   * after the type's prepare hook (upstream's strategies call dropDisabledFields there).
+   */
+  dropDisabledFields?(type: ResourceType, obj: ApiObject, old: ApiObject | undefined): void;
 }
 
 export class GenericStore {
@@ -157,6 +162,7 @@ export class GenericStore {
       // Only a generated name is ever retried, and each retry must start from `next` again.
       const candidate = generated ? structuredClone(next) : next;
       prepareForCreate(t.type, candidate, { user: req.user, now: nowTimestamp() });
+      this.deps.dropDisabledFields?.(t.type, candidate, undefined);
       normalize(t, candidate, false);
       const named = { ...req, name: candidate.metadata.name! };
       this.validate(t, candidate);
@@ -218,6 +224,7 @@ export class GenericStore {
       } else {
         this.deps.registry.defaults(t.served, next);
         prepareForUpdate(t.type, next, currentObj, strategyCtx);
+        this.deps.dropDisabledFields?.(t.type, next, currentObj);
       }
       next = this.manageFields(req, next, currentObj);
       next = (await this.admitPhase(req, AdmissionPhase.Mutating, AdmissionOperation.Update, next, currentObj, req.name))!;

@@ -436,7 +436,11 @@ export function validatePodSpec(spec: unknown, field: string): FieldError[] {
   if (containers.length === 0) errs.push(required(`${field}.containers`));
   const volumeNames = new Set<string>();
   asArray(s.volumes).forEach((v, i) => {
-    const name = asObject(v)?.name;
+    // Defaults give a bare volume an emptyDir, so one without a source lost it to a feature gate
+    // (an inline csi volume with CSIInlineVolume off): refused as upstream refuses it.
+    const vo = asObject(v);
+    if (vo && Object.keys(vo).every((k) => k === 'name')) errs.push(required(`${field}.volumes[${i}]`, 'must specify a volume type'));
+    const name = vo?.name;
     if (typeof name !== 'string') return;
     if (!validDnsLabel(name)) errs.push(dnsLabelError(`${field}.volumes[${i}].name`, name));
     if (volumeNames.has(name)) errs.push(duplicate(`${field}.volumes[${i}].name`, name));
