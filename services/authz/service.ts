@@ -151,10 +151,11 @@ export async function createAuthzService(deps: AuthzServiceDeps): Promise<AuthzS
     synced: syncedP,
     stop: async () => {
       stopping = true;
+      // Requests already taken are answered before what they need goes away.
+      await service.stop();
       bootstrap?.stop();
       await aggregation?.stop();
       internal.stop();
-      await service.stop();
       await bootstrap?.done;
       for (const a of authorizers) await a.stop?.();
       for (const f of feeds) await f.stop();

@@ -71,28 +71,15 @@ export async function createStorageService(deps: StorageServiceDeps): Promise<St
   const jsm = await jetstreamManager(nc, { checkAPI: false });
   const store = createObjectStore({ kv, js: jetstream(nc), bucket });
 
-  // Requests being answered, so that stop() lets them finish before the caller drains the
-  // connection (draining the subscriptions alone does not wait for async handlers).
-  const inFlight = new Set<Promise<unknown>>();
-  const track = <T>(work: () => Promise<T>): Promise<T> => {
-    const p = work();
-    inFlight.add(p);
-    void p.then(
-      () => inFlight.delete(p),
-      () => inFlight.delete(p),
-    );
-    return p;
-  };
-
   const service = await startJsonService(nc, {
     name: ServiceName.storage,
     version: STORAGE_SERVICE_VERSION,
     description: 'object store: compare-and-swap writes to the revisioned KV bucket',
     endpoints: [
-      jsonEndpoint<StorageCreateRequest, StorageWriteReply>(Subjects.storageCreate, (req) => track(() => store.create(body(req).ref, req.object))),
-      jsonEndpoint<StorageUpdateRequest, StorageWriteReply>(Subjects.storageUpdate, (req) => track(() => store.update(body(req).ref, req.object, req.expectedRevision))),
-      jsonEndpoint<StorageDeleteRequest, StorageDeleteReply>(Subjects.storageDelete, (req) => track(() => store.delete(body(req).ref, req.expectedRevision))),
-      jsonEndpoint<StorageGetRequest, StorageGetReply>(Subjects.storageGet, (req) => track(() => store.get(body(req).ref))),
+      jsonEndpoint<StorageCreateRequest, StorageWriteReply>(Subjects.storageCreate, (req) => store.create(body(req).ref, req.object)),
+      jsonEndpoint<StorageUpdateRequest, StorageWriteReply>(Subjects.storageUpdate, (req) => store.update(body(req).ref, req.object, req.expectedRevision)),
+      jsonEndpoint<StorageDeleteRequest, StorageDeleteReply>(Subjects.storageDelete, (req) => store.delete(body(req).ref, req.expectedRevision)),
+      jsonEndpoint<StorageGetRequest, StorageGetReply>(Subjects.storageGet, (req) => store.get(body(req).ref)),
     ],
     log,
   });
@@ -112,8 +99,8 @@ export async function createStorageService(deps: StorageServiceDeps): Promise<St
     store,
     compact: () => compactor.runOnce(),
     async stop() {
+      // Answers what it took before the caller drains the connection.
       await service.stop();
-      await Promise.allSettled([...inFlight]);
       await compactor.stop();
     },
   };

@@ -6,6 +6,9 @@ export const AUTHENTICATION_GROUP = 'authentication.platform.io';
 export const AUTHORIZATION_GROUP = 'authorization.platform.io';
 export const POLICY_GROUP = 'policy';
 
+/** The break-glass group: allowed everything whatever the authorization modes, never throttled. */
+export const SYSTEM_MASTERS = 'system:masters';
+
 /** The controllers service's user (upstream's `system:kube-controller-manager`); the bootstrap policy binds its role. */
 export const CONTROLLER_MANAGER_USER = 'system:platform-controller-manager';
 

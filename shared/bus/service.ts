@@ -32,19 +32,48 @@ export interface JsonServiceOptions {
   log?: ServiceLogger;
 }
 
+export interface JsonService {
+  /**
+   * Leaves the queue group, so new requests go to the other replicas, then waits (at most
+   * `graceMs`) until every request already taken is answered: a rolling restart loses none.
+   */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** How long a stopping service waits for the requests it took; the gateway's bus timeout is shorter. */
+export const DEFAULT_STOP_GRACE_MS = 10_000;
+
 /**
  * Registers a service and its endpoints, and resolves only once the server has the
  * subscriptions, so a request sent right after start-up never meets "no responders".
  */
-export async function startJsonService(nc: NatsConnection, o: JsonServiceOptions): Promise<Service> {
+export async function startJsonService(nc: NatsConnection, o: JsonServiceOptions): Promise<JsonService> {
   const service = await new Svcm(nc).add({ name: o.name, version: o.version, description: o.description, queue: o.name });
-  for (const e of o.endpoints) addJsonEndpoint(service, e.subject, e.handler, o.log);
+  const inFlight = new Set<Promise<void>>();
+  const track = (p: Promise<void>) => {
+    const settled = p.then(
+      () => undefined,
+      () => undefined,
+    );
+    inFlight.add(settled);
+    void settled.then(() => inFlight.delete(settled));
+  };
+  for (const e of o.endpoints) addJsonEndpoint(service, e.subject, e.handler, track, o.log);
   await nc.flush();
-  return service;
+  return {
+    async stop(graceMs = DEFAULT_STOP_GRACE_MS) {
+      await service.stop();
+      if (!inFlight.size) return;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+      await Promise.race([Promise.allSettled([...inFlight]), late]);
+      clearTimeout(timer);
+    },
+  };
 }
 
 /** Adds an endpoint at `subject`, which must be `<group>.<endpoint>`. */
-function addJsonEndpoint<Req, Res>(group: ServiceGroup | Service, subject: string, handler: JsonHandler<Req, Res>, log?: ServiceLogger): void {
+function addJsonEndpoint<Req, Res>(group: ServiceGroup | Service, subject: string, handler: JsonHandler<Req, Res>, track: (p: Promise<void>) => void, log?: ServiceLogger): void {
   const name = endpointName(subject);
   group.addEndpoint(name, {
     subject,
@@ -53,7 +82,7 @@ function addJsonEndpoint<Req, Res>(group: ServiceGroup | Service, subject: strin
         log?.error({ err }, `endpoint ${subject} failed`);
         return;
       }
-      void respondJson(msg, handler, log);
+      track(respondJson(msg, handler, log));
     },
   });
 }

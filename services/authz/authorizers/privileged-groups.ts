@@ -6,7 +6,7 @@ import { Decision, type AuthzAttributes } from '../../../shared/bus/messages.js'
 import type { UserInfo } from '../../../shared/api/types.js';
 import type { Authorizer, RulesOfUser } from '../types.js';
 
-export const SYSTEM_MASTERS = 'system:masters';
+import { SYSTEM_MASTERS } from '../../../shared/api/groups.js';
 
 export function createPrivilegedGroupsAuthorizer(groups: string[] = [SYSTEM_MASTERS]): Authorizer {
   const privileged = new Set(groups);

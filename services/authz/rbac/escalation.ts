@@ -9,7 +9,7 @@
 import type { ApiObject, UserInfo } from '../../../shared/api/types.js';
 import { badRequest } from '../../../shared/api/status.js';
 import { Decision, type AuthzAttributes, type AuthzReply, type EscalationCheckReply, type EscalationCheckRequest, type PolicyRule } from '../../../shared/bus/messages.js';
-import { SYSTEM_MASTERS } from '../authorizers/privileged-groups.js';
+import { SYSTEM_MASTERS } from '../../../shared/api/groups.js';
 import { compactRules, compactString, covers, quoteList } from './covers.js';
 import { readRule, type RoleRef } from './rules.js';
 import type { RbacState } from './state.js';

@@ -6,11 +6,10 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { KV } from '@nats-io/kv';
-import type { Service } from '@nats-io/services';
 import { startTestNats, type TestNats } from '../../../test/support/nats.js';
 import { silentLogger } from '../../../shared/log.js';
 import { createBuiltinRegistry } from '../../../shared/registry/builtin-registry.js';
-import { jsonEndpoint, startJsonService, type JsonEndpoint } from '../../../shared/bus/service.js';
+import { jsonEndpoint, startJsonService, type JsonEndpoint, type JsonService } from '../../../shared/bus/service.js';
 import { ServiceName, Subjects } from '../../../shared/bus/subjects.js';
 import type { AdmissionInterest, AdmissionReply, AdmissionRequest, AuthnReply, AuthnRequest, AuthzAttributes, AuthzReply, AuthnInterest, EscalationCheckReply, EscalationCheckRequest, RulesReviewReply, RulesReviewRequest, TokenIssueReply, TokenIssueRequest, StorageCreateRequest, StorageDeleteReply, StorageDeleteRequest, StorageGetReply, StorageGetRequest, StorageUpdateRequest, StorageWriteReply } from '../../../shared/bus/messages.js';
 import { alreadyExists, conflict, CONFLICT_MODIFIED, failure, notFound, requestEntityTooLarge, StatusReason } from '../../../shared/api/status.js';
@@ -168,7 +167,7 @@ describe('gateway service', () => {
     return p;
   };
 
-  const services: Partial<Record<keyof typeof ServiceName, Service>> = {};
+  const services: Partial<Record<keyof typeof ServiceName, JsonService>> = {};
 
   async function startFake(which: keyof typeof ServiceName, opts: { withInterest?: boolean } = {}): Promise<void> {
     const endpoints: JsonEndpoint[] = [];

@@ -7,14 +7,14 @@ import { forbidden } from '../../../api/status.js';
 import { Subjects } from '../../../bus/subjects.js';
 import type { EscalationCheckReply, EscalationCheckRequest } from '../../../bus/messages.js';
 import type { RestHooks } from '../../rest/hooks.js';
+import { SYSTEM_MASTERS } from '../../../api/groups.js';
 
-const MASTERS_GROUP = 'system:masters';
 
 export const rbacHooks: RestHooks = {
   async guardWrite(write, object, request) {
     // Members of system:masters may write anything (decided here, as upstream does, so the API
     // server's own writes never wait for the authz service they may be bootstrapping).
-    if (write.user.groups.includes(MASTERS_GROUP)) return;
+    if (write.user.groups.includes(SYSTEM_MASTERS)) return;
     const ask: EscalationCheckRequest = { user: write.user, object };
     if (write.namespace) ask.namespace = write.namespace;
     const reply = await request<EscalationCheckReply>(Subjects.authzEscalation, ask);

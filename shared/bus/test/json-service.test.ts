@@ -1,0 +1,70 @@
+// A JSON service in a queue group, against a real nats-server: a stopping replica answers the
+// requests it already took and the next ones go to the replica that stays (a rolling restart
+// loses nothing).
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { startTestNats, type TestNats } from '../../../test/support/nats.js';
+import { busRequest } from '../client.js';
+import { jsonEndpoint, startJsonService } from '../service.js';
+
+describe('startJsonService', () => {
+  let nats: TestNats;
+  let nc: NatsConnection;
+  before(async () => {
+    nats = await startTestNats();
+    nc = await nats.connect('client');
+  });
+  after(async () => nats?.stop());
+
+  const replica = async (name: string, delayMs: number, answered: string[]) => {
+    const conn = await nats.connect(name);
+    const service = await startJsonService(conn, {
+      name: 'platform-echo',
+      version: '0.0.1',
+      description: 'echo',
+      endpoints: [
+        jsonEndpoint<{ n: number }, { n: number; by: string }>('platform.echo.call', async (req) => {
+          await new Promise((r) => setTimeout(r, delayMs));
+          answered.push(`${name}:${req.n}`);
+          return { n: req.n, by: name };
+        }),
+      ],
+    });
+    return { conn, service };
+  };
+
+  it('stop() waits for the requests taken, then the other replica answers', async () => {
+    const answered: string[] = [];
+    const slow = await replica('slow', 300, answered);
+    // Only the slow replica exists: these requests are all its.
+    const taken = [1, 2, 3].map((n) => busRequest<{ by: string }>(nc, 'platform.echo.call', { n }, 5_000));
+    await new Promise((r) => setTimeout(r, 50));
+    const fast = await replica('fast', 0, answered);
+    const stopped = slow.service.stop();
+    // Sent while the slow one stops: the fast one answers.
+    const later = await busRequest<{ by: string }>(nc, 'platform.echo.call', { n: 4 }, 5_000);
+    await stopped;
+    await slow.conn.drain();
+    const replies = await Promise.all(taken);
+    assert.deepEqual(
+      replies.map((r) => r.by),
+      ['slow', 'slow', 'slow'],
+    );
+    assert.equal(later.by, 'fast');
+    assert.deepEqual(answered.sort(), ['fast:4', 'slow:1', 'slow:2', 'slow:3']);
+    await fast.service.stop();
+  });
+
+  it('stop() gives up on a request that outlives the grace period', async () => {
+    const hung = await replica('hung', 60_000, []);
+    const pending = busRequest(nc, 'platform.echo.call', { n: 1 }, 2_000).catch((err: Error) => err);
+    await new Promise((r) => setTimeout(r, 50));
+    const started = Date.now();
+    await hung.service.stop(200);
+    assert.ok(Date.now() - started < 1_500, 'stop returned after the grace period');
+    await hung.conn.close();
+    assert.ok((await pending) instanceof Error);
+  });
+});
