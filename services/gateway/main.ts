@@ -38,6 +38,10 @@ async function main(): Promise<void> {
       identity: defaultGatewayConfig.identity,
       handlers: { ...defaultGatewayConfig.handlers, maxWatchBufferedBytes: o['max-watch-buffered-bytes'] },
       featureGates,
+      inFlight: { readOnly: o['max-requests-inflight'], mutating: o['max-mutating-requests-inflight'] },
+      shutdownDelayMs: o['shutdown-delay-duration'],
+      shutdownSendRetryAfter: o['shutdown-send-retry-after'],
+      livezGracePeriodMs: o['livez-grace-period'],
     },
   });
   await gw.ready;

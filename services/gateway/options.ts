@@ -22,5 +22,10 @@ export const gatewayOptionSpecs = {
   'service-node-port-range': { type: 'string', default: DEFAULT_SERVICE_NODE_PORT_RANGE, description: 'ports NodePort and LoadBalancer Services are allocated from (<first>-<last>)' },
   'watch-cache-window': { type: 'duration', default: '5m', description: 'how long watch history and continue tokens stay valid' },
   'feature-gates': featureGatesOption,
+  'max-requests-inflight': { type: 'number', default: 400, description: 'read requests served at once (watches and other long-running requests not counted); beyond it 429 with Retry-After; 0: no limit' },
+  'max-mutating-requests-inflight': { type: 'number', default: 200, description: 'write requests served at once; beyond it 429 with Retry-After; 0: no limit' },
+  'shutdown-delay-duration': { type: 'duration', default: '0s', description: 'on SIGTERM, how long the gateway keeps serving with /readyz failing (so load balancers take it out) before it stops accepting connections' },
+  'shutdown-send-retry-after': { type: 'boolean', default: false, description: 'while draining at shutdown, answer new requests 429 with Retry-After and Connection: close instead of serving them' },
+  'livez-grace-period': { type: 'duration', default: '0s', description: 'after start, how long /livez reports ok whatever its checks say (a slow start is not a dead process)' },
   'max-watch-buffered-bytes': { type: 'number', default: defaultHandlerOptions.maxWatchBufferedBytes, description: 'bytes all watches together may hold for clients that have not read them; beyond it new watches get 429 and lagging watchers are closed' },
 } satisfies OptionSpecs;

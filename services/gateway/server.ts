@@ -17,6 +17,9 @@ export function createServer(tls: TlsConfig | undefined, log: Logger): FastifyIn
   const app = Fastify({
     logger: false,
     bodyLimit: MAX_BODY_BYTES,
+    // While closing, requests on open connections are served (or refused with Retry-After by the
+    // shutdown filter), never answered fastify's bare 503.
+    return503OnClosing: false,
     ...(tls ? { https: { cert: tls.cert, key: tls.key, ...(tls.clientCA ? { ca: tls.clientCA, requestCert: true, rejectUnauthorized: false } : {}) } } : {}),
   }) as unknown as FastifyInstance;
   app.decorateRequest('api', null);

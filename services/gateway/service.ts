@@ -22,6 +22,7 @@ import { defaultIdentityOptions, Identity, type IdentityOptions } from './identi
 import { filterChain, installFilters } from './filters/chain.js';
 import { apiState } from './filters/request-info.js';
 import { GatewayMetrics } from './filters/metrics.js';
+import type { InFlightLimits } from './filters/max-in-flight.js';
 import { defaultHandlerOptions, type HandlerDeps, type HandlerOptions } from './handlers/context.js';
 import { serveResource } from './handlers/index.js';
 import { DecodePool } from './handlers/decode-pool.js';
@@ -51,6 +52,12 @@ export interface GatewayConfig {
   handlers: HandlerOptions;
   /** `--feature-gates`: what the handlers (list chunking) and the store's writes (gated fields) see. */
   featureGates: FeatureGates;
+  /** `--max-requests-inflight` / `--max-mutating-requests-inflight`. */
+  inFlight: InFlightLimits;
+  /** Graceful shutdown as upstream: keep serving this long with /readyz failing, then drain. */
+  shutdownDelayMs: number;
+  shutdownSendRetryAfter: boolean;
+  livezGracePeriodMs: number;
 }
 
 export const defaultGatewayConfig: GatewayConfig = {
@@ -63,6 +70,10 @@ export const defaultGatewayConfig: GatewayConfig = {
   identity: defaultIdentityOptions,
   handlers: defaultHandlerOptions,
   featureGates: defaultFeatureGates(),
+  inFlight: { readOnly: 400, mutating: 200 },
+  shutdownDelayMs: 0,
+  shutdownSendRetryAfter: false,
+  livezGracePeriodMs: 0,
 };
 
 export interface GatewayDeps {
@@ -112,14 +123,24 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   const decoder = new DecodePool();
   const handlerDeps: HandlerDeps = { registry, store, reader, bus, metrics, watchBudget: new WatchBudget(opts.maxWatchBufferedBytes), options: opts, features: config.featureGates };
   let shuttingDown = false;
+  let draining = false;
   const routes: NonResourceDeps = {
     discovery: new Discovery(registry),
     metrics,
-    health: gatewayHealth({ nc, cacheReady: () => cache.synced && feed.healthy(), shuttingDown: () => shuttingDown, pingTimeoutMs: config.servicePingTimeoutMs }),
+    health: gatewayHealth({ nc, cacheReady: () => cache.synced && feed.healthy(), shuttingDown: () => shuttingDown, pingTimeoutMs: config.servicePingTimeoutMs, livezGraceUntil: Date.now() + config.livezGracePeriodMs }),
   };
 
   const app = createServer(config.tls, log);
-  installFilters(app, filterChain({ identity, authnInterest, clientCertificates: Boolean(config.tls?.clientCA), targets, metrics, log }));
+  installFilters(app, filterChain({
+      identity,
+      authnInterest,
+      clientCertificates: Boolean(config.tls?.clientCA),
+      targets,
+      metrics,
+      log,
+      inFlight: config.inFlight,
+      refuseNewRequests: () => draining && config.shutdownSendRetryAfter,
+    }),);
   const handler = (req: FastifyRequest, reply: FastifyReply) => {
     const api = apiState(req);
     return api.info.isResourceRequest ? serveResource(req, reply, api, handlerDeps, targets, decoder) : serveNonResource(req, reply, api, routes);
@@ -141,13 +162,18 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
     cache,
     ready,
     close: async () => {
+      // Upstream's order: /readyz fails first so load balancers stop sending; requests are still
+      // served for the delay; then no new connections, watches end with a last bookmark so their
+      // clients resume elsewhere, and the requests in flight finish before anything they need stops.
       shuttingDown = true;
+      if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
+      draining = true;
       for (const t of timers) clearInterval(t);
+      cache.closeAll({ finalBookmark: true });
+      await app.close();
       admissionInterest.stop();
       authnInterest.stop();
       await decoder.close();
-      cache.closeAll();
-      await app.close();
       await feed.stop();
     },
   };

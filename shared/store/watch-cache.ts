@@ -502,9 +502,14 @@ export class WatchCache {
   }
 
   /** Closes every watcher (shutdown). */
-  closeAll(): void {
+  /**
+   * Ends every watch. With `finalBookmark` (a gateway shutting down), a caught-up watcher that asked
+   * for bookmarks first gets one at the current revision, so its client resumes elsewhere from there.
+   */
+  closeAll(opts: { finalBookmark?: boolean } = {}): void {
     for (const st of this.resources.values()) {
       for (const w of [...st.watchers]) {
+        if (opts.finalBookmark && w.live) w.bookmark(this.revision);
         w.stop();
         w.opts.sink.close();
       }

@@ -1,5 +1,5 @@
 // The filter chain, in the order every request passes it (kube-apiserver's handler chain). Each
-// filter is one file; audit and max-in-flight slot in here when they exist.
+// filter is one file; audit slots in here when it exists.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
@@ -12,6 +12,8 @@ import { impersonationFilter } from './impersonation.js';
 import { routeFilter } from './route.js';
 import { authorizationFilter } from './authorization.js';
 import { metricsFilter, type GatewayMetrics } from './metrics.js';
+import { maxInFlightFilter, type InFlightLimits } from './max-in-flight.js';
+import { shutdownFilter } from './shutdown.js';
 
 /** A filter acts before the handler (`onRequest`, throwing a Status to answer early) and/or once the response is done. */
 export interface Filter {
@@ -27,13 +29,18 @@ export interface FilterDeps {
   targets: Targets;
   metrics: GatewayMetrics;
   log: Logger;
+  inFlight: InFlightLimits;
+  /** Answers new requests 429 + Retry-After once it returns true (`--shutdown-send-retry-after` while draining). */
+  refuseNewRequests(): boolean;
 }
 
 export function filterChain(d: FilterDeps): Filter[] {
   return [
     requestInfoFilter(d.targets.registry.canonicalGroup), //       audit ID, RequestInfo (canonical group), req.api
+    shutdownFilter(d.refuseNewRequests), //                         429 + Retry-After while draining, when asked to
     authenticationFilter(d.identity, d.authnInterest, d.clientCertificates), // → api.user
     impersonationFilter(d.identity), //                            → api.user, api.impersonator
+    maxInFlightFilter(d.inFlight, d.metrics), //                    429 + Retry-After beyond the in-flight limits
     routeFilter(d.targets), //                                     → api.target; 404/405 before authz
     authorizationFilter(d.identity), //                            403 unless allowed
     metricsFilter(d.metrics, d.log), //                            on response: counts and latency

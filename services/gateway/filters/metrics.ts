@@ -28,6 +28,18 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly inflight = new Gauge({
+    name: 'apiserver_current_inflight_requests',
+    help: 'Number of requests in flight now, per request kind (readOnly, mutating); long-running requests are not counted.',
+    labelNames: ['request_kind'] as const,
+    registers: [this.registry],
+  });
+  readonly droppedRequests = new Counter({
+    name: 'apiserver_dropped_requests_total',
+    help: 'Number of requests dropped with \'Try again later\' response.',
+    labelNames: ['request_kind'] as const,
+    registers: [this.registry],
+  });
   readonly deprecatedApis = new Gauge({
     name: 'apiserver_requested_deprecated_apis',
     help: 'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.',

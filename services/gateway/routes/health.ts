@@ -16,6 +16,11 @@ export interface GatewayHealthDeps {
   cacheReady(): boolean;
   shuttingDown(): boolean;
   pingTimeoutMs: number;
+  /**
+   * `--livez-grace-period`: until this time (ms since the epoch) a failing liveness check other
+   * than ping still reports ok, so a slow start is not mistaken for a dead process.
+   */
+  livezGraceUntil?: number;
 }
 
 /** The gateway's checks: NATS, the watch cache, each neighbouring service answering `$SRV.PING`, shutdown. */
@@ -32,9 +37,20 @@ export function gatewayHealth(d: GatewayHealthDeps): GatewayHealth {
       if (d.nc.isClosed()) throw new Error('NATS connection closed');
     },
   };
-  const livez: HealthCheck[] = [{ name: 'ping', check: () => undefined }, nats];
+  const graceful = (c: HealthCheck): HealthCheck => ({
+    name: c.name,
+    check: async () => {
+      try {
+        await c.check();
+      } catch (err) {
+        if (Date.now() >= (d.livezGraceUntil ?? 0)) throw err;
+      }
+    },
+  });
+  const livez: HealthCheck[] = [{ name: 'ping', check: () => undefined }, graceful(nats)];
   const readyz: HealthCheck[] = [
-    ...livez,
+    { name: 'ping', check: () => undefined },
+    nats,
     {
       name: 'watch-cache',
       check: () => {

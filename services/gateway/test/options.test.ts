@@ -24,6 +24,11 @@ test('gateway options - with no flags every default is converted to its type (du
       'service-node-port-range': '30000-32767',
       'watch-cache-window': 300_000,
       'feature-gates': [],
+      'max-requests-inflight': 400,
+      'max-mutating-requests-inflight': 200,
+      'shutdown-delay-duration': 0,
+      'shutdown-send-retry-after': false,
+      'livez-grace-period': 0,
       'max-watch-buffered-bytes': 256 * 1024 * 1024,
     },
   );
