@@ -38,11 +38,20 @@ export interface LocalConfig {
   readyTimeoutMs: number;
   /** Extra names for the serving certificate (PLATFORM_CERT_SANS). */
   servingNames: string[];
+  /** The controllers service's health port (PLATFORM_CONTROLLERS_PORT, default upstream's 10257). */
+  controllersPort: number;
+  /** Whether PLATFORM_CONTROLLERS_PORT named it (then a port in use is an error, not a reason to pick another). */
+  controllersPortExplicit: boolean;
 }
+
+/** Upstream's controller manager's --secure-port. */
+export const DEFAULT_CONTROLLERS_PORT = 10257;
 
 export function localConfigFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig {
   const port = Number(env.PLATFORM_PORT ?? 6443);
   if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`PLATFORM_PORT must be a port number, got ${JSON.stringify(env.PLATFORM_PORT)}`);
+  const controllersPort = Number(env.PLATFORM_CONTROLLERS_PORT ?? DEFAULT_CONTROLLERS_PORT);
+  if (!Number.isInteger(controllersPort) || controllersPort <= 0 || controllersPort > 65535) throw new Error(`PLATFORM_CONTROLLERS_PORT must be a port number, got ${JSON.stringify(env.PLATFORM_CONTROLLERS_PORT)}`);
   return {
     dir: path.resolve(env.PLATFORM_LOCAL_DIR ?? '.local'),
     port,
@@ -54,6 +63,8 @@ export function localConfigFromEnv(env: NodeJS.ProcessEnv = process.env): LocalC
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),
+    controllersPort,
+    controllersPortExplicit: env.PLATFORM_CONTROLLERS_PORT !== undefined,
   };
 }
 
@@ -151,7 +162,7 @@ function portIsFree(port: number): Promise<boolean> {
 }
 
 /** The command line of one service in local mode. */
-export function serviceArgs(name: LocalServiceName, ctx: { natsUrl: string; state: LocalState; port: number }): string[] {
+export function serviceArgs(name: LocalServiceName, ctx: { natsUrl: string; state: LocalState; port: number; controllersPort?: number }): string[] {
   const common = [`--nats-url=${ctx.natsUrl}`];
   switch (name) {
     case 'storage':
@@ -178,6 +189,13 @@ export function serviceArgs(name: LocalServiceName, ctx: { natsUrl: string; stat
         `--cluster-signing-cert-file=${ctx.state.pki.files.caCert}`,
         `--cluster-signing-key-file=${ctx.state.pki.files.caKey}`,
         `--service-account-private-key-file=${ctx.state.serviceAccountKeyFile}`,
+        // Each controller as its own service account (system:controller:<name> roles), as upstream's clusters run it.
+        '--use-service-account-credentials=true',
+        // Its health endpoints, with the gateway's serving pair so the dev CA verifies them too.
+        `--secure-port=${ctx.controllersPort ?? DEFAULT_CONTROLLERS_PORT}`,
+        '--bind-address=127.0.0.1',
+        `--tls-cert-file=${ctx.state.pki.files.servingCert}`,
+        `--tls-private-key-file=${ctx.state.pki.files.servingKey}`,
       ];
     case 'gateway':
       return [
@@ -393,7 +411,8 @@ const USAGE = `usage: npm start [-- --init-only]
 Starts nats-server (unless NATS_URL is set) and every service, with state in $PLATFORM_LOCAL_DIR.
   --init-only   write the PKI, token file and kubeconfig, then exit
 Environment: PLATFORM_LOCAL_DIR (./.local), PLATFORM_PORT (6443), NATS_URL, PLATFORM_NATS_PORT,
-             PLATFORM_CERT_SANS (extra serving-certificate names), PLATFORM_LOG_LEVEL
+             PLATFORM_CERT_SANS (extra serving-certificate names), PLATFORM_LOG_LEVEL,
+             PLATFORM_CONTROLLERS_PORT (10257; the controllers' /healthz, /livez, /readyz, /metrics)
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -428,6 +447,13 @@ async function main(argv: string[]): Promise<number> {
   setInterval(() => process.ppid !== parent && onSignal('SIGHUP'), 1_000).unref();
 
   if (!(await portIsFree(cfg.port))) throw new Error(`port ${cfg.port} is in use — is another \`npm start\` running? Set PLATFORM_PORT to use another port`);
+  let controllersPort = cfg.controllersPort;
+  if (!(await portIsFree(controllersPort))) {
+    if (cfg.controllersPortExplicit) throw new Error(`PLATFORM_CONTROLLERS_PORT ${controllersPort} is in use — set another one`);
+    // Upstream's default may be taken (a real controller manager on this machine): any free port serves.
+    controllersPort = await freePort();
+    process.stdout.write(`local-up: port ${cfg.controllersPort} is in use; the controllers' health endpoints use ${controllersPort}\n`);
+  }
   let natsUrl = cfg.natsUrl;
   if (!natsUrl) {
     const natsPort = await localNatsPort(cfg.dir);
@@ -445,7 +471,7 @@ async function main(argv: string[]): Promise<number> {
     let index = 0;
     for (const stage of SERVICE_STAGES) {
       if (sup.isStopping) break;
-      const started = stage.map((name) => ({ name, child: sup.spawnService(name, serviceArgs(name, { natsUrl: natsUrl!, state, port: cfg.port }), cfg.servicesDir, index++) }));
+      const started = stage.map((name) => ({ name, child: sup.spawnService(name, serviceArgs(name, { natsUrl: natsUrl!, state, port: cfg.port, controllersPort }), cfg.servicesDir, index++) }));
       if (stage.includes('gateway')) break;
       // Wait until each answers $SRV.PING so the next stage finds its dependencies; a service that
       // never registers is reported but not fatal — /readyz below is the real verdict.
@@ -487,6 +513,7 @@ async function main(argv: string[]): Promise<number> {
       `  NATS       ${natsUrl}${sup.nats ? ` (nats-server pid ${sup.nats.process.pid}, data in ${path.join(cfg.dir, 'nats')})` : ' (external)'}`,
       ...sup.running.map((r) => `  ${r.name.padEnd(10)} pid ${r.child.pid}`),
       `  API        ${url}`,
+      `  controllers https://127.0.0.1:${controllersPort}/readyz  (health; each controller as its own service account)`,
       '',
       `  export KUBECONFIG=${state.kubeconfig}`,
       '  kubectl get ns',

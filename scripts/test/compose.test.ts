@@ -112,5 +112,10 @@ test('compose - the controllers service is an API client of the gateway with its
   assert.ok(String(compose.services.init!.environment.PLATFORM_CERT_SANS).split(',').includes(master.hostname), 'the serving certificate covers the name it dials');
   assert.equal(s.depends_on.gateway.condition, 'service_healthy');
   assert.equal(s.environment.PLATFORM_NATS_URL, undefined, 'no NATS credentials: it only talks HTTPS');
+  assert.equal(s.environment.PLATFORM_USE_SERVICE_ACCOUNT_CREDENTIALS, 'true', 'each controller as its own service account');
+  // Its health check probes its own /readyz on the port it serves.
+  const probe = (s.healthcheck.test as string[]).join(' ');
+  assert.ok(probe.includes(`port:${s.environment.PLATFORM_SECURE_PORT}`) && probe.includes("path:'/readyz'"), probe);
+  assert.ok(probe.includes(s.environment.PLATFORM_TLS_CERT_FILE.replace('serving.crt', 'ca.crt')), 'verified with the CA that signed its serving pair');
   for (const name of ['gateway', 'authz']) assert.equal(compose.services[name]!.environment.PLATFORM_UPSTREAM_GROUP_ALIASES, 'true', `${name}: upstream group names on`);
 });

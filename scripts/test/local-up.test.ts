@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import { freePort } from '../../shared/local/nats-server.js';
 import { ensureTokenFile, prepareLocalState, serviceArgs } from '../local-up.js';
+import { controllersOptionSpecs } from '../../services/controllers/options.js';
 import { SERVICES, serviceMain } from '../service.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -108,6 +109,11 @@ describe('local-up state', () => {
     assert.ok(existsSync(state.serviceAccountKeyFile), 'service-account signing key written');
     const gw = serviceArgs('gateway', ctx);
     for (const f of ['--upstream-group-aliases=true', '--secure-port=6443', '--bind-address=127.0.0.1', `--tls-cert-file=${state.pki.files.servingCert}`, `--tls-private-key-file=${state.pki.files.servingKey}`, `--client-ca-file=${state.pki.files.caCert}`]) assert.ok(gw.includes(f), f);
+    const controllers = serviceArgs('controllers', { ...ctx, controllersPort: 10300 });
+    for (const f of ['--use-service-account-credentials=true', '--secure-port=10300', '--bind-address=127.0.0.1', `--tls-cert-file=${state.pki.files.servingCert}`, `--kubeconfig=${state.controllersKubeconfig}`]) assert.ok(controllers.includes(f), f);
+    assert.ok(serviceArgs('controllers', ctx).includes('--secure-port=10257'), 'upstream\'s port by default');
+    // Every flag is one the controllers service defines.
+    for (const f of controllers) assert.ok(f.replace(/^--/, '').split('=')[0]! in controllersOptionSpecs, f);
   });
 
   test('local-up - --init-only writes the state and exits', () => {
@@ -132,11 +138,17 @@ describe('local-up processes', { timeout: 120_000 }, () => {
     await rm(rec, { recursive: true, force: true });
     await import('node:fs/promises').then((fs) => fs.mkdir(rec));
     const port = await freePort();
-    const env = { PLATFORM_LOCAL_DIR: local, PLATFORM_PORT: String(port), FAKE_RECORD_DIR: rec };
+    const controllersPort = await freePort();
+    const env = { PLATFORM_LOCAL_DIR: local, PLATFORM_PORT: String(port), FAKE_RECORD_DIR: rec, PLATFORM_CONTROLLERS_PORT: String(controllersPort) };
     const run = startLocalUp(env);
     await run.waitFor(/Ctrl-C stops everything/);
     const out = run.output();
     assert.match(out, new RegExp(`API +https://127\\.0\\.0\\.1:${port}`));
+    assert.match(out, new RegExp(`controllers https://127\\.0\\.0\\.1:${controllersPort}/readyz`), 'the controllers\' health port is printed');
+    // The controllers start beside the gateway and nothing waits for them: their command line may come a moment later.
+    const controllersArgs = async () => recorded(rec, 'controllers').catch(() => [] as Array<{ pid: number; argv: string[] }>);
+    for (let i = 0; i < 100 && !(await controllersArgs()).length; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.ok((await controllersArgs())[0]?.argv.includes(`--secure-port=${controllersPort}`), 'the port is passed as --secure-port');
     assert.match(out, /NATS +nats:\/\/127\.0\.0\.1:\d+ \(nats-server pid \d+/);
     assert.match(out, new RegExp(`export KUBECONFIG=${local.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/kubeconfig`));
     assert.match(out, /kubectl get ns/);

@@ -141,6 +141,7 @@ describe('controllers service with --use-service-account-credentials (Node,RBAC)
       for (const a of ACCOUNTS) assert.ok(names.includes(a), `service account ${a} in ${SYSTEM_NS}: ${names.join(', ')}`);
       // The service's own identity is not refused anything while doing its part.
       assert.doesNotMatch(leader.output(), refusedAs(USER), tail(leader.output()));
+      assert.doesNotMatch(leader.output(), /serving \/healthz/, '--secure-port=0 serves nothing');
     });
 
     test('controllers - namespace deletion, CSR signing, garbage collection, per-namespace objects and token secrets complete with the service\'s own identity holding only upstream\'s rights', async () => {
