@@ -13,7 +13,7 @@
 
 import { ClosedConnectionError, createInbox, DrainingConnectionError, PermissionViolationError, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 import { StatusError, isStatus, serviceUnavailable, timeout, internalError } from '../api/status.js';
-import { ERROR_CODE_HEADER } from './subjects.js';
+import { ERROR_CODE_HEADER, IDEMPOTENT_SUBJECTS } from './subjects.js';
 
 export const DEFAULT_BUS_TIMEOUT_MS = 5_000;
 
@@ -170,7 +170,15 @@ export async function busRequest<Res>(nc: NatsConnection, subject: string, body:
   } catch (err) {
     throw requestFailed(subject, err);
   }
-  const msg = await mux.request(subject, encodeJson(body), timeoutMs);
+  const data = encodeJson(body);
+  let msg: Msg;
+  try {
+    msg = await mux.request(subject, data, timeoutMs);
+  } catch (err) {
+    // No reply at all (the replica died, or none was there): an idempotent request is sent once more.
+    if (!IDEMPOTENT_SUBJECTS.has(subject) || nc.isClosed() || nc.isDraining()) throw err;
+    msg = await muxFor(nc).request(subject, data, timeoutMs);
+  }
   const error = replyError(msg);
   if (error) throw error;
   return decodeJson<Res>(msg.data);

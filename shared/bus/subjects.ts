@@ -43,6 +43,21 @@ export const Subjects = {
   admissionInterest: `${SubjectGroup.admission}.interest`,
 } as const;
 
+/**
+ * Requests that change nothing, so sending one again is harmless: when the replica that took one
+ * vanishes without answering (killed mid-request), the caller asks once more and another replica
+ * answers. Writes are never resent (a lost reply may hide a write that happened).
+ */
+export const IDEMPOTENT_SUBJECTS: ReadonlySet<string> = new Set([
+  Subjects.storageGet,
+  Subjects.authnAuthenticate,
+  Subjects.authnInterest,
+  Subjects.authzAuthorize,
+  Subjects.authzRules,
+  Subjects.authzEscalation,
+  Subjects.admissionInterest,
+]);
+
 /** The endpoint name is the last token of its subject. */
 export function endpointName(subject: string): string {
   return subject.slice(subject.lastIndexOf('.') + 1);

@@ -8,6 +8,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { startTestNats, type TestNats } from '../../../test/support/nats.js';
 import { busRequest } from '../client.js';
 import { jsonEndpoint, startJsonService } from '../service.js';
+import { Subjects } from '../subjects.js';
 
 describe('startJsonService', () => {
   let nats: TestNats;
@@ -66,5 +67,32 @@ describe('startJsonService', () => {
     assert.ok(Date.now() - started < 1_500, 'stop returned after the grace period');
     await hung.conn.close();
     assert.ok((await pending) instanceof Error);
+  });
+
+  it('a request left unanswered by a replica that died is sent once more when idempotent, never when a write', async () => {
+    const seen: string[] = [];
+    const replicaOf = async (name: string, hang: boolean) => {
+      const conn = await nats.connect(name);
+      const handler = (subject: string) =>
+        jsonEndpoint<{ n: number }, { by: string }>(subject, async () => {
+          seen.push(`${name}:${subject}`);
+          if (hang) await new Promise(() => undefined);
+          return { by: name };
+        });
+      await startJsonService(conn, { name: 'platform-storage', version: '0.0.1', description: 'fake storage', endpoints: [handler(Subjects.storageGet), handler(Subjects.storageCreate)] });
+      return conn;
+    };
+    const dying = await replicaOf('dying', true);
+    const get = busRequest<{ by: string }>(nc, Subjects.storageGet, { n: 1 }, 500);
+    const create = busRequest<{ by: string }>(nc, Subjects.storageCreate, { n: 2 }, 500).catch((err: Error) => err);
+    await new Promise((r) => setTimeout(r, 100));
+    // Killed mid-request: its connection goes without answering; another replica is up.
+    await dying.close();
+    const healthy = await replicaOf('healthy', false);
+    assert.equal((await get).by, 'healthy');
+    const refused = await create;
+    assert.ok(refused instanceof Error && /did not reply/.test(refused.message), String(refused));
+    assert.deepEqual(seen.sort(), [`dying:${Subjects.storageCreate}`, `dying:${Subjects.storageGet}`, `healthy:${Subjects.storageGet}`]);
+    await healthy.close();
   });
 });
