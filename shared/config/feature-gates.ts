@@ -5,7 +5,8 @@
 //
 // A gate is listed only when this server has its feature: alpha and beta gates change behaviour
 // here; GA gates cannot be turned off (spec, Versioning rule 8: GA gates are deprecated and have no
-// effect), and removed gates are named only to explain the error.
+// effect). RunAsGroup and RuntimeClass, which the spec's PodSecurityPolicy table names, are GA
+// here: setting them true warns, false fails the start (upstream dropped their names after GA).
 
 import type { OptionSpec } from './options.js';
 
@@ -23,12 +24,6 @@ export interface FeatureSpec {
 }
 
 export type FeatureTable = Readonly<Record<string, FeatureSpec>>;
-
-/** A gate upstream no longer knows (GA, then removed): setting it fails as it would upstream. */
-export interface RemovedFeature {
-  ga: string;
-  removedIn: string;
-}
 
 const ga = (since: string): FeatureSpec => ({ maturity: FeatureMaturity.GA, default: true, since });
 
@@ -58,6 +53,8 @@ export const FEATURE_GATES = {
     since: '1.12',
     effect: "containers keep `securityContext.procMount` and PodSecurityPolicies `spec.allowedProcMountTypes`; off, a write's procMount becomes `Default` and allowedProcMountTypes is dropped unless already in use",
   },
+  RunAsGroup: ga('1.21'),
+  RuntimeClass: ga('1.20'),
   DryRun: ga('1.18'),
   ServerSideApply: ga('1.22'),
   WatchBookmark: ga('1.17'),
@@ -80,12 +77,6 @@ export const FEATURE_GATES = {
 } satisfies FeatureTable;
 
 export type Feature = keyof typeof FEATURE_GATES;
-
-/** Gates gone by 1.24; upstream 1.24 refuses them as unrecognized, whatever the value. */
-export const REMOVED_FEATURE_GATES: Readonly<Record<string, RemovedFeature>> = {
-  RunAsGroup: { ga: '1.21', removedIn: '1.22' },
-  RuntimeClass: { ga: '1.20', removedIn: '1.24' },
-};
 
 /** Upstream's meta-gates: set every alpha (beta) gate not named explicitly. */
 const ALL_ALPHA = 'AllAlpha';
@@ -145,13 +136,12 @@ export interface ResolvedFeatureGates<F extends string> {
 }
 
 /**
- * Checks settings against the table: unknown and removed gates fail (listing the known ones), as
+ * Checks settings against the table: unknown gates fail (listing the known ones), as
  * does turning a GA gate off; setting a GA or deprecated gate warns. Every problem is reported at once.
  */
 export function resolveFeatureGates<F extends string>(
   settings: ReadonlyMap<string, boolean>,
   known: Readonly<Record<F, FeatureSpec>>,
-  removed: Readonly<Record<string, RemovedFeature>> = {},
 ): ResolvedFeatureGates<F> {
   const table = known as Readonly<Record<string, FeatureSpec>>;
   const set = new Map<F, boolean>();
@@ -162,8 +152,7 @@ export function resolveFeatureGates<F extends string>(
     if (name === ALL_ALPHA || name === ALL_BETA) continue;
     const spec = Object.hasOwn(table, name) ? table[name] : undefined;
     if (!spec) {
-      const gone = Object.hasOwn(removed, name) ? removed[name] : undefined;
-      problems.push(`unrecognized feature gate: ${name}${gone ? ` (GA since ${gone.ga}, removed in ${gone.removedIn}: drop it from --feature-gates)` : ''}`);
+      problems.push(`unrecognized feature gate: ${name}`);
       unknown = true;
       continue;
     }
@@ -193,7 +182,7 @@ export function resolveFeatureGates<F extends string>(
 export function featureGatesFromFlag(values: readonly string[]): ResolvedFeatureGates<Feature> {
   const text = values.join(',');
   try {
-    return resolveFeatureGates(parseFeatureGateSettings(text), FEATURE_GATES, REMOVED_FEATURE_GATES);
+    return resolveFeatureGates(parseFeatureGateSettings(text), FEATURE_GATES);
   } catch (err) {
     if (err instanceof FeatureGateError) throw new FeatureGateError(`invalid argument ${JSON.stringify(text)} for "--feature-gates" flag: ${err.message}`);
     throw err;

@@ -170,7 +170,7 @@ describe('feature gates', { timeout: 120_000 }, () => {
       {
         args: [],
         env: { PLATFORM_FEATURE_GATES: 'RuntimeClass=false,DryRun=false' },
-        messages: [/unrecognized feature gate: RuntimeClass \(GA since 1\.20, removed in 1\.24/, /cannot set feature gate DryRun to false, feature is locked to true/],
+        messages: [/cannot set feature gate RuntimeClass to false, feature is locked to true/, /cannot set feature gate DryRun to false, feature is locked to true/],
       },
     ];
     // No NATS behind the URL: the flag is checked before the gateway connects.

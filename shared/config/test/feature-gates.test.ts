@@ -29,9 +29,11 @@ test('feature gates - 1.24 maturities and defaults of the gates this server has'
     assert.equal(FEATURE_GATES[name].maturity, maturity, name);
     assert.equal(gates.enabled(name), on, name);
   }
-  // Upstream removed both before 1.24 (RunAsGroup in 1.22, RuntimeClass in 1.24): not settable.
-  assert.ok(!('RunAsGroup' in FEATURE_GATES));
-  assert.ok(!('RuntimeClass' in FEATURE_GATES));
+  // The spec's PodSecurityPolicy table names both; GA, so locked on.
+  for (const name of ['RunAsGroup', 'RuntimeClass'] as const) {
+    assert.equal(FEATURE_GATES[name].maturity, FeatureMaturity.GA);
+    assert.equal(gates.enabled(name), true);
+  }
 });
 
 test('feature gates - parsing Name=value lists as upstream reads the flag', () => {
@@ -54,8 +56,8 @@ test('feature gates - parsing Name=value lists as upstream reads the flag', () =
 test('feature gates - unknown, removed and locked gates fail the whole setting; GA gates set to true warn', () => {
   const cases: Array<{ flag: string; error?: RegExp; warnings?: string[]; enabled?: Record<string, boolean> }> = [
     { flag: 'Nope=true', error: /^invalid argument "Nope=true" for "--feature-gates" flag: unrecognized feature gate: Nope; known feature gates: .*APIListChunking.*ProcMountType/ },
-    { flag: 'RuntimeClass=false', error: /unrecognized feature gate: RuntimeClass \(GA since 1\.20, removed in 1\.24: drop it from --feature-gates\)/ },
-    { flag: 'RunAsGroup=true', error: /unrecognized feature gate: RunAsGroup \(GA since 1\.21, removed in 1\.22/ },
+    { flag: 'RuntimeClass=false', error: /cannot set feature gate RuntimeClass to false, feature is locked to true/ },
+    { flag: 'RunAsGroup=true', warnings: ['Setting GA feature gate RunAsGroup=true. It will be removed in a future release.'], enabled: { RunAsGroup: true } },
     { flag: 'DryRun=false', error: /cannot set feature gate DryRun to false, feature is locked to true/ },
     { flag: 'ServerSideApply=false,Nope=true', error: /cannot set feature gate ServerSideApply to false.*; unrecognized feature gate: Nope/ },
     { flag: 'ProcMountType=maybe', error: /invalid value of ProcMountType=maybe/ },
@@ -82,7 +84,7 @@ test('feature gates - a deprecated gate works and warns; asking about an unregis
     OldThing: { maturity: FeatureMaturity.Deprecated, default: false, since: '1.22' },
     NewThing: { maturity: FeatureMaturity.Beta, default: true, since: '1.23' },
   } satisfies Record<string, FeatureSpec>;
-  const { gates, warnings } = resolveFeatureGates(new Map([['OldThing', true]]), table, {});
+  const { gates, warnings } = resolveFeatureGates(new Map([['OldThing', true]]), table);
   assert.equal(gates.enabled('OldThing'), true);
   assert.equal(gates.enabled('NewThing'), true);
   assert.deepEqual(warnings, ['Setting deprecated feature gate OldThing=true. It will be removed in a future release.']);
