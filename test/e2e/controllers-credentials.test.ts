@@ -19,6 +19,9 @@ import { csrRequest } from '../support/csr.js';
 import { cleanEnv, exitWithin, spawnProcess, tail, type Proc } from '../support/processes.js';
 import { issueClientCert } from '../../shared/local/pki.js';
 import { writeKubeconfig } from '../../shared/local/kubeconfig.js';
+import { loadClientConfig } from '../../shared/client/config.js';
+import { ApiClient } from '../../shared/client/rest.js';
+import { ServiceAccountTokenSource } from '../../services/controllers/client-builder.js';
 import { assertOk, configMap, createNamespace, eventually, sleep, uniq } from './helpers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -173,6 +176,20 @@ describe('controllers service with --use-service-account-credentials (Node,RBAC)
       assert.doesNotMatch(leader.output(), /forbidden: User/, `no controller was refused:\n${tail(leader.output())}`);
     });
 
+    test('controllers - a controller\'s account deleted under it is made again with a new token, and the controller carries on', async () => {
+      const path_ = `${ns(SYSTEM_NS)}/serviceaccounts/certificate-controller`;
+      const old = assertOk(await c.request('GET', path_));
+      assertOk(await c.request('DELETE', path_));
+      // Its token dies with it (the account is looked up) once the gateway's 10 s authentication
+      // cache lets go of it; the next write is refused (401), then made again as the new account.
+      await sleep(10_500);
+      await signedCertificate(uniq('after-delete'), 20_000);
+      const again = assertOk(await c.request('GET', path_));
+      assert.notEqual(again.metadata.uid, old.metadata.uid, 'a new account');
+      const made = leader.output().split('\n').filter((l) => l.includes('service account created for a controller') && l.includes('platform-system/certificate-controller'));
+      assert.equal(made.length, 2, 'made at start and again after the refusal');
+    });
+
     test('controllers - taking the namespace controller\'s binding away refuses it as system:serviceaccount:platform-system:namespace-controller, while CSR signing goes on; giving it back finishes the deletion', async () => {
       const name = 'system:controller:namespace-controller';
       const before_ = assertOk(await c.request('GET', binding(name))).subjects;
@@ -194,6 +211,39 @@ describe('controllers service with --use-service-account-credentials (Node,RBAC)
         await setSubjects(name, before_);
       }
     });
+  });
+
+  test('service-account credentials - the service\'s identity makes the account, a token is renewed once 80 % of its life is gone, and at once when invalidated', async () => {
+    const rootClient = new ApiClient(await loadClientConfig({ env: { PLATFORMCONFIG: kubeconfig } }));
+    let now = Date.now();
+    const account = uniq('probe');
+    const tokens = new ServiceAccountTokenSource(rootClient, SYSTEM_NS, account, { now: () => now, expirationSeconds: 3600 });
+    const whoAmI = async (authorization: string) => {
+      const r = await c.request('POST', '/apis/authentication.platform.io/v1/selfsubjectreviews', { token: authorization.replace(/^Bearer /, ''), body: { apiVersion: 'authentication.platform.io/v1', kind: 'SelfSubjectReview' } });
+      return assertOk(r, 201).status.userInfo.username as string;
+    };
+    try {
+      const first = (await tokens.headers()).Authorization!;
+      assertOk(await c.request('GET', `${ns(SYSTEM_NS)}/serviceaccounts/${account}`));
+      assert.equal(await whoAmI(first), `system:serviceaccount:${SYSTEM_NS}:${account}`);
+      assert.equal((await tokens.headers()).Authorization, first, 'reused while fresh');
+      now += 47 * 60_000;
+      assert.equal((await tokens.headers()).Authorization, first, 'still used at 78 % of its life');
+      now += 2 * 60_000;
+      // Past 80 %: the old token still serves this request while a new one is fetched in the background.
+      assert.equal((await tokens.headers()).Authorization, first);
+      const renewed = await eventually('a renewed token', async () => {
+        const h = (await tokens.headers()).Authorization!;
+        assert.notEqual(h, first);
+        return h;
+      }, { timeoutMs: 5_000, intervalMs: 50 });
+      assert.equal(await whoAmI(renewed), `system:serviceaccount:${SYSTEM_NS}:${account}`);
+      tokens.invalidate();
+      assert.notEqual((await tokens.headers()).Authorization, renewed, 'a new token after invalidate()');
+    } finally {
+      await c.request('DELETE', `${ns(SYSTEM_NS)}/serviceaccounts/${account}`);
+      rootClient.close();
+    }
   });
 
   test('controllers - without the flag the service\'s own identity acts: without its controllers binding the namespace controller is refused as system:platform-controller-manager', async () => {
