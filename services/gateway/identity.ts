@@ -60,17 +60,26 @@ export class Identity {
     return reply.user;
   }
 
+  /** Resolves when allowed; rejects with the upstream-shaped 403 otherwise. */
   async authorize(attrs: AuthzAttributes): Promise<void> {
-    const key = JSON.stringify([attrs.user.username, attrs.user.uid, attrs.user.groups, attrs.user.extra, attrs.verb, attrs.isResourceRequest, attrs.path, attrs.apiGroup, attrs.resource, attrs.subresource, attrs.namespace, attrs.name]);
-    let reply = this.authzCache.get(key);
-    if (!reply) {
-      reply = await busRequest<AuthzReply>(this.nc, Subjects.authzAuthorize, attrs, this.opts.busTimeoutMs);
-      // An answer given before the authz service saw the newest RBAC change is used once, never kept.
-      if ((reply.revision ?? Infinity) >= this.rbacRevision) {
-        this.authzCache.set(key, reply, reply.decision === 'Allow' ? this.opts.authzAllowCacheTtlMs : this.opts.authzDenyCacheTtlMs);
-      }
-    }
+    const key = authzKey(attrs);
+    const reply = this.authzCache.get(key) ?? (await this.fetchDecision(key, attrs));
     if (reply.decision !== 'Allow') throw denial(attrs, reply.reason);
+  }
+
+  /** The decision itself, for a caller that records it (the audit annotations) before acting on it. */
+  async decide(attrs: AuthzAttributes): Promise<AuthzReply> {
+    const key = authzKey(attrs);
+    return this.authzCache.get(key) ?? this.fetchDecision(key, attrs);
+  }
+
+  private async fetchDecision(key: string, attrs: AuthzAttributes): Promise<AuthzReply> {
+    const reply = await busRequest<AuthzReply>(this.nc, Subjects.authzAuthorize, attrs, this.opts.busTimeoutMs);
+    // An answer given before the authz service saw the newest RBAC change is used once, never kept.
+    if ((reply.revision ?? Infinity) >= this.rbacRevision) {
+      this.authzCache.set(key, reply, reply.decision === 'Allow' ? this.opts.authzAllowCacheTtlMs : this.opts.authzDenyCacheTtlMs);
+    }
+    return reply;
   }
 
   /** Every cached decision predates an RBAC change at `revision`: drop them all. */
@@ -79,6 +88,10 @@ export class Identity {
     this.rbacRevision = revision;
     this.authzCache.clear();
   }
+}
+
+function authzKey(a: AuthzAttributes): string {
+  return JSON.stringify([a.user.username, a.user.uid, a.user.groups, a.user.extra, a.verb, a.isResourceRequest, a.path, a.apiGroup, a.resource, a.subresource, a.namespace, a.name]);
 }
 
 // One-shot hash of the same byte sequence an incremental Hash would see: the digest (and so the

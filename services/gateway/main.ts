@@ -9,6 +9,7 @@ import { createBuiltinRegistry } from '../../shared/registry/builtin-registry.js
 import { createGatewayService, defaultGatewayConfig } from './service.js';
 import { parseServiceNetwork } from '../../shared/registry/builtin/core/service-network.js';
 import { featureGatesFromFlag } from '../../shared/config/feature-gates.js';
+import { auditOptionsFrom, loadAudit } from './audit.js';
 
 
 async function main(): Promise<void> {
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
   const key = read(o['tls-private-key-file']);
   if (Boolean(cert) !== Boolean(key)) throw new Error('--tls-cert-file and --tls-private-key-file go together');
   const registry = createBuiltinRegistry({ runtimeConfig: o['runtime-config'], upstreamGroupAliases: o['upstream-group-aliases'] });
+  // The audit policy and backends are checked before anything connects: a mistake stops the start.
+  const audit = await loadAudit(auditOptionsFrom(o), log);
   const creds = o['nats-creds'];
   const nc = await connectBus({ url: o['nats-url'], name: 'platform-gateway', ...(creds ? { creds } : {}) });
   // The handshake advertises and accepts both bundles; which CA a certificate must chain to is
@@ -42,6 +45,7 @@ async function main(): Promise<void> {
       shutdownDelayMs: o['shutdown-delay-duration'],
       shutdownSendRetryAfter: o['shutdown-send-retry-after'],
       livezGracePeriodMs: o['livez-grace-period'],
+      audit,
     },
   });
   await gw.ready;

@@ -5,6 +5,7 @@ import { commonOptions, type OptionSpecs } from '../../shared/config/options.js'
 import { defaultHandlerOptions } from './handlers/context.js';
 import { DEFAULT_BUCKET } from '../../shared/api/groups.js';
 import { featureGatesOption } from '../../shared/config/feature-gates.js';
+import { auditOptionSpecs } from './audit.js';
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE } from '../../shared/registry/builtin/core/service-network.js';
 
 export const gatewayOptionSpecs = {
@@ -28,4 +29,5 @@ export const gatewayOptionSpecs = {
   'shutdown-send-retry-after': { type: 'boolean', default: false, description: 'while draining at shutdown, answer new requests 429 with Retry-After and Connection: close instead of serving them' },
   'livez-grace-period': { type: 'duration', default: '0s', description: 'after start, how long /livez reports ok whatever its checks say (a slow start is not a dead process)' },
   'max-watch-buffered-bytes': { type: 'number', default: defaultHandlerOptions.maxWatchBufferedBytes, description: 'bytes all watches together may hold for clients that have not read them; beyond it new watches get 429 and lagging watchers are closed' },
+  ...auditOptionSpecs,
 } satisfies OptionSpecs;

@@ -1,10 +1,11 @@
 // What the filters learn about a request, carried on fastify's request as a typed decoration
 // (`req.api`): set by the request-info filter, completed by authentication, impersonation and
-// routing, read by the handlers and by the metrics filter when the response is done.
+// routing, read by the handlers, the audit filter and the metrics filter when the response is done.
 
 import type { RequestInfo } from '../../shared/api/request-info.js';
 import type { UserInfo } from '../../shared/api/types.js';
 import type { Target } from '../../shared/registry/target.js';
+import type { AuditRequest } from '../../shared/audit/event.js';
 
 export interface ApiRequestState {
   /** performance.now() when the request arrived. */
@@ -21,6 +22,10 @@ export interface ApiRequestState {
   target?: Target;
   /** Accumulates `Warning` headers (299 "..."). */
   readonly warnings: string[];
+  /** The request's audit record when the policy audits it (Metadata and above); null otherwise. */
+  audit: AuditRequest | null;
+  /** Why authentication failed (`Authentication failed, attempted: bearer`), for the audit of a 401. */
+  failedAuthentication?: string;
 }
 
 declare module 'fastify' {

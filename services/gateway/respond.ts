@@ -1,10 +1,12 @@
 // Writing a reply: Warning headers, ETag/If-None-Match, the encoder negotiated from Accept,
-// `?pretty`, and Status errors (always readable: JSON when nothing else was acceptable).
+// `?pretty`, and Status errors (always readable: JSON when nothing else was acceptable). An audited
+// request's record keeps the body (encoded for the audit log only if its level asks for it).
 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Status } from '../../shared/api/status.js';
 import { errorEncoder, jsonEncoder, responseEncoder, value, type Body, type Encoder } from '../../shared/codec/index.js';
 import { warningHeaders } from './handlers/context.js';
+import { recordResponse } from './filters/audit.js';
 
 export interface Response {
   code: number;
@@ -16,6 +18,8 @@ export interface Response {
 }
 
 export function send(req: FastifyRequest, reply: FastifyReply, r: Response, warnings: readonly string[], encoder?: Encoder): FastifyReply {
+  const audit = req.api?.audit;
+  if (audit) recordResponse(audit, req.api!.info.isResourceRequest, r.body);
   if (warnings.length) for (const [k, v] of Object.entries(warningHeaders([...warnings]))) reply.header(k, v);
   if (r.etag) {
     reply.header('etag', r.etag);

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { failure, pathNotFound, requestEntityTooLarge, StatusError, StatusReason, toStatus, unsupportedMediaType, type Status } from '../../shared/api/status.js';
 import { MAX_BODY_BYTES } from '../../shared/api/decode.js';
 import { sendStatus } from './respond.js';
+import { recordPanic } from './filters/audit.js';
 
 export interface TlsConfig {
   cert: string;
@@ -34,6 +35,7 @@ export function createServer(tls: TlsConfig | undefined, log: Logger): FastifyIn
     else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) status = failure(err.statusCode, StatusReason.BadRequest, err.message).status;
     else {
       log.error({ err, url: req.raw.url }, 'request failed');
+      if (req.api?.audit) recordPanic(req.api.audit, err);
       status = toStatus(err);
     }
     return sendStatus(req, reply, status);

@@ -38,6 +38,7 @@ import { serviceAllocator } from '../../shared/registry/builtin/core/service-all
 import { services } from '../../shared/registry/builtin/core/service.js';
 import { defaultFeatureGates, type FeatureGates } from '../../shared/config/feature-gates.js';
 import { dropDisabledFields } from '../../shared/registry/builtin/feature-gated-fields.js';
+import { createAuditor, type AuditSetup } from './audit.js';
 
 export interface GatewayConfig {
   bucket: string;
@@ -58,6 +59,8 @@ export interface GatewayConfig {
   shutdownDelayMs: number;
   shutdownSendRetryAfter: boolean;
   livezGracePeriodMs: number;
+  /** `--audit-*`: the policy and backends (services/gateway/audit.ts loadAudit); null: no auditing. */
+  audit: AuditSetup | null;
 }
 
 export const defaultGatewayConfig: GatewayConfig = {
@@ -74,6 +77,7 @@ export const defaultGatewayConfig: GatewayConfig = {
   shutdownDelayMs: 0,
   shutdownSendRetryAfter: false,
   livezGracePeriodMs: 0,
+  audit: null,
 };
 
 export interface GatewayDeps {
@@ -120,6 +124,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   });
   const targets = new Targets(registry);
   const metrics = new GatewayMetrics();
+  const auditor = config.audit ? await createAuditor(config.audit, metrics.audit, log) : null;
   const decoder = new DecodePool();
   const handlerDeps: HandlerDeps = { registry, store, reader, bus, metrics, watchBudget: new WatchBudget(opts.maxWatchBufferedBytes), options: opts, features: config.featureGates };
   let shuttingDown = false;
@@ -140,6 +145,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
       log,
       inFlight: config.inFlight,
       refuseNewRequests: () => draining && config.shutdownSendRetryAfter,
+      auditor,
     }),);
   const handler = (req: FastifyRequest, reply: FastifyReply) => {
     const api = apiState(req);
@@ -171,6 +177,8 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
       for (const t of timers) clearInterval(t);
       cache.closeAll({ finalBookmark: true });
       await app.close();
+      // Every request has ended: what the audit backends still hold is written before they close.
+      await auditor?.shutdown();
       admissionInterest.stop();
       authnInterest.stop();
       await decoder.close();

@@ -19,6 +19,8 @@ export const DEFAULT_WEBHOOK_TIMEOUT_MS = 30_000;
 export interface WebhookClient {
   /** POSTs `body` as JSON to the configured server; resolves with the status and parsed JSON body. */
   postJson(body: unknown, opts?: { timeoutMs?: number }): Promise<{ status: number; body: unknown }>;
+  /** Posts JSON already serialized (a batch of events serialized one by one); only the status is read. */
+  postJsonText(text: string, opts?: { timeoutMs?: number }): Promise<{ status: number }>;
   close(): void;
 }
 
@@ -222,14 +224,16 @@ export function createWebhookClient(config: WebhookClientConfig, opts: { timeout
   const authorization = authorizationSource(config, (file) => readTokenFile(file, 'tokenFile'));
   const defaultTimeoutMs = opts.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
   let closed = false;
+  const post = async (text: string, postOpts: { timeoutMs?: number }, ignoreSuccessBody = false) => {
+    if (closed) throw new Error(`${describeUrl(config.server)}: the webhook client is closed`);
+    const headers: Record<string, string> = {};
+    const auth = await authorization();
+    if (auth) headers.Authorization = auth;
+    return requestJson(config.server, { method: 'POST', agent, headers, body: text, timeoutMs: postOpts.timeoutMs ?? defaultTimeoutMs, ignoreSuccessBody });
+  };
   return {
-    async postJson(body, postOpts = {}) {
-      if (closed) throw new Error(`${describeUrl(config.server)}: the webhook client is closed`);
-      const headers: Record<string, string> = {};
-      const auth = await authorization();
-      if (auth) headers.Authorization = auth;
-      return requestJson(config.server, { method: 'POST', agent, headers, body: JSON.stringify(body), timeoutMs: postOpts.timeoutMs ?? defaultTimeoutMs });
-    },
+    postJson: (body, postOpts = {}) => post(JSON.stringify(body), postOpts),
+    postJsonText: (text, postOpts = {}) => post(text, postOpts, true),
     close() {
       closed = true;
       agent.destroy();

@@ -15,6 +15,8 @@ export interface JsonRequestOptions {
   body?: string;
   timeoutMs: number;
   maxResponseBytes?: number;
+  /** Only the status matters (audit webhooks may answer 200 with no body): a 2xx resolves whatever its body. */
+  ignoreSuccessBody?: boolean;
 }
 
 export interface JsonResponse {
@@ -84,6 +86,10 @@ export function requestJson(url: URL, opts: JsonRequestOptions): Promise<JsonRes
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         const ok = status >= 200 && status < 300;
+        if (ok && opts.ignoreSuccessBody) {
+          settle(null, { status, body: undefined });
+          return;
+        }
         if (text.trim() === '') {
           if (ok) fail(`HTTP ${status} with an empty body`);
           else settle(null, { status, body: undefined });

@@ -17,7 +17,13 @@ export function authenticationFilter(identity: Identity, interest: AuthnInterest
     name: 'authentication',
     async onRequest(req) {
       const api = apiState(req);
-      api.user = await identity.authenticate(credentialsOf(req.raw, clientCertificates, interest));
+      const creds = credentialsOf(req.raw, clientCertificates, interest);
+      try {
+        api.user = await identity.authenticate(creds);
+      } catch (err) {
+        api.failedAuthentication = failureMessage(creds);
+        throw err;
+      }
     },
   };
 }
@@ -47,6 +53,14 @@ function credentialsOf(raw: IncomingMessage, clientCertificates: boolean, intere
   }
   if (headers) creds.headers = headers;
   return creds;
+}
+
+/** Upstream's account of a failed authentication in the audit log (what was tried, never what it was). */
+function failureMessage(c: Credentials): string {
+  const tried: string[] = [];
+  if (c.token !== undefined) tried.push('bearer');
+  if (c.certificates?.length) tried.push('x509');
+  return tried.length ? `Authentication failed, attempted: ${tried.join(', ')}` : 'Authentication failed, no credentials provided';
 }
 
 /** The client's certificate chain as PEM, leaf first. */

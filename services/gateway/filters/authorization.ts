@@ -1,8 +1,10 @@
 // Authorization of the request's attributes as the (possibly impersonated) user, through the
-// authz service's decision cache.
+// authz service's decision cache. An audited request records the decision and its reason
+// (upstream's authorization.k8s.io/decision and /reason annotations), allowed or not.
 
+import { AuditAnnotation } from '../../../shared/audit/types.js';
 import type { Identity } from '../identity.js';
-import { attributesFor } from '../identity.js';
+import { attributesFor, denial } from '../identity.js';
 import type { Filter } from './chain.js';
 import { apiState } from './request-info.js';
 
@@ -11,7 +13,14 @@ export function authorizationFilter(identity: Identity): Filter {
     name: 'authorization',
     async onRequest(req) {
       const api = apiState(req);
-      await identity.authorize(attributesFor(api.user, api.info));
+      const attrs = attributesFor(api.user, api.info);
+      const audit = api.audit;
+      if (!audit) return identity.authorize(attrs);
+      const reply = await identity.decide(attrs);
+      const allowed = reply.decision === 'Allow';
+      audit.annotate(AuditAnnotation.Decision, allowed ? 'allow' : 'forbid');
+      audit.annotate(AuditAnnotation.Reason, reply.reason ?? '');
+      if (!allowed) throw denial(attrs, reply.reason);
     },
   };
 }

@@ -1,5 +1,5 @@
 // The filter chain, in the order every request passes it (kube-apiserver's handler chain). Each
-// filter is one file; audit slots in here when it exists.
+// filter is one file. Audit is in the chain only when a policy is configured.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
@@ -14,12 +14,16 @@ import { authorizationFilter } from './authorization.js';
 import { metricsFilter, type GatewayMetrics } from './metrics.js';
 import { maxInFlightFilter, type InFlightLimits } from './max-in-flight.js';
 import { shutdownFilter } from './shutdown.js';
+import { auditFilter } from './audit.js';
+import type { Auditor } from '../../../shared/audit/backend.js';
 
 /** A filter acts before the handler (`onRequest`, throwing a Status to answer early) and/or once the response is done. */
 export interface Filter {
   readonly name: string;
   onRequest?(req: FastifyRequest, reply: FastifyReply): void | Promise<void>;
   onResponse?(req: FastifyRequest, reply: FastifyReply): void | Promise<void>;
+  /** Before a (non-hijacked) response's headers and body go out; may hold them back. */
+  onSend?(req: FastifyRequest, reply: FastifyReply): void | Promise<void>;
 }
 
 export interface FilterDeps {
@@ -32,6 +36,8 @@ export interface FilterDeps {
   inFlight: InFlightLimits;
   /** Answers new requests 429 + Retry-After once it returns true (`--shutdown-send-retry-after` while draining). */
   refuseNewRequests(): boolean;
+  /** `--audit-policy-file` and its backends; null: no auditing, and no audit filter. */
+  auditor: Auditor | null;
 }
 
 export function filterChain(d: FilterDeps): Filter[] {
@@ -39,11 +45,12 @@ export function filterChain(d: FilterDeps): Filter[] {
     requestInfoFilter(d.targets.registry.canonicalGroup), //       audit ID, RequestInfo (canonical group), req.api
     shutdownFilter(d.refuseNewRequests), //                         429 + Retry-After while draining, when asked to
     authenticationFilter(d.identity, d.authnInterest, d.clientCertificates), // → api.user
+    ...(d.auditor ? [auditFilter(d.auditor)] : []), //             → api.audit; stages RequestReceived … ResponseComplete
     impersonationFilter(d.identity), //                            → api.user, api.impersonator
     maxInFlightFilter(d.inFlight, d.metrics), //                    429 + Retry-After beyond the in-flight limits
     routeFilter(d.targets), //                                     → api.target; 404/405 before authz
     authorizationFilter(d.identity), //                            403 unless allowed
-    metricsFilter(d.metrics, d.log), //                            on response: counts and latency
+    metricsFilter(d.metrics), //                                   on response: counts and latency
   ];
 }
 
@@ -59,5 +66,19 @@ export function installFilters(app: FastifyInstance, filters: readonly Filter[])
   });
   app.addHook('onResponse', async (req, reply) => {
     for (const f of after) await f.onResponse!(req, reply);
+  });
+  const sending = filters.filter((f) => f.onSend);
+  if (!sending.length) return;
+  app.addHook('onSend', (req, reply, payload, done) => {
+    let i = 0;
+    const next = (err?: unknown): void => {
+      if (err) return done(err as Error);
+      while (i < sending.length) {
+        const pending = sending[i++]!.onSend!(req, reply);
+        if (pending) return void pending.then(() => next(), next);
+      }
+      done(null, payload);
+    };
+    next();
   });
 }

@@ -2,7 +2,7 @@
 // the filter that records each request when its response is done.
 
 import { Counter, Gauge, Histogram, Registry as PromRegistry, collectDefaultMetrics } from 'prom-client';
-import type { Logger } from 'pino';
+import type { AuditMetrics } from '../../../shared/audit/backend.js';
 import type { RequestInfo } from '../../../shared/api/request-info.js';
 import type { Filter } from './chain.js';
 
@@ -47,6 +47,36 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly auditEvents = new Counter({
+    name: 'apiserver_audit_event_total',
+    help: 'Counter of audit events generated and sent to the audit backend.',
+    registers: [this.registry],
+  });
+  readonly auditErrors = new Counter({
+    name: 'apiserver_audit_error_total',
+    help: 'Counter of audit events that failed to be audited properly. Plugin identifies the plugin affected by the error.',
+    labelNames: ['plugin'] as const,
+    registers: [this.registry],
+  });
+  readonly auditLevels = new Counter({
+    name: 'apiserver_audit_level_total',
+    help: 'Counter of policy levels for audit events (1 per request).',
+    labelNames: ['level'] as const,
+    registers: [this.registry],
+  });
+  readonly auditRejected = new Counter({
+    name: 'apiserver_audit_requests_rejected_total',
+    help: 'Counter of apiserver requests rejected due to an error in audit logging backend.',
+    registers: [this.registry],
+  });
+  /** The audit metrics as the audit backends count them. */
+  readonly audit: AuditMetrics = {
+    event: () => this.auditEvents.inc(),
+    level: (level) => this.auditLevels.inc({ level }),
+    error: (plugin, events) => this.auditErrors.inc({ plugin }, events),
+    rejected: () => this.auditRejected.inc(),
+  };
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
@@ -61,8 +91,8 @@ export class GatewayMetrics {
   }
 }
 
-/** Counts and times every request by its RequestInfo; until the audit pipeline exists, logs impersonated requests with both identities. */
-export function metricsFilter(metrics: GatewayMetrics, log: Logger): Filter {
+/** Counts and times every request by its RequestInfo (who made it is the audit log's business). */
+export function metricsFilter(metrics: GatewayMetrics): Filter {
   return {
     name: 'metrics',
     onResponse(req, reply) {
@@ -79,9 +109,6 @@ export function metricsFilter(metrics: GatewayMetrics, log: Logger): Filter {
         component: 'apiserver',
       };
       metrics.requests.inc({ ...labels, code: String(reply.statusCode) });
-      if (api.impersonator) {
-        log.info({ auditID: api.auditId, user: api.user.username, impersonatedBy: api.impersonator.username, verb: info.verb, uri: req.raw.url, code: reply.statusCode }, 'impersonated request');
-      }
       metrics.duration.observe(labels, (performance.now() - api.startedAt) / 1000);
     },
   };

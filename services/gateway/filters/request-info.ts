@@ -15,15 +15,18 @@ export function requestInfoFilter(canonicalGroup: CanonicalGroup): Filter {
     name: 'request-info',
     onRequest(req, reply) {
       const startedAt = performance.now();
-      const auditId = randomUUID();
-      reply.header('audit-id', auditId);
+      // A caller's own Audit-ID is kept (upstream: it ties the request to the caller's records).
+      const given = req.headers['audit-id'];
+      const auditId = typeof given === 'string' && given !== '' ? given : randomUUID();
+      // On the raw response, so streams the handlers write themselves (watches) carry it too.
+      reply.raw.setHeader('audit-id', auditId);
       const url = req.raw.url ?? '/';
       const q = url.indexOf('?');
       const path = q < 0 ? url : url.slice(0, q);
       const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
       const info = parseRequestInfo(req.method, path, query);
       if (info.apiGroup) info.apiGroup = canonicalGroup(info.apiGroup);
-      req.api = { startedAt, auditId, path, query, info, user: NOBODY, warnings: [] };
+      req.api = { startedAt, auditId, path, query, info, user: NOBODY, warnings: [], audit: null };
     },
   };
 }

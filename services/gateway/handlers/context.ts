@@ -15,6 +15,7 @@ import type { CacheReader } from '../store/reader.js';
 import type { GatewayMetrics } from '../filters/metrics.js';
 import type { WatchBudget } from './watch-sink.js';
 import type { FeatureGates } from '../../../shared/config/feature-gates.js';
+import type { AuditAnnotator } from '../../../shared/audit/event.js';
 
 export interface HandlerOptions {
   busTimeoutMs: number;
@@ -71,6 +72,8 @@ export interface RequestContext {
   hijack(): void;
   /** Called when the client goes away. */
   onClose(fn: () => void): void;
+  /** The request's audit record (null when not audited): admission annotations go there. */
+  readonly audit: AuditAnnotator | null;
 }
 
 /** A handler's answer; null when it wrote the response itself (watch streams, proxies). */
@@ -90,7 +93,7 @@ export function managerOf(ctx: RequestContext): string {
 
 /** The generic store's view of this request's write. */
 export function writeRequest(ctx: RequestContext, dryRun: boolean, name = ctx.info.name): WriteRequest {
-  return { target: ctx.target, user: ctx.user, namespace: namespaceOf(ctx), name, subresource: ctx.info.subresource, dryRun, warnings: ctx.warnings, manager: managerOf(ctx) };
+  return { target: ctx.target, user: ctx.user, namespace: namespaceOf(ctx), name, subresource: ctx.info.subresource, dryRun, warnings: ctx.warnings, manager: managerOf(ctx), audit: ctx.audit };
 }
 
 /** A stored object in the target's served form. */

@@ -9,6 +9,7 @@ import { send } from '../respond.js';
 import { dispatch } from './dispatch.js';
 import { deprecationWarning } from '../../../shared/registry/versions.js';
 import type { DecodePool } from './decode-pool.js';
+import { AuditAnnotation } from '../../../shared/audit/types.js';
 import type { HandlerDeps, RequestContext } from './context.js';
 
 export async function serveResource(req: FastifyRequest, reply: FastifyReply, api: ApiRequestState, deps: HandlerDeps, targets: Targets, decoder: DecodePool): Promise<FastifyReply> {
@@ -29,11 +30,16 @@ export async function serveResource(req: FastifyRequest, reply: FastifyReply, ap
     res: reply.raw,
     hijack: () => reply.hijack(),
     onClose: (fn) => reply.raw.on('close', fn),
+    audit: api.audit,
   };
   const { group, version } = target.served;
   if (version.deprecation) {
     api.warnings.push(deprecationWarning(group, version.name, target.kind, version.deprecation));
     deps.metrics.requestedDeprecated(group, version.name, api.info.resource, api.info.subresource, version.deprecation.removedIn);
+    if (api.audit) {
+      api.audit.annotate(AuditAnnotation.Deprecated, 'true');
+      if (version.deprecation.removedIn) api.audit.annotate(AuditAnnotation.RemovedRelease, version.deprecation.removedIn);
+    }
   }
   const r = await dispatch(ctx, deps, targets);
   if (!r) return reply; // streamed

@@ -32,6 +32,7 @@ export function admissionClient(nc: NatsConnection, interest: AdmissionInterestC
     if (namespace) request.namespace = namespace;
     const reply = await busRequest<AdmissionReply>(nc, Subjects.admissionAdmit, request, timeoutMs);
     if (reply.warnings) req.warnings.push(...reply.warnings);
+    if (reply.auditAnnotations && req.audit) for (const [k, v] of Object.entries(reply.auditAnnotations)) req.audit.annotate(k, v);
     if (!reply.allowed) {
       if (reply.status) throw new StatusError(reply.status);
       throw badRequest('admission denied the request');

@@ -7,6 +7,7 @@
 // so the rules hold whoever writes. Reads of current state come from an `ObjectSource` (the
 // gateway's watch cache, or the storage service for services without one).
 
+import type { AuditAnnotator } from '../../audit/event.js';
 import type { ApiObject, ObjectRef, UserInfo } from '../../api/types.js';
 import { alreadyExists, badRequest, conflict, CONFLICT_MODIFIED, invalid, methodNotSupported, notFound, qualifiedResource, StatusError, timeout, type FieldError, type GroupResource } from '../../api/status.js';
 import { required } from '../../api/field-errors.js';
@@ -65,6 +66,8 @@ export interface WriteRequest {
   manager: string;
   /** An Apply has merged the object and recorded ownership itself; anything else is an Update. */
   applied?: boolean;
+  /** The request's audit record, when audited: admission's audit annotations are recorded there. */
+  audit?: AuditAnnotator | null;
 }
 
 /** One admission phase of a write; `kind` overrides the target's for a subresource of another kind. */
