@@ -207,6 +207,11 @@ export function serviceArgs(name: LocalServiceName, ctx: { natsUrl: string; stat
         `--client-ca-file=${ctx.state.pki.files.caCert}`,
         // Stock manifests and kubectl's typed commands name upstream's groups (rbac.authorization.k8s.io, …).
         '--upstream-group-aliases=true',
+        // The audit log of the shipped example policy, kept small: a development cluster's disk is not an archive.
+        `--audit-policy-file=${path.join(REPO_ROOT, 'deploy', 'audit-policy.yaml')}`,
+        `--audit-log-path=${path.join(ctx.state.dir, 'audit.log')}`,
+        '--audit-log-maxsize=20',
+        '--audit-log-maxbackup=3',
       ];
   }
 }

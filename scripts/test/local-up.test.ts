@@ -11,6 +11,7 @@ import YAML from 'yaml';
 import { freePort } from '../../shared/local/nats-server.js';
 import { ensureTokenFile, prepareLocalState, serviceArgs } from '../local-up.js';
 import { controllersOptionSpecs } from '../../services/controllers/options.js';
+import { gatewayOptionSpecs } from '../../services/gateway/options.js';
 import { SERVICES, serviceMain } from '../service.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -109,6 +110,11 @@ describe('local-up state', () => {
     assert.ok(existsSync(state.serviceAccountKeyFile), 'service-account signing key written');
     const gw = serviceArgs('gateway', ctx);
     for (const f of ['--upstream-group-aliases=true', '--secure-port=6443', '--bind-address=127.0.0.1', `--tls-cert-file=${state.pki.files.servingCert}`, `--tls-private-key-file=${state.pki.files.servingKey}`, `--client-ca-file=${state.pki.files.caCert}`]) assert.ok(gw.includes(f), f);
+    // The shipped example audit policy, logged under the local directory.
+    assert.ok(gw.includes(`--audit-log-path=${path.join(state.dir, 'audit.log')}`));
+    const policy = gw.find((f) => f.startsWith('--audit-policy-file='))!.split('=')[1]!;
+    assert.ok(existsSync(policy), policy);
+    for (const f of gw) assert.ok(f.replace(/^--/, '').split('=')[0]! in gatewayOptionSpecs, f);
     const controllers = serviceArgs('controllers', { ...ctx, controllersPort: 10300 });
     for (const f of ['--use-service-account-credentials=true', '--secure-port=10300', '--bind-address=127.0.0.1', `--tls-cert-file=${state.pki.files.servingCert}`, `--kubeconfig=${state.controllersKubeconfig}`]) assert.ok(controllers.includes(f), f);
     assert.ok(serviceArgs('controllers', ctx).includes('--secure-port=10257'), 'upstream\'s port by default');

@@ -36,7 +36,13 @@ export function auditFilter(auditor: Auditor): Filter {
       const audit = new AuditRequest(initOf(req, api, config, api.user));
       api.audit = audit;
       if (api.info.isResourceRequest && WRITE_VERBS.has(api.info.verb)) recordRequestBody(req, api, audit);
-      if (isLongRunning(api.info)) watchLongRunning(reply.raw, api, audit, auditor);
+      const longRunning = isLongRunning(api.info);
+      if (longRunning) watchResponseStart(reply.raw, api, audit, auditor);
+      // The record always ends (upstream's deferred ResponseComplete): a stream or any other
+      // response the handler wrote itself ends here; the others in onSend, which can hold them back.
+      reply.raw.once('close', () => {
+        if (!audit.ended && (longRunning || reply.sent)) closed(api, audit, reply.raw.statusCode, auditor);
+      });
       const wait = auditor.emit(audit, Stage.RequestReceived);
       // Only a blocking backend makes the request wait; blocking-strict refuses what it could not record.
       if (wait) {
@@ -92,8 +98,18 @@ function sync(api: ApiRequestState, audit: AuditRequest): void {
   if (api.impersonator && !audit.impersonatedUser) audit.impersonatedUser = api.user;
 }
 
-/** ResponseStarted when the headers are written (by the watch handler or an early error), ResponseComplete when the stream closes. */
-function watchLongRunning(res: ServerResponse, api: ApiRequestState, audit: AuditRequest, auditor: Auditor): void {
+/** A response the gateway did not send through fastify (a stream, a hijack) ended. */
+function closed(api: ApiRequestState, audit: AuditRequest, code: number, auditor: Auditor): void {
+  // A stream that closed before any header (the client left) still ends its record, as upstream's "Connection closed early".
+  if (!audit.responseStatus && isLongRunning(api.info)) {
+    audit.responseStatus = { metadata: {}, status: 'Success', message: 'Connection closed early', code: 200 };
+    void auditor.emit(audit, Stage.ResponseStarted);
+  }
+  void complete(api, audit, audit.responseStatus?.code ?? code, auditor);
+}
+
+/** ResponseStarted of a long-running request: when its headers are written (by the watch handler, or an early error). */
+function watchResponseStart(res: ServerResponse, api: ApiRequestState, audit: AuditRequest, auditor: Auditor): void {
   const writeHead = res.writeHead;
   const started = (code: number) => {
     sync(api, audit);
@@ -105,15 +121,6 @@ function watchLongRunning(res: ServerResponse, api: ApiRequestState, audit: Audi
     started(Number(args[0]) || res.statusCode);
     return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
   } as ServerResponse['writeHead'];
-  res.once('close', () => {
-    if (audit.ended) return;
-    // A stream that closed before any header (the client left) still ends its record, as upstream's "Connection closed early".
-    if (!audit.responseStatus) {
-      audit.responseStatus = { metadata: {}, status: 'Success', message: 'Connection closed early', code: 200 };
-      void auditor.emit(audit, Stage.ResponseStarted);
-    }
-    void complete(api, audit, audit.responseStatus.code, auditor);
-  });
 }
 
 /** Upstream records a request that failed authentication at ResponseStarted only, with no user. */

@@ -163,3 +163,21 @@ test('audit policy - mistakes fail with the field they are in', () => {
     assert.throws(() => parsePolicy(text), (err: Error) => err instanceof AuditPolicyError && re.test(err.message), `${re}`);
   }
 });
+
+test('audit policy - the shipped example policy (deploy/audit-policy.yaml) decides as its comments say', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const text = await readFile(new URL('../../../deploy/audit-policy.yaml', import.meta.url), 'utf8');
+  const c = new PolicyChecker(parsePolicy(text));
+  const cases: Array<[string, AuditAttributes, string]> = [
+    ['probes', url('/readyz'), 'None'],
+    ['discovery', url('/apis/apps/v1'), 'None'],
+    ['lease renewals', res('update', 'leases', { apiGroup: 'coordination.platform.io', namespace: 'platform-system', name: 'l' }), 'None'],
+    ['secrets never with data', res('create', 'secrets', { namespace: 'a' }), 'Metadata'],
+    ['token requests', res('create', 'serviceaccounts', { namespace: 'a', name: 'x', subresource: 'token' }), 'Metadata'],
+    ['reads', res('list', 'pods', { namespace: 'a' }), 'Metadata'],
+    ['writes', res('patch', 'deployments', { apiGroup: 'apps', namespace: 'a', name: 'd' }), 'RequestResponse'],
+  ];
+  for (const [name, attrs, level] of cases) assert.equal(c.evaluate(jane, attrs).level, level, name);
+  assert.deepEqual(stagesOf(c.evaluate(jane, res('get', 'pods')).omitStages), ['RequestReceived']);
+  assert.equal(c.evaluate(jane, res('get', 'pods')).omitManagedFields, true);
+});
