@@ -51,6 +51,7 @@ export class AuditRequest implements AuditAnnotator {
   private requestBody: RequestBodySource | null = null;
   private responseBody: (() => unknown) | null = null;
   private requestValue: unknown = NOT_YET;
+  private settledRef: ObjectReference | undefined = undefined;
   private responseValue: unknown = NOT_YET;
 
   constructor(init: AuditRequestInit) {
@@ -110,9 +111,22 @@ export class AuditRequest implements AuditAnnotator {
     return this.responseValue;
   }
 
+  /**
+   * The request is done. At Metadata the body matters only for objectRef: it is read now (upstream
+   * reads it on the request's path at every level) and let go, so an event waiting in a backend's
+   * buffer never holds a request body its level does not record.
+   */
+  settle(): void {
+    if (this.level !== Level.Metadata || !this.requestBody) return;
+    this.settledRef = this.objectRef(true);
+    this.requestBody = null;
+    this.requestValue = NOT_YET;
+  }
+
   /** objectRef completed from the request object's metadata, as upstream does for creates. */
   objectRef(withBody: boolean): ObjectReference | undefined {
     const ref = this.init.objectRef;
+    if (withBody && this.settledRef) return this.settledRef;
     if (!ref || !withBody || !this.requestBody?.isObject) return ref;
     const meta = (this.decodedRequest() as { metadata?: Record<string, unknown> } | undefined)?.metadata;
     if (!meta || typeof meta !== 'object') return ref;

@@ -85,6 +85,7 @@ export function recordPanic(audit: AuditRequest, err: unknown): void {
 function complete(api: ApiRequestState, audit: AuditRequest, code: number, auditor: Auditor): Promise<void> | undefined {
   audit.ended = true;
   sync(api, audit);
+  audit.settle();
   const rs = audit.responseStatus;
   if (!rs) audit.responseStatus = { metadata: {}, code };
   else if (rs.code !== code) audit.responseStatus = { ...rs, code };

@@ -139,3 +139,19 @@ test("audit event - upstream's legacy line", () => {
     '2024-05-01T10:00:00.123Z AUDIT: id="a-1" stage="ResponseComplete" ip="10.0.0.1" method="get" user="jane" groups="\\"developers\\",\\"system:authenticated\\"" as="bob" asgroups="\\"a\\",\\"b\\"" user-agent="kubectl/v1.24.0" namespace="team" uri="/api/v1/namespaces/team/configmaps" response="200"',
   );
 });
+
+test('audit event - at Metadata the request body is read when the request ends, then let go', () => {
+  let reads = 0;
+  const r = request(Level.Metadata);
+  r.setRequestBody({ isObject: true, decode: () => (reads++, structuredClone(requestObject)) });
+  r.settle();
+  assert.equal(reads, 1);
+  assert.equal(r.decodedRequest(), undefined, 'the body is no longer held');
+  const ev = finish(r);
+  assert.deepEqual(ev.objectRef, { resource: 'configmaps', namespace: 'team', name: 'cm', apiVersion: 'v1' });
+  assert.equal(reads, 1, 'not read again when serialized');
+  // Request and above keep reading it only when an event is serialized (it is recorded then).
+  const lazy = request(Level.Request);
+  lazy.settle();
+  assert.deepEqual(finish(lazy).requestObject, requestObject);
+});
