@@ -168,6 +168,18 @@ describe('workload defaults and rules', () => {
     assert.deepEqual(fields(t.strategy!.validateUpdate!(changed, obj)), ['spec.selector: Invalid value']);
   });
 
+  it('lets a statefulset\'s containers mount its volume claim templates, and nothing else unknown', () => {
+    const t = byKey('apps/statefulsets');
+    const sts = structuredClone(samples['apps/statefulsets']!) as any;
+    sts.spec.template.spec.containers[0].volumeMounts = [{ name: 'data', mountPath: '/data' }];
+    assert.deepEqual(fields(createFlow(t, sts).errors), []);
+    sts.spec.template.spec.containers[0].volumeMounts.push({ name: 'cache', mountPath: '/cache' });
+    assert.deepEqual(fields(createFlow(t, sts).errors), ['spec.template.spec.containers[0].volumeMounts[1].name: Not found']);
+    const dep = structuredClone(samples['apps/deployments']!) as any;
+    dep.spec.template.spec.containers[0].volumeMounts = [{ name: 'data', mountPath: '/data' }];
+    assert.deepEqual(fields(createFlow(byKey('apps/deployments'), dep).errors), ['spec.template.spec.containers[0].volumeMounts[0].name: Not found']);
+  });
+
   it('generates a job selector from the uid and requires OnFailure/Never', () => {
     const t = byKey('batch/jobs');
     const { obj, errors } = createFlow(t, samples['batch/jobs']!);

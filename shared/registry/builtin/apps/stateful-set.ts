@@ -53,7 +53,11 @@ const schema = obj({
 
 function validateStatefulSet(o: ApiObject): FieldError[] {
   const spec = asObject(o.spec) ?? {};
-  const errs = validateSelectorAndTemplate(spec, { kind: 'statefulset' });
+  // Containers mount their per-pod claims by the templates' names, as upstream allows.
+  const claimNames = asArray(spec.volumeClaimTemplates)
+    .map((t) => at(t, 'metadata.name'))
+    .filter((n): n is string => typeof n === 'string');
+  const errs = validateSelectorAndTemplate(spec, { kind: 'statefulset', claimNames });
   errs.push(...nonNegative(spec, ['replicas', 'minReadySeconds', 'revisionHistoryLimit', 'updateStrategy.rollingUpdate.partition', 'ordinals.start']));
   const us = asObject(spec.updateStrategy) ?? {};
   if (us.type === 'OnDelete' && us.rollingUpdate) errs.push(forbidden('spec.updateStrategy.rollingUpdate', 'only allowed for updateStrategy \'RollingUpdate\''));

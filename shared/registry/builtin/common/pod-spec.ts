@@ -427,14 +427,18 @@ export function defaultPodOnly(spec: Json | undefined): void {
 
 // ---- validation ----
 
-/** Rules of a PodSpec the schema cannot state: unique names, known volumes, required images. */
-export function validatePodSpec(spec: unknown, field: string): FieldError[] {
+/**
+ * Rules of a PodSpec the schema cannot state: unique names, known volumes, required images.
+ * `claimNames`: volumes the pods get from elsewhere (a StatefulSet's volumeClaimTemplates), which
+ * containers may mount by name.
+ */
+export function validatePodSpec(spec: unknown, field: string, claimNames: readonly string[] = []): FieldError[] {
   const s = asObject(spec);
   if (!s) return [required(field)];
   const errs: FieldError[] = [];
   const containers = asArray(s.containers);
   if (containers.length === 0) errs.push(required(`${field}.containers`));
-  const volumeNames = new Set<string>();
+  const volumeNames = new Set<string>(claimNames);
   asArray(s.volumes).forEach((v, i) => {
     // Defaults give a bare volume an emptyDir, so one without a source lost it to a feature gate
     // (an inline csi volume with CSIInlineVolume off): refused as upstream refuses it.
@@ -476,10 +480,10 @@ export function validatePodSpec(spec: unknown, field: string): FieldError[] {
   return errs;
 }
 
-export function validatePodTemplate(template: unknown, field: string): FieldError[] {
+export function validatePodTemplate(template: unknown, field: string, claimNames: readonly string[] = []): FieldError[] {
   const t = asObject(template);
   if (!t) return [required(field)];
-  return validatePodSpec(t.spec, `${field}.spec`);
+  return validatePodSpec(t.spec, `${field}.spec`, claimNames);
 }
 
 /** QoS class as the API server records it on pod creation. */

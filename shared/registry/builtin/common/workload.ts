@@ -15,7 +15,7 @@ import { jsonEqual } from '../../../patch/json-value.js';
  * `spec.selector` must be present, non-empty and select the template's labels; the template
  * must restart its containers (`Always`) unless the controller runs to completion.
  */
-export function validateSelectorAndTemplate(spec: unknown, opts: { restartPolicies?: string[]; kind: string } = { kind: 'deployment' }): FieldError[] {
+export function validateSelectorAndTemplate(spec: unknown, opts: { restartPolicies?: string[]; kind: string; claimNames?: readonly string[] } = { kind: 'deployment' }): FieldError[] {
   const s = asObject(spec) ?? {};
   const errs: FieldError[] = [];
   const selector = asObject(s.selector) as LabelSelector | undefined;
@@ -31,7 +31,7 @@ export function validateSelectorAndTemplate(spec: unknown, opts: { restartPolici
   if (selector && !isEmptySelector(selector) && !selectorMatches(selector, labels)) {
     errs.push(invalidValue('spec.template.metadata.labels', labels ?? {}, '`selector` does not match template `labels`'));
   }
-  errs.push(...validatePodTemplate(template, 'spec.template'));
+  errs.push(...validatePodTemplate(template, 'spec.template', opts.claimNames));
   const restart = at(template, 'spec.restartPolicy');
   const allowed = opts.restartPolicies ?? ['Always'];
   if (restart !== undefined && !allowed.includes(String(restart))) errs.push(unsupported('spec.template.spec.restartPolicy', restart, allowed));
