@@ -1,6 +1,7 @@
 // Helpers for a service's side of a contract: JSON endpoints in a queue group whose handler
 // returns a value or throws; thrown errors become Status replies.
 
+import os from 'node:os';
 import { Svcm, type Service, type ServiceGroup, type ServiceMsg } from '@nats-io/services';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { toStatus } from '../api/status.js';
@@ -40,6 +41,12 @@ export interface JsonService {
   stop(graceMs?: number): Promise<void>;
 }
 
+/**
+ * Service metadata naming the host (in Kubernetes, the pod) a replica runs on: `$SRV.PING.<name>`
+ * is answered by every replica, and a probe in one pod tells its own replica's answer apart by it.
+ */
+export const INSTANCE_HOST_METADATA = 'hostname';
+
 /** How long a stopping service waits for the requests it took; the gateway's bus timeout is shorter. */
 export const DEFAULT_STOP_GRACE_MS = 10_000;
 
@@ -48,7 +55,7 @@ export const DEFAULT_STOP_GRACE_MS = 10_000;
  * subscriptions, so a request sent right after start-up never meets "no responders".
  */
 export async function startJsonService(nc: NatsConnection, o: JsonServiceOptions): Promise<JsonService> {
-  const service = await new Svcm(nc).add({ name: o.name, version: o.version, description: o.description, queue: o.name });
+  const service = await new Svcm(nc).add({ name: o.name, version: o.version, description: o.description, queue: o.name, metadata: { [INSTANCE_HOST_METADATA]: os.hostname() } });
   const inFlight = new Set<Promise<void>>();
   const track = (p: Promise<void>) => {
     const settled = p.then(
