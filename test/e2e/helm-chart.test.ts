@@ -1,0 +1,486 @@
+// The Helm chart (helm/platform-apiserver), rendered by test/helm-render (Go's text/template with
+// sprig and Helm's own functions: there is no helm binary here) with the default values and with
+// a production-like set (existing NATS with credentials, three replicas, supplied certificates,
+// the gateway autoscaled). What a user would notice: every manifest is accepted by
+// `kubectl apply --dry-run=server` (against this project's server with upstream's group names,
+// as a stock cluster would take them); values.schema.json accepts both sets and refuses bad ones;
+// each service's config file is one the service itself accepts, and every file it names is
+// mounted; probes hit /livez and /readyz where the services serve them; pods run as non-root with
+// a read-only root; the bundled NATS is a 3-server JetStream cluster with `sync_interval: always`
+// and the bucket is created with 3 replicas; certificates not supplied are generated, signed by
+// the CA beside them. Skipped only when Go is not installed, and never in CI (the dry run, as every
+// kubectl suite here, needs kubectl on PATH).
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv } from 'ajv';
+import YAML from 'yaml';
+import { buildRenderer, CHART_DIR, findGo, renderChart } from '../support/helm.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { findKubectl, Kubectl } from '../support/kubectl.js';
+import { createCA, issueServingCert } from '../../shared/local/pki.js';
+import { parseOptions, type OptionSpecs } from '../../shared/config/options.js';
+import { gatewayOptionSpecs } from '../../services/gateway/options.js';
+import { storageOptionSpecs } from '../../services/storage/options.js';
+import { admissionOptionSpecs } from '../../services/admission/options.js';
+import { authnConfigFromOptions, authnOptionSpecs } from '../../services/authn/options.js';
+import { authzConfigFromOptions, authzOptionSpecs } from '../../services/authz/options.js';
+import { controllersOptionSpecs, selectControllers } from '../../services/controllers/options.js';
+import { resolvePlugins } from '../../services/admission/config.js';
+import { featureGatesFromFlag } from '../../shared/config/feature-gates.js';
+import { parseServiceNetwork } from '../../shared/registry/builtin/core/service-network.js';
+import { NATS_MAX_PAYLOAD } from '../../shared/local/nats-server.js';
+import { CONTROLLER_MANAGER_USER } from '../../shared/api/groups.js';
+import { createNamespace, uniq } from './helpers.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const PRODUCTION_VALUES = path.join(root, 'test/e2e/fixtures/helm-production-values.yaml');
+const SERVICES = ['storage', 'authn', 'authz', 'admission', 'gateway', 'controllers'] as const;
+const NATS_SERVICES = ['storage', 'authn', 'authz', 'admission'] as const;
+const OPTION_SPECS: Record<(typeof SERVICES)[number], OptionSpecs> = {
+  storage: storageOptionSpecs,
+  authn: authnOptionSpecs,
+  authz: authzOptionSpecs,
+  admission: admissionOptionSpecs,
+  gateway: gatewayOptionSpecs,
+  controllers: controllersOptionSpecs,
+};
+
+const go = findGo();
+const kubectlBin = findKubectl();
+// CI must run this suite: a missing Go there is a broken setup, not a reason to skip.
+if (process.env.CI && !go) throw new Error('CI is set but `go` is not on PATH: .ci/run installs golang-go and golang-github-masterminds-sprig-dev for the Helm chart tests');
+const skip = go ? false : 'go not on PATH: skipping the Helm chart suite (apt-get install golang-go golang-github-masterminds-sprig-dev)';
+if (skip) console.log(skip);
+// As every kubectl suite here: without kubectl only the dry run is skipped.
+const noKubectl = kubectlBin ? false : 'kubectl not on PATH: skipping the Helm chart\'s kubectl apply --dry-run=server';
+if (go && noKubectl) console.log(noKubectl);
+
+// A manifest as the chart renders it; fields are read loosely, as a reader of YAML would.
+type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> }; [k: string]: any };
+
+interface Rendering {
+  namespace: string;
+  text: string;
+  docs: Obj[];
+  values: Record<string, any>;
+}
+
+function parseManifests(text: string): Obj[] {
+  const docs = YAML.parseAllDocuments(text);
+  for (const d of docs) assert.equal(d.errors.length, 0, `a rendered document does not parse: ${d.errors.map((e) => e.message).join('; ')}`);
+  return docs.map((d) => d.toJS() as Obj).filter((o) => o !== null);
+}
+
+function find(r: Rendering, kind: string, name: string): Obj {
+  const o = r.docs.find((d) => d.kind === kind && d.metadata.name === name);
+  assert.ok(o, `${kind} ${name} rendered (have: ${r.docs.map((d) => `${d.kind}/${d.metadata.name}`).join(', ')})`);
+  return o;
+}
+
+const kindsOf = (r: Rendering) => [...new Set(r.docs.map((d) => d.kind))].sort();
+const podSpec = (o: Obj) => o.spec.template.spec;
+const container = (o: Obj) => podSpec(o).containers[0];
+const configOf = (r: Rendering, service: string) => YAML.parse(find(r, 'ConfigMap', `platform-${service}-config`).data['config.yaml']) as Record<string, unknown>;
+const secretText = (s: Obj, key: string) => Buffer.from(String(s.data[key]), 'base64').toString('utf8');
+
+function dryRunApply(k: Kubectl, namespace: string, text: string) {
+  return k.run(['apply', '--dry-run=server', '-n', namespace, '-f', '-'], { input: text, timeoutMs: 60_000 });
+}
+
+describe('helm chart', { skip }, () => {
+  let bin: string;
+  let dir: string;
+  let cluster: TestCluster;
+  let kubectl: Kubectl;
+  let defaults: Rendering;
+  let production: Rendering;
+  let supplied: { caPem: string; servingPem: string; servingKey: string; proxyCaPem: string };
+
+  async function render(namespace: string, values: string[]): Promise<Rendering> {
+    const r = await renderChart(bin, { name: 'platform', namespace, values });
+    assert.equal(r.code, 0, `rendering failed: ${r.stderr}`);
+    const v = await renderChart(bin, { name: 'platform', namespace, values, valuesJson: true });
+    assert.equal(v.code, 0, v.stderr);
+    return { namespace, text: r.stdout, docs: parseManifests(r.stdout), values: JSON.parse(v.stdout) };
+  }
+
+  before(async () => {
+    bin = await buildRenderer(go!);
+    dir = await mkdtemp(path.join(os.tmpdir(), 'helm-chart-'));
+    const ca = await createCA('platform-production-ca');
+    const serving = await issueServingCert(ca, { dnsNames: ['platform-gateway.platform-prod.svc.cluster.local', 'api.platform.example.com'] });
+    const proxyCA = await createCA('front-proxy-ca');
+    supplied = { caPem: ca.certPem, servingPem: serving.certPem, servingKey: serving.keyPem, proxyCaPem: proxyCA.certPem };
+    // The second -f file, as `helm install -f prod.yaml -f certs.yaml` takes supplied certificates.
+    const certs = path.join(dir, 'certs.yaml');
+    await writeFile(certs, YAML.stringify({ pki: { ca: { cert: ca.certPem, key: ca.keyPem }, serving: { cert: serving.certPem, key: serving.keyPem, caBundle: ca.certPem } }, authn: { requestHeader: { clientCA: proxyCA.certPem } } }));
+    defaults = await render(uniq('helm-defaults'), []);
+    production = await render(uniq('helm-prod'), [PRODUCTION_VALUES, certs]);
+    if (kubectlBin) {
+      cluster = await startTestCluster({ upstreamGroupAliases: true, authorizationModes: ['RBAC'] });
+      kubectl = new Kubectl(kubectlBin, cluster.kubeconfigPath);
+    }
+  });
+
+  after(async () => {
+    await cluster?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  test('helm chart - renders the expected objects with the default and the production values', () => {
+    assert.deepEqual(kindsOf(defaults), ['ConfigMap', 'Deployment', 'NetworkPolicy', 'PodDisruptionBudget', 'Secret', 'Service', 'ServiceAccount', 'StatefulSet']);
+    assert.deepEqual(kindsOf(production), ['ConfigMap', 'Deployment', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'Secret', 'Service', 'ServiceAccount']);
+    for (const r of [defaults, production]) {
+      assert.deepEqual(r.docs.filter((d) => d.kind === 'Deployment').map((d) => d.metadata.name).sort(), SERVICES.map((s) => `platform-${s}`).sort());
+      for (const d of r.docs) {
+        assert.equal(d.metadata.namespace, r.namespace, `${d.kind}/${d.metadata.name} in the release namespace`);
+        assert.ok(['v1', 'apps/v1', 'policy/v1', 'autoscaling/v2', 'networking.k8s.io/v1'].includes(d.apiVersion), `${d.kind} as ${d.apiVersion}`);
+        assert.ok(d.metadata.name.length <= 63, d.metadata.name);
+        assert.equal(d.metadata.labels?.['app.kubernetes.io/instance'], 'platform');
+      }
+      assert.match(r.text, /^---\n# Source: platform-apiserver\/templates\/[a-z-]+\.yaml\n/);
+    }
+    // Supplied ones are not rendered: the token file and the service-account key come from existing Secrets.
+    assert.deepEqual(production.docs.filter((d) => d.kind === 'Secret').map((d) => d.metadata.name).sort(), ['platform-ca', 'platform-ca-bundles', 'platform-controllers-cert', 'platform-serving-cert']);
+    assert.deepEqual(defaults.docs.filter((d) => d.kind === 'Secret').map((d) => d.metadata.name).sort(), ['platform-ca', 'platform-ca-bundles', 'platform-controllers-cert', 'platform-service-account-key', 'platform-serving-cert', 'platform-tokens']);
+  });
+
+  test('helm chart - values.schema.json accepts both value sets, describes every value and refuses bad ones', () => {
+    const schema = JSON.parse(readFileSync(path.join(CHART_DIR, 'values.schema.json'), 'utf8'));
+    const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+    // Helm checks the merged values (defaults, then each -f file).
+    for (const r of [defaults, production]) assert.ok(validate(r.values), JSON.stringify(validate.errors));
+    const bad = (patch: (v: any) => void): string => {
+      const v = structuredClone(defaults.values);
+      patch(v);
+      assert.equal(validate(v), false, 'refused');
+      return JSON.stringify(validate.errors);
+    };
+    assert.match(bad((v) => (v.gateway.replicas = 'three')), /gateway\/replicas.*must be integer/);
+    assert.match(bad((v) => (v.gateway.securePrt = 6443)), /"additionalProperty":"securePrt"/);
+    assert.match(bad((v) => (v.storage.deleteMarkerTtl = 'five minutes')), /deleteMarkerTtl/);
+    assert.match(bad((v) => (v.authz.authorizationMode = ['RBAC', 'Everything'])), /authorizationMode/);
+    assert.match(bad((v) => (v.nats.bundled.maxPayload = 1048576)), /maxPayload.*must be >= 8388608/);
+    assert.match(bad((v) => (v.pki.ca.cert = 'not a certificate')), /pki\/ca\/cert/);
+    assert.match(bad((v) => (v.gateway.extraConfig = { 'Secure Port': 1 })), /extraConfig/);
+
+    // Every key of values.yaml is declared (a closed schema would refuse the defaults otherwise),
+    // and every object of the schema is closed, so a misspelt key is refused everywhere.
+    const open: string[] = [];
+    const walk = (s: any, where: string) => {
+      if (s?.properties) {
+        if (s.additionalProperties !== false) open.push(where);
+        for (const [k, sub] of Object.entries(s.properties)) if (k !== 'global') walk(sub, `${where}.${k}`);
+      }
+    };
+    walk(schema, 'values');
+    for (const d of Object.values(schema.definitions)) walk(d, 'definition');
+    assert.deepEqual(open, [], 'objects of the schema left open');
+    const undescribed: string[] = [];
+    const cover = (v: any, s: any, where: string) => {
+      if (s?.$ref) s = schema.definitions[s.$ref.split('/').pop()];
+      if (!v || typeof v !== 'object' || Array.isArray(v) || !s?.properties) return;
+      for (const [k, sub] of Object.entries(v)) {
+        if (!(k in s.properties)) undescribed.push(`${where}.${k}`);
+        else cover(sub, s.properties[k], `${where}.${k}`);
+      }
+    };
+    cover(YAML.parse(readFileSync(path.join(CHART_DIR, 'values.yaml'), 'utf8')), schema, 'values');
+    assert.deepEqual(undescribed, []);
+  });
+
+  test('helm chart - kubectl apply --dry-run=server accepts every rendered manifest', { skip: noKubectl }, async () => {
+    for (const r of [defaults, production]) {
+      await createNamespace(cluster, r.namespace);
+      const res = await dryRunApply(kubectl, r.namespace, r.text);
+      assert.equal(res.code, 0, `kubectl apply --dry-run=server refused the ${r === defaults ? 'default' : 'production'} rendering:\n${res.stderr}`);
+      for (const d of r.docs) {
+        const plural = `${d.kind.toLowerCase()}/${d.metadata.name}`;
+        assert.ok(res.stdout.split('\n').some((l) => l.endsWith(`/${d.metadata.name} created (server dry run)`) && l.toLowerCase().includes(d.kind.toLowerCase())), `${plural} in ${res.stdout}`);
+      }
+    }
+    // Nothing was stored.
+    const left = await kubectl.run(['get', 'deployments,statefulsets,services,secrets,configmaps', '-n', defaults.namespace, '-o', 'name']);
+    assert.equal(left.code, 0, left.stderr);
+    const stored = new Set(left.stdout.split('\n').map((l) => l.split('/').pop()));
+    assert.deepEqual(defaults.docs.filter((d) => stored.has(d.metadata.name)).map((d) => d.metadata.name), []);
+    // The dry run does check: a manifest the server must refuse is refused.
+    const broken = defaults.text.replace(/(kind: Deployment[\s\S]*?)maxSurge: 1/, '$1maxSurge: -1');
+    assert.notEqual(broken, defaults.text);
+    const refused = await dryRunApply(kubectl, defaults.namespace, broken);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /maxSurge/);
+  });
+
+  test('helm chart - each service gets a config file of upstream flag names that the service itself accepts', async () => {
+    for (const r of [defaults, production]) {
+      for (const svc of SERVICES) {
+        const file = path.join(dir, `${r.namespace}-${svc}.yaml`);
+        await writeFile(file, find(r, 'ConfigMap', `platform-${svc}-config`).data['config.yaml']);
+        const args = container(find(r, 'Deployment', `platform-${svc}`)).args as string[];
+        assert.deepEqual(args.slice(0, 2), [svc, '--config=/etc/platform/config/config.yaml'], `${svc} is picked by argument and reads its file`);
+        // Parsed as the service parses its start-up: an unknown key fails here as it would there.
+        const opts = parseOptions(OPTION_SPECS[svc], [`--config=${file}`, ...args.slice(2)], {}) as Record<string, any>;
+        if (svc === 'authn') authnConfigFromOptions(opts as never);
+        if (svc === 'authz') authzConfigFromOptions(opts as never);
+        if (svc === 'admission') resolvePlugins({ enable: opts['enable-admission-plugins'], disable: opts['disable-admission-plugins'] });
+        if (svc === 'controllers') selectControllers(opts.controllers);
+        if (svc === 'gateway') {
+          featureGatesFromFlag(opts['feature-gates']);
+          parseServiceNetwork(opts['service-cluster-ip-range'], opts['service-node-port-range']);
+        }
+      }
+    }
+    const gw = configOf(defaults, 'gateway');
+    assert.equal(gw['secure-port'], 6443);
+    assert.equal(gw['bind-address'], '0.0.0.0');
+    assert.equal(gw['tls-cert-file'], '/etc/platform/serving/tls.crt');
+    assert.equal(gw['tls-private-key-file'], '/etc/platform/serving/tls.key');
+    assert.equal(gw['client-ca-file'], '/etc/platform/ca-bundles/client-ca.crt');
+    assert.equal(gw['upstream-group-aliases'], true);
+    assert.equal(gw['nats-url'], `nats://platform-nats.${defaults.namespace}.svc.cluster.local:4222`);
+    assert.equal(gw['shutdown-delay-duration'], '10s');
+    assert.deepEqual(configOf(defaults, 'authz')['authorization-mode'], ['Node', 'RBAC']);
+    assert.equal(configOf(defaults, 'authn')['token-auth-file'], '/etc/platform/tokens/tokens.csv');
+    assert.equal(configOf(defaults, 'controllers')['nats-url'], undefined, 'the controllers speak HTTPS to the gateway, not NATS');
+
+    const pgw = configOf(production, 'gateway');
+    assert.equal(pgw['nats-url'], production.values.nats.url);
+    assert.equal(pgw['nats-creds'], '/etc/platform/nats/platform.creds');
+    assert.deepEqual(pgw['feature-gates'], 'APIListChunking=true');
+    assert.equal(pgw['requestheader-client-ca-file'], '/etc/platform/ca-bundles/requestheader-ca.crt');
+    const pauthn = configOf(production, 'authn');
+    assert.equal(pauthn['oidc-issuer-url'], 'https://login.example.com');
+    assert.equal(pauthn['oidc-groups-prefix'], 'oidc:');
+    assert.deepEqual(pauthn['service-account-issuer'], ['https://api.platform.example.com']);
+    assert.equal(pauthn['service-account-max-token-expiration'], '24h', 'extraConfig reaches the file');
+    assert.deepEqual(container(find(production, 'Deployment', 'platform-controllers')).args.slice(2), ['--leader-elect-lease-duration=20s'], 'extraArgs follow --config');
+    for (const svc of NATS_SERVICES) assert.equal(configOf(production, svc)['log-level'], 'warn');
+  });
+
+  test('helm chart - the storage service creates the bucket with 3 replicas, in the bundled NATS and in an existing one', () => {
+    for (const r of [defaults, production]) {
+      const c = configOf(r, 'storage');
+      assert.equal(c.replicas, 3);
+      assert.equal(c.bucket, 'objects');
+    }
+  });
+
+  test('helm chart - every file a service is told to read is mounted from an object that has it', () => {
+    for (const r of [defaults, production]) {
+      for (const svc of SERVICES) {
+        const dep = find(r, 'Deployment', `platform-${svc}`);
+        const cm = find(r, 'ConfigMap', `platform-${svc}-config`);
+        const config = configOf(r, svc);
+        // The config file itself, then every file it names.
+        const files = ['/etc/platform/config/config.yaml', ...Object.values(config).flat().filter((v): v is string => typeof v === 'string' && v.startsWith('/etc/platform/'))];
+        if (svc === 'controllers') {
+          const kc = YAML.parse(cm.data.kubeconfig);
+          files.push(kc.clusters[0].cluster['certificate-authority'], kc.users[0].user['client-certificate'], kc.users[0].user['client-key']);
+          assert.equal(kc.clusters[0].cluster.server, `https://platform-gateway.${r.namespace}.svc.cluster.local:443`);
+        }
+        for (const file of files) {
+          const mount = container(dep).volumeMounts.find((m: any) => file.startsWith(`${m.mountPath}/`));
+          assert.ok(mount, `${svc}: ${file} is under a mount`);
+          const key = file.slice(mount.mountPath.length + 1);
+          const volume = podSpec(dep).volumes.find((v: any) => v.name === mount.name);
+          const source = volume.secret ?? volume.configMap;
+          const item = source.items?.find((i: any) => i.path === key);
+          assert.ok(!source.items || item, `${svc}: ${file} is projected`);
+          const sourceKey = item?.key ?? key;
+          const obj = r.docs.find((d) => d.kind === (volume.secret ? 'Secret' : 'ConfigMap') && d.metadata.name === (source.secretName ?? source.name));
+          if (obj) assert.ok(sourceKey in obj.data, `${svc}: ${obj.kind} ${obj.metadata.name} holds ${sourceKey}`);
+          else assert.ok([r.values.pki.serving.existingSecret, r.values.pki.serviceAccountKey.existingSecret, r.values.authn.tokenAuthFile.existingSecret, r.values.nats.credentials.existingSecret].includes(source.secretName), `${svc}: ${file} comes from ${source.secretName ?? source.name}, which is neither rendered nor supplied`);
+        }
+      }
+    }
+  });
+
+  test('helm chart - probes: /livez and /readyz over HTTPS on the gateway\'s and the controllers\' ports, $SRV.PING for the others', () => {
+    for (const r of [defaults, production]) {
+      const gw = container(find(r, 'Deployment', 'platform-gateway'));
+      assert.deepEqual(gw.ports, [{ name: 'https', containerPort: 6443, protocol: 'TCP' }]);
+      assert.deepEqual(gw.livenessProbe.httpGet, { path: '/livez', port: 'https', scheme: 'HTTPS' });
+      assert.deepEqual(gw.readinessProbe.httpGet, { path: '/readyz', port: 'https', scheme: 'HTTPS' });
+      assert.deepEqual(gw.startupProbe.httpGet, { path: '/livez', port: 'https', scheme: 'HTTPS' });
+      const ctl = container(find(r, 'Deployment', 'platform-controllers'));
+      assert.deepEqual(ctl.ports, [{ name: 'health', containerPort: 10257, protocol: 'TCP' }]);
+      assert.deepEqual(ctl.livenessProbe.httpGet, { path: '/livez', port: 'health', scheme: 'HTTPS' });
+      assert.deepEqual(ctl.readinessProbe.httpGet, { path: '/readyz', port: 'health', scheme: 'HTTPS' });
+      assert.equal(configOf(r, 'controllers')['secure-port'], 10257);
+      for (const svc of NATS_SERVICES) {
+        const c = container(find(r, 'Deployment', `platform-${svc}`));
+        const base = ['node', '/app/dist/scripts/ping-service.js', svc, '--timeout=3s', '--config=/etc/platform/config/config.yaml'];
+        assert.deepEqual(c.readinessProbe.exec.command, base, `${svc} readiness`);
+        assert.deepEqual(c.livenessProbe.exec.command, [...base, '--liveness'], `${svc} liveness`);
+        assert.ok(c.readinessProbe.timeoutSeconds > 3, 'the probe outlives the ping timeout');
+      }
+    }
+    // The probe script is part of the image: the Dockerfile compiles scripts/ into dist/scripts/.
+    const build = JSON.parse(readFileSync(path.join(root, 'tsconfig.build.json'), 'utf8'));
+    assert.ok(build.include.includes('scripts'));
+    assert.ok(readFileSync(path.join(root, 'scripts/ping-service.ts'), 'utf8').length > 0);
+    assert.match(readFileSync(path.join(root, 'deploy/Dockerfile'), 'utf8'), /^WORKDIR \/app$/m);
+  });
+
+  test('helm chart - without anonymous authentication the gateway probes check the port instead of getting 401', async () => {
+    const file = path.join(dir, 'no-anonymous.yaml');
+    await writeFile(file, 'authn: {anonymousAuth: false}\n');
+    const r = await render('default', [file]);
+    const gw = container(find(r, 'Deployment', 'platform-gateway'));
+    assert.deepEqual(gw.livenessProbe.tcpSocket, { port: 'https' });
+    assert.equal(gw.livenessProbe.httpGet, undefined);
+    assert.equal(configOf(r, 'authn')['anonymous-auth'], false);
+  });
+
+  test('helm chart - every pod runs as non-root with a read-only root filesystem, spread over nodes and zones', () => {
+    for (const r of [defaults, production]) {
+      for (const o of r.docs.filter((d) => d.kind === 'Deployment' || d.kind === 'StatefulSet')) {
+        const spec = podSpec(o);
+        const sel = o.spec.selector.matchLabels;
+        assert.equal(spec.securityContext.runAsNonRoot, true, o.metadata.name);
+        assert.equal(spec.automountServiceAccountToken, false, o.metadata.name);
+        // Service links would put PLATFORM_<SERVICE>_* variables into the environment, the prefix flags are read from.
+        assert.equal(spec.enableServiceLinks, false, o.metadata.name);
+        for (const c of spec.containers) {
+          assert.equal(c.securityContext.readOnlyRootFilesystem, true, `${o.metadata.name}/${c.name}`);
+          assert.equal(c.securityContext.allowPrivilegeEscalation, false);
+          assert.deepEqual(c.securityContext.capabilities.drop, ['ALL']);
+        }
+        const anti = spec.affinity.podAntiAffinity;
+        const term = r === production ? anti.requiredDuringSchedulingIgnoredDuringExecution[0] : anti.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm;
+        assert.equal(term.topologyKey, 'kubernetes.io/hostname');
+        assert.deepEqual(term.labelSelector.matchLabels, sel);
+        assert.deepEqual(spec.topologySpreadConstraints[0].labelSelector.matchLabels, sel);
+        assert.equal(spec.topologySpreadConstraints[0].topologyKey, 'topology.kubernetes.io/zone');
+      }
+    }
+  });
+
+  test('helm chart - the gateway: a Service, a PodDisruptionBudget, and with autoscaling an HPA on CPU owning the replicas', () => {
+    const svc = find(defaults, 'Service', 'platform-gateway');
+    assert.deepEqual(svc.spec.ports, [{ name: 'https', port: 443, targetPort: 'https', protocol: 'TCP' }]);
+    assert.deepEqual(svc.spec.selector, find(defaults, 'Deployment', 'platform-gateway').spec.selector.matchLabels);
+    assert.equal(find(defaults, 'Deployment', 'platform-gateway').spec.replicas, 2);
+    assert.equal(find(defaults, 'PodDisruptionBudget', 'platform-gateway').spec.maxUnavailable, 1);
+    assert.equal(defaults.docs.some((d) => d.kind === 'HorizontalPodAutoscaler'), false);
+
+    const dep = find(production, 'Deployment', 'platform-gateway');
+    assert.equal(dep.spec.replicas, undefined, 'the autoscaler owns the count');
+    const hpa = find(production, 'HorizontalPodAutoscaler', 'platform-gateway');
+    assert.deepEqual(hpa.spec.scaleTargetRef, { apiVersion: 'apps/v1', kind: 'Deployment', name: 'platform-gateway' });
+    assert.equal(hpa.spec.minReplicas, 3);
+    assert.equal(hpa.spec.maxReplicas, 12);
+    assert.deepEqual(hpa.spec.metrics, [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } }]);
+    assert.equal(find(production, 'Service', 'platform-gateway').spec.type, 'LoadBalancer');
+    for (const svcName of ['storage', 'authn', 'authz', 'admission', 'controllers']) assert.equal(find(production, 'Deployment', `platform-${svcName}`).spec.replicas, 3);
+  });
+
+  test('helm chart - the bundled NATS: 3 JetStream servers routed to each other, every write fsynced, max_payload raised', async () => {
+    const sts = find(defaults, 'StatefulSet', 'platform-nats');
+    assert.equal(sts.spec.replicas, 3);
+    assert.equal(sts.spec.serviceName, 'platform-nats-headless');
+    assert.equal(find(defaults, 'Service', 'platform-nats-headless').spec.publishNotReadyAddresses, true);
+    assert.equal(sts.spec.volumeClaimTemplates[0].spec.resources.requests.storage, '10Gi');
+    assert.deepEqual(container(sts).args, ['--config', '/etc/nats-config/nats.conf']);
+    const conf = find(defaults, 'ConfigMap', 'platform-nats-config').data['nats.conf'] as string;
+    assert.match(conf, /^\s*server_name: \$POD_NAME$/m);
+    assert.match(conf, /jetstream \{[^}]*store_dir: \/data[^}]*sync_interval: always[^}]*\}/);
+    assert.equal(Number(/^\s*max_payload: (\d+)$/m.exec(conf)?.[1]), NATS_MAX_PAYLOAD);
+    const routes = [...conf.matchAll(/nats:\/\/(\S+):6222/g)].map((m) => m[1]);
+    assert.deepEqual(routes, [0, 1, 2].map((i) => `platform-nats-${i}.platform-nats-headless.${defaults.namespace}.svc.cluster.local`));
+    assert.equal(find(defaults, 'PodDisruptionBudget', 'platform-nats').spec.maxUnavailable, 1);
+    assert.equal(find(defaults, 'NetworkPolicy', 'platform-nats').spec.ingress[0].from[0].podSelector.matchLabels['app.kubernetes.io/instance'], 'platform');
+    assert.equal(production.docs.some((d) => d.metadata.name.startsWith('platform-nats')), false, 'nats.url: no bundled NATS');
+
+    // The configuration is one nats-server reads. Debian's nats-server (2.9) predates
+    // sync_interval (2.10, the image the chart runs), so that one line is checked above instead.
+    const natsServer = ['/usr/sbin/nats-server', ...(process.env.PATH ?? '').split(':').map((d) => `${d}/nats-server`)].find((p) => {
+      try {
+        readFileSync(p);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    if (natsServer) {
+      const file = path.join(dir, 'nats.conf');
+      await writeFile(file, conf.replace(/^\s*sync_interval: .*$/m, ''));
+      const r = await new Promise<{ code: number; out: string }>((resolve) =>
+        execFile(natsServer, ['-c', file, '-t'], { env: { ...process.env, POD_NAME: 'platform-nats-0' } }, (err, stdout, stderr) => resolve({ code: err ? 1 : 0, out: `${stdout}${stderr}` })),
+      );
+      assert.equal(r.code, 0, r.out);
+    }
+  });
+
+  test('helm chart - the notes helm install prints say how to reach the gateway and where the admin token is', async () => {
+    const d = await renderChart(bin, { name: 'platform', namespace: 'platform', notes: true });
+    assert.equal(d.code, 0, d.stderr);
+    assert.match(d.stdout, /port-forward service\/platform-gateway 6443:443/);
+    assert.match(d.stdout, /get secret platform-tokens -o jsonpath='\{\.data\.admin-token\}'/);
+    assert.match(d.stdout, /nats:\/\/platform-nats\.platform\.svc\.cluster\.local:4222 \(bundled, 3 servers\)/);
+    const p = await renderChart(bin, { name: 'platform', namespace: 'platform', notes: true, values: [PRODUCTION_VALUES] });
+    assert.equal(p.code, 0, p.stderr);
+    assert.doesNotMatch(p.stdout, /platform-tokens/, 'no generated token file to point at');
+    assert.match(p.stdout, /NATS +nats:\/\/nats-0\.nats\.messaging\.svc:4222/);
+  });
+
+  test('helm chart - bucket replicas beyond the bundled servers are refused at render time', async () => {
+    const file = path.join(dir, 'small-nats.yaml');
+    await writeFile(file, 'nats: {bundled: {replicas: 1}}\n');
+    const r = await renderChart(bin, { values: [file] });
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /storage\.bucketReplicas \(3\) exceeds nats\.bundled\.replicas \(1\)/);
+    await writeFile(file, 'nats: {bundled: {replicas: 1}}\nstorage: {bucketReplicas: 1}\n');
+    const one = await render('default', [file]);
+    assert.equal(configOf(one, 'storage').replicas, 1);
+    assert.doesNotMatch(find(one, 'ConfigMap', 'platform-nats-config').data['nats.conf'], /cluster \{/, 'a single server runs no cluster block');
+  });
+
+  test('helm chart - certificates and keys not supplied are generated: a CA, a serving pair it signed for the Service names, the controllers\' client certificate, a signing key and an admin token', () => {
+    const ca = new X509Certificate(secretText(find(defaults, 'Secret', 'platform-ca'), 'ca.crt'));
+    assert.equal(ca.ca, true);
+    createPrivateKey(secretText(find(defaults, 'Secret', 'platform-ca'), 'ca.key'));
+    const servingSecret = find(defaults, 'Secret', 'platform-serving-cert');
+    assert.equal(servingSecret.type, 'kubernetes.io/tls');
+    const serving = new X509Certificate(secretText(servingSecret, 'tls.crt'));
+    assert.ok(serving.verify(ca.publicKey), 'signed by the CA beside it');
+    assert.ok(serving.checkPrivateKey(createPrivateKey(secretText(servingSecret, 'tls.key'))));
+    const ns = defaults.namespace;
+    for (const name of ['platform-gateway', `platform-gateway.${ns}`, `platform-gateway.${ns}.svc`, `platform-gateway.${ns}.svc.cluster.local`, 'localhost']) assert.ok(serving.checkHost(name), `serving certificate covers ${name}`);
+    assert.ok(serving.checkIP('127.0.0.1'));
+    const ctl = new X509Certificate(secretText(find(defaults, 'Secret', 'platform-controllers-cert'), 'tls.crt'));
+    assert.ok(ctl.verify(ca.publicKey));
+    assert.match(ctl.subject, new RegExp(`CN=${CONTROLLER_MANAGER_USER}`));
+    const bundles = find(defaults, 'Secret', 'platform-ca-bundles');
+    assert.equal(new X509Certificate(secretText(bundles, 'client-ca.crt')).fingerprint256, ca.fingerprint256);
+    assert.equal(new X509Certificate(secretText(bundles, 'serving-ca.crt')).fingerprint256, ca.fingerprint256);
+    const sa = createPrivateKey(secretText(find(defaults, 'Secret', 'platform-service-account-key'), 'sa.key'));
+    assert.equal(sa.asymmetricKeyType, 'ec');
+    const tokens = find(defaults, 'Secret', 'platform-tokens');
+    const admin = secretText(tokens, 'admin-token');
+    assert.match(admin, /^[A-Za-z0-9]{48}$/);
+    assert.equal(secretText(tokens, 'tokens.csv'), `${admin},platform-admin,platform-admin,"system:masters"\n`);
+
+  });
+
+  test('helm chart - supplied certificates are used as given, and the CA still signs the controllers\' certificate', () => {
+    assert.equal(secretText(find(production, 'Secret', 'platform-ca'), 'ca.crt'), supplied.caPem);
+    const serving = find(production, 'Secret', 'platform-serving-cert');
+    assert.equal(secretText(serving, 'tls.crt'), supplied.servingPem);
+    assert.equal(secretText(serving, 'tls.key'), supplied.servingKey);
+    const bundles = find(production, 'Secret', 'platform-ca-bundles');
+    assert.equal(secretText(bundles, 'serving-ca.crt'), supplied.caPem);
+    assert.equal(secretText(bundles, 'requestheader-ca.crt'), supplied.proxyCaPem);
+    const ctl = new X509Certificate(secretText(find(production, 'Secret', 'platform-controllers-cert'), 'tls.crt'));
+    assert.ok(ctl.verify(new X509Certificate(supplied.caPem).publicKey), 'the supplied CA signed the controllers\' certificate');
+  });
+});

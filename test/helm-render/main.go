@@ -1,0 +1,420 @@
+// A stand-in for `helm template`, used only by the chart's tests (there is no helm binary here):
+// Go's text/template with sprig's functions plus what Helm adds (include, tpl, toYaml, fromYaml,
+// fromYamlArray, toJson, fromJson, fromJsonArray, required, lookup), values merged as Helm merges
+// them (the chart's values.yaml, then each -f file; maps merge, null removes a default), values
+// parsed as Helm parses them (through JSON, so every number is a float64 and a large one must be
+// piped through `int` before printing), and the output of `helm template`: documents ordered by
+// kind as Helm installs them, each headed by `# Source: <chart>/templates/<file>`.
+//
+//	helm-render --chart DIR [--name platform] [--namespace default] [-f values.yaml ...] [--values-json | --notes]
+//
+// --values-json prints the merged values instead of manifests (what Helm checks against
+// values.schema.json); --notes prints templates/NOTES.txt as `helm install` shows it. A template error or a `required`/`fail` exits 1 with Helm's message.
+//
+// Built from Debian's packages (golang-go, golang-github-masterminds-sprig-dev) in GOPATH mode:
+// GO111MODULE=off GOPATH=/usr/share/gocode go build (test/support/helm.ts does it), which is why
+// sprig is imported without its /v3 suffix.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"text/template"
+
+	"github.com/Masterminds/sprig"
+	"gopkg.in/yaml.v2"
+)
+
+type fileList []string
+
+func (f *fileList) String() string     { return strings.Join(*f, ",") }
+func (f *fileList) Set(v string) error { *f = append(*f, v); return nil }
+
+// APIVersions answers `.Capabilities.APIVersions.Has "policy/v1"` for a stock 1.30 cluster.
+type APIVersions []string
+
+func (a APIVersions) Has(v string) bool {
+	for _, x := range a {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+type KubeVersion struct{ Version, Major, Minor, GitVersion string }
+
+type Capabilities struct {
+	KubeVersion KubeVersion
+	APIVersions APIVersions
+}
+
+// helm's InstallOrder: kinds not listed go last, in file order.
+var installOrder = []string{"Namespace", "NetworkPolicy", "ResourceQuota", "LimitRange", "PodSecurityPolicy", "PodDisruptionBudget", "ServiceAccount", "Secret", "SecretList", "ConfigMap", "StorageClass", "PersistentVolume", "PersistentVolumeClaim", "CustomResourceDefinition", "ClusterRole", "ClusterRoleList", "ClusterRoleBinding", "ClusterRoleBindingList", "Role", "RoleList", "RoleBinding", "RoleBindingList", "Service", "DaemonSet", "Pod", "ReplicationController", "ReplicaSet", "Deployment", "HorizontalPodAutoscaler", "StatefulSet", "Job", "CronJob", "IngressClass", "Ingress", "APIService"}
+
+func main() {
+	var files fileList
+	chartDir := flag.String("chart", "", "chart directory")
+	name := flag.String("name", "platform", "release name")
+	namespace := flag.String("namespace", "default", "release namespace")
+	valuesJSON := flag.Bool("values-json", false, "print the merged values as JSON instead of manifests")
+	notes := flag.Bool("notes", false, "print the rendered NOTES.txt instead of manifests")
+	flag.Var(&files, "f", "values file (repeatable)")
+	flag.Parse()
+	if *chartDir == "" {
+		fail(errors.New("--chart is required"))
+	}
+	out, err := render(*chartDir, *name, *namespace, files, *valuesJSON, *notes)
+	if err != nil {
+		fail(err)
+	}
+	os.Stdout.WriteString(out)
+}
+
+func fail(err error) {
+	fmt.Fprintf(os.Stderr, "Error: %v\n", err)
+	os.Exit(1)
+}
+
+func render(chartDir, release, namespace string, valueFiles []string, valuesOnly, notesOnly bool) (string, error) {
+	chartRaw, err := readYaml(filepath.Join(chartDir, "Chart.yaml"))
+	if err != nil {
+		return "", err
+	}
+	chart := map[string]interface{}{}
+	for k, v := range chartRaw {
+		chart[chartKey(k)] = v
+	}
+	chartName, _ := chart["Name"].(string)
+	values, err := readYaml(filepath.Join(chartDir, "values.yaml"))
+	if err != nil {
+		return "", err
+	}
+	for _, f := range valueFiles {
+		over, err := readYaml(f)
+		if err != nil {
+			return "", err
+		}
+		values = coalesce(values, over)
+	}
+	if valuesOnly {
+		b, err := json.MarshalIndent(values, "", "  ")
+		return string(b) + "\n", err
+	}
+
+	t := template.New("gotpl").Option("missingkey=zero")
+	includeDepth := 0
+	funcs := sprig.TxtFuncMap()
+	// Helm removes these: a chart must not read the environment of whoever runs helm.
+	delete(funcs, "env")
+	delete(funcs, "expandenv")
+	funcs["toYaml"] = toYaml
+	funcs["fromYaml"] = fromYaml
+	funcs["fromYamlArray"] = fromYamlArray
+	funcs["fromJsonArray"] = fromJSONArray
+	funcs["toJson"] = toJSON
+	funcs["fromJson"] = fromJSON
+	funcs["required"] = required
+	// `helm template` and a first install find nothing in the cluster.
+	funcs["lookup"] = func(apiVersion, kind, namespace, name string) (map[string]interface{}, error) {
+		return map[string]interface{}{}, nil
+	}
+	funcs["include"] = func(name string, data interface{}) (string, error) {
+		includeDepth++
+		defer func() { includeDepth-- }()
+		if includeDepth > 1000 {
+			return "", fmt.Errorf("rendering template has a nested reference name: %s", name)
+		}
+		var b strings.Builder
+		err := t.ExecuteTemplate(&b, name, data)
+		return b.String(), err
+	}
+	funcs["tpl"] = func(text string, data interface{}) (string, error) {
+		c, err := t.Clone()
+		if err != nil {
+			return "", err
+		}
+		c, err = c.New("tpl").Parse(text)
+		if err != nil {
+			return "", fmt.Errorf("cannot parse template %q: %w", text, err)
+		}
+		var b strings.Builder
+		if err := c.Execute(&b, data); err != nil {
+			return "", fmt.Errorf("error during tpl function execution for %q: %w", text, err)
+		}
+		return strings.ReplaceAll(b.String(), "<no value>", ""), nil
+	}
+	t.Funcs(funcs)
+
+	templatesDir := filepath.Join(chartDir, "templates")
+	var names []string
+	err = filepath.WalkDir(templatesDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(templatesDir, p)
+		name := chartName + "/templates/" + filepath.ToSlash(rel)
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if _, err := t.New(name).Parse(string(src)); err != nil {
+			return fmt.Errorf("parse error in %q: %w", name, err)
+		}
+		names = append(names, name)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(names)
+
+	top := map[string]interface{}{
+		"Values":  values,
+		"Chart":   chart,
+		"Release": map[string]interface{}{"Name": release, "Namespace": namespace, "Service": "Helm", "IsInstall": true, "IsUpgrade": false, "Revision": 1},
+		"Capabilities": Capabilities{
+			KubeVersion: KubeVersion{Version: "v1.30.0", Major: "1", Minor: "30", GitVersion: "v1.30.0"},
+			APIVersions: APIVersions{"v1", "apps/v1", "policy/v1", "autoscaling/v2", "autoscaling/v1", "networking.k8s.io/v1", "rbac.authorization.k8s.io/v1"},
+		},
+	}
+	type doc struct {
+		source, body string
+		order        int
+	}
+	execute := func(name string) (string, error) {
+		data := map[string]interface{}{"Template": map[string]interface{}{"Name": name, "BasePath": chartName + "/templates"}}
+		for k, v := range top {
+			data[k] = v
+		}
+		var b strings.Builder
+		if err := t.ExecuteTemplate(&b, name, data); err != nil {
+			return "", err
+		}
+		return strings.ReplaceAll(b.String(), "<no value>", ""), nil
+	}
+	if notesOnly {
+		return execute(chartName + "/templates/NOTES.txt")
+	}
+	var docs []doc
+	for _, name := range names {
+		base := filepath.Base(name)
+		if strings.HasPrefix(base, "_") || base == "NOTES.txt" {
+			continue
+		}
+		out, err := execute(name)
+		if err != nil {
+			return "", err
+		}
+		for _, body := range splitManifests(out) {
+			docs = append(docs, doc{source: name, body: body, order: kindOrder(body)})
+		}
+	}
+	sort.SliceStable(docs, func(i, j int) bool { return docs[i].order < docs[j].order })
+	var b strings.Builder
+	for _, d := range docs {
+		fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", d.source, d.body)
+	}
+	return b.String(), nil
+}
+
+var separator = regexp.MustCompile(`(?:^|\s*\n)---\s*`)
+
+// Documents with nothing but blank lines and comments are dropped, as Helm drops them.
+func splitManifests(s string) []string {
+	var out []string
+	for _, part := range separator.Split(s, -1) {
+		part = strings.TrimSpace(part)
+		empty := true
+		for _, line := range strings.Split(part, "\n") {
+			if l := strings.TrimSpace(line); l != "" && !strings.HasPrefix(l, "#") {
+				empty = false
+				break
+			}
+		}
+		if !empty {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+func kindOrder(body string) int {
+	var head struct {
+		Kind string `yaml:"kind"`
+	}
+	_ = yaml.Unmarshal([]byte(body), &head)
+	for i, k := range installOrder {
+		if k == head.Kind {
+			return i
+		}
+	}
+	return len(installOrder)
+}
+
+// Chart.yaml keys as Helm's chart.Metadata fields (`.Chart.AppVersion`).
+func chartKey(k string) string {
+	switch k {
+	case "apiVersion":
+		return "APIVersion"
+	case "kubeVersion":
+		return "KubeVersion"
+	}
+	if k == "" {
+		return k
+	}
+	return strings.ToUpper(k[:1]) + k[1:]
+}
+
+// Helm merges user values over the defaults: maps key by key, anything else replaced, and an
+// explicit null deletes the default.
+func coalesce(base, over map[string]interface{}) map[string]interface{} {
+	out := map[string]interface{}{}
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		if v == nil {
+			delete(out, k)
+			continue
+		}
+		bm, bok := out[k].(map[string]interface{})
+		om, ook := v.(map[string]interface{})
+		if bok && ook {
+			out[k] = coalesce(bm, om)
+		} else {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func readYaml(path string) (map[string]interface{}, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := yamlToJSONMap(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// YAML read as Helm reads it (sigs.k8s.io/yaml): converted to JSON, then decoded, so maps have
+// string keys and numbers are float64.
+func yamlToJSONMap(raw []byte) (map[string]interface{}, error) {
+	var v interface{}
+	if err := yaml.Unmarshal(raw, &v); err != nil {
+		return nil, err
+	}
+	j, err := json.Marshal(jsonable(v))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]interface{}{}
+	if string(j) == "null" {
+		return out, nil
+	}
+	if err := json.Unmarshal(j, &out); err != nil {
+		return nil, errors.New("expected a mapping at the top level")
+	}
+	return out, nil
+}
+
+func jsonable(v interface{}) interface{} {
+	switch x := v.(type) {
+	case map[interface{}]interface{}:
+		m := map[string]interface{}{}
+		for k, val := range x {
+			m[fmt.Sprint(k)] = jsonable(val)
+		}
+		return m
+	case []interface{}:
+		for i := range x {
+			x[i] = jsonable(x[i])
+		}
+		return x
+	}
+	return v
+}
+
+// Helm's toYaml: through JSON (so numbers print as integers when they are), no trailing newline.
+func toYaml(v interface{}) string {
+	j, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	var obj interface{}
+	if err := yaml.Unmarshal(j, &obj); err != nil {
+		return ""
+	}
+	b, err := yaml.Marshal(obj)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(string(b), "\n")
+}
+
+func fromYaml(s string) map[string]interface{} {
+	m, err := yamlToJSONMap([]byte(s))
+	if err != nil {
+		return map[string]interface{}{"Error": err.Error()}
+	}
+	return m
+}
+
+func fromYamlArray(s string) []interface{} {
+	var v interface{}
+	if err := yaml.Unmarshal([]byte(s), &v); err != nil {
+		return []interface{}{err.Error()}
+	}
+	j, _ := json.Marshal(jsonable(v))
+	var out []interface{}
+	if err := json.Unmarshal(j, &out); err != nil {
+		return []interface{}{err.Error()}
+	}
+	return out
+}
+
+func toJSON(v interface{}) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+func fromJSON(s string) map[string]interface{} {
+	out := map[string]interface{}{}
+	if err := json.Unmarshal([]byte(s), &out); err != nil {
+		out["Error"] = err.Error()
+	}
+	return out
+}
+
+func fromJSONArray(s string) []interface{} {
+	var out []interface{}
+	if err := json.Unmarshal([]byte(s), &out); err != nil {
+		return []interface{}{err.Error()}
+	}
+	return out
+}
+
+func required(msg string, v interface{}) (interface{}, error) {
+	if v == nil {
+		return v, errors.New(msg)
+	}
+	if s, ok := v.(string); ok && s == "" {
+		return v, errors.New(msg)
+	}
+	return v, nil
+}
