@@ -8,7 +8,8 @@
 // mounted; probes hit /livez and /readyz where the services serve them; pods run as non-root with
 // a read-only root; the bundled NATS is a 3-server JetStream cluster with `sync_interval: always`
 // and the bucket is created with 3 replicas; certificates not supplied are generated, signed by
-// the CA beside them. Skipped only when Go is not installed, and never in CI (the dry run, as every
+// the CA beside them, and kept by an upgrade (the renderer's `lookup` finding the installed
+// objects) unless they no longer fit. Skipped only when Go is not installed, and never in CI (the dry run, as every
 // kubectl suite here, needs kubectl on PATH).
 
 import { after, before, describe, test } from 'node:test';
@@ -470,6 +471,39 @@ describe('helm chart', { skip }, () => {
     assert.match(admin, /^[A-Za-z0-9]{48}$/);
     assert.equal(secretText(tokens, 'tokens.csv'), `${admin},platform-admin,platform-admin,"system:masters"\n`);
 
+  });
+
+  test('helm chart - an upgrade keeps what the install generated, and reissues only what no longer fits', async () => {
+    const installed = path.join(dir, 'installed.yaml');
+    await writeFile(installed, defaults.text);
+    const data = (r: Rendering, name: string) => find(r, 'Secret', name).data as Record<string, string>;
+    const upgrade = async (values: string[]) => {
+      const r = await renderChart(bin, { name: 'platform', namespace: defaults.namespace, values, existing: installed });
+      assert.equal(r.code, 0, r.stderr);
+      return { namespace: defaults.namespace, text: r.stdout, docs: parseManifests(r.stdout), values: {} } as Rendering;
+    };
+    const same = await upgrade([]);
+    const generated = ['platform-ca', 'platform-serving-cert', 'platform-controllers-cert', 'platform-service-account-key', 'platform-tokens'];
+    for (const name of generated) assert.deepEqual(data(same, name), data(defaults, name), `${name} kept`);
+
+    // A new name for the gateway: a new serving certificate from the same CA; the rest stays.
+    const sans = path.join(dir, 'sans.yaml');
+    await writeFile(sans, 'pki: {serving: {extraSANs: [api.example.net]}}\n');
+    const renamed = await upgrade([sans]);
+    for (const name of generated.filter((n) => n !== 'platform-serving-cert')) assert.deepEqual(data(renamed, name), data(defaults, name), `${name} kept`);
+    const reissued = new X509Certificate(secretText(find(renamed, 'Secret', 'platform-serving-cert'), 'tls.crt'));
+    assert.ok(reissued.checkHost('api.example.net'));
+    assert.ok(reissued.verify(new X509Certificate(secretText(find(defaults, 'Secret', 'platform-ca'), 'ca.crt')).publicKey));
+
+    // A supplied CA replaces the generated one: what it signs is issued again under it.
+    const ca = await createCA('replacement-ca');
+    const caFile = path.join(dir, 'new-ca.yaml');
+    await writeFile(caFile, YAML.stringify({ pki: { ca: { cert: ca.certPem, key: ca.keyPem } } }));
+    const moved = await upgrade([caFile]);
+    for (const name of ['platform-serving-cert', 'platform-controllers-cert']) {
+      assert.ok(new X509Certificate(secretText(find(moved, 'Secret', name), 'tls.crt')).verify(new X509Certificate(ca.certPem).publicKey), `${name} signed by the new CA`);
+    }
+    assert.deepEqual(data(moved, 'platform-tokens'), data(defaults, 'platform-tokens'), 'the admin token stays');
   });
 
   test('helm chart - supplied certificates are used as given, and the CA still signs the controllers\' certificate', () => {

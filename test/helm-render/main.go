@@ -6,10 +6,13 @@
 // piped through `int` before printing), and the output of `helm template`: documents ordered by
 // kind as Helm installs them, each headed by `# Source: <chart>/templates/<file>`.
 //
-//	helm-render --chart DIR [--name platform] [--namespace default] [-f values.yaml ...] [--values-json | --notes]
+//	helm-render --chart DIR [--name platform] [--namespace default] [-f values.yaml ...]
+//	            [--existing objects.yaml] [--values-json | --notes]
 //
 // --values-json prints the merged values instead of manifests (what Helm checks against
-// values.schema.json); --notes prints templates/NOTES.txt as `helm install` shows it. A template error or a `required`/`fail` exits 1 with Helm's message.
+// values.schema.json); --notes prints templates/NOTES.txt as `helm install` shows it.
+// --existing names manifests standing for the cluster's objects, which `lookup` then finds (as
+// on `helm upgrade`); without it `lookup` finds nothing, as `helm template` and a first install. A template error or a `required`/`fail` exits 1 with Helm's message.
 //
 // Built from Debian's packages (golang-go, golang-github-masterminds-sprig-dev) in GOPATH mode:
 // GO111MODULE=off GOPATH=/usr/share/gocode go build (test/support/helm.ts does it), which is why
@@ -67,12 +70,13 @@ func main() {
 	namespace := flag.String("namespace", "default", "release namespace")
 	valuesJSON := flag.Bool("values-json", false, "print the merged values as JSON instead of manifests")
 	notes := flag.Bool("notes", false, "print the rendered NOTES.txt instead of manifests")
+	existing := flag.String("existing", "", "manifests of objects `lookup` finds")
 	flag.Var(&files, "f", "values file (repeatable)")
 	flag.Parse()
 	if *chartDir == "" {
 		fail(errors.New("--chart is required"))
 	}
-	out, err := render(*chartDir, *name, *namespace, files, *valuesJSON, *notes)
+	out, err := render(*chartDir, *name, *namespace, files, *existing, *valuesJSON, *notes)
 	if err != nil {
 		fail(err)
 	}
@@ -84,7 +88,7 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-func render(chartDir, release, namespace string, valueFiles []string, valuesOnly, notesOnly bool) (string, error) {
+func render(chartDir, release, namespace string, valueFiles []string, existingFile string, valuesOnly, notesOnly bool) (string, error) {
 	chartRaw, err := readYaml(filepath.Join(chartDir, "Chart.yaml"))
 	if err != nil {
 		return "", err
@@ -123,8 +127,17 @@ func render(chartDir, release, namespace string, valueFiles []string, valuesOnly
 	funcs["toJson"] = toJSON
 	funcs["fromJson"] = fromJSON
 	funcs["required"] = required
-	// `helm template` and a first install find nothing in the cluster.
+	cluster, err := readObjects(existingFile)
+	if err != nil {
+		return "", err
+	}
 	funcs["lookup"] = func(apiVersion, kind, namespace, name string) (map[string]interface{}, error) {
+		for _, o := range cluster {
+			meta, _ := o["metadata"].(map[string]interface{})
+			if o["apiVersion"] == apiVersion && o["kind"] == kind && meta["name"] == name && (namespace == "" || meta["namespace"] == namespace) {
+				return o, nil
+			}
+		}
 		return map[string]interface{}{}, nil
 	}
 	funcs["include"] = func(name string, data interface{}) (string, error) {
@@ -224,6 +237,26 @@ func render(chartDir, release, namespace string, valueFiles []string, valuesOnly
 		fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", d.source, d.body)
 	}
 	return b.String(), nil
+}
+
+// The objects `lookup` finds: every document of a manifest file (none without one).
+func readObjects(path string) ([]map[string]interface{}, error) {
+	if path == "" {
+		return nil, nil
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []map[string]interface{}
+	for _, doc := range splitManifests(string(raw)) {
+		o, err := yamlToJSONMap([]byte(doc))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		out = append(out, o)
+	}
+	return out, nil
 }
 
 var separator = regexp.MustCompile(`(?:^|\s*\n)---\s*`)

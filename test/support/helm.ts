@@ -77,11 +77,14 @@ export interface RenderOptions {
   valuesJson?: boolean;
   /** Print NOTES.txt as `helm install` shows it instead of manifests. */
   notes?: boolean;
+  /** Manifests standing for the cluster's objects, found by `lookup` (as on `helm upgrade`). */
+  existing?: string;
 }
 
 export function renderChart(bin: string, o: RenderOptions = {}): Promise<RunResult> {
   const args = ['--chart', CHART_DIR, '--name', o.name ?? 'platform', '--namespace', o.namespace ?? 'default'];
   for (const f of o.values ?? []) args.push('-f', f);
+  if (o.existing) args.push('--existing', o.existing);
   if (o.valuesJson) args.push('--values-json');
   if (o.notes) args.push('--notes');
   return run(bin, args);
