@@ -14,6 +14,7 @@
 import { ClosedConnectionError, createInbox, DrainingConnectionError, PermissionViolationError, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 import { StatusError, isStatus, serviceUnavailable, timeout, internalError } from '../api/status.js';
 import { ERROR_CODE_HEADER, IDEMPOTENT_SUBJECTS } from './subjects.js';
+import { BusOutcome, type BusMetrics } from './metrics.js';
 
 export const DEFAULT_BUS_TIMEOUT_MS = 5_000;
 
@@ -63,8 +64,11 @@ class RequestMux {
   private readonly pending = new Map<string, PendingRequest>();
   private outbox: [string, PendingRequest][] = [];
   private next = 0;
+  /** Where this connection's round trips are timed (instrumentBus); none: not timed. */
+  metrics: BusMetrics | undefined;
 
   constructor(private readonly nc: NatsConnection) {
+    this.metrics = observers.get(nc);
     const prefix = (nc as { options?: { inboxPrefix?: string } }).options?.inboxPrefix;
     this.inbox = `${createInbox(prefix)}.`;
     this.sub = nc.subscribe(`${this.inbox}*`, { callback: (err, msg) => this.dispatch(err, msg) });
@@ -152,6 +156,14 @@ class RequestMux {
 }
 
 const muxes = new WeakMap<NatsConnection, RequestMux>();
+const observers = new WeakMap<NatsConnection, BusMetrics>();
+
+/** Times every request made on `nc` from now on (a process's registry; the last one given wins). */
+export function instrumentBus(nc: NatsConnection, metrics: BusMetrics): void {
+  observers.set(nc, metrics);
+  const mux = muxes.get(nc);
+  if (mux) mux.metrics = metrics;
+}
 
 function muxFor(nc: NatsConnection): RequestMux {
   let mux = muxes.get(nc);
@@ -170,16 +182,24 @@ export async function busRequest<Res>(nc: NatsConnection, subject: string, body:
   } catch (err) {
     throw requestFailed(subject, err);
   }
+  const metrics = mux.metrics;
+  const start = metrics ? performance.now() : 0;
   const data = encodeJson(body);
   let msg: Msg;
   try {
-    msg = await mux.request(subject, data, timeoutMs);
+    try {
+      msg = await mux.request(subject, data, timeoutMs);
+    } catch (err) {
+      // No reply at all (the replica died, or none was there): an idempotent request is sent once more.
+      if (!IDEMPOTENT_SUBJECTS.has(subject) || nc.isClosed() || nc.isDraining()) throw err;
+      msg = await muxFor(nc).request(subject, data, timeoutMs);
+    }
   } catch (err) {
-    // No reply at all (the replica died, or none was there): an idempotent request is sent once more.
-    if (!IDEMPOTENT_SUBJECTS.has(subject) || nc.isClosed() || nc.isDraining()) throw err;
-    msg = await muxFor(nc).request(subject, data, timeoutMs);
+    metrics?.observe(subject, err instanceof StatusError && err.status.code === 504 ? BusOutcome.Timeout : BusOutcome.Unavailable, (performance.now() - start) / 1000);
+    throw err;
   }
   const error = replyError(msg);
+  metrics?.observe(subject, error ? BusOutcome.Error : BusOutcome.Ok, (performance.now() - start) / 1000);
   if (error) throw error;
   return decodeJson<Res>(msg.data);
 }
