@@ -10,6 +10,7 @@ import { createGatewayService, defaultGatewayConfig } from './service.js';
 import { parseServiceNetwork } from '../../shared/registry/builtin/core/service-network.js';
 import { featureGatesFromFlag } from '../../shared/config/feature-gates.js';
 import { auditOptionsFrom, loadAudit } from './audit.js';
+import { metricsOptionsFrom } from '../../shared/metrics/options.js';
 
 
 async function main(): Promise<void> {
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
   const cert = read(o['tls-cert-file']);
   const key = read(o['tls-private-key-file']);
   if (Boolean(cert) !== Boolean(key)) throw new Error('--tls-cert-file and --tls-private-key-file go together');
+  const metrics = metricsOptionsFrom(o);
   const registry = createBuiltinRegistry({ runtimeConfig: o['runtime-config'], upstreamGroupAliases: o['upstream-group-aliases'] });
   // The audit policy and backends are checked before anything connects: a mistake stops the start.
   const audit = await loadAudit(auditOptionsFrom(o), log);
@@ -46,6 +48,7 @@ async function main(): Promise<void> {
       shutdownSendRetryAfter: o['shutdown-send-retry-after'],
       livezGracePeriodMs: o['livez-grace-period'],
       audit,
+      metrics,
     },
   });
   await gw.ready;

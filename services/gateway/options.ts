@@ -6,6 +6,7 @@ import { defaultHandlerOptions } from './handlers/context.js';
 import { DEFAULT_BUCKET } from '../../shared/api/groups.js';
 import { featureGatesOption } from '../../shared/config/feature-gates.js';
 import { auditOptionSpecs } from './audit.js';
+import { metricsOptionSpecs } from '../../shared/metrics/options.js';
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE } from '../../shared/registry/builtin/core/service-network.js';
 
 export const gatewayOptionSpecs = {
@@ -30,4 +31,5 @@ export const gatewayOptionSpecs = {
   'livez-grace-period': { type: 'duration', default: '0s', description: 'after start, how long /livez reports ok whatever its checks say (a slow start is not a dead process)' },
   'max-watch-buffered-bytes': { type: 'number', default: defaultHandlerOptions.maxWatchBufferedBytes, description: 'bytes all watches together may hold for clients that have not read them; beyond it new watches get 429 and lagging watchers are closed' },
   ...auditOptionSpecs,
+  ...metricsOptionSpecs,
 } satisfies OptionSpecs;

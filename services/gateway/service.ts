@@ -7,7 +7,7 @@ import type { KV } from '@nats-io/kv';
 import type { Logger } from 'pino';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_BUCKET, RBAC_GROUP } from '../../shared/api/groups.js';
-import { busRequest } from '../../shared/bus/client.js';
+import { busRequest, instrumentBus } from '../../shared/bus/client.js';
 import { AdmissionInterestCache, AuthnInterestCache } from '../../shared/bus/service-interest.js';
 import type { Registry } from '../../shared/registry/registry.js';
 import { Targets } from '../../shared/registry/target.js';
@@ -39,6 +39,7 @@ import { services } from '../../shared/registry/builtin/core/service.js';
 import { defaultFeatureGates, type FeatureGates } from '../../shared/config/feature-gates.js';
 import { dropDisabledFields } from '../../shared/registry/builtin/feature-gated-fields.js';
 import { createAuditor, type AuditSetup } from './audit.js';
+import type { MetricsOptions } from '../../shared/metrics/registry.js';
 
 export interface GatewayConfig {
   bucket: string;
@@ -61,6 +62,8 @@ export interface GatewayConfig {
   livezGracePeriodMs: number;
   /** `--audit-*`: the policy and backends (services/gateway/audit.ts loadAudit); null: no auditing. */
   audit: AuditSetup | null;
+  /** `--show-hidden-metrics-for-version`, `--disabled-metrics`. */
+  metrics: MetricsOptions;
 }
 
 export const defaultGatewayConfig: GatewayConfig = {
@@ -78,6 +81,7 @@ export const defaultGatewayConfig: GatewayConfig = {
   shutdownSendRetryAfter: false,
   livezGracePeriodMs: 0,
   audit: null,
+  metrics: {},
 };
 
 export interface GatewayDeps {
@@ -123,7 +127,9 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
     dropDisabledFields: (type, obj, old) => dropDisabledFields(type, obj, old, config.featureGates),
   });
   const targets = new Targets(registry);
-  const metrics = new GatewayMetrics();
+  const metrics = new GatewayMetrics({ ...config.metrics, log });
+  metrics.observeCache(cache);
+  instrumentBus(nc, metrics.bus);
   const auditor = config.audit ? await createAuditor(config.audit, metrics.audit, log) : null;
   const decoder = new DecodePool();
   const handlerDeps: HandlerDeps = { registry, store, reader, bus, metrics, watchBudget: new WatchBudget(opts.maxWatchBufferedBytes), options: opts, features: config.featureGates };

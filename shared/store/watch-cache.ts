@@ -133,6 +133,7 @@ class Watcher implements WatchHandle {
   send(line: string | Buffer): void {
     if (this.closed) return;
     if (!this.opts.sink.write(line)) {
+      this.state.terminatedWatchers++;
       this.stop();
       this.opts.sink.close();
     }
@@ -207,6 +208,13 @@ class ResourceState {
   readonly watchers = new Set<Watcher>();
   /** Highest revision compacted out of this resource's log. */
   droppedThrough = 0;
+  // Counted for the metrics (read at scrape time, so counting is all a change costs).
+  /** Entries applied while loading the initial state. */
+  initEvents = 0;
+  /** Changes logged and handed to the watchers. */
+  dispatched = 0;
+  /** Watchers closed for not keeping up. */
+  terminatedWatchers = 0;
   // Sorted keys change only when objects appear or vanish; values are looked up per read so
   // modifications never need a re-sort.
   private sortedKeys: string[] | null = null;
@@ -253,6 +261,18 @@ export interface WatchCacheOptions {
   now?: () => number;
 }
 
+/** One resource's figures for the metrics, read at scrape time. */
+export interface ResourceStats {
+  /** Storage group ('' for core) and resource. */
+  group: string;
+  resource: string;
+  objects: number;
+  watchers: number;
+  initEvents: number;
+  dispatched: number;
+  terminatedWatchers: number;
+}
+
 export interface KvChange {
   key: string;
   revision: number;
@@ -266,6 +286,8 @@ export class WatchCache {
   /** Oldest revision whose state can still be reconstructed; older exact reads are 410. */
   compactedRevision = 0;
   synced = false;
+  /** Times the cache (re)built its state: the first load, and each restart of the window after a feed outage. */
+  initializations = 0;
   private readonly resources = new Map<string, ResourceState>();
   private waiters: Waiter[] = [];
   private readonly syncWaiters: Array<() => void> = [];
@@ -326,11 +348,12 @@ export class WatchCache {
       ev = { revision, type: 'DELETED', obj: { ref, sortKey, object: last, revision }, prev, at: this.now() };
     }
     if (this.synced) {
+      st.dispatched++;
       st.log.push(ev);
       this.logSize++;
       for (const w of st.watchers) if (w.live) w.deliver(ev);
       if (this.logSize > this.maxLogEvents) this.compact(true);
-    }
+    } else st.initEvents++;
   }
 
   private advance(revision: number): void {
@@ -347,6 +370,7 @@ export class WatchCache {
     if (revision > this.revision) this.advance(revision);
     this.compactedRevision = this.revision;
     this.synced = true;
+    this.initializations++;
     for (const f of this.syncWaiters.splice(0)) f();
   }
 
@@ -453,6 +477,24 @@ export class WatchCache {
     }
   }
 
+  /** Every resource the cache has seen, with its figures (for the metrics). */
+  resourceStats(): ResourceStats[] {
+    const out: ResourceStats[] = [];
+    for (const [key, st] of this.resources) {
+      const slash = key.indexOf('/');
+      out.push({
+        group: key.slice(0, slash),
+        resource: key.slice(slash + 1),
+        objects: st.objects.size,
+        watchers: st.watchers.size,
+        initEvents: st.initEvents,
+        dispatched: st.dispatched,
+        terminatedWatchers: st.terminatedWatchers,
+      });
+    }
+    return out;
+  }
+
   watcherCount(): number {
     let n = 0;
     for (const st of this.resources.values()) n += st.watchers.size;
@@ -496,6 +538,7 @@ export class WatchCache {
       st.droppedThrough = at;
     }
     this.snapshots.clear();
+    this.initializations++;
     this.compactedRevision = at;
     this.advance(at);
     return missed.length + gone.length;

@@ -6,24 +6,32 @@ import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { bearerToken } from '../../../shared/api/bearer-token.js';
 import type { AuthnInterestCache } from '../../../shared/bus/service-interest.js';
+import { StatusError } from '../../../shared/api/status.js';
 import type { Credentials, Identity } from '../identity.js';
 import type { Filter } from './chain.js';
+import type { GatewayMetrics } from './metrics.js';
 import { distinctHeaders } from './impersonation.js';
 import { apiState } from './request-info.js';
 
-/** `clientCertificates`: whether the server asks for client certificates (only then are they looked for). */
-export function authenticationFilter(identity: Identity, interest: AuthnInterestCache, clientCertificates: boolean): Filter {
+/**
+ * `clientCertificates`: whether the server asks for client certificates (only then are they looked
+ * for). Each attempt is counted and timed as upstream's filter does: success, failure (401), error.
+ */
+export function authenticationFilter(identity: Identity, interest: AuthnInterestCache, clientCertificates: boolean, metrics?: GatewayMetrics): Filter {
   return {
     name: 'authentication',
     async onRequest(req) {
       const api = apiState(req);
       const creds = credentialsOf(req.raw, clientCertificates, interest);
+      const start = performance.now();
       try {
         api.user = await identity.authenticate(creds);
       } catch (err) {
         api.failedAuthentication = failureMessage(creds);
+        metrics?.authenticated(err instanceof StatusError && err.code === 401 ? 'failure' : 'error', (performance.now() - start) / 1000);
         throw err;
       }
+      metrics?.authenticated('success', (performance.now() - start) / 1000, api.user);
     },
   };
 }

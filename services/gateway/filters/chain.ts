@@ -44,7 +44,7 @@ export function filterChain(d: FilterDeps): Filter[] {
   return [
     requestInfoFilter(d.targets.registry.canonicalGroup), //       audit ID, RequestInfo (canonical group), req.api
     shutdownFilter(d.refuseNewRequests), //                         429 + Retry-After while draining, when asked to
-    authenticationFilter(d.identity, d.authnInterest, d.clientCertificates), // → api.user
+    authenticationFilter(d.identity, d.authnInterest, d.clientCertificates, d.metrics), // → api.user
     ...(d.auditor ? [auditFilter(d.auditor)] : []), //             → api.audit; stages RequestReceived … ResponseComplete
     impersonationFilter(d.identity), //                            → api.user, api.impersonator
     maxInFlightFilter(d.inFlight, d.metrics), //                    429 + Retry-After beyond the in-flight limits

@@ -64,7 +64,7 @@ export class InFlight {
 }
 
 export function maxInFlightFilter(limits: InFlightLimits, metrics: GatewayMetrics): Filter {
-  const inFlight = new InFlight(limits, (kind, n) => metrics.inflight.set({ request_kind: kind }, n));
+  const inFlight = new InFlight(limits, (kind, n) => metrics.setInFlight(kind, n));
   return {
     name: 'max-in-flight',
     onRequest(req, reply) {

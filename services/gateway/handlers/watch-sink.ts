@@ -4,6 +4,7 @@
 
 import type { ServerResponse } from 'node:http';
 import type { WatchSink } from '../../../shared/store/watch-cache.js';
+import type { WatchCells } from '../filters/metrics.js';
 
 /** Unsent watch bytes of every response of one gateway; new watches are refused once it is spent. */
 export class WatchBudget {
@@ -24,7 +25,7 @@ const CLOSE_GRACE_MS = 10_000;
  * closed) when its unsent bytes exceed `bufferLimit`, or when it is already a high-water mark
  * behind while the budget is spent.
  */
-export function responseSink(res: ServerResponse, budget: WatchBudget, bufferLimit: number): WatchSink {
+export function responseSink(res: ServerResponse, budget: WatchBudget, bufferLimit: number, counted?: Pick<WatchCells, 'events' | 'sizes'>): WatchSink {
   let closed = false;
   let charged = 0;
   // The budget follows the response's unsent bytes: exact after each write and on drain, and
@@ -43,6 +44,11 @@ export function responseSink(res: ServerResponse, budget: WatchBudget, bufferLim
   return {
     write(chunk) {
       if (closed) return false;
+      if (counted) {
+        counted.events.inc();
+        // A string's length: its bytes for the ASCII of JSON events (counting UTF-8 would cost a pass).
+        counted.sizes.observe(chunk.length);
+      }
       const behind = res.writableLength >= res.writableHighWaterMark;
       res.write(chunk);
       settle();

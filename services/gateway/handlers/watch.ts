@@ -23,7 +23,6 @@ export const watch: Handler = async (ctx, { reader, options, watchBudget, metric
   }
   const filter = objectFilter(t, namespaceOf(ctx), lo.labelSelector, fieldSelector);
   if (watchBudget.spent) throw tooManyRequests('too many watch bytes are waiting for their clients, please try again later', 1);
-  metrics.watchers.inc({ group: t.served.group, version: t.served.version.name, resource: t.type.plural });
 
   let after: number;
   let initial: CachedObject[] | undefined;
@@ -39,7 +38,12 @@ export const watch: Handler = async (ctx, { reader, options, watchBudget, metric
   const res = ctx.res;
   res.writeHead(200, { 'content-type': encoder.mediaType, 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked', ...warningHeaders(ctx.warnings) });
   res.flushHeaders();
-  const sink = responseSink(res, watchBudget, options.watchBufferBytes);
+  // Counted per served group, version and kind from here to the end of the response.
+  const counted = metrics.watchCells(t);
+  counted.watchers.inc();
+  if (res.destroyed) counted.watchers.dec(); // the client left already: no 'close' is coming
+  else ctx.onClose(() => counted.watchers.dec());
+  const sink = responseSink(res, watchBudget, options.watchBufferBytes, counted);
   const handle = reader.cache.watch(t.cacheKey, {
     filter,
     transform: t.fromStored,

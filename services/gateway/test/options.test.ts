@@ -62,6 +62,8 @@ test('gateway options - with no flags every default is converted to its type (du
       'audit-webhook-truncate-enabled': false,
       'audit-webhook-truncate-max-event-size': 102_400,
       'audit-webhook-truncate-max-batch-size': 10_485_760,
+      'show-hidden-metrics-for-version': '',
+      'disabled-metrics': [],
     },
   );
 });

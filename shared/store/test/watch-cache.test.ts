@@ -292,3 +292,26 @@ test('watch cache - shutdown closes a watcher still catching up', () => {
   assert.equal(w.events.length, sent);
   assert.equal(c.watcherCount(), 0);
 });
+
+test('watch cache - per-resource figures for the metrics: objects, watchers, init and dispatched events, slow watchers, initializations', () => {
+  const c = new WatchCache();
+  put(c, 1, 'a');
+  put(c, 2, 'b');
+  c.apply({ key: encodeKey({ group: 'apps', resource: 'deployments', namespace: 'default', name: 'd' }), revision: 3, operation: 'PUT', value: enc.encode('{"metadata":{"name":"d"}}') });
+  c.markSynced(3);
+  const fast = sink();
+  const slow = sink(1);
+  c.watch(CM, { afterRevision: 3, encoder: jsonWatchEncoder, sink: fast.s });
+  c.watch(CM, { afterRevision: 3, encoder: jsonWatchEncoder, sink: slow.s });
+  put(c, 4, 'c');
+  put(c, 5, 'd');
+  del(c, 6, 'a');
+  const stats = (group: string, resource: string) => c.resourceStats().find((s) => s.group === group && s.resource === resource);
+  assert.deepEqual(stats('', 'configmaps'), { group: '', resource: 'configmaps', objects: 3, watchers: 1, initEvents: 2, dispatched: 3, terminatedWatchers: 1 });
+  assert.deepEqual(stats('apps', 'deployments'), { group: 'apps', resource: 'deployments', objects: 1, watchers: 0, initEvents: 1, dispatched: 0, terminatedWatchers: 0 });
+  assert.equal(c.initializations, 1);
+  // The feed came back after missing a change: the window restarts, a second initialization.
+  const replay = ['b', 'c', 'd', 'e'].map((name, i) => ({ key: encodeKey({ group: '', resource: 'configmaps', namespace: 'default', name }), revision: 7 + i, operation: 'PUT' as const, value: enc.encode(`{"metadata":{"name":"${name}"}}`) }));
+  c.resync(replay, 10);
+  assert.equal(c.initializations, 2);
+});
