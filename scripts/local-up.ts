@@ -161,9 +161,15 @@ function portIsFree(port: number): Promise<boolean> {
   });
 }
 
+/** The services whose /metrics has a listener of its own (`--metrics-bind-address`). */
+export const METRICS_LISTENERS = ['storage', 'authn', 'authz', 'admission'] as const;
+export type MetricsListener = (typeof METRICS_LISTENERS)[number];
+
 /** The command line of one service in local mode. */
-export function serviceArgs(name: LocalServiceName, ctx: { natsUrl: string; state: LocalState; port: number; controllersPort?: number }): string[] {
-  const common = [`--nats-url=${ctx.natsUrl}`];
+export function serviceArgs(name: LocalServiceName, ctx: { natsUrl: string; state: LocalState; port: number; controllersPort?: number; metricsPorts?: Partial<Record<MetricsListener, number>> }): string[] {
+  const metricsPort = ctx.metricsPorts?.[name as MetricsListener];
+  // Plain HTTP without authentication: loopback only.
+  const common = [`--nats-url=${ctx.natsUrl}`, ...(metricsPort ? [`--metrics-bind-address=127.0.0.1:${metricsPort}`] : [])];
   switch (name) {
     case 'storage':
       return common;
@@ -459,6 +465,9 @@ async function main(argv: string[]): Promise<number> {
     controllersPort = await freePort();
     process.stdout.write(`local-up: port ${cfg.controllersPort} is in use; the controllers' health endpoints use ${controllersPort}\n`);
   }
+  // Each service's /metrics listener, on a free loopback port (printed below).
+  const metricsPorts: Record<MetricsListener, number> = { storage: 0, authn: 0, authz: 0, admission: 0 };
+  for (const name of METRICS_LISTENERS) metricsPorts[name] = await freePort();
   let natsUrl = cfg.natsUrl;
   if (!natsUrl) {
     const natsPort = await localNatsPort(cfg.dir);
@@ -476,7 +485,7 @@ async function main(argv: string[]): Promise<number> {
     let index = 0;
     for (const stage of SERVICE_STAGES) {
       if (sup.isStopping) break;
-      const started = stage.map((name) => ({ name, child: sup.spawnService(name, serviceArgs(name, { natsUrl: natsUrl!, state, port: cfg.port, controllersPort }), cfg.servicesDir, index++) }));
+      const started = stage.map((name) => ({ name, child: sup.spawnService(name, serviceArgs(name, { natsUrl: natsUrl!, state, port: cfg.port, controllersPort, metricsPorts }), cfg.servicesDir, index++) }));
       if (stage.includes('gateway')) break;
       // Wait until each answers $SRV.PING so the next stage finds its dependencies; a service that
       // never registers is reported but not fatal — /readyz below is the real verdict.
@@ -519,6 +528,8 @@ async function main(argv: string[]): Promise<number> {
       ...sup.running.map((r) => `  ${r.name.padEnd(10)} pid ${r.child.pid}`),
       `  API        ${url}`,
       `  controllers https://127.0.0.1:${controllersPort}/readyz  (health; each controller as its own service account)`,
+      `  metrics    ${url}/metrics (system:monitoring or admin); unauthenticated, loopback only:`,
+      `             ${METRICS_LISTENERS.map((n) => `${n} http://127.0.0.1:${metricsPorts[n]}/metrics`).join('\n             ')}`,
       '',
       `  export KUBECONFIG=${state.kubeconfig}`,
       '  kubectl get ns',

@@ -65,6 +65,7 @@ test('compose - services reach NATS and get their flags as PLATFORM_* env', () =
   }
   assert.equal(compose.services.storage!.depends_on.nats.condition, 'service_healthy');
   assert.equal(compose.services.authz!.environment.PLATFORM_AUTHORIZATION_MODE, 'Node,RBAC');
+  for (const name of ['storage', 'authn', 'authz', 'admission']) assert.equal(compose.services[name]!.environment.PLATFORM_METRICS_BIND_ADDRESS, '0.0.0.0:9090', `${name}: /metrics on the compose network`);
   assert.equal(compose.services.admission!.environment.PLATFORM_ENABLE_ADMISSION_PLUGINS, 'NodeRestriction', 'NodeRestriction goes with the Node authorizer');
   assert.equal(compose.services.authn!.environment.PLATFORM_TOKEN_AUTH_FILE, '/local/tokens.csv');
   assert.equal(compose.services.authn!.environment.PLATFORM_CLIENT_CA_FILE, '/local/pki/ca.crt');

@@ -99,6 +99,9 @@ describe('local-up state', () => {
     const ctx = { natsUrl: 'nats://127.0.0.1:4222', state, port: 6443 };
     assert.deepEqual(serviceArgs('authz', ctx), ['--nats-url=nats://127.0.0.1:4222', '--authorization-mode=Node,RBAC', '--upstream-group-aliases=true']);
     assert.deepEqual(serviceArgs('admission', ctx), ['--nats-url=nats://127.0.0.1:4222', '--enable-admission-plugins=NodeRestriction']);
+    // Each service's /metrics listener on loopback, when npm start picked a port for it.
+    assert.deepEqual(serviceArgs('storage', { ...ctx, metricsPorts: { storage: 10300 } }), ['--nats-url=nats://127.0.0.1:4222', '--metrics-bind-address=127.0.0.1:10300']);
+    assert.ok(!serviceArgs('gateway', { ...ctx, metricsPorts: { storage: 10300 } }).some((f) => f.startsWith('--metrics-bind-address')), 'the gateway serves /metrics on its own port');
     const authn = serviceArgs('authn', ctx);
     for (const f of [
       '--anonymous-auth=true',

@@ -28,7 +28,12 @@ function denied(status: Status, warnings: string[]): AdmissionReply {
   return reply;
 }
 
-export async function runAdmissionChain(plugins: AdmissionPlugin[], req: AdmissionRequest, log: Logger): Promise<AdmissionReply> {
+/** Told how long each plugin's hook took and whether it rejected the request (metrics.ts). */
+export interface AdmissionObserver {
+  plugin(name: string, req: AdmissionRequest, rejected: boolean, seconds: number): void;
+}
+
+export async function runAdmissionChain(plugins: AdmissionPlugin[], req: AdmissionRequest, log: Logger, observer?: AdmissionObserver): Promise<AdmissionReply> {
   const mutating = req.phase === AdmissionPhase.Mutating;
   const warnings: string[] = [];
   const annotations: Record<string, string> = {};
@@ -52,10 +57,13 @@ export async function runAdmissionChain(plugins: AdmissionPlugin[], req: Admissi
       current = structuredClone(current);
       copied = true;
     }
+    const start = observer ? performance.now() : 0;
     try {
       const out = await hook.call(plugin, mutating ? { ...req, object: current } : req, ctx);
+      observer?.plugin(plugin.name, req, false, (performance.now() - start) / 1000);
       if (mutating && out) current = out;
     } catch (err) {
+      observer?.plugin(plugin.name, req, true, (performance.now() - start) / 1000);
       if (err instanceof StatusError) return denied(err.status, warnings);
       if (isStatus(err)) return denied(err, warnings);
       log.error({ err, plugin: plugin.name }, 'admission plugin failed');

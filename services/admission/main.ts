@@ -7,6 +7,7 @@ import { createLogger } from '../../shared/log.js';
 import { ServiceName } from '../../shared/bus/subjects.js';
 import { resolvePlugins } from './config.js';
 import { createAdmissionService } from './service.js';
+import { processRegistry, serveMetrics } from '../../shared/metrics/serve.js';
 
 
 async function main(): Promise<void> {
@@ -15,10 +16,16 @@ async function main(): Promise<void> {
   // Fail on a bad plugin list before touching the network, so the error is the first thing seen.
   resolvePlugins(config);
   const log = createLogger('admission', opts['log-level']);
+  const metrics = processRegistry(opts, log);
+  const endpoint = await serveMetrics(opts['metrics-bind-address'], metrics, log);
   const creds = opts['nats-creds'];
   const nc = await connectBus({ url: opts['nats-url'], name: ServiceName.admission, ...(creds ? { creds } : {}) });
-  const service = await createAdmissionService({ nc, log, config, bucket: opts.bucket });
-  await serveUntilSignalled(nc, service, log);
+  const service = await createAdmissionService({ nc, log, config, bucket: opts.bucket, metrics });
+  const stop = async () => {
+    await service.stop();
+    await endpoint.close();
+  };
+  await serveUntilSignalled(nc, { stop }, log);
 }
 
 runMain(ServiceName.admission, main);

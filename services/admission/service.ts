@@ -13,6 +13,10 @@ import { startNamespaceFeed, type NamespaceFeed } from './namespace-feed.js';
 import { implementedPlugins } from './registry.js';
 import type { AdmissionPlugin, PluginDeps } from './types.js';
 import { DEFAULT_BUCKET } from '../../shared/api/groups.js';
+import { instrumentBus } from '../../shared/bus/client.js';
+import { BusMetrics } from '../../shared/bus/metrics.js';
+import { MetricsRegistry } from '../../shared/metrics/registry.js';
+import { AdmissionMetrics } from './metrics.js';
 
 export type { AdmissionConfig } from './config.js';
 
@@ -26,6 +30,8 @@ export interface AdmissionServiceDeps {
   log?: Logger;
   /** Delay between attempts to bind the bucket / restart the namespace watch (default 1s). */
   retryMs?: number;
+  /** Where the plugins are timed (main.ts serves it at /metrics); default: a registry of its own. */
+  metrics?: MetricsRegistry;
 }
 
 export interface AdmissionService {
@@ -62,14 +68,20 @@ export async function createAdmissionService(deps: AdmissionServiceDeps): Promis
   for (const name of enabled) plugins.push(await implementedPlugins[name]!(pluginDeps));
 
   const interest = admissionInterest(plugins);
+  const registry = deps.metrics ?? new MetricsRegistry();
+  const metrics = new AdmissionMetrics(registry);
+  instrumentBus(deps.nc, new BusMetrics(registry));
   const service = await startJsonService(deps.nc, {
     name: ServiceName.admission,
     version: ADMISSION_SERVICE_VERSION,
     description: 'admission plugin chain',
     endpoints: [
-      jsonEndpoint<AdmissionRequest, AdmissionReply>(Subjects.admissionAdmit, (req) => {
+      jsonEndpoint<AdmissionRequest, AdmissionReply>(Subjects.admissionAdmit, async (req) => {
         checkRequest(req);
-        return runAdmissionChain(plugins, req, log);
+        const start = performance.now();
+        const reply = await runAdmissionChain(plugins, req, log, metrics);
+        metrics.step(req, !reply.allowed, (performance.now() - start) / 1000);
+        return reply;
       }),
       jsonEndpoint<Record<string, never>, AdmissionInterest>(Subjects.admissionInterest, () => interest),
     ],

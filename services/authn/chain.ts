@@ -18,9 +18,13 @@ export interface AuthnChain {
   anonymous?: RequestAuthenticator;
 }
 
+export type AuthenticatorResult = 'success' | 'failure' | 'error';
+
 export interface ChainHooks {
   /** Called with the authenticator's name when it throws; the error never reaches the caller. */
   onError?(authenticator: string, err: unknown): void;
+  /** Each authenticator that had an opinion (skips are not attempts), and how long it took. */
+  onResult?(authenticator: string, result: AuthenticatorResult, seconds: number): void;
 }
 
 /** Adds `system:authenticated` unless the user is anonymous or already carries either marker group. */
@@ -51,15 +55,19 @@ export function withAudiences(r: Extract<AuthnResult, { kind: 'ok' }>, requested
 
 export async function runAuthnChain(chain: AuthnChain, req: AuthnRequest, hooks: ChainHooks = {}): Promise<AuthnReply> {
   const errors: string[] = [];
+  const timed = hooks.onResult;
   for (const a of chain.authenticators) {
     let r: AuthnResult;
+    const start = timed ? performance.now() : 0;
     try {
       r = await a.authenticate(req);
     } catch (err) {
+      timed?.(a.name, 'error', (performance.now() - start) / 1000);
       hooks.onError?.(a.name, err);
       errors.push('authentication failed');
       continue;
     }
+    if (timed && r.kind !== 'skip') timed(a.name, r.kind === 'ok' ? 'success' : 'failure', (performance.now() - start) / 1000);
     if (r.kind === 'ok') {
       const scoped = withAudiences(r, req.audiences, chain.implicitAudiences ?? []);
       if (scoped) return success(scoped);
@@ -70,7 +78,9 @@ export async function runAuthnChain(chain: AuthnChain, req: AuthnRequest, hooks:
   }
   if (errors.length > 0) return { authenticated: false, error: errors.join('; ') };
   if (chain.anonymous) {
+    const start = timed ? performance.now() : 0;
     const r = await chain.anonymous.authenticate(req);
+    if (timed && r.kind !== 'skip') timed(chain.anonymous.name, r.kind === 'ok' ? 'success' : 'failure', (performance.now() - start) / 1000);
     if (r.kind === 'ok') return success(r);
   }
   return { authenticated: false };

@@ -6,16 +6,23 @@ import { createLogger } from '../../shared/log.js';
 import { ServiceName } from '../../shared/bus/subjects.js';
 import { createAuthnService } from './service.js';
 import { authnConfigFromOptions, authnOptionSpecs } from './options.js';
+import { processRegistry, serveMetrics } from '../../shared/metrics/serve.js';
 
 async function main(): Promise<void> {
   const opts = serviceOptions('platform authn service', authnOptionSpecs);
   const config = authnConfigFromOptions(opts);
   const log = createLogger('authn', opts['log-level'] as string);
+  const metrics = processRegistry(opts, log);
+  const endpoint = await serveMetrics(opts['metrics-bind-address'], metrics, log);
   const creds = opts['nats-creds'] as string | undefined;
   const nc = await connectBus({ url: String(opts['nats-url']), name: ServiceName.authn, ...(creds ? { creds } : {}) });
   // A bad file (token CSV, CA, key, webhook config) fails start-up with its own message.
-  const service = await createAuthnService({ nc, log, config });
-  await serveUntilSignalled(nc, service, log);
+  const service = await createAuthnService({ nc, log, config, metrics });
+  const stop = async () => {
+    await service.stop();
+    await endpoint.close();
+  };
+  await serveUntilSignalled(nc, { stop }, log);
 }
 
 runMain(ServiceName.authn, main);

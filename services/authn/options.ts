@@ -4,6 +4,7 @@
 import { commonOptions, OptionsError, type Options, type OptionSpecs } from '../../shared/config/options.js';
 import type { AuthnConfig } from './config.js';
 import { DEFAULT_BUCKET } from '../../shared/api/groups.js';
+import { metricsOptionSpecs, metricsServingOptionSpecs } from '../../shared/metrics/options.js';
 
 export const authnOptionSpecs = {
   ...commonOptions,
@@ -35,6 +36,8 @@ export const authnOptionSpecs = {
   'authentication-token-webhook-config-file': { type: 'string', description: 'client configuration (kubeconfig format) of the token webhook' },
   'authentication-token-webhook-cache-ttl': { type: 'duration', default: '2m', description: 'how long webhook answers are cached' },
   'authentication-token-webhook-version': { type: 'string', default: 'v1beta1', description: 'TokenReview version sent to the webhook: v1beta1 or v1' },
+  ...metricsServingOptionSpecs,
+  ...metricsOptionSpecs,
 } satisfies OptionSpecs;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);

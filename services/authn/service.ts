@@ -11,6 +11,10 @@ import { jsonEndpoint, startJsonService } from '../../shared/bus/service.js';
 import { ServiceName, Subjects } from '../../shared/bus/subjects.js';
 import { buildAuthn, type AuthnConfig } from './config.js';
 import { runAuthnChain } from './chain.js';
+import { AuthnMetrics } from './metrics.js';
+import { instrumentBus } from '../../shared/bus/client.js';
+import { BusMetrics } from '../../shared/bus/metrics.js';
+import { MetricsRegistry } from '../../shared/metrics/registry.js';
 
 export type { AuthnConfig } from './config.js';
 
@@ -20,6 +24,8 @@ export interface AuthnServiceDeps {
   nc: NatsConnection;
   config: AuthnConfig;
   log?: Logger;
+  /** Where the authenticators are counted (main.ts serves it at /metrics); default: a registry of its own. */
+  metrics?: MetricsRegistry;
 }
 
 export interface AuthnService {
@@ -32,6 +38,9 @@ export async function createAuthnService(deps: AuthnServiceDeps): Promise<AuthnS
   const onError = (authenticator: string, err: unknown) => log.error({ err, authenticator }, 'authenticator failed');
   const built = await buildAuthn(deps.config, { nc: deps.nc, log, onError });
   const { chain, issuer } = built;
+  const registry = deps.metrics ?? new MetricsRegistry();
+  const onResult = new AuthnMetrics(registry).observe;
+  instrumentBus(deps.nc, new BusMetrics(registry));
   // Bootstrap tokens and service-account lookups read cluster objects: give the first load a
   // moment before answering (a lookup that finds nothing then falls back to a live read).
   if (built.objects) await Promise.race([built.objects.synced, new Promise((r) => setTimeout(r, 3_000).unref())]);
@@ -40,7 +49,7 @@ export async function createAuthnService(deps: AuthnServiceDeps): Promise<AuthnS
     version: AUTHN_SERVICE_VERSION,
     description: 'authenticates requests',
     endpoints: [
-      jsonEndpoint<AuthnRequest, AuthnReply>(Subjects.authnAuthenticate, (req) => runAuthnChain(chain, req ?? {}, { onError })),
+      jsonEndpoint<AuthnRequest, AuthnReply>(Subjects.authnAuthenticate, (req) => runAuthnChain(chain, req ?? {}, { onError, onResult })),
       jsonEndpoint<unknown, AuthnInterest>(Subjects.authnInterest, () => built.interest),
       jsonEndpoint<TokenIssueRequest, TokenIssueReply>(Subjects.authnIssueToken, (req) => {
         if (!issuer) throw failure(503, StatusReason.ServiceUnavailable, 'token issuance is not configured: the authn service has no --service-account-signing-key-file');

@@ -7,6 +7,8 @@ import type { Authorizer } from './types.js';
 
 export interface AuthzChainHooks {
   onError?(authorizer: string, err: unknown): void;
+  /** The authorizer whose Allow or Deny ended the chain (a default deny has none). */
+  onDecision?(authorizer: string, decision: Decision): void;
 }
 
 export async function runAuthzChain(authorizers: Authorizer[], attrs: AuthzAttributes, hooks: AuthzChainHooks = {}): Promise<AuthzReply> {
@@ -23,6 +25,7 @@ export async function runAuthzChain(authorizers: Authorizer[], attrs: AuthzAttri
     }
     if (d.error) errors.push(d.error);
     if (d.decision === Decision.Allow || d.decision === Decision.Deny) {
+      hooks.onDecision?.(a.name, d.decision);
       const reply: AuthzReply = { decision: d.decision, decidedBy: a.name };
       if (d.reason) reply.reason = d.reason;
       if (errors.length) reply.evaluationError = errors.join('; ');

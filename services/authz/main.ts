@@ -6,6 +6,7 @@ import { createLogger } from '../../shared/log.js';
 import { ServiceName } from '../../shared/bus/subjects.js';
 import { createAuthzService } from './service.js';
 import { authzConfigFromOptions, authzOptionSpecs } from './options.js';
+import { processRegistry, serveMetrics } from '../../shared/metrics/serve.js';
 
 async function main(): Promise<void> {
   const opts = serviceOptions('platform authz service', authzOptionSpecs);
@@ -13,11 +14,17 @@ async function main(): Promise<void> {
   // error is the first thing seen.
   const config = authzConfigFromOptions(opts);
   const log = createLogger('authz', opts['log-level'] as string);
+  const metrics = processRegistry(opts, log);
+  const endpoint = await serveMetrics(opts['metrics-bind-address'], metrics, log);
   const creds = opts['nats-creds'] as string | undefined;
   const nc = await connectBus({ url: String(opts['nats-url']), name: ServiceName.authz, ...(creds ? { creds } : {}) });
   // A malformed policy file or webhook configuration fails start-up with its own message.
-  const service = await createAuthzService({ nc, log, config });
-  await serveUntilSignalled(nc, service, log);
+  const service = await createAuthzService({ nc, log, config, metrics });
+  const stop = async () => {
+    await service.stop();
+    await endpoint.close();
+  };
+  await serveUntilSignalled(nc, { stop }, log);
 }
 
 runMain(ServiceName.authz, main);

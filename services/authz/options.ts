@@ -5,6 +5,7 @@ import { commonOptions, OptionsError, type Options, type OptionSpecs } from '../
 import { validateAuthzConfig } from './modes.js';
 import type { AuthzConfig } from './types.js';
 import { DEFAULT_BUCKET } from '../../shared/api/groups.js';
+import { metricsOptionSpecs, metricsServingOptionSpecs } from '../../shared/metrics/options.js';
 
 export const authzOptionSpecs = {
   ...commonOptions,
@@ -16,6 +17,8 @@ export const authzOptionSpecs = {
   'authorization-webhook-cache-authorized-ttl': { type: 'duration', default: '5m', description: 'how long an allowing webhook answer is cached' },
   'authorization-webhook-cache-unauthorized-ttl': { type: 'duration', default: '30s', description: 'how long any other webhook answer is cached' },
   'upstream-group-aliases': { type: 'boolean', default: false, description: "read upstream's spelling of a branded group (rbac.authorization.k8s.io) as the group itself (rbac.authorization.platform.io) in requests, reviews, rules, subjects and policies; set it as the gateway's is set" },
+  ...metricsServingOptionSpecs,
+  ...metricsOptionSpecs,
 } satisfies OptionSpecs;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);

@@ -23,6 +23,10 @@ import { createBuiltinRegistry } from '../../shared/registry/builtin-registry.js
 import type { Registry } from '../../shared/registry/registry.js';
 import type { Authorizer, AuthzConfig, ModeContext } from './types.js';
 import { canonicalGroupNames, DEFAULT_BUCKET, RBAC_GROUP } from '../../shared/api/groups.js';
+import { instrumentBus } from '../../shared/bus/client.js';
+import { BusMetrics } from '../../shared/bus/metrics.js';
+import { MetricsRegistry } from '../../shared/metrics/registry.js';
+import { AuthzMetrics } from './metrics.js';
 
 export type { AuthzConfig } from './types.js';
 
@@ -38,6 +42,8 @@ export interface AuthzServiceDeps {
   bootstrapWaitMs?: number;
   /** The resource types RBAC bootstrap and aggregation write through (default: the built-in types). */
   registry?: Registry;
+  /** Where the decisions are counted (main.ts serves it at /metrics); default: a registry of its own. */
+  metrics?: MetricsRegistry;
 }
 
 export interface AuthzService {
@@ -94,10 +100,15 @@ export async function createAuthzService(deps: AuthzServiceDeps): Promise<AuthzS
   }
   const authorizers: Authorizer[] = [createPrivilegedGroupsAuthorizer(), ...modeAuthorizers];
   const onError = (authorizer: string, err: unknown) => log.error({ err, authorizer }, 'authorizer failed');
+  const metricsRegistry = deps.metrics ?? new MetricsRegistry();
+  const metrics = new AuthzMetrics(metricsRegistry);
+  instrumentBus(deps.nc, new BusMetrics(metricsRegistry));
   const authorize = async (attrs: AuthzAttributes): Promise<AuthzReply> => {
     // One group, whichever spelling a request or an access review names it by.
     if (attrs.apiGroup) attrs = { ...attrs, apiGroup: canonicalGroup(attrs.apiGroup) };
-    const reply = await runAuthzChain(authorizers, attrs, { onError });
+    const start = performance.now();
+    const reply = await runAuthzChain(authorizers, attrs, { onError, onDecision: metrics.decided });
+    metrics.chain(reply.decision, (performance.now() - start) / 1000);
     // The revision of the RBAC objects the decision reflects (-1 while they are still loading),
     // so a gateway never caches an answer older than an RBAC change it has already seen.
     reply.revision = synced ? rbacFeed.revision() : -1;

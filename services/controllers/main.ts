@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { runMain, serviceOptions, stopOnSignals } from '../../shared/service-main.js';
 import { createLogger } from '../../shared/log.js';
+import { metricsOptionsFrom } from '../../shared/metrics/options.js';
 import { ClientConfigError, inClusterConfig, loadClientConfig, loadClientConfigFiles, resolveClientConfig, type ClientConfig } from '../../shared/client/config.js';
 import { ApiClient } from '../../shared/client/rest.js';
 import { OptionsError } from '../../shared/config/options.js';
@@ -27,6 +28,7 @@ async function clientConfig(file: string | undefined): Promise<ClientConfig> {
 async function main(): Promise<void> {
   const o = serviceOptions('platform controllers service', controllersOptionSpecs);
   const log = createLogger('controllers', o['log-level']);
+  const metricsOptions = metricsOptionsFrom(o, log);
   let controllers = selectControllers(o.controllers);
   const certFile = o['cluster-signing-cert-file'];
   const keyFile = o['cluster-signing-key-file'];
@@ -98,7 +100,7 @@ async function main(): Promise<void> {
       {
         health: controllersHealth({ client, election: () => service.election(), controllerStates: () => service.controllerStates(), stopping: () => service.stopping() }),
         auth: delegatedAuth(client),
-        metrics: controllersMetrics({ election: () => service.election(), leaseName: o['leader-elect-resource-name'] }).text,
+        metrics: controllersMetrics({ election: () => service.election(), leaseName: o['leader-elect-resource-name'], options: metricsOptions }).text,
         log,
       },
     );

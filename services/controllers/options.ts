@@ -2,6 +2,7 @@
 // mapping is table-tested without starting anything.
 
 import { OptionsError, type Options, type OptionSpecs } from '../../shared/config/options.js';
+import { metricsOptionSpecs } from '../../shared/metrics/options.js';
 
 export const controllersOptionSpecs = {
   'log-level': { type: 'string', default: 'info', description: 'pino log level' },
@@ -25,6 +26,7 @@ export const controllersOptionSpecs = {
   'tls-cert-file': { type: 'string', description: 'PEM serving certificate of --secure-port (with intermediates after it); default: a self-signed one made at start' },
   'tls-private-key-file': { type: 'string', description: 'PEM private key of --tls-cert-file' },
   'authorization-always-allow-paths': { type: 'list', default: ['/healthz', '/readyz', '/livez'], description: 'paths answered without authentication or authorization (an entry ending in * is a prefix); any other path needs a TokenReview and a SubjectAccessReview through the API' },
+  ...metricsOptionSpecs,
 } satisfies OptionSpecs;
 
 /** Every controller this service has, and whether `*` includes it (upstream's defaults). */

@@ -6,11 +6,14 @@ import { runMain, serveUntilSignalled, serviceOptions } from '../../shared/servi
 import { createLogger } from '../../shared/log.js';
 import { storageOptionSpecs } from './options.js';
 import { createStorageService } from './service.js';
+import { processRegistry, serveMetrics } from '../../shared/metrics/serve.js';
 
 
 async function main(): Promise<void> {
   const opts = serviceOptions('platform storage service', storageOptionSpecs);
   const log = createLogger('storage', opts['log-level']);
+  const metrics = processRegistry(opts, log);
+  const endpoint = await serveMetrics(opts['metrics-bind-address'], metrics, log);
   const creds = opts['nats-creds'];
   const nc = await connectBus({ url: opts['nats-url'], name: 'platform-storage', ...(creds ? { creds } : {}) });
   log.info({ server: nc.getServer() }, 'connected to NATS');
@@ -22,9 +25,14 @@ async function main(): Promise<void> {
     deleteMarkerTtlMs: opts['delete-marker-ttl'],
     purgeIntervalMs: opts['delete-marker-purge-interval'],
     log,
+    metrics,
   });
 
-  await serveUntilSignalled(nc, svc, log);
+  const stop = async () => {
+    await svc.stop();
+    await endpoint.close();
+  };
+  await serveUntilSignalled(nc, { stop }, log);
 }
 
 runMain('storage', main);

@@ -3,6 +3,7 @@
 
 import { commonOptions, type OptionSpecs } from '../../shared/config/options.js';
 import { DEFAULT_BUCKET } from '../../shared/api/groups.js';
+import { metricsOptionSpecs, metricsServingOptionSpecs } from '../../shared/metrics/options.js';
 
 export const storageOptionSpecs = {
   ...commonOptions,
@@ -10,4 +11,6 @@ export const storageOptionSpecs = {
   replicas: { type: 'number', default: 1, description: 'replicas of the bucket when it is created (3 in a clustered NATS)' },
   'delete-marker-ttl': { type: 'duration', default: '5m', description: 'how long delete markers are kept for resuming watchers (the watch window)' },
   'delete-marker-purge-interval': { type: 'duration', default: '60s', description: 'how often expired delete markers are purged' },
+  ...metricsServingOptionSpecs,
+  ...metricsOptionSpecs,
 } satisfies OptionSpecs;

@@ -22,6 +22,10 @@ import { MAX_VALUE_BYTES, openObjectBucket } from '../../shared/store/kv-bucket.
 import { createObjectStore, type ObjectStore } from './object-store.js';
 import { checkCompactorTiming, startMarkerCompactor } from './marker-compactor.js';
 import { DEFAULT_BUCKET } from '../../shared/api/groups.js';
+import { instrumentBus } from '../../shared/bus/client.js';
+import { BusMetrics } from '../../shared/bus/metrics.js';
+import { MetricsRegistry } from '../../shared/metrics/registry.js';
+import { StorageMetrics } from './metrics.js';
 
 export const STORAGE_SERVICE_VERSION = '0.1.0';
 
@@ -36,6 +40,8 @@ export interface StorageServiceDeps {
   deleteMarkerTtlMs?: number;
   purgeIntervalMs?: number;
   log?: Logger;
+  /** Where the operations are counted (main.ts serves it at /metrics); default: a registry of its own. */
+  metrics?: MetricsRegistry;
 }
 
 export interface StorageService {
@@ -70,16 +76,19 @@ export async function createStorageService(deps: StorageServiceDeps): Promise<St
   });
   const jsm = await jetstreamManager(nc, { checkAPI: false });
   const store = createObjectStore({ kv, js: jetstream(nc), bucket });
+  const registry = deps.metrics ?? new MetricsRegistry();
+  const metrics = new StorageMetrics(registry, kv, bucket);
+  instrumentBus(nc, new BusMetrics(registry));
 
   const service = await startJsonService(nc, {
     name: ServiceName.storage,
     version: STORAGE_SERVICE_VERSION,
     description: 'object store: compare-and-swap writes to the revisioned KV bucket',
     endpoints: [
-      jsonEndpoint<StorageCreateRequest, StorageWriteReply>(Subjects.storageCreate, (req) => store.create(body(req).ref, req.object)),
-      jsonEndpoint<StorageUpdateRequest, StorageWriteReply>(Subjects.storageUpdate, (req) => store.update(body(req).ref, req.object, req.expectedRevision)),
-      jsonEndpoint<StorageDeleteRequest, StorageDeleteReply>(Subjects.storageDelete, (req) => store.delete(body(req).ref, req.expectedRevision)),
-      jsonEndpoint<StorageGetRequest, StorageGetReply>(Subjects.storageGet, (req) => store.get(body(req).ref)),
+      jsonEndpoint<StorageCreateRequest, StorageWriteReply>(Subjects.storageCreate, (req) => metrics.time('create', req?.ref, () => store.create(body(req).ref, req.object))),
+      jsonEndpoint<StorageUpdateRequest, StorageWriteReply>(Subjects.storageUpdate, (req) => metrics.time('update', req?.ref, () => store.update(body(req).ref, req.object, req.expectedRevision))),
+      jsonEndpoint<StorageDeleteRequest, StorageDeleteReply>(Subjects.storageDelete, (req) => metrics.time('delete', req?.ref, () => store.delete(body(req).ref, req.expectedRevision))),
+      jsonEndpoint<StorageGetRequest, StorageGetReply>(Subjects.storageGet, (req) => metrics.time('get', req?.ref, () => store.get(body(req).ref))),
     ],
     log,
   });

@@ -14,6 +14,9 @@ test('admission options - with no flags every default is converted to its type',
       'enable-admission-plugins': [],
       'disable-admission-plugins': [],
       bucket: 'objects',
+      'metrics-bind-address': '',
+      'show-hidden-metrics-for-version': '',
+      'disabled-metrics': [],
     },
   );
 });

@@ -15,6 +15,9 @@ test('storage options - with no flags every default is converted to its type (du
       replicas: 1,
       'delete-marker-ttl': 300_000,
       'delete-marker-purge-interval': 60_000,
+      'metrics-bind-address': '',
+      'show-hidden-metrics-for-version': '',
+      'disabled-metrics': [],
     },
   );
 });
