@@ -7,13 +7,13 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { appendFile, chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import https from 'node:https';
 import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { ServiceName, serviceSubjects } from '../shared/bus/subjects.js';
@@ -21,6 +21,7 @@ import { writeKubeconfig } from '../shared/local/kubeconfig.js';
 import { freePort, startLocalNats, type LocalNats } from '../shared/local/nats-server.js';
 import { ADMIN_GROUPS, ADMIN_USER, ensurePki, type LocalPki } from '../shared/local/pki.js';
 import { CONTROLLER_MANAGER_USER } from '../shared/api/groups.js';
+import { isEntryPoint } from './entry-point.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -544,16 +545,7 @@ async function main(argv: string[]): Promise<number> {
   return sup.code;
 }
 
-function isEntryPoint(): boolean {
-  if (!process.argv[1]) return false;
-  try {
-    return realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return import.meta.url === pathToFileURL(process.argv[1]).href;
-  }
-}
-
-if (isEntryPoint()) {
+if (isEntryPoint(import.meta.url)) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: unknown) => {

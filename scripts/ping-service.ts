@@ -12,8 +12,6 @@
 // Exit 0 healthy, 1 not, 2 bad arguments; one line of output says why (kubelet shows it).
 
 import os from 'node:os';
-import { realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Svcm } from '@nats-io/services';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connectBus } from '../shared/bus/connect.js';
@@ -24,6 +22,7 @@ import { admissionOptionSpecs } from '../services/admission/options.js';
 import { authnOptionSpecs } from '../services/authn/options.js';
 import { authzOptionSpecs } from '../services/authz/options.js';
 import { storageOptionSpecs } from '../services/storage/options.js';
+import { isEntryPoint } from './entry-point.js';
 
 type PingedService = keyof typeof ServiceName;
 
@@ -112,12 +111,4 @@ async function run(): Promise<void> {
   process.exit(result.ok ? 0 : 1);
 }
 
-function isEntryPoint(): boolean {
-  try {
-    return Boolean(process.argv[1]) && realpathSync(process.argv[1]!) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) await run();
+if (isEntryPoint(import.meta.url)) await run();

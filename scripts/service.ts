@@ -2,9 +2,10 @@
 // point (`node --import tsx scripts/service.ts <name> [flags]`), so one image serves every role.
 // The service's main module reads its flags from process.argv, so the name is removed first.
 
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isEntryPoint } from './entry-point.js';
 
 export const SERVICES = ['storage', 'authn', 'authz', 'admission', 'gateway', 'controllers'] as const;
 export type ServiceToRun = (typeof SERVICES)[number];
@@ -46,13 +47,5 @@ async function run(): Promise<void> {
   await import(pathToFileURL(main).href);
 }
 
-function isEntryPoint(): boolean {
-  try {
-    return Boolean(process.argv[1]) && realpathSync(process.argv[1]!) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
 // Imported by tests for serviceMain; runs only as the entry point.
-if (isEntryPoint()) await run();
+if (isEntryPoint(import.meta.url)) await run();
