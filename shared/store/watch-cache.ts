@@ -544,7 +544,6 @@ export class WatchCache {
     return missed.length + gone.length;
   }
 
-  /** Closes every watcher (shutdown). */
   /**
    * Ends every watch. With `finalBookmark` (a gateway shutting down), a caught-up watcher that asked
    * for bookmarks first gets one at the current revision, so its client resumes elsewhere from there.

@@ -64,7 +64,8 @@ export class InFlight {
 }
 
 export function maxInFlightFilter(limits: InFlightLimits, metrics: GatewayMetrics): Filter {
-  const inFlight = new InFlight(limits, (kind, n) => metrics.setInFlight(kind, n));
+  const inFlight = new InFlight(limits);
+  metrics.observeInFlight(inFlight);
   return {
     name: 'max-in-flight',
     onRequest(req, reply) {

@@ -18,7 +18,7 @@ import type { Target } from '../../../shared/registry/target.js';
 import type { WatchCache } from '../../../shared/store/watch-cache.js';
 import type { ApiRequestState } from '../request.js';
 import type { Filter } from './chain.js';
-import { isLongRunning, type RequestKind } from './max-in-flight.js';
+import { isLongRunning, type InFlight } from './max-in-flight.js';
 
 const { Alpha, Stable } = StabilityLevel;
 const COMPONENT = 'apiserver';
@@ -122,8 +122,8 @@ export class GatewayMetrics {
     buckets: exponentialBuckets(1024, 2, 8),
   });
 
-  /** Requests in flight per kind, kept by the max-in-flight filter and read at scrape time. */
-  private readonly inFlight: Record<RequestKind, number> = { readOnly: 0, mutating: 0 };
+  /** The max-in-flight filter's counters, read at scrape time. */
+  private inFlight: InFlight | undefined;
   readonly inflight = this.registry.gauge({
     name: 'apiserver_current_inflight_requests',
     // Upstream reports the maximum of the last second; this is the count at scrape time.
@@ -131,8 +131,7 @@ export class GatewayMetrics {
     stabilityLevel: Stable,
     labelNames: ['request_kind'],
     collect: () => {
-      this.inflight.with(['readOnly']).set(this.inFlight.readOnly);
-      this.inflight.with(['mutating']).set(this.inFlight.mutating);
+      for (const kind of ['readOnly', 'mutating'] as const) this.inflight.with([kind]).set(this.inFlight?.count(kind) ?? 0);
     },
   });
   readonly droppedRequests = this.registry.define(
@@ -271,9 +270,9 @@ export class GatewayMetrics {
     this.deprecatedApis.set({ group, version, resource, subresource, removed_release: removedRelease }, 1);
   }
 
-  /** The max-in-flight filter's counts, read when /metrics is scraped. */
-  setInFlight(kind: RequestKind, n: number): void {
-    this.inFlight[kind] = n;
+  /** The max-in-flight filter's counters, whose counts apiserver_current_inflight_requests reports. */
+  observeInFlight(inFlight: InFlight): void {
+    this.inFlight = inFlight;
   }
 
   /** The watch cache whose figures apiserver_storage_objects and apiserver_watch_cache_* report. */
