@@ -6,7 +6,7 @@
 
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listen } from '../../shared/listen.js';
 import { hostname } from 'node:os';
 import { forbiddenMessage, internalError, methodNotAllowed, pathNotFound, toStatus, unauthorized, type StatusError } from '../../shared/api/status.js';
 import { HEALTH_PATH, runChecks } from '../../shared/health/checks.js';
@@ -100,22 +100,10 @@ export async function startSecureServing(cfg: SecureServingConfig, d: SecureServ
       } else res.destroy();
     });
   });
-  server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(cfg.port, cfg.bindAddress, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const { port } = await listen(server, cfg.port, cfg.bindAddress);
   d.log.info({ address: `https://${cfg.bindAddress.includes(':') ? `[${cfg.bindAddress}]` : cfg.bindAddress}:${port}`, selfSigned: !cfg.cert }, 'serving /healthz, /livez, /readyz and /metrics');
   return {
     port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server),
   };
 }

@@ -3,7 +3,7 @@
 // these services are internal, and the listener is off unless `--metrics-bind-address` names where.
 
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listen } from '../listen.js';
 import type { Logger } from '../log.js';
 import { metricsOptionsFrom, parseBindAddress } from './options.js';
 import { MetricsRegistry } from './registry.js';
@@ -43,24 +43,11 @@ export async function serveMetrics(bindAddress: string, registry: MetricsRegistr
       },
     );
   });
-  // Keep-alive connections of a scraper must not hold the process open at shutdown.
-  server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(at.port, at.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { address, port } = server.address() as AddressInfo;
+  const { address, port } = await listen(server, at.port, at.host);
   const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}/metrics`;
   log.info({ url }, 'serving metrics');
   return {
     url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server),
   };
 }
