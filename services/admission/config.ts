@@ -10,6 +10,8 @@ export interface AdmissionConfig {
   enable?: string[];
   /** `--disable-admission-plugins` (order irrelevant). */
   disable?: string[];
+  /** `--admission-control-config-file`: the plugins' configurations. */
+  configFile?: string;
 }
 
 export class AdmissionConfigError extends Error {

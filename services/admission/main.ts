@@ -7,20 +7,27 @@ import { createLogger } from '../../shared/log.js';
 import { ServiceName } from '../../shared/bus/subjects.js';
 import { resolvePlugins } from './config.js';
 import { createAdmissionService } from './service.js';
+import { loadAdmissionConfiguration } from './admission-configuration.js';
 import { processRegistry, serveMetrics } from '../../shared/metrics/serve.js';
 
 
 async function main(): Promise<void> {
   const opts = serviceOptions('platform admission service', admissionOptionSpecs);
-  const config = { enable: opts['enable-admission-plugins'], disable: opts['disable-admission-plugins'] };
-  // Fail on a bad plugin list before touching the network, so the error is the first thing seen.
+  const configFile = opts['admission-control-config-file'];
+  const config = { enable: opts['enable-admission-plugins'], disable: opts['disable-admission-plugins'], ...(configFile ? { configFile } : {}) };
+  // Fail on a bad plugin list or configuration file before touching the network, so the error is the first thing seen.
   resolvePlugins(config);
+  loadAdmissionConfiguration(configFile);
   const log = createLogger('admission', opts['log-level']);
   const metrics = processRegistry(opts, log);
   const endpoint = await serveMetrics(opts['metrics-bind-address'], metrics, log);
   const creds = opts['nats-creds'];
   const nc = await connectBus({ url: opts['nats-url'], name: ServiceName.admission, ...(creds ? { creds } : {}) });
-  const service = await createAdmissionService({ nc, log, config, bucket: opts.bucket, metrics });
+  const options = {
+    defaultNotReadyTolerationSeconds: opts['default-not-ready-toleration-seconds'],
+    defaultUnreachableTolerationSeconds: opts['default-unreachable-toleration-seconds'],
+  };
+  const service = await createAdmissionService({ nc, log, config, options, bucket: opts.bucket, metrics });
   const stop = async () => {
     await service.stop();
     await endpoint.close();

@@ -1,5 +1,5 @@
 // The admission plugins that are built, by name. Adding one is a file under plugins/ and a line
-// here; its position in the chain comes from plugin-names.ts.
+// here (or in its folder's index.ts); its position in the chain comes from plugin-names.ts.
 
 import type { PluginFactory } from './types.js';
 import { alwaysAdmitPlugin, ALWAYS_ADMIT } from './plugins/always-admit.js';
@@ -9,6 +9,13 @@ import { certificateSigningPlugin, CERTIFICATE_SIGNING } from './plugins/certifi
 import { certificateSubjectRestrictionPlugin, CERTIFICATE_SUBJECT_RESTRICTION } from './plugins/certificate-subject-restriction.js';
 import { namespaceLifecyclePlugin, NAMESPACE_LIFECYCLE } from './plugins/namespace-lifecycle.js';
 import { nodeRestrictionPlugin, NODE_RESTRICTION } from './plugins/node-restriction.js';
+import { plugins as webhookPlugins } from './plugins/webhook/index.js';
+import { plugins as podSecurityPlugins } from './plugins/pod-security/index.js';
+import { plugins as podSecurityPolicyPlugins } from './plugins/pod-security-policy/index.js';
+import { plugins as quotaPlugins } from './plugins/quota/index.js';
+import { plugins as defaultingPlugins } from './plugins/defaulting/index.js';
+import { plugins as schedulingPlugins } from './plugins/scheduling/index.js';
+import { plugins as imagePolicyPlugins } from './plugins/image-policy/index.js';
 
 export const implementedPlugins: Readonly<Record<string, PluginFactory>> = {
   [ALWAYS_ADMIT]: alwaysAdmitPlugin,
@@ -18,4 +25,11 @@ export const implementedPlugins: Readonly<Record<string, PluginFactory>> = {
   [CERTIFICATE_SUBJECT_RESTRICTION]: certificateSubjectRestrictionPlugin,
   [NAMESPACE_LIFECYCLE]: namespaceLifecyclePlugin,
   [NODE_RESTRICTION]: nodeRestrictionPlugin,
+  ...webhookPlugins,
+  ...podSecurityPlugins,
+  ...podSecurityPolicyPlugins,
+  ...quotaPlugins,
+  ...defaultingPlugins,
+  ...schedulingPlugins,
+  ...imagePolicyPlugins,
 };

@@ -17,6 +17,13 @@ import { instrumentBus } from '../../shared/bus/client.js';
 import { BusMetrics } from '../../shared/bus/metrics.js';
 import { MetricsRegistry } from '../../shared/metrics/registry.js';
 import { AdmissionMetrics } from './metrics.js';
+import { loadAdmissionConfiguration } from './admission-configuration.js';
+import { ObjectCaches } from './object-cache.js';
+import { storageReader } from '../../shared/bus/storage-read.js';
+import { storageWriter } from './storage-writer.js';
+import { busRequest, DEFAULT_BUS_TIMEOUT_MS } from '../../shared/bus/client.js';
+import type { AuthzAttributes, AuthzReply } from '../../shared/bus/messages.js';
+import { DEFAULT_ADMISSION_SERVICE_OPTIONS, type AdmissionServiceOptions } from './options.js';
 
 export type { AdmissionConfig } from './config.js';
 
@@ -32,6 +39,10 @@ export interface AdmissionServiceDeps {
   retryMs?: number;
   /** Where the plugins are timed (main.ts serves it at /metrics); default: a registry of its own. */
   metrics?: MetricsRegistry;
+  /** The flags plugins read; defaults as the flags'. */
+  options?: Partial<AdmissionServiceOptions>;
+  /** How long a plugin's storage or authz request may take (default 5 s). */
+  busTimeoutMs?: number;
 }
 
 export interface AdmissionService {
@@ -56,19 +67,42 @@ export async function createAdmissionService(deps: AdmissionServiceDeps): Promis
   const log = deps.log ?? silentLogger();
   const bucket = deps.bucket ?? DEFAULT_BUCKET;
   const { enabled, defaultNotImplemented } = resolvePlugins(deps.config);
+  const configuration = loadAdmissionConfiguration(deps.config.configFile);
+  const registry = deps.metrics ?? new MetricsRegistry();
+  const busTimeoutMs = deps.busTimeoutMs ?? DEFAULT_BUS_TIMEOUT_MS;
+  const retry = deps.retryMs !== undefined ? { retryMs: deps.retryMs } : {};
+  const read = storageReader(deps.nc, busTimeoutMs);
+  const caches = new ObjectCaches({ nc: deps.nc, bucket, log, reader: read, ...retry });
 
   let feed: NamespaceFeed | null = null;
-  const pluginDeps: PluginDeps = {
+  const shared: Omit<PluginDeps, 'config'> = {
     nc: deps.nc,
     bucket,
     log,
-    namespaces: () => (feed ??= startNamespaceFeed({ nc: deps.nc, bucket, log, ...(deps.retryMs !== undefined ? { retryMs: deps.retryMs } : {}) })).cache,
+    namespaces: () => (feed ??= startNamespaceFeed({ nc: deps.nc, bucket, log, ...retry })).cache,
+    objects: (group, resource) => caches.get(group, resource),
+    read,
+    write: storageWriter(deps.nc, busTimeoutMs),
+    authorize: (attrs: AuthzAttributes) => busRequest<AuthzReply>(deps.nc, Subjects.authzAuthorize, attrs, busTimeoutMs),
+    options: { ...DEFAULT_ADMISSION_SERVICE_OPTIONS, ...deps.options },
+    metrics: registry,
   };
   const plugins: AdmissionPlugin[] = [];
-  for (const name of enabled) plugins.push(await implementedPlugins[name]!(pluginDeps));
+  try {
+    for (const name of enabled) {
+      const config = configuration.get(name);
+      plugins.push(await implementedPlugins[name]!({ ...shared, ...(config ? { config } : {}) }));
+    }
+  } catch (err) {
+    for (const p of plugins) await p.stop?.();
+    await caches.stop();
+    await (feed as NamespaceFeed | null)?.stop();
+    throw err;
+  }
+  for (const name of configuration.keys()) {
+    if (!enabled.includes(name)) log.info({ plugin: name }, 'admission plugin is configured but not enabled; its configuration is unused');
+  }
 
-  const interest = admissionInterest(plugins);
-  const registry = deps.metrics ?? new MetricsRegistry();
   const metrics = new AdmissionMetrics(registry);
   instrumentBus(deps.nc, new BusMetrics(registry));
   const service = await startJsonService(deps.nc, {
@@ -83,7 +117,8 @@ export async function createAdmissionService(deps: AdmissionServiceDeps): Promis
         metrics.step(req, !reply.allowed, (performance.now() - start) / 1000);
         return reply;
       }),
-      jsonEndpoint<Record<string, never>, AdmissionInterest>(Subjects.admissionInterest, () => interest),
+      // Read per request: a webhook plugin's match follows its configurations.
+      jsonEndpoint<Record<string, never>, AdmissionInterest>(Subjects.admissionInterest, () => admissionInterest(plugins)),
     ],
     log,
   });
@@ -97,6 +132,7 @@ export async function createAdmissionService(deps: AdmissionServiceDeps): Promis
     stop: async () => {
       await service.stop();
       for (const p of plugins) await p.stop?.();
+      await caches.stop();
       await feed?.stop();
     },
   };

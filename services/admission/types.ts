@@ -7,6 +7,13 @@ import type { ApiObject } from '../../shared/api/types.js';
 import type { AdmissionOperation, AdmissionRequest } from '../../shared/bus/messages.js';
 import type { NamespaceCache } from './namespace-cache.js';
 import type { AdmissionMatch } from '../../shared/api/admission-match.js';
+import type { AuthzAttributes, AuthzReply } from '../../shared/bus/messages.js';
+import type { ObjectReader } from '../../shared/bus/storage-read.js';
+import type { MetricsRegistry } from '../../shared/metrics/registry.js';
+import type { PluginConfiguration } from './admission-configuration.js';
+import type { ObjectCache } from './object-cache.js';
+import type { StorageWriter } from './storage-writer.js';
+import type { AdmissionServiceOptions } from './options.js';
 
 /** Which requests a plugin handles (the same shape the gateway receives as interest). */
 export interface PluginMatch extends AdmissionMatch {
@@ -31,6 +38,7 @@ export type SideEffectClass = 'None' | 'NoneOnDryRun' | 'Some' | 'Unknown';
 
 export interface AdmissionPlugin {
   readonly name: string;
+  /** Read each time the gateway asks what admission wants (a getter may change it: webhooks). */
   readonly match?: PluginMatch;
   /** `None` when absent: the built-in plugins only look at the request. */
   readonly sideEffects?: SideEffectClass;
@@ -57,6 +65,20 @@ export interface PluginDeps {
   log: Logger;
   /** The namespace cache fed by a KV watch, started the first time a plugin asks for it. */
   namespaces(): NamespaceCache;
+  /** A cache of one resource's stored objects, shared by the plugins that ask for it, started on first use. */
+  objects<T extends ApiObject = ApiObject>(group: string, resource: string): ObjectCache<T>;
+  /** One object read through the storage service (null: it does not exist). */
+  read: ObjectReader;
+  /** Writes through the storage service (ResourceQuota usage, NamespaceAutoProvision). */
+  write: StorageWriter;
+  /** Asks the authz service (OwnerReferencesPermissionEnforcement). */
+  authorize(attrs: AuthzAttributes): Promise<AuthzReply>;
+  /** This plugin's entry of `--admission-control-config-file`, when it has one. */
+  config?: PluginConfiguration;
+  /** The service's flags that plugins read (toleration seconds, webhook resolution). */
+  options: AdmissionServiceOptions;
+  /** Where a plugin registers its own metrics (the service serves it at /metrics). */
+  metrics: MetricsRegistry;
 }
 
 export type PluginFactory = (deps: PluginDeps) => AdmissionPlugin | Promise<AdmissionPlugin>;

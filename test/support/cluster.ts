@@ -63,7 +63,11 @@ export interface ClusterOptions {
   fullAuthn?: boolean;
   /** Merged over the authn configuration. */
   authn?: Partial<AuthnConfig>;
-  /** `--enable-admission-plugins` / `--disable-admission-plugins` of the admission service. */
+  /**
+   * `--enable-admission-plugins` / `--disable-admission-plugins` of the admission service. Without
+   * `disable`, ServiceAccount is disabled as in upstream's integration test server: no controllers
+   * run here to create each namespace's `default` account, so it would refuse every pod.
+   */
   admission?: AdmissionConfig;
   gateway?: Partial<GatewayConfig>;
   runtimeConfig?: string;
@@ -106,7 +110,7 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
   const authn = await createAuthnService({ nc, log, config: { ...authnConfig, ...opts.authn } });
   const aliases = opts.upstreamGroupAliases ?? false;
   const authz = await createAuthzService({ nc, log, config: { modes: opts.authorizationModes ?? ['AlwaysAllow'], ...(aliases ? { upstreamGroupAliases: true } : {}) } });
-  const admission = await createAdmissionService({ nc, log, config: opts.admission ?? {} });
+  const admission = await createAdmissionService({ nc, log, config: { disable: ['ServiceAccount'], ...opts.admission } });
   const serving = await issueServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
   const gwNc = await nats.connect('cluster-gateway');
   const registry = createBuiltinRegistry({ ...(opts.runtimeConfig ? { runtimeConfig: opts.runtimeConfig } : {}), upstreamGroupAliases: aliases });
