@@ -58,9 +58,16 @@ export function podServiceAccount(pod: ApiObject): string {
 
 /** The references of a pod bound to a node, or null when it is not bound (nobody runs it yet). */
 export function podReferences(pod: ApiObject): PodReferences | null {
-  const spec = rec(pod.spec);
-  const node = spec && str(spec.nodeName);
-  if (!spec || !node) return null;
+  const node = str(rec(pod.spec)?.nodeName);
+  return node ? { node, ...podObjectReferences(pod) } : null;
+}
+
+/**
+ * The objects a pod's spec names, bound or not: what a mirror pod may not reference
+ * (ServiceAccount admission) is decided before any node runs it.
+ */
+export function podObjectReferences(pod: ApiObject): Omit<PodReferences, 'node'> {
+  const spec = rec(pod.spec) ?? {};
   const podName = pod.metadata?.name ?? '';
   const secrets = new Set<string>();
   const configMaps = new Set<string>();
@@ -91,7 +98,6 @@ export function podReferences(pod: ApiObject): PodReferences | null {
     if (rec(v.ephemeral) && volName && podName) claims.add(`${podName}-${volName}`);
   }
   return {
-    node,
     secrets: [...secrets],
     configMaps: [...configMaps],
     persistentVolumeClaims: [...claims],
