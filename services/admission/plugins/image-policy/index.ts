@@ -1,5 +1,8 @@
 // The plugins of this folder by name: ImagePolicyWebhook, EventRateLimit, OwnerReferencesPermissionEnforcement.
 
 import type { PluginFactory } from '../../types.js';
+import { IMAGE_POLICY_WEBHOOK, imagePolicyWebhookPlugin } from './image-policy-webhook.js';
 
-export const plugins: Readonly<Record<string, PluginFactory>> = {};
+export const plugins: Readonly<Record<string, PluginFactory>> = {
+  [IMAGE_POLICY_WEBHOOK]: imagePolicyWebhookPlugin,
+};
