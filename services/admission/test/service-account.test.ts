@@ -193,7 +193,9 @@ test('ServiceAccount - passes what it does not judge', async (t) => {
     { name: 'validating: ephemeral containers under an unenforced account', init: { phase: 'validating', operation: 'UPDATE', sub: 'ephemeralcontainers', object: pod({ serviceAccountName: 'default', ephemeralContainers: [{ name: 'd', envFrom: [{ secretRef: { name: 'x' } }] }] }) } },
   ];
   for (const c of cases) {
-    await t.test(c.name, async () => admitted(await setup().run(c.init)));
+    await t.test(c.name, async () => {
+      admitted(await setup().run(c.init));
+    });
   }
 });
 
