@@ -1,8 +1,10 @@
 // The plugins of this folder by name: ImagePolicyWebhook, EventRateLimit, OwnerReferencesPermissionEnforcement.
 
 import type { PluginFactory } from '../../types.js';
+import { EVENT_RATE_LIMIT, eventRateLimitPlugin } from './event-rate-limit.js';
 import { IMAGE_POLICY_WEBHOOK, imagePolicyWebhookPlugin } from './image-policy-webhook.js';
 
 export const plugins: Readonly<Record<string, PluginFactory>> = {
   [IMAGE_POLICY_WEBHOOK]: imagePolicyWebhookPlugin,
+  [EVENT_RATE_LIMIT]: eventRateLimitPlugin,
 };
