@@ -490,7 +490,7 @@ test('pod security plugin - warnings, prefixed audit annotations and refusals re
     'pod-security.platform.io/enforce-policy': 'privileged:latest',
     'pod-security.platform.io/audit-violations': 'would violate PodSecurity "baseline:latest": privileged (container "c" must not set securityContext.privileged=true)',
   });
-  await assert.rejects(plugin.validate!(podReq(privilegedPod('p', 'e')), ctx), (err: any) => err.code === 403 && err.status.reason === 'Forbidden');
+  await assert.rejects(async () => plugin.validate!(podReq(privilegedPod('p', 'e')), ctx), (err: any) => err.code === 403 && err.status.reason === 'Forbidden');
   assert.equal(annotations['pod-security.platform.io/enforce-policy'], 'baseline:latest');
 });
 
