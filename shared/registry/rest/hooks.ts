@@ -82,6 +82,18 @@ export interface RestCluster {
   hijack(): ServerResponse;
 }
 
+/**
+ * Admission of a connect request (exec, attach, portforward, proxy), run before the connection as
+ * upstream's connect handler does: both phases with operation CONNECT and the request's options
+ * object (`PodExecOptions`, `NodeProxyOptions`, …) as the object.
+ */
+export async function admitConnect(cluster: RestCluster, kind: string, options: Record<string, unknown>): Promise<void> {
+  const gvk = { group: '', version: 'v1', kind };
+  const object: ApiObject = { kind, apiVersion: 'v1', metadata: {}, ...options };
+  const mutated = await cluster.admit('mutating', 'CONNECT', object, null, gvk);
+  await cluster.admit('validating', 'CONNECT', mutated ?? object, null, gvk);
+}
+
 /** A create-style or connect subresource. */
 export interface RestAction {
   /** RBAC verbs served (as RequestInfo derives them from the HTTP method). */

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { ApiObject } from '../../api/types.js';
 import type { StatusError } from '../../api/status.js';
 import { decide, Decision, ignoresBudget, matchingBudgets, recordDisruption } from '../builtin/policy/eviction.js';
-import { bindPod, resolveContainer } from '../builtin/core/pod-rest.js';
+import { bindPod, connectOptions, resolveContainer } from '../builtin/core/pod-rest.js';
 import { nodeConnection, pickEndpoint, proxyableIP, splitSchemeNamePort } from '../builtin/core/proxy.js';
 
 const pod = (over: Partial<ApiObject> & { ready?: boolean; phase?: string } = {}): ApiObject => ({
@@ -131,4 +131,19 @@ describe('proxy', () => {
     assert.deepEqual(nodeConnection(node([{ type: 'ExternalIP', address: '1.2.3.4' }, { type: 'InternalIP', address: '10.0.0.2' }], 10255)), { host: '10.0.0.2', port: 10255 });
     assert.deepEqual(nodeConnection(node([])), { host: '', port: 10250 });
   });
+});
+
+describe('connect admission', () => {
+  const request = (subresource: string, query: string, subpath = '') => ({ subresource, subpath, query: new URLSearchParams(query) }) as unknown as Parameters<typeof connectOptions>[0];
+  const cases: Array<[string, ReturnType<typeof request>, ReturnType<typeof connectOptions>]> = [
+    [
+      'exec: streams, container and every command word',
+      request('exec', 'command=sh&command=-c&command=ls%20/&stdin=true&stdout=1&stderr=false&tty=true&container=app'),
+      { kind: 'PodExecOptions', options: { stdin: true, stdout: true, stderr: false, tty: true, container: 'app', command: ['sh', '-c', 'ls /'] } },
+    ],
+    ['attach: no command', request('attach', 'stdin=true'), { kind: 'PodAttachOptions', options: { stdin: true, stdout: false, stderr: false, tty: false } }],
+    ['portforward: repeated and comma-separated ports', request('portforward', 'ports=8080,9090&ports=53'), { kind: 'PodPortForwardOptions', options: { ports: [8080, 9090, 53] } }],
+    ['proxy: the path below the subresource', request('proxy', '', 'api/healthz'), { kind: 'PodProxyOptions', options: { path: '/api/healthz' } }],
+  ];
+  for (const [name, req, want] of cases) it(name, () => assert.deepEqual(connectOptions(req), want));
 });

@@ -7,9 +7,9 @@
 import type { ApiObject } from '../../../api/types.js';
 import { badRequest, conflict, failure, invalid, notFound, StatusReason, successStatus, type FieldError } from '../../../api/status.js';
 import { nowTimestamp } from '../../../api/time.js';
-import type { RestAction, RestCluster, RestRequest } from '../../rest/hooks.js';
+import { admitConnect, type RestAction, type RestCluster, type RestRequest } from '../../rest/hooks.js';
 import { asArray, asObject } from '../common/field-errors.js';
-import { forward, nodeConnection, splitSchemeNamePort } from './proxy.js';
+import { forward, nodeConnection, proxyPath, splitSchemeNamePort } from './proxy.js';
 import { required, unsupported } from '../../../api/field-errors.js';
 
 const PODS = { group: '', resource: 'pods' } as const;
@@ -68,10 +68,39 @@ const log: RestAction = {
   },
 };
 
+const flag = (req: RestRequest, name: string): boolean => {
+  const v = req.query.get(name);
+  return v !== null && v !== 'false' && v !== '0';
+};
+
+/** The options object a connect request is admitted with, from its query as upstream decodes it. */
+export function connectOptions(req: RestRequest): { kind: string; options: Record<string, unknown> } {
+  switch (req.subresource) {
+    case 'exec':
+    case 'attach': {
+      const options: Record<string, unknown> = { stdin: flag(req, 'stdin'), stdout: flag(req, 'stdout'), stderr: flag(req, 'stderr'), tty: flag(req, 'tty') };
+      const container = req.query.get('container');
+      if (container) options.container = container;
+      if (req.subresource === 'exec') return { kind: 'PodExecOptions', options: { ...options, command: req.query.getAll('command') } };
+      return { kind: 'PodAttachOptions', options };
+    }
+    case 'portforward':
+      return { kind: 'PodPortForwardOptions', options: { ports: req.query.getAll('ports').flatMap((p) => p.split(',')).filter(Boolean).map(Number) } };
+    default:
+      return { kind: 'PodProxyOptions', options: { path: proxyPath(req) } };
+  }
+}
+
+async function admitPodConnect(req: RestRequest, cluster: RestCluster): Promise<void> {
+  const { kind, options } = connectOptions(req);
+  await admitConnect(cluster, kind, options);
+}
+
 /** exec and attach: a container of a pod that runs on a node. */
 const stream: RestAction = {
   verbs: ['create', 'get'],
   async handle(req, cluster) {
+    await admitPodConnect(req, cluster);
     const pod = await podOf(req, cluster);
     resolveContainer(pod, req.query.get('container'));
     const nodeName = nodeNameOf(pod);
@@ -83,6 +112,7 @@ const stream: RestAction = {
 const portforward: RestAction = {
   verbs: ['create', 'get'],
   async handle(req, cluster) {
+    await admitPodConnect(req, cluster);
     const nodeName = nodeNameOf(await podOf(req, cluster));
     if (!nodeName) throw badRequest(`pod ${req.name} does not have a host assigned`);
     return unreachableAgent(cluster, nodeName);
@@ -93,6 +123,7 @@ const portforward: RestAction = {
 const proxy: RestAction = {
   verbs: ['create', 'delete', 'get', 'patch', 'update'],
   async handle(req, cluster) {
+    await admitPodConnect(req, cluster);
     const [scheme, name, port] = splitSchemeNamePort(req.name);
     const pod = await cluster.get('', 'pods', req.namespace, name);
     if (!pod) throw notFound(PODS, name);

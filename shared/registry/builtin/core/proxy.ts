@@ -9,7 +9,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { ApiObject } from '../../../api/types.js';
 import { badRequest, failure, notFound, StatusReason } from '../../../api/status.js';
-import type { RestAction, RestCluster, RestRequest, RestResult } from '../../rest/hooks.js';
+import { admitConnect, type RestAction, type RestCluster, type RestRequest, type RestResult } from '../../rest/hooks.js';
 import { asArray, asObject } from '../common/field-errors.js';
 
 export interface Backend {
@@ -99,10 +99,16 @@ export function nodeConnection(node: ApiObject): { host: string; port: number } 
   return { host, port };
 }
 
+/** The path a proxy request forwards to, as its options object carries it. */
+export function proxyPath(req: RestRequest): string {
+  return req.subpath ? `/${req.subpath}` : '';
+}
+
 /** services/<[scheme:]name[:port]>/proxy/<path>: to a ready endpoint address of the service port. */
 const serviceProxy: RestAction = {
   verbs: ['create', 'delete', 'get', 'patch', 'update'],
   async handle(req, cluster) {
+    await admitConnect(cluster, 'ServiceProxyOptions', { path: proxyPath(req) });
     const [scheme, name, portName] = splitSchemeNamePort(req.name);
     const svc = await cluster.get('', 'services', req.namespace, name);
     if (!svc) throw notFound({ group: '', resource: 'services' }, name);
@@ -140,6 +146,7 @@ export function pickEndpoint(endpoints: ApiObject, portName: string): { host: st
 const nodeProxy: RestAction = {
   verbs: ['create', 'delete', 'get', 'patch', 'update'],
   async handle(req, cluster) {
+    await admitConnect(cluster, 'NodeProxyOptions', { path: proxyPath(req) });
     const [scheme, name, portName] = splitSchemeNamePort(req.name);
     const node = await cluster.get('', 'nodes', undefined, name);
     if (!node) throw notFound({ group: '', resource: 'nodes' }, name);
