@@ -4,9 +4,9 @@ import type { ApiObject } from '../../../shared/api/types.js';
 import type { FeedEvent } from '../../../shared/store/object-feed.js';
 import { ObjectCache } from '../object-cache.js';
 
-const event = (namespace: string | undefined, name: string, revision: number, object: Partial<ApiObject> | null): FeedEvent => ({
-  key: `core.limitranges.${namespace ?? '_'}.${name}`,
-  ref: { group: '', resource: 'limitranges', name, ...(namespace ? { namespace } : {}) },
+const event = (namespace: string | undefined, name: string, revision: number, object: Partial<ApiObject> | null, resource = 'limitranges'): FeedEvent => ({
+  key: `core.${resource}.${namespace ?? '_'}.${name}`,
+  ref: { group: '', resource, name, ...(namespace ? { namespace } : {}) },
   revision,
   object: object && ({ metadata: { name, resourceVersion: String(revision), ...(namespace ? { namespace } : {}) }, ...object } as ApiObject),
 });
@@ -37,7 +37,7 @@ test('object cache - lookup reads the store on a miss only', async () => {
     reads.push(`${ref.namespace}/${ref.name}`);
     return ref.name === 'fresh' ? ({ metadata: { name: 'fresh' } } as ApiObject) : null;
   });
-  cache.apply(event('ns', 'cached', 3, {}));
+  cache.apply(event('ns', 'cached', 3, {}, 'serviceaccounts'));
   assert.equal((await cache.lookup('ns', 'cached'))?.metadata.name, 'cached');
   assert.equal((await cache.lookup('ns', 'fresh'))?.metadata.name, 'fresh');
   assert.equal(await cache.lookup('ns', 'missing'), null);
