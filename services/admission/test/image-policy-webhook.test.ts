@@ -1,7 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { ApiObject } from '../../../shared/api/types.js';
+import type { PluginDeps } from '../types.js';
 import { silentLogger } from '../../../shared/log.js';
 import type { AdmissionReply, AdmissionRequest } from '../../../shared/bus/messages.js';
 import { HttpJsonError } from '../../../shared/webhook/http-json.js';
@@ -12,6 +15,7 @@ import {
   createImagePolicyWebhook,
   FAILED_OPEN_AUDIT_KEY,
   FAILED_OPEN_POD_ANNOTATION,
+  imagePolicyWebhookPlugin,
   imageReview,
   imageReviewSpec,
   parseImagePolicyConfiguration,
@@ -82,6 +86,23 @@ describe('ImagePolicyWebhook configuration', () => {
       assert.throws(() => parseImagePolicyConfiguration(c as never), (err: Error) => err instanceof AdmissionConfigError && re.test(err.message) && err.message.includes('ImagePolicyWebhook'), name);
     }
   });
+});
+
+test('the backend\'s client configuration is read at start; a bad one stops the service', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'image-policy-config-'));
+  try {
+    const start = async (kubeConfigFile: string) =>
+      imagePolicyWebhookPlugin({ config: { configuration: { imagePolicy: { kubeConfigFile } }, dir, source: path.join(dir, 'admission.yaml') } } as unknown as PluginDeps);
+    await assert.rejects(start('missing.kubeconfig'), (err: Error) => err instanceof AdmissionConfigError && err.message.includes(path.join(dir, 'missing.kubeconfig')) && err.message.includes('ENOENT'));
+    await writeFile(path.join(dir, 'http.kubeconfig'), 'clusters:\n- name: b\n  cluster:\n    server: http://127.0.0.1:9/review\n');
+    await assert.rejects(start('http.kubeconfig'), (err: Error) => err instanceof AdmissionConfigError && /server must be an https URL/.test(err.message));
+    await writeFile(path.join(dir, 'ok.kubeconfig'), 'clusters:\n- name: b\n  cluster:\n    server: https://127.0.0.1:9/review\n');
+    const plugin = await start('ok.kubeconfig');
+    assert.equal(plugin.name, 'ImagePolicyWebhook');
+    await plugin.stop?.();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 // ---- requests -------------------------------------------------------------------------------
