@@ -6,7 +6,10 @@ import type { ResourceType } from '../../types.js';
 import { asArray, asObject, ensureObject } from '../common/field-errors.js';
 import { atomicList, obj, quantityMap, str } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
-import { required } from '../../../api/field-errors.js';
+import { duplicate, forbidden, invalidValue, required } from '../../../api/field-errors.js';
+import { qualifiedNameProblems } from '../../../api/validation.js';
+import { MAX_MILLI_VALUE, parseQuantity, type Quantity } from '../../../api/quantity.js';
+import { sortedResourceEntries, validateContainerResourceName, validateResourceName } from './resource-names.js';
 
 const limitItem = obj(
   { type: str, max: quantityMap, min: quantityMap, default: quantityMap, defaultRequest: quantityMap, maxLimitRequestRatio: quantityMap },
@@ -15,11 +18,90 @@ const limitItem = obj(
 
 const schema = obj({ spec: obj({ limits: atomicList(limitItem) }, ['limits']) }, ['spec']);
 
+const STANDARD_TYPES = ['Pod', 'Container', 'PersistentVolumeClaim'];
+
+function validateTypeName(value: string, field: string): FieldError[] {
+  const problems = qualifiedNameProblems(value);
+  if (problems.length) return problems.map((p) => invalidValue(field, value, p));
+  if (!value.includes('/') && !STANDARD_TYPES.includes(value)) return [invalidValue(field, value, 'must be a standard limit type or fully qualified')];
+  return [];
+}
+
+/** Pod and Container limits name container resources; other types any resource (claims: storage). */
+function validateLimitResourceName(type: string, name: string, field: string): FieldError[] {
+  return type === 'Pod' || type === 'Container' ? validateContainerResourceName(name, field) : validateResourceName(name, field);
+}
+
+/** Native resources other than hugepages may be overcommitted; for the rest default limit and request must agree. */
+function overcommitAllowed(name: string): boolean {
+  const native = !name.includes('/') || name.includes('platform.io/') || name.includes('kubernetes.io/');
+  return native && !name.startsWith('hugepages-');
+}
+
+const fmt = (q: Quantity) => q.toString();
+
 function validateLimitRange(o: ApiObject): FieldError[] {
   const errs: FieldError[] = [];
+  const seen = new Set<string>();
   asArray(asObject(o.spec)?.limits).forEach((l, i) => {
+    const at = `spec.limits[${i}]`;
     const item = asObject(l) ?? {};
-    if (typeof item.type !== 'string' || !item.type) errs.push(required(`spec.limits[${i}].type`));
+    const type = typeof item.type === 'string' ? item.type : '';
+    if (!type) errs.push(required(`${at}.type`));
+    else errs.push(...validateTypeName(type, `${at}.type`));
+    if (seen.has(type)) errs.push(duplicate(`${at}.type`, type));
+    seen.add(type);
+
+    const maps: Record<string, Map<string, Quantity>> = {};
+    const read = (field: string) => {
+      const m = new Map<string, Quantity>();
+      for (const [k, v] of sortedResourceEntries(item[field])) {
+        errs.push(...validateLimitResourceName(type, k, `${at}.${field}[${k}]`));
+        const q = parseQuantity(v);
+        if (q) m.set(k, q);
+      }
+      maps[field] = m;
+    };
+    read('max');
+    read('min');
+    if (type === 'Pod') {
+      if (Object.keys(asObject(item.default) ?? {}).length) errs.push(forbidden(`${at}.default`, "may not be specified when `type` is 'Pod'"));
+      if (Object.keys(asObject(item.defaultRequest) ?? {}).length) errs.push(forbidden(`${at}.defaultRequest`, "may not be specified when `type` is 'Pod'"));
+      maps.default = new Map();
+      maps.defaultRequest = new Map();
+    } else {
+      read('default');
+      read('defaultRequest');
+    }
+    if (type === 'PersistentVolumeClaim' && !maps.min!.has('storage') && !maps.max!.has('storage')) {
+      errs.push(required(`${at}.limits`, 'either minimum or maximum storage value is required, but neither was provided'));
+    }
+    read('maxLimitRequestRatio');
+
+    const keys = new Set(Object.values(maps).flatMap((m) => [...m.keys()]));
+    for (const k of [...keys].sort()) {
+      const min = maps.min!.get(k);
+      const max = maps.max!.get(k);
+      const def = maps.default!.get(k);
+      const defReq = maps.defaultRequest!.get(k);
+      const ratio = maps.maxLimitRequestRatio!.get(k);
+      if (min && max && min.cmp(max) > 0) errs.push(invalidValue(`${at}.min[${k}]`, fmt(min), `min value ${fmt(min)} is greater than max value ${fmt(max)}`));
+      if (defReq && min && min.cmp(defReq) > 0) errs.push(invalidValue(`${at}.defaultRequest[${k}]`, fmt(defReq), `min value ${fmt(min)} is greater than default request value ${fmt(defReq)}`));
+      if (defReq && max && defReq.cmp(max) > 0) errs.push(invalidValue(`${at}.defaultRequest[${k}]`, fmt(defReq), `default request value ${fmt(defReq)} is greater than max value ${fmt(max)}`));
+      if (defReq && def && defReq.cmp(def) > 0) errs.push(invalidValue(`${at}.defaultRequest[${k}]`, fmt(defReq), `default request value ${fmt(defReq)} is greater than default limit value ${fmt(def)}`));
+      if (def && min && min.cmp(def) > 0) errs.push(invalidValue(`${at}.default[${k}]`, fmt(min), `min value ${fmt(min)} is greater than default value ${fmt(def)}`));
+      if (def && max && def.cmp(max) > 0) errs.push(invalidValue(`${at}.default[${k}]`, fmt(max), `default value ${fmt(def)} is greater than max value ${fmt(max)}`));
+      if (ratio && ratio.milliValue() < 1000n) errs.push(invalidValue(`${at}.maxLimitRequestRatio[${k}]`, fmt(ratio), `ratio ${fmt(ratio)} is less than 1`));
+      if (ratio && min && max) {
+        const milli = ratio.value() < MAX_MILLI_VALUE && min.value() < MAX_MILLI_VALUE && max.value() < MAX_MILLI_VALUE;
+        const r = milli ? Number(ratio.milliValue()) / 1000 : Number(ratio.value());
+        const limit = milli ? Number(max.milliValue()) / Number(min.milliValue()) : Number(max.value()) / Number(min.value());
+        if (r > limit) errs.push(invalidValue(`${at}.maxLimitRequestRatio[${k}]`, fmt(ratio), `ratio ${fmt(ratio)} is greater than max/min = ${limit.toFixed(6)}`));
+      }
+      if (!overcommitAllowed(k) && def && defReq && def.cmp(defReq) !== 0) {
+        errs.push(invalidValue(`${at}.defaultRequest[${k}]`, fmt(defReq), `default value ${fmt(def)} must equal to defaultRequest value ${fmt(defReq)} in ${k}`));
+      }
+    }
   });
   return errs;
 }
@@ -34,16 +116,21 @@ export const limitranges: ResourceType = {
   shortNames: ['limits'],
   strategy: {
     defaults(o) {
-      // A container limit with a max but no default gets the max as default, and requests
-      // default to the limit default, as upstream does.
+      // Upstream's SetDefaults_LimitRangeItem, for Container items: a default limit from max,
+      // then a default request from the default limit, else from min.
       for (const l of asArray(asObject(o.spec)?.limits)) {
         const item = asObject(l);
         if (!item || item.type !== 'Container') continue;
         const max = asObject(item.max) ?? {};
-        const def = Object.keys(max).length ? ensureObject(item, 'default') : asObject(item.default);
-        if (def) for (const [k, v] of Object.entries(max)) if (def[k] === undefined) def[k] = v;
-        const defReq = def && Object.keys(def).length ? ensureObject(item, 'defaultRequest') : undefined;
-        if (defReq && def) for (const [k, v] of Object.entries(def)) if (defReq[k] === undefined) defReq[k] = v;
+        const min = asObject(item.min) ?? {};
+        const fill = (field: string, from: Record<string, unknown>[]) => {
+          const missing = from.flatMap((src) => Object.entries(src)).filter(([k]) => asObject(item[field])?.[k] === undefined);
+          if (!missing.length) return;
+          const target = ensureObject(item, field);
+          for (const [k, v] of missing) if (target[k] === undefined) target[k] = v;
+        };
+        fill('default', [max]);
+        fill('defaultRequest', [asObject(item.default) ?? {}, min]);
       }
     },
     validate: validateLimitRange,

@@ -1,10 +1,14 @@
 // ResourceQuotas: per-namespace totals; `status.used` is maintained by the quota controller.
 
+import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
+import { invalidValue, required } from '../../../api/field-errors.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
-import { asObject } from '../common/field-errors.js';
+import { asArray, asObject } from '../common/field-errors.js';
 import { atomicList, obj, quantityMap, str, strEnum } from '../common/schema.js';
+import { updateValidation } from '../common/strategy.js';
+import { isStandardQuotaResourceName, sortedResourceEntries, validateQuotaResourceName, validateResourceQuantity } from './resource-names.js';
 
 const scopeSelector = obj(
   {
@@ -32,6 +36,82 @@ function usage(o: ApiObject, limits: boolean): string {
     .join(', ');
 }
 
+const SCOPES = ['Terminating', 'NotTerminating', 'BestEffort', 'NotBestEffort', 'PriorityClass', 'CrossNamespacePodAffinity'];
+const POD_COUNT = new Set(['pods']);
+const POD_COMPUTE = new Set(['cpu', 'memory', 'limits.cpu', 'limits.memory', 'requests.cpu', 'requests.memory']);
+const CONFLICTING = [
+  ['BestEffort', 'NotBestEffort'],
+  ['Terminating', 'NotTerminating'],
+];
+
+/** Which standard resources a scope may limit: pod counts and pod compute (BestEffort: counts only). */
+function scopeValidFor(scope: string, resource: string): boolean {
+  if (scope === 'BestEffort') return POD_COUNT.has(resource);
+  if (SCOPES.includes(scope)) return POD_COUNT.has(resource) || POD_COMPUTE.has(resource);
+  return true;
+}
+
+function unsupportedForHard(scope: string, hard: string[]): boolean {
+  return hard.some((k) => isStandardQuotaResourceName(k) && !scopeValidFor(scope, k));
+}
+
+function validateResourceMap(raw: unknown, path: string): FieldError[] {
+  return sortedResourceEntries(raw).flatMap(([k, v]) => [...validateQuotaResourceName(k, `${path}[${k}]`), ...validateResourceQuantity(k, v, `${path}[${k}]`)]);
+}
+
+function validateResourceQuota(o: ApiObject): FieldError[] {
+  const spec = asObject(o.spec) ?? {};
+  const status = asObject(o.status) ?? {};
+  const errs = validateResourceMap(spec.hard, 'spec.hard');
+  const hard = Object.keys(asObject(spec.hard) ?? {}).sort();
+  const scopes = asArray(spec.scopes).map(String);
+  const scopeSet = new Set<string>();
+  for (const scope of scopes) {
+    if (!SCOPES.includes(scope)) errs.push(invalidValue('spec.scopes', scopes, 'unsupported scope'));
+    if (unsupportedForHard(scope, hard)) errs.push(invalidValue('spec.scopes', scopes, 'unsupported scope applied to resource'));
+    scopeSet.add(scope);
+  }
+  if (CONFLICTING.some((pair) => pair.every((s) => scopeSet.has(s)))) errs.push(invalidValue('spec.scopes', scopes, 'conflicting scopes'));
+
+  const selector = asObject(spec.scopeSelector);
+  const exprPath = 'spec.scopeSelector.matchExpressions';
+  const selected = new Set<string>();
+  for (const raw of asArray(selector?.matchExpressions)) {
+    const req = asObject(raw) ?? {};
+    const name = String(req.scopeName ?? '');
+    const op = String(req.operator ?? '');
+    const values = asArray(req.values);
+    if (!SCOPES.includes(name)) errs.push(invalidValue(`${exprPath}.scopeName`, name, 'unsupported scope'));
+    if (unsupportedForHard(name, hard)) errs.push(invalidValue(exprPath, selector, 'unsupported scope applied to resource'));
+    if (['BestEffort', 'NotBestEffort', 'Terminating', 'NotTerminating', 'CrossNamespacePodAffinity'].includes(name) && op !== 'Exists') {
+      errs.push(
+        invalidValue(
+          `${exprPath}.operator`,
+          op,
+          "must be 'Exist' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity",
+        ),
+      );
+    }
+    if (op === 'In' || op === 'NotIn') {
+      if (!values.length) errs.push(required(`${exprPath}.values`, "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector"));
+    } else if (op === 'Exists' || op === 'DoesNotExist') {
+      if (values.length) errs.push(invalidValue(`${exprPath}.values`, values, "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector"));
+    } else errs.push(invalidValue(`${exprPath}.operator`, op, 'not a valid selector operator'));
+    selected.add(name);
+  }
+  if (CONFLICTING.some((pair) => pair.every((s) => selected.has(s)))) errs.push(invalidValue(exprPath, scopes, 'conflicting scopes'));
+
+  errs.push(...validateResourceMap(status.hard, 'status.hard'), ...validateResourceMap(status.used, 'status.used'));
+  return errs;
+}
+
+function validateScopesUnchanged(o: ApiObject, old: ApiObject): FieldError[] {
+  const now = new Set(asArray(asObject(o.spec)?.scopes).map(String));
+  const before = new Set(asArray(asObject(old.spec)?.scopes).map(String));
+  const same = now.size === before.size && [...now].every((s) => before.has(s));
+  return same ? [] : [invalidValue('spec.scopes', asObject(o.spec)?.scopes ?? null, 'field is immutable')];
+}
+
 export const resourcequotas: ResourceType = {
   group: '',
   versions: [{ name: 'v1', schema }],
@@ -41,6 +121,10 @@ export const resourcequotas: ResourceType = {
   scope: 'Namespaced',
   shortNames: ['quota'],
   subresources: { status: true },
+  strategy: {
+    validate: validateResourceQuota,
+    validateUpdate: updateValidation(validateResourceQuota, validateScopesUnchanged),
+  },
   columns: [
     ageColumn,
     { name: 'Request', type: 'string', description: 'Request represents a minimum amount of cpu/memory that a container may consume.', cell: (o) => usage(o, false) },
