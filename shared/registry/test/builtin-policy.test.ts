@@ -18,6 +18,12 @@ function spec(patch: Record<string, unknown>): ApiObject {
   return o;
 }
 
+function annotated(annotations: Record<string, string>): ApiObject {
+  const o = structuredClone(base);
+  o.metadata = { ...o.metadata, annotations };
+  return o;
+}
+
 describe('podsecuritypolicies', () => {
   it('is deprecated in policy/v1beta1 with the upstream warning', () => {
     const v = psp.versions[0]!;
@@ -91,7 +97,17 @@ describe('podsecuritypolicies', () => {
       ['RunAsAny fsGroup without ranges', spec({ fsGroup: { rule: 'RunAsAny' } }), []],
       ['fsGroup without rule', spec({ fsGroup: {} }), ['spec.fsGroup.rule: Unsupported value']],
       ['min greater than max', spec({ supplementalGroups: { rule: 'MustRunAs', ranges: [{ min: 10, max: 5 }] } }), ['spec.supplementalGroups.ranges[0]: Invalid value']],
-      ['negative min', spec({ runAsGroup: { rule: 'MustRunAs', ranges: [{ min: -1, max: 5 }] } }), ['spec.runAsGroup.ranges[0]: Invalid value']],
+      ['negative min', spec({ runAsGroup: { rule: 'MustRunAs', ranges: [{ min: -1, max: 5 }] } }), ['spec.runAsGroup.ranges[0].min: Invalid value']],
+      ['id above 2^31-1', spec({ runAsUser: { rule: 'MustRunAs', ranges: [{ min: 1, max: 2147483648 }] } }), ['spec.runAsUser.ranges[0].max: Invalid value']],
+      ['runAsGroup RunAsAny takes no ranges', spec({ runAsGroup: { rule: 'RunAsAny', ranges: [{ min: 1, max: 5 }] } }), ['spec.runAsGroup.ranges: Invalid value']],
+      ['runAsGroup MayRunAs needs a range', spec({ runAsGroup: { rule: 'MayRunAs' } }), ['spec.runAsGroup.ranges: Invalid value']],
+      ['required drops with all capabilities allowed', spec({ allowedCapabilities: ['*'], requiredDropCapabilities: ['NET_RAW'] }), ['spec.requiredDropCapabilities: Invalid value']],
+      ['forbidden sysctl under an allowed prefix', spec({ allowedUnsafeSysctls: ['kernel.*'], forbiddenSysctls: ['kernel.sem'] }), ['spec.forbiddenSysctls[0]: Invalid value']],
+      ['allowed and forbidden prefixes apart', spec({ allowedUnsafeSysctls: ['kernel.msg*'], forbiddenSysctls: ['net.*'] }), []],
+      ['valid profile annotations', annotated({ 'seccomp.security.alpha.platform.io/allowedProfileNames': 'runtime/default,localhost/p.json,*', 'seccomp.security.alpha.platform.io/defaultProfileName': 'runtime/default', 'apparmor.security.beta.platform.io/allowedProfileNames': 'runtime/default,localhost/k', 'apparmor.security.beta.platform.io/defaultProfileName': 'runtime/default' }), []],
+      ['bad seccomp profile', annotated({ 'seccomp.security.alpha.platform.io/defaultProfileName': 'default' }), ['metadata.annotations[seccomp.security.alpha.platform.io/defaultProfileName]: Invalid value']],
+      ['seccomp localhost path escaping', annotated({ 'seccomp.security.alpha.platform.io/allowedProfileNames': 'localhost/../x' }), ['metadata.annotations[seccomp.security.alpha.platform.io/allowedProfileNames]: Invalid value']],
+      ['bad AppArmor profile', annotated({ 'apparmor.security.beta.platform.io/allowedProfileNames': 'runtime/default,complain' }), ['metadata.annotations[apparmor.security.beta.platform.io/allowedProfileNames]: Invalid value']],
       ['single id range', spec({ runAsUser: { rule: 'MustRunAs', ranges: [{ min: 7, max: 7 }] } }), []],
       ['seLinux MustRunAs without options', spec({ seLinux: { rule: 'MustRunAs' } }), ['spec.seLinux.seLinuxOptions: Required value']],
       ['allowed overlaps required drop', spec({ allowedCapabilities: ['NET_RAW'], requiredDropCapabilities: ['NET_RAW'] }), ['spec.allowedCapabilities: Invalid value']],

@@ -1,5 +1,6 @@
 // PodSecurityPolicies (policy/v1beta1, deprecated): cluster-level rules on pod security fields.
-// Every field of the spec's table is modelled and the cross-field rules are enforced here.
+// Every field of the spec's table is modelled and the cross-field rules are enforced here, with
+// upstream's checks of the seccomp and AppArmor profile annotations the admission plugin reads.
 
 import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
@@ -57,23 +58,43 @@ const schema = obj({
   ),
 });
 
+const MAX_ID = 2147483647;
+
+/** Upstream's validateIDRanges: min within 0…2^31-1, min not above max. */
 function validateRanges(list: unknown, f: string): FieldError[] {
   const errs: FieldError[] = [];
   asArray(list).forEach((r, i) => {
     const range = asObject(r) ?? {};
     const min = range.min;
     const max = range.max;
-    if (typeof min === 'number' && min < 0) errs.push(invalidValue(`${f}[${i}]`, min, 'min cannot be negative'));
-    if (typeof max === 'number' && max < 0) errs.push(invalidValue(`${f}[${i}]`, max, 'max cannot be negative'));
-    if (typeof min === 'number' && typeof max === 'number' && min > max) errs.push(invalidValue(`${f}[${i}]`, { min, max }, 'min cannot be greater than max'));
+    if (typeof min === 'number' && (min < 0 || min > MAX_ID)) errs.push(invalidValue(`${f}[${i}].min`, min, `must be between 0 and ${MAX_ID}, inclusive`));
+    if (typeof max === 'number' && (max < 0 || max > MAX_ID)) errs.push(invalidValue(`${f}[${i}].max`, max, `must be between 0 and ${MAX_ID}, inclusive`));
+    if (typeof min === 'number' && typeof max === 'number' && min > max) errs.push(invalidValue(`${f}[${i}]`, min, 'min cannot be greater than max'));
   });
   return errs;
 }
 
-/** A `rule` + `ranges` strategy: known rule, valid ranges, ranges present for MustRunAs. */
-function validateStrategy(s: unknown, f: string, rules: string[], optional: boolean): FieldError[] {
+/** runAsGroup as upstream: RunAsAny takes no ranges, MustRunAs and MayRunAs at least one. */
+function validateRunAsGroup(s: unknown): FieldError[] {
   const strat = asObject(s);
-  if (!strat) return optional ? [] : [required(f)];
+  if (!strat) return [];
+  const f = 'spec.runAsGroup';
+  const ranges = asArray(strat.ranges);
+  switch (strat.rule) {
+    case 'RunAsAny':
+      return ranges.length ? [invalidValue(`${f}.ranges`, ranges, 'Ranges must be empty')] : [];
+    case 'MustRunAs':
+    case 'MayRunAs':
+      return ranges.length ? validateRanges(ranges, `${f}.ranges`) : [invalidValue(`${f}.ranges`, ranges, 'must provide at least one range')];
+    default:
+      return [unsupported(`${f}.rule`, strat.rule ?? '', RUN_AS_GROUP_RULES)];
+  }
+}
+
+/** A `rule` + `ranges` strategy: known rule, valid ranges, ranges present for MustRunAs (the spec's table). */
+function validateStrategy(s: unknown, f: string, rules: string[]): FieldError[] {
+  const strat = asObject(s);
+  if (!strat) return [required(f)];
   const errs: FieldError[] = [];
   const rule = strat.rule;
   if (typeof rule !== 'string' || !rules.includes(rule)) errs.push(unsupported(`${f}.rule`, rule ?? '', rules));
@@ -102,19 +123,27 @@ function validateSysctls(list: unknown, f: string): FieldError[] {
   return errs;
 }
 
-function sysctlCovers(pattern: string, name: string): boolean {
-  if (pattern === '*') return true;
-  return pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : pattern === name;
-}
-
+/** No allowed unsafe sysctl may overlap a forbidden one (upstream's four cases of name and prefix). */
 function validateSysctlOverlap(spec: Json): FieldError[] {
   const allowed = asArray(spec.allowedUnsafeSysctls).map(String);
   const forbiddenList = asArray(spec.forbiddenSysctls).map(String);
   const errs: FieldError[] = [];
+  const prefix = (p: string): string | undefined => (p.endsWith('*') ? p.slice(0, -1) : undefined);
   allowed.forEach((a, i) => {
-    if (forbiddenList.some((fb) => sysctlCovers(fb, a.endsWith('*') ? a.slice(0, -1) : a) || (fb.endsWith('*') && a.endsWith('*') && a.startsWith(fb.slice(0, -1))))) {
-      errs.push(invalidValue(`spec.allowedUnsafeSysctls[${i}]`, a, 'sysctl overlaps with a forbidden sysctl'));
-    }
+    const ap = prefix(a);
+    forbiddenList.forEach((fb, j) => {
+      const fp = prefix(fb);
+      const onAllowed = invalidValue(`spec.allowedUnsafeSysctls[${i}]`, a, `sysctl overlaps with ${fb}`);
+      const onForbidden = invalidValue(`spec.forbiddenSysctls[${j}]`, fb, `sysctl overlaps with ${a}`);
+      if (ap !== undefined && fp !== undefined) {
+        if (ap.startsWith(fp)) errs.push(onAllowed);
+        else if (fp.startsWith(ap)) errs.push(onForbidden);
+      } else if (ap !== undefined) {
+        if (fb.startsWith(ap)) errs.push(onForbidden);
+      } else if (fp !== undefined) {
+        if (a.startsWith(fp)) errs.push(onAllowed);
+      } else if (a === fb) errs.push(onAllowed);
+    });
   });
   return errs;
 }
@@ -122,6 +151,9 @@ function validateSysctlOverlap(spec: Json): FieldError[] {
 function validateCapabilities(spec: Json): FieldError[] {
   const drop = new Set(asArray(spec.requiredDropCapabilities).map(String));
   const errs: FieldError[] = [];
+  if (drop.size && asArray(spec.allowedCapabilities).includes('*')) {
+    errs.push(invalidValue('spec.requiredDropCapabilities', spec.requiredDropCapabilities, 'must be empty when all capabilities are allowed by a wildcard'));
+  }
   for (const field of ['allowedCapabilities', 'defaultAddCapabilities']) {
     for (const cap of asArray(spec[field]).map(String)) {
       if (drop.has(cap)) errs.push(invalidValue(`spec.${field}`, cap, `capability is listed in ${field} and requiredDropCapabilities`));
@@ -177,14 +209,54 @@ function validateRuntimeClass(spec: Json): FieldError[] {
   return errs;
 }
 
+const SECCOMP_DEFAULT_PROFILE = 'seccomp.security.alpha.platform.io/defaultProfileName';
+const SECCOMP_ALLOWED_PROFILES = 'seccomp.security.alpha.platform.io/allowedProfileNames';
+const APPARMOR_DEFAULT_PROFILE = 'apparmor.security.beta.platform.io/defaultProfileName';
+const APPARMOR_ALLOWED_PROFILES = 'apparmor.security.beta.platform.io/allowedProfileNames';
+
+/** A seccomp profile name as a pod annotation may carry it. */
+function seccompProfileErrors(p: string, f: string): FieldError[] {
+  if (p === 'runtime/default' || p === 'docker/default' || p === 'unconfined') return [];
+  if (p.startsWith('localhost/')) {
+    const local = p.slice('localhost/'.length);
+    if (local.startsWith('/')) return [invalidValue(f, local, 'must be a relative path')];
+    if (local.split('/').includes('..')) return [invalidValue(f, local, "must not contain '..'")];
+    return [];
+  }
+  return [invalidValue(f, p, 'must be a valid seccomp profile')];
+}
+
+const appArmorProfileValid = (p: string): boolean => p === '' || p === 'runtime/default' || p === 'unconfined' || p.startsWith('localhost/');
+
+/** The policy's seccomp and AppArmor annotations name profiles a pod could use. */
+function validateProfileAnnotations(annotations: Json): FieldError[] {
+  const errs: FieldError[] = [];
+  const key = (k: string) => `metadata.annotations[${k}]`;
+  const at = (k: string): string => (typeof annotations[k] === 'string' ? (annotations[k] as string) : '');
+  const aaDefault = at(APPARMOR_DEFAULT_PROFILE);
+  if (!appArmorProfileValid(aaDefault)) errs.push(invalidValue(key(APPARMOR_DEFAULT_PROFILE), aaDefault, `invalid AppArmor profile name: ${JSON.stringify(aaDefault)}`));
+  const aaAllowed = at(APPARMOR_ALLOWED_PROFILES);
+  if (aaAllowed) {
+    for (const p of aaAllowed.split(',')) {
+      if (!appArmorProfileValid(p)) errs.push(invalidValue(key(APPARMOR_ALLOWED_PROFILES), aaAllowed, `invalid AppArmor profile name: ${JSON.stringify(p)}`));
+    }
+  }
+  const scDefault = at(SECCOMP_DEFAULT_PROFILE);
+  if (scDefault) errs.push(...seccompProfileErrors(scDefault, key(SECCOMP_DEFAULT_PROFILE)));
+  const scAllowed = at(SECCOMP_ALLOWED_PROFILES);
+  if (scAllowed) for (const p of scAllowed.split(',')) if (p !== '*') errs.push(...seccompProfileErrors(p, key(SECCOMP_ALLOWED_PROFILES)));
+  return errs;
+}
+
 export function validatePodSecurityPolicy(o: ApiObject): FieldError[] {
   const spec = asObject(o.spec);
   if (!spec) return [required('spec')];
   const errs: FieldError[] = [
-    ...validateStrategy(spec.runAsUser, 'spec.runAsUser', RUN_AS_USER_RULES, false),
-    ...validateStrategy(spec.runAsGroup, 'spec.runAsGroup', RUN_AS_GROUP_RULES, true),
-    ...validateStrategy(spec.fsGroup, 'spec.fsGroup', GROUP_RULES, false),
-    ...validateStrategy(spec.supplementalGroups, 'spec.supplementalGroups', GROUP_RULES, false),
+    ...validateProfileAnnotations(asObject(o.metadata?.annotations) ?? {}),
+    ...validateStrategy(spec.runAsUser, 'spec.runAsUser', RUN_AS_USER_RULES),
+    ...validateRunAsGroup(spec.runAsGroup),
+    ...validateStrategy(spec.fsGroup, 'spec.fsGroup', GROUP_RULES),
+    ...validateStrategy(spec.supplementalGroups, 'spec.supplementalGroups', GROUP_RULES),
   ];
   const se = asObject(spec.seLinux);
   if (!se) errs.push(required('spec.seLinux'));
