@@ -9,6 +9,7 @@ import { resolvePlugins } from './config.js';
 import { createAdmissionService } from './service.js';
 import { loadAdmissionConfiguration } from './admission-configuration.js';
 import { processRegistry, serveMetrics } from '../../shared/metrics/serve.js';
+import { parseServiceResolver } from './plugins/webhook/service-resolver.js';
 
 
 async function main(): Promise<void> {
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
   // Fail on a bad plugin list or configuration file before touching the network, so the error is the first thing seen.
   resolvePlugins(config);
   loadAdmissionConfiguration(configFile);
+  parseServiceResolver(opts['webhook-service-resolver']);
   const log = createLogger('admission', opts['log-level']);
   const metrics = processRegistry(opts, log);
   const endpoint = await serveMetrics(opts['metrics-bind-address'], metrics, log);
@@ -26,6 +28,7 @@ async function main(): Promise<void> {
   const options = {
     defaultNotReadyTolerationSeconds: opts['default-not-ready-toleration-seconds'],
     defaultUnreachableTolerationSeconds: opts['default-unreachable-toleration-seconds'],
+    webhookServiceResolver: opts['webhook-service-resolver'],
   };
   const service = await createAdmissionService({ nc, log, config, options, bucket: opts.bucket, metrics });
   const stop = async () => {

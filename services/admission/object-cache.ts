@@ -78,6 +78,11 @@ export class ObjectCache<T extends ApiObject = ApiObject> {
     }
   }
 
+  /** Resolves once the cache first holds what was stored, without a deadline (background work, not requests). */
+  whenSynced(): Promise<void> {
+    return this.synced;
+  }
+
   get(namespace: string | undefined, name: string): T | undefined {
     return this.byNamespace.get(namespace ?? '')?.get(name);
   }

@@ -15,15 +15,24 @@ export const admissionOptionSpecs = {
   bucket: { type: 'string', default: DEFAULT_BUCKET, description: 'JetStream KV bucket holding the objects' },
   ...metricsServingOptionSpecs,
   ...metricsOptionSpecs,
+  'webhook-service-resolver': {
+    type: 'list',
+    default: [],
+    description:
+      'admission webhooks named by a Service: where to reach <service>.<namespace>.svc[:<port>] instead of the Service\'s endpoints, as comma-separated <service>.<namespace>.svc[:<port>]=<host>:<port> (no port: every port of the service), e.g. hook.apps.svc:443=127.0.0.1:8443; for running without a pod network. The serving certificate is still checked for <service>.<namespace>.svc',
+  },
 } satisfies OptionSpecs;
 
 /** The flags plugins read, as the service hands them over (defaults filled in by createAdmissionService). */
 export interface AdmissionServiceOptions {
   defaultNotReadyTolerationSeconds: number;
   defaultUnreachableTolerationSeconds: number;
+  /** `--webhook-service-resolver` entries, `<svc>.<ns>.svc[:<port>]=<host>:<port>` (checked by the webhook plugins). */
+  webhookServiceResolver: string[];
 }
 
 export const DEFAULT_ADMISSION_SERVICE_OPTIONS: AdmissionServiceOptions = {
   defaultNotReadyTolerationSeconds: 300,
   defaultUnreachableTolerationSeconds: 300,
+  webhookServiceResolver: [],
 };

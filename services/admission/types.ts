@@ -25,9 +25,27 @@ export interface AdmissionContext {
   log: Logger;
   /** Sent back to the client as `Warning` headers. */
   warn(message: string): void;
-  /** Recorded in the request's audit event under a full key owned by the plugin (`pod-security.platform.io/enforce-policy`). */
-  annotate(key: string, value: string): void;
+  /**
+   * Recorded in the request's audit event under a full key owned by the plugin
+   * (`pod-security.platform.io/enforce-policy`); the first value given for a key is kept. With
+   * `level` Request the annotation is recorded only when the request is audited at Request or
+   * above (a webhook's patch must not reach a Metadata-level log).
+   */
+  annotate(key: string, value: string, level?: AnnotationLevel): void;
+  /**
+   * Mutating phase: which pass of the chain this is. 0 first; 1 when the chain runs again because
+   * a plugin asked for it (upstream's reinvocation: a webhook changed the object, so the plugins
+   * before it, and webhooks with `reinvocationPolicy: IfNeeded`, see the change).
+   */
+  readonly round?: number;
+  /** Mutating phase: run every mutating plugin once more after this pass (at most one more pass per request). */
+  requestReinvocation?(): void;
+  /** This plugin's own value for the request, kept across passes (made by `init` on first use). */
+  scratch?<T>(init: () => T): T;
 }
+
+/** The lowest audit level an annotation is recorded at. */
+export type AnnotationLevel = 'Metadata' | 'Request';
 
 /**
  * What running a plugin does outside the object it admits (upstream's webhook `sideEffects`):

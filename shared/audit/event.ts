@@ -11,6 +11,8 @@ import type { RequestAuditConfig } from './policy.js';
 export interface AuditAnnotator {
   /** The first value given for a key is kept, as upstream. */
   annotate(key: string, value: string): void;
+  /** The request's audit level, when known: some annotations are recorded only from Request up. */
+  readonly level?: Level;
 }
 
 export interface AuditRequestInit {

@@ -201,4 +201,6 @@ export interface AdmissionReply {
   status?: Status;
   warnings?: string[];
   auditAnnotations?: Record<string, string>;
+  /** Audit annotations recorded only at audit level Request and above (a mutating webhook's patch). */
+  requestAuditAnnotations?: Record<string, string>;
 }

@@ -1,9 +1,11 @@
 // What a neighbouring service wants its callers to send it, asked on the bus and refreshed every
 // few seconds: the admission service's phases and matches, the authn service's proxy headers.
 // Until it is known (or while the service cannot be asked) `value()` is null and each caller
-// falls back to its safe default.
+// falls back to its safe default. A service whose interest changes at run time (admission, when
+// webhook configurations come and go) also announces the change, and callers read it again at
+// once instead of at the next refresh.
 
-import type { NatsConnection } from '@nats-io/nats-core';
+import type { NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
 import { admissionMatches } from '../api/admission-match.js';
 import { busRequest } from './client.js';
@@ -13,21 +15,45 @@ import type { AdmissionInterest, AdmissionPhase, AuthnInterest } from './message
 export class ServiceInterest<T> {
   private current: T | null = null;
   private timer: NodeJS.Timeout | undefined;
+  private changes: Subscription | undefined;
+  /** The refresh under way, and whether another was asked for meanwhile (it must see later state). */
+  private inFlight: Promise<void> | null = null;
+  private again = false;
 
   constructor(
     private readonly nc: NatsConnection,
     private readonly subject: string,
     private readonly log: Logger,
     private readonly refreshMs = 5_000,
+    /** Where the service announces a change (no payload), if it does. */
+    private readonly changedSubject?: string,
   ) {}
 
   start(): Promise<void> {
     this.timer = setInterval(() => void this.refresh(), this.refreshMs);
     this.timer.unref();
+    if (this.changedSubject) this.changes = this.nc.subscribe(this.changedSubject, { callback: () => void this.refresh() });
     return this.refresh();
   }
 
-  async refresh(): Promise<void> {
+  /** Reads the interest again; calls made while one read is under way share one more read after it. */
+  refresh(): Promise<void> {
+    if (this.inFlight) {
+      this.again = true;
+      return this.inFlight;
+    }
+    this.inFlight = (async () => {
+      do {
+        this.again = false;
+        await this.readOnce();
+      } while (this.again);
+    })().finally(() => {
+      this.inFlight = null;
+    });
+    return this.inFlight;
+  }
+
+  private async readOnce(): Promise<void> {
     try {
       this.current = await busRequest<T>(this.nc, this.subject, {}, 2_000);
     } catch (err) {
@@ -42,13 +68,14 @@ export class ServiceInterest<T> {
 
   stop(): void {
     clearInterval(this.timer);
+    this.changes?.unsubscribe();
   }
 }
 
 /** Admission: a phase no plugin is interested in is skipped; unknown interest calls every phase. */
 export class AdmissionInterestCache extends ServiceInterest<AdmissionInterest> {
   constructor(nc: NatsConnection, log: Logger, refreshMs?: number) {
-    super(nc, Subjects.admissionInterest, log, refreshMs);
+    super(nc, Subjects.admissionInterest, log, refreshMs, Subjects.admissionInterestChanged);
   }
 
   wants(phase: AdmissionPhase, operation: string, group: string, resource: string, userGroups?: readonly string[]): boolean {
@@ -56,6 +83,11 @@ export class AdmissionInterestCache extends ServiceInterest<AdmissionInterest> {
     if (!i) return true;
     return i[phase].some((m) => admissionMatches(m, operation, group, resource, userGroups));
   }
+}
+
+/** Tells every caller of the admission service to read its interest again (a plugin's match changed). */
+export function announceAdmissionInterestChange(nc: NatsConnection): void {
+  if (!nc.isClosed()) nc.publish(Subjects.admissionInterestChanged);
 }
 
 /** Authn: the front-proxy headers forwarded for authentication (none until known). */

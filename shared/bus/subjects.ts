@@ -41,6 +41,8 @@ export const Subjects = {
   authzEscalation: `${SubjectGroup.authz}.escalation`,
   admissionAdmit: `${SubjectGroup.admission}.admit`,
   admissionInterest: `${SubjectGroup.admission}.interest`,
+  /** Published (no reply) when a plugin's match changed (webhook configurations): callers re-read the interest at once. */
+  admissionInterestChanged: `${SubjectGroup.admission}.interestchanged`,
 } as const;
 
 /**

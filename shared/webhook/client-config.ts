@@ -162,39 +162,58 @@ export async function parseWebhookClientConfig(text: string, baseDir: string): P
   const serverName = optString(cluster, 'tls-server-name', clusterWhere);
   if (serverName) config.tlsServerName = serverName;
 
-  if (userEntry) {
-    const userWhere = `user ${JSON.stringify(userEntry.name ?? '')}`;
-    const user = userEntry.user ?? {};
-    if (!isObj(user)) throw new WebhookConfigError(`${userWhere}: user must be a mapping`);
-    for (const unsupported of ['exec', 'auth-provider', 'as', 'act-as']) {
-      if (user[unsupported] !== undefined) throw new WebhookConfigError(`${userWhere}: ${unsupported} is not supported for webhooks`);
-    }
-    const cert = await pemFrom(user, 'client-certificate', userWhere, baseDir);
-    const key = await pemFrom(user, 'client-key', userWhere, baseDir);
-    if (Boolean(cert) !== Boolean(key)) throw new WebhookConfigError(`${userWhere}: client-certificate and client-key go together`);
-    if (cert && key) {
-      config.clientCertPem = cert;
-      config.clientKeyPem = key;
-    }
-    const token = optString(user, 'token', userWhere);
-    const tokenFile = optString(user, 'tokenFile', userWhere);
-    const username = optString(user, 'username', userWhere);
-    const password = optString(user, 'password', userWhere);
-    if ((token || tokenFile) && (username || password)) throw new WebhookConfigError(`${userWhere}: give a token or a username and password, not both`);
-    if (token) config.token = token;
-    if (tokenFile) {
-      config.tokenFile = path.resolve(baseDir, tokenFile);
-      await readTokenFile(config.tokenFile, userWhere);
-    }
-    if (username || password) {
-      if (!username) throw new WebhookConfigError(`${userWhere}: password without username`);
-      config.basicAuth = { username, password: password ?? '' };
-    }
-  }
+  if (userEntry) Object.assign(config, await parseUserCredentials(userEntry, baseDir));
   return config;
 }
 
-async function readTokenFile(file: string, where: string): Promise<string> {
+/** What a client configuration's user entry gives the API server to present. */
+export interface UserCredentials {
+  clientCertPem?: string;
+  clientKeyPem?: string;
+  token?: string;
+  /** Absolute path; read at start-up and re-read periodically (a token takes precedence). */
+  tokenFile?: string;
+  basicAuth?: { username: string; password: string };
+}
+
+/**
+ * One `users[]` entry (`{name, user}`) of a client configuration file: a client certificate and
+ * key, a token or token file, or a username and password. Referenced files are read relative to
+ * `baseDir`; the token file only has to be readable.
+ */
+export async function parseUserCredentials(userEntry: Record<string, unknown>, baseDir: string): Promise<UserCredentials> {
+  const userWhere = `user ${JSON.stringify(userEntry.name ?? '')}`;
+  const user = userEntry.user ?? {};
+  if (!isObj(user)) throw new WebhookConfigError(`${userWhere}: user must be a mapping`);
+  for (const unsupported of ['exec', 'auth-provider', 'as', 'act-as']) {
+    if (user[unsupported] !== undefined) throw new WebhookConfigError(`${userWhere}: ${unsupported} is not supported for webhooks`);
+  }
+  const out: UserCredentials = {};
+  const cert = await pemFrom(user, 'client-certificate', userWhere, baseDir);
+  const key = await pemFrom(user, 'client-key', userWhere, baseDir);
+  if (Boolean(cert) !== Boolean(key)) throw new WebhookConfigError(`${userWhere}: client-certificate and client-key go together`);
+  if (cert && key) {
+    out.clientCertPem = cert;
+    out.clientKeyPem = key;
+  }
+  const token = optString(user, 'token', userWhere);
+  const tokenFile = optString(user, 'tokenFile', userWhere);
+  const username = optString(user, 'username', userWhere);
+  const password = optString(user, 'password', userWhere);
+  if ((token || tokenFile) && (username || password)) throw new WebhookConfigError(`${userWhere}: give a token or a username and password, not both`);
+  if (token) out.token = token;
+  if (tokenFile) {
+    out.tokenFile = path.resolve(baseDir, tokenFile);
+    await readTokenFile(out.tokenFile, userWhere);
+  }
+  if (username || password) {
+    if (!username) throw new WebhookConfigError(`${userWhere}: password without username`);
+    out.basicAuth = { username, password: password ?? '' };
+  }
+  return out;
+}
+
+export async function readTokenFile(file: string, where: string): Promise<string> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');

@@ -20,6 +20,7 @@ test('admission options - with no flags every default is converted to its type',
       'metrics-bind-address': '',
       'show-hidden-metrics-for-version': '',
       'disabled-metrics': [],
+      'webhook-service-resolver': [],
     },
   );
 });

@@ -4,13 +4,46 @@
 import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { badRequest, StatusError } from '../../api/status.js';
+import { levelAtLeast, Level } from '../../audit/types.js';
 import { busRequest } from '../../bus/client.js';
 import { Subjects } from '../../bus/subjects.js';
 import type { AdmissionInterestCache } from '../../bus/service-interest.js';
-import type { AdmissionReply, AdmissionRequest } from '../../bus/messages.js';
-import type { Admitter } from './store.js';
+import { AdmissionOperation, type AdmissionReply, type AdmissionRequest } from '../../bus/messages.js';
+import type { Admitter, WriteRequest } from './store.js';
+
+/**
+ * How long one admission phase may take. Webhooks are called in sequence in the mutating phase,
+ * each allowed up to 30 s, so the bus's usual deadline would cut them off; upstream bounds the
+ * whole request by its 60 s request timeout instead.
+ */
+export const ADMISSION_TIMEOUT_MS = 60_000;
+
+const OPTIONS_API_VERSION = 'meta.platform.io/v1';
+
+/** The request's options as admission webhooks see them (CreateOptions, UpdateOptions, DeleteOptions; none for CONNECT). */
+export function admissionOptions(req: WriteRequest, operation: AdmissionOperation): Record<string, unknown> | null {
+  const dryRun = req.dryRun ? { dryRun: ['All'] } : {};
+  switch (operation) {
+    case AdmissionOperation.Create:
+      return { kind: 'CreateOptions', apiVersion: OPTIONS_API_VERSION, ...dryRun, ...(req.manager ? { fieldManager: req.manager } : {}) };
+    case AdmissionOperation.Update:
+      return { kind: 'UpdateOptions', apiVersion: OPTIONS_API_VERSION, ...dryRun, ...(req.manager ? { fieldManager: req.manager } : {}) };
+    case AdmissionOperation.Delete: {
+      const d = req.deleteOptions ?? {};
+      const out: Record<string, unknown> = { kind: 'DeleteOptions', apiVersion: OPTIONS_API_VERSION, ...dryRun };
+      if (d.gracePeriodSeconds !== undefined) out.gracePeriodSeconds = d.gracePeriodSeconds;
+      if (d.preconditions) out.preconditions = d.preconditions;
+      if (d.propagationPolicy) out.propagationPolicy = d.propagationPolicy;
+      if (d.orphanDependents !== undefined) out.orphanDependents = d.orphanDependents;
+      return out;
+    }
+    default:
+      return null;
+  }
+}
 
 export function admissionClient(nc: NatsConnection, interest: AdmissionInterestCache, timeoutMs: number): Admitter {
+  const phaseTimeoutMs = Math.max(timeoutMs, ADMISSION_TIMEOUT_MS);
   return async (req, phase, operation, object, oldObject, kind) => {
     const t = req.target;
     if (!interest.wants(phase, operation, t.type.group, t.type.plural, req.user.groups)) return object;
@@ -24,15 +57,22 @@ export function admissionClient(nc: NatsConnection, interest: AdmissionInterestC
       userInfo: req.user,
       object,
       oldObject,
+      options: admissionOptions(req, operation),
       dryRun: req.dryRun,
     };
     if (req.subresource) request.subResource = req.subresource;
     // As upstream derives it from the URL: a namespace's own `namespaces/<name>` carries its name.
     const namespace = req.namespace ?? (t.kind === 'Namespace' && !t.type.group && operation !== 'CREATE' ? req.name : undefined);
     if (namespace) request.namespace = namespace;
-    const reply = await busRequest<AdmissionReply>(nc, Subjects.admissionAdmit, request, timeoutMs);
+    const reply = await busRequest<AdmissionReply>(nc, Subjects.admissionAdmit, request, phaseTimeoutMs);
     if (reply.warnings) req.warnings.push(...reply.warnings);
-    if (reply.auditAnnotations && req.audit) for (const [k, v] of Object.entries(reply.auditAnnotations)) req.audit.annotate(k, v);
+    const audit = req.audit;
+    if (audit) {
+      if (reply.auditAnnotations) for (const [k, v] of Object.entries(reply.auditAnnotations)) audit.annotate(k, v);
+      if (reply.requestAuditAnnotations && (!audit.level || levelAtLeast(audit.level, Level.Request))) {
+        for (const [k, v] of Object.entries(reply.requestAuditAnnotations)) audit.annotate(k, v);
+      }
+    }
     if (!reply.allowed) {
       if (reply.status) throw new StatusError(reply.status);
       throw badRequest('admission denied the request');

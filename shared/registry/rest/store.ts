@@ -68,6 +68,8 @@ export interface WriteRequest {
   applied?: boolean;
   /** The request's audit record, when audited: admission's audit annotations are recorded there. */
   audit?: AuditAnnotator | null;
+  /** A deletion's options, shown to admission webhooks as the request's DeleteOptions. */
+  deleteOptions?: DeleteRequestOptions;
 }
 
 /** One admission phase of a write; `kind` overrides the target's for a subresource of another kind. */
@@ -319,8 +321,9 @@ export class GenericStore {
     if (pre?.resourceVersion && pre.resourceVersion !== String(cur.revision)) {
       throw conflict(t.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${cur.revision}`);
     }
-    await this.admitPhase(req, AdmissionPhase.Mutating, AdmissionOperation.Delete, null, obj, name);
-    await this.admitPhase(req, AdmissionPhase.Validating, AdmissionOperation.Delete, null, obj, name);
+    const admitted = { ...req, deleteOptions: opts };
+    await this.admitPhase(admitted, AdmissionPhase.Mutating, AdmissionOperation.Delete, null, obj, name);
+    await this.admitPhase(admitted, AdmissionPhase.Validating, AdmissionOperation.Delete, null, obj, name);
     const ref = refOf(t, req.namespace, name);
     const policy = propagationPolicy(t, opts);
     const gc = withGarbageCollectionFinalizer(obj, policy);
