@@ -14,6 +14,7 @@ const RBAC = 'rbac.authorization.platform.io';
 const NODES = '/api/v1/nodes';
 const PODS = '/api/v1/namespaces/default/pods';
 const MERGE_PATCH = { 'content-type': 'application/merge-patch+json' };
+const NOT_READY_TAINT = { key: 'node.platform.io/not-ready', effect: 'NoSchedule' };
 
 type Res = Awaited<ReturnType<TestCluster['request']>>;
 
@@ -69,7 +70,8 @@ describe('NodeRestriction (Node, RBAC)', () => {
     const taints = [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }];
     const created = assertOk(await asN1('POST', NODES, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels }, spec: { taints } }), 201);
     assert.deepEqual(created.metadata.labels, labels);
-    assert.deepEqual(created.spec.taints, taints);
+    // TaintNodesByCondition (on by default) adds the not-ready taint to every new node.
+    assert.deepEqual(created.spec.taints, [...taints, NOT_READY_TAINT]);
 
     const relabelled = assertOk(await asN1('PUT', `${NODES}/n1`, { ...created, metadata: { ...created.metadata, labels: { ...labels, 'topology.platform.io/zone': 'z2', 'node.platform.io/pool': 'b' } } }));
     assert.equal(relabelled.metadata.labels['topology.platform.io/zone'], 'z2');
@@ -115,7 +117,7 @@ describe('NodeRestriction (Node, RBAC)', () => {
     const cur = await get(`${NODES}/n1`);
     const retainted = { ...cur, spec: { ...cur.spec, taints: [...cur.spec.taints, { key: 'extra', effect: 'NoExecute' }] } };
     assert.equal(forbiddenMessage(await asN1('PUT', `${NODES}/n1`, retainted)), 'nodes "n1" is forbidden: node "n1" is not allowed to modify taints');
-    assert.deepEqual((await get(`${NODES}/n1`)).spec.taints, [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }]);
+    assert.deepEqual((await get(`${NODES}/n1`)).spec.taints, [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }, NOT_READY_TAINT]);
 
     const n2 = await adminCreate(NODES, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n2' } });
     assert.equal(
