@@ -5,6 +5,7 @@
 //   npm run bench -- --cpu-prof        plus CPU profiles of the gateway during creates and GETs
 //   npm run bench -- --cpu-prof=create (or =get)
 //   npm run bench -- --auth-only       only the authentication/authorization figures
+//   npm run bench -- --webhooks-only   only the create rates with admission webhooks
 //
 // Processes: nats-server, the four non-gateway services in one child, the gateway in its own child,
 // a bare fastify baseline in another; this process only drives load (closed loop, keep-alive).
@@ -24,6 +25,7 @@ import { mib, ms, printTable, rate, type Row } from './report.js';
 import { watchFanout } from './watch.js';
 import { authBench } from './auth.js';
 import { createDeployments, deploymentPatchOp, gatewayCreateOp, rawKvCreateOp, seedConfigMaps, seedName } from './writes.js';
+import { webhookCreateRates } from './webhooks.js';
 
 const CONCURRENCY = 32;
 // Each load figure: ROUNDS short rounds interleaved with its raw limit (see `interleaved`).
@@ -40,9 +42,13 @@ function progress(msg: string): void {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, 'auth-only': { type: 'boolean' } }, allowPositionals: false, strict: true, args: normalizeArgs(process.argv.slice(2)) });
+  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, 'auth-only': { type: 'boolean' }, 'webhooks-only': { type: 'boolean' } }, allowPositionals: false, strict: true, args: normalizeArgs(process.argv.slice(2)) });
   if (values['auth-only']) {
     printTable(await authBench(progress));
+    return;
+  }
+  if (values['webhooks-only']) {
+    await webhooksOnly();
     return;
   }
   const profiles = values['cpu-prof'] === undefined ? [] : values['cpu-prof'] === '' ? ['create', 'get'] : values['cpu-prof'].split(',');
@@ -99,6 +105,10 @@ async function main(): Promise<void> {
     const createRatio = roundRatio(creates.gateway, creates.raw);
     rows.push({ figure: `create via gateway (c=${CONCURRENCY})`, measured: `${rate(created.rate)} p99 ${ms(created.p99Ms)}`, limit: `raw KV ${rate(raw.rate)} p99 ${ms(raw.p99Ms)}`, ratio: createRatio, target: `≥ ${TARGET.createRatio}, later 0.5`, ok: createRatio >= TARGET.createRatio });
 
+    progress('creates with admission webhooks: none, 1 and 3 validating, 3 mutating (rounds alternate)');
+    const hooked = await webhookCreateRates(c, gw, cleanup, progress, LOAD, ROUNDS);
+    rows.push(...hooked.rows);
+
     progress('patches of a Deployment: merge patch and server-side apply (interleaved)');
     await createDeployments(gw, NS.create, CONCURRENCY);
     const patches = await interleaved({ merge: deploymentPatchOp(gw, NS.create, 'merge'), apply: deploymentPatchOp(gw, NS.create, 'apply') }, ROUNDS, LOAD);
@@ -117,7 +127,7 @@ async function main(): Promise<void> {
     });
 
     const usage = meter.usage();
-    const errors = [baseline, getAny, getConsistent, getProtobuf, raw, created, merged, applied].filter((r) => r.errors > 0);
+    const errors = [baseline, getAny, getConsistent, getProtobuf, raw, created, ...hooked.failed, merged, applied].filter((r) => r.errors > 0);
     process.stdout.write(`\nplatform-apiserver bench — ${new Date().toISOString()}\n`);
     process.stdout.write(`load figures: ${CONCURRENCY} keep-alive HTTPS connections (closed loop), ${ROUNDS} rounds of ${LOAD.durationMs / 1000} s after ${LOAD.warmupMs / 1000} s warm-up, interleaved with the raw limit; ratio = median of per-round ratios\n\n`);
     printTable(rows);
@@ -133,6 +143,26 @@ async function main(): Promise<void> {
 
     for (const what of profiles) await profileGateway(c, gw, what, one);
     process.stdout.write(`\ntotal bench time ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  } finally {
+    await cleanup.run();
+  }
+}
+
+/** `--webhooks-only`: a cluster, the webhook create figures, the table. */
+async function webhooksOnly(): Promise<void> {
+  const cleanup = new Cleanup();
+  const onSignal = () => void cleanup.run().then(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    progress('starting nats-server, services and gateway');
+    const c = await startBenchCluster(cleanup);
+    const gw = new HttpClient(c.gatewayUrl, c.caPem, { token: c.token, maxSockets: CONCURRENCY });
+    cleanup.defer('close HTTP agent', () => gw.destroy());
+    const { rows, failed } = await webhookCreateRates(c, gw, cleanup, progress, LOAD, ROUNDS);
+    process.stdout.write(`\nplatform-apiserver bench, admission webhooks — ${new Date().toISOString()}\n\n`);
+    printTable(rows);
+    for (const r of failed) process.stdout.write(`  ! ${r.errors} failed requests, first: ${r.firstError}\n`);
   } finally {
     await cleanup.run();
   }
