@@ -156,7 +156,7 @@ describe('admission webhooks', () => {
     const denied = await inEffect('the new webhook denies', async () => assertStatus(await createCm(ns, uniq('cm')), 418));
     const tookMs = Date.now() - t0;
     assert.equal(denied.message, 'admission webhook "deny.hooks.test" denied the request: this namespace only brews tea');
-    assert.ok(tookMs < 3_000, `a new configuration took ${tookMs} ms to take effect`);
+    assert.ok(tookMs < 4_000, `a new configuration took ${tookMs} ms to take effect`);
     const review = reviewsAt('/deny').at(-1);
     assert.equal(review.apiVersion, 'admission.platform.io/v1');
     assert.deepEqual([review.request.operation, review.request.namespace, review.request.userInfo.username, review.request.options.kind, review.request.oldObject], ['CREATE', ns, 'platform-admin', 'CreateOptions', null]);
@@ -177,7 +177,7 @@ describe('admission webhooks', () => {
     const t1 = Date.now();
     assertOk(await c.request('DELETE', `/apis/${G}/v1/validatingwebhookconfigurations/${config}`));
     await inEffect('the deleted webhook no longer denies', async () => assertOk(await createCm(ns, uniq('cm')), 201));
-    assert.ok(Date.now() - t1 < 3_000, 'a deleted configuration stops in moments');
+    assert.ok(Date.now() - t1 < 4_000, 'a deleted configuration stops in moments');
   });
 
   it('a mutating webhook\'s patch is stored; its warning reaches the client; the audit log records the mutation (the patch only at Request level)', async () => {
@@ -246,7 +246,7 @@ describe('admission webhooks', () => {
     const start = Date.now();
     assertOk(await createCm(ns, uniq('cm'), { policy: 'ignore' }), 201);
     const took = Date.now() - start;
-    assert.ok(took >= 900 && took < 3_000, `waited ${took} ms for the ignored webhook`);
+    assert.ok(took >= 900 && took < 5_000, `waited ${took} ms for the ignored webhook`);
   });
 
   it('namespaceSelector and objectSelector pick the requests a webhook sees', async () => {

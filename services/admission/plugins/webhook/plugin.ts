@@ -60,7 +60,13 @@ export async function createWebhookPlugin(kind: WebhookKind, deps: PluginDeps, o
   let stopped = false;
   const rebuild = () => {
     hooks = webhooksOf(kind, configurations.list());
-    const next = interestOf(hooks, (group, res) => (hooks.some((h) => h.matchPolicy === 'Equivalent') ? types().related(group, res) : []));
+    let next: PluginMatch | undefined;
+    try {
+      next = interestOf(hooks, (group, res) => (hooks.some((h) => h.matchPolicy === 'Equivalent') ? types().related(group, res) : []));
+    } catch (err) {
+      // Without the equivalents the match could leave requests out: offer the plugin every request instead.
+      env.log.error({ err }, 'cannot work out which requests the webhooks match; every request is offered to them');
+    }
     const changed = JSON.stringify(next) !== JSON.stringify(match);
     match = next;
     if (changed) announceAdmissionInterestChange(deps.nc);
