@@ -285,3 +285,25 @@ test('webhook dispatch - a patch on a delete and a patch that does not apply are
   const bad = await h.run([h.mutating], createCm('mutating'));
   assert.equal(bad.status?.code, 500);
 });
+
+test('webhook dispatch - connect: the webhook sees the options object, and may patch it', async () => {
+  const h = await harness({
+    mutating: [hook('exec.example.com', { rules: [{ operations: ['CONNECT'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/exec'] }] })],
+    answers: { 'exec.example.com': () => patch([{ op: 'replace', path: '/command', value: ['audited-shell'] }]) },
+  });
+  const options = { kind: 'PodExecOptions', apiVersion: 'v1', command: ['sh'], stdin: true } as unknown as ApiObject;
+  const reply = await h.run([h.mutating], {
+    ...createCm('mutating'),
+    kind: { group: '', version: 'v1', kind: 'PodExecOptions' },
+    resource: { group: '', version: 'v1', resource: 'pods' },
+    subResource: 'exec',
+    name: 'web-0',
+    operation: 'CONNECT',
+    object: options,
+    options: null,
+  });
+  assert.equal(reply.allowed, true, reply.status?.message);
+  assert.deepEqual(reply.object, { kind: 'PodExecOptions', apiVersion: 'v1', command: ['audited-shell'], stdin: true }, 'no pod defaults land on the options');
+  const req = h.calls[0]!.review.request;
+  assert.deepEqual([req.operation, req.subResource, req.kind.kind, req.options, req.oldObject], ['CONNECT', 'exec', 'PodExecOptions', null, null]);
+});

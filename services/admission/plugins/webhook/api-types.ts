@@ -30,7 +30,7 @@ export interface ApiTypes {
   related(group: string, resource: string): ResourceMatch[];
   /** `obj`, an object of `from`, as `to` shows it (both must hold the same objects). */
   convert(obj: ApiObject, from: GroupVersionResource, to: GroupVersionResource): ApiObject;
-  /** Fills the defaults `resource`'s version gives an object, in place (after a webhook's patch). */
+  /** Fills the defaults `resource`'s version gives an object of its kind, in place (after a webhook's patch); other kinds are left alone. */
   defaults(resource: GroupVersionResource, obj: ApiObject): void;
 }
 
@@ -83,7 +83,8 @@ export function registryApiTypes(registry: Registry): ApiTypes {
     },
     defaults(resource, obj) {
       const t = target(resource);
-      if (t) registry.defaults(t.served, obj);
+      // Only an object of the type itself: not the Scale, Eviction or connect options of its subresources.
+      if (t && obj.kind === t.kind) registry.defaults(t.served, obj);
     },
   };
 }

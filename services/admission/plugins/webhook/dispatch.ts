@@ -216,9 +216,8 @@ function applyPatch(hook: Webhook, object: ApiObject | null, ops: unknown[]): Ap
   } catch (err) {
     throw internalError(err instanceof StatusError ? err.status.message : (err as Error).message);
   }
-  const meta = (patched as ApiObject | null)?.metadata;
-  if (typeof patched !== 'object' || patched === null || Array.isArray(patched) || typeof meta !== 'object' || meta === null) {
-    throw internalError(`admission webhook ${JSON.stringify(hook.name)} patched the object into something that is not an object with metadata`);
+  if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) {
+    throw internalError(`admission webhook ${JSON.stringify(hook.name)} patched the object into something that is not an object`);
   }
   return patched as ApiObject;
 }
