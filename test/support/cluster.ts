@@ -41,8 +41,18 @@ export interface TestCluster {
   nc: NatsConnection;
   gateway: GatewayService;
   /** fetch against the gateway with the admin token and the dev CA trusted. */
-  request(method: string, path: string, opts?: RequestOptions): Promise<{ status: number; headers: Headers; text: string; json: any; bytes: Buffer }>;
+  request(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
+  /** Every gateway (with `replicas`), the first being `gateway`/`url`/`request`. */
+  gateways: Array<{ url: string; service: GatewayService; request(method: string, path: string, opts?: RequestOptions): Promise<TestResponse> }>;
   stop(): Promise<void>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any;
+  bytes: Buffer;
 }
 
 export interface RequestOptions {
@@ -75,14 +85,26 @@ export interface ClusterOptions {
   upstreamGroupAliases?: boolean;
   /** `--feature-gates` of the gateway. */
   featureGates?: FeatureGates;
+  /** A NATS the caller started (and stops): a clustered one. Default: a nats-server of the cluster's own. */
+  nats?: TestNats;
+  /** Replicas of every service and gateway, each on its own NATS connection (default 1). */
+  replicas?: number;
+  /** `--replicas` of the storage service: the bucket's stream replicas when it creates it. */
+  bucketReplicas?: number;
 }
 
 export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestCluster> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'platform-cluster-'));
-  const nats = await startTestNats();
+  const ownNats = !opts.nats;
+  const nats = opts.nats ?? (await startTestNats());
   const log = silentLogger();
+  const replicas = opts.replicas ?? 1;
   const nc = await nats.connect('cluster-services');
-  const storage = await createStorageService({ nc, log });
+  // Each further replica has its own connection, as separate processes would.
+  const conns = [nc];
+  for (let i = 1; i < replicas; i++) conns.push(await nats.connect(`cluster-services-${i}`));
+  const storages: Array<{ stop(): Promise<void> }> = [];
+  for (const c of conns) storages.push(await createStorageService({ nc: c, log, ...(opts.bucketReplicas ? { replicas: opts.bucketReplicas } : {}) }));
   const adminToken = randomBytes(24).toString('hex');
   const userToken = randomBytes(24).toString('hex');
   const tokenFile = path.join(dir, 'tokens.csv');
@@ -107,23 +129,32 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
       serviceAccount: { keyFiles: [], signingKeyFile: saKeyFile, issuers: [serviceAccountIssuer], lookup: true },
     } satisfies Partial<AuthnConfig>);
   }
-  const authn = await createAuthnService({ nc, log, config: { ...authnConfig, ...opts.authn } });
   const aliases = opts.upstreamGroupAliases ?? false;
-  const authz = await createAuthzService({ nc, log, config: { modes: opts.authorizationModes ?? ['AlwaysAllow'], ...(aliases ? { upstreamGroupAliases: true } : {}) } });
-  const admission = await createAdmissionService({ nc, log, config: { disable: ['ServiceAccount'], ...opts.admission } });
+  const services: Array<{ stop(): Promise<void> }> = [];
+  for (const c of conns) {
+    services.push(await createAuthnService({ nc: c, log, config: { ...authnConfig, ...opts.authn } }));
+    services.push(await createAuthzService({ nc: c, log, config: { modes: opts.authorizationModes ?? ['AlwaysAllow'], ...(aliases ? { upstreamGroupAliases: true } : {}) } }));
+    services.push(await createAdmissionService({ nc: c, log, config: { disable: ['ServiceAccount'], ...opts.admission } }));
+  }
   const serving = await issueServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
-  const gwNc = await nats.connect('cluster-gateway');
   const registry = createBuiltinRegistry({ ...(opts.runtimeConfig ? { runtimeConfig: opts.runtimeConfig } : {}), upstreamGroupAliases: aliases });
   const clientCA = proxyCA ? `${ca.certPem}\n${proxyCA.certPem}` : undefined;
-  const gateway = await createGatewayService({ nc: gwNc, registry, log, config: { ...opts.gateway, ...(opts.featureGates ? { featureGates: opts.featureGates } : {}), tls: { cert: serving.certPem, key: serving.keyPem, ...(clientCA ? { clientCA } : {}) } } });
-  await gateway.ready;
-  const address = await gateway.app.listen({ port: 0, host: '127.0.0.1' });
-  const url = address.replace('http://', 'https://');
+  const gatewayServices: GatewayService[] = [];
+  const gatewayUrls: string[] = [];
+  for (let i = 0; i < replicas; i++) {
+    const gwNc = await nats.connect(i ? `cluster-gateway-${i}` : 'cluster-gateway');
+    const gw = await createGatewayService({ nc: gwNc, registry, log, config: { ...opts.gateway, ...(opts.featureGates ? { featureGates: opts.featureGates } : {}), tls: { cert: serving.certPem, key: serving.keyPem, ...(clientCA ? { clientCA } : {}) } } });
+    await gw.ready;
+    gatewayServices.push(gw);
+    gatewayUrls.push((await gw.app.listen({ port: 0, host: '127.0.0.1' })).replace('http://', 'https://'));
+  }
+  const gateway = gatewayServices[0]!;
+  const url = gatewayUrls[0]!;
   const kubeconfigPath = path.join(dir, 'kubeconfig');
   await writeFile(kubeconfigPath, kubeconfigYaml({ server: url, caPem: ca.certPem, token: adminToken }));
 
   const agent = new https.Agent({ ca: ca.certPem, keepAlive: true });
-  const request: TestCluster['request'] = (method, p, o = {}) => {
+  const requestTo = (url: string): TestCluster['request'] => (method, p, o = {}) => {
     const headers: Record<string, string | string[]> = { ...(o.headers ?? {}) };
     const token = o.token === undefined ? adminToken : o.token;
     if (token) headers.authorization = `Bearer ${token}`;
@@ -158,6 +189,7 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
       req.end(body);
     });
   };
+  const request = requestTo(url);
 
   return {
     url,
@@ -172,14 +204,13 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
     nc,
     gateway,
     request,
+    gateways: gatewayServices.map((service, i) => ({ url: gatewayUrls[i]!, service, request: requestTo(gatewayUrls[i]!) })),
     stop: async () => {
       agent.destroy();
-      await gateway.close();
-      await admission.stop();
-      await authz.stop();
-      await authn.stop();
-      await storage.stop();
-      await nats.stop();
+      for (const gw of gatewayServices) await gw.close();
+      for (const s of services.reverse()) await s.stop();
+      for (const s of storages) await s.stop();
+      if (ownNats) await nats.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };
