@@ -7,6 +7,8 @@ import { DENY_ESCALATING_EXEC, DENY_EXEC_ON_PRIVILEGED, denyEscalatingExecPlugin
 import { DENY_SERVICE_EXTERNAL_IPS, denyServiceExternalIPsPlugin } from './deny-service-external-ips.js';
 import { EXTENDED_RESOURCE_TOLERATION, extendedResourceTolerationPlugin } from './extended-resource-toleration.js';
 import { LIMIT_POD_HARD_ANTI_AFFINITY_TOPOLOGY, limitPodHardAntiAffinityTopologyPlugin } from './limit-pod-hard-anti-affinity-topology.js';
+import { NAMESPACE_AUTO_PROVISION, namespaceAutoProvisionPlugin } from './namespace-auto-provision.js';
+import { NAMESPACE_EXISTS, namespaceExistsPlugin } from './namespace-exists.js';
 import { PERSISTENT_VOLUME_LABEL, persistentVolumeLabelPlugin } from './persistent-volume-label.js';
 import { POD_NODE_SELECTOR, podNodeSelectorPlugin } from './pod-node-selector.js';
 import { POD_TOLERATION_RESTRICTION, podTolerationRestrictionPlugin } from './pod-toleration-restriction.js';
@@ -26,4 +28,6 @@ export const plugins: Readonly<Record<string, PluginFactory>> = {
   [DENY_ESCALATING_EXEC]: denyEscalatingExecPlugin,
   [DENY_EXEC_ON_PRIVILEGED]: denyExecOnPrivilegedPlugin,
   [PERSISTENT_VOLUME_LABEL]: persistentVolumeLabelPlugin,
+  [NAMESPACE_EXISTS]: namespaceExistsPlugin,
+  [NAMESPACE_AUTO_PROVISION]: namespaceAutoProvisionPlugin,
 };
