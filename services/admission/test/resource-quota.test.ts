@@ -333,3 +333,17 @@ test('ResourceQuota admission - limitedResources need a covering quota', async (
   assert.throws(() => setup([], { apiVersion: 'apiserver.config.k8s.io/v1', kind: 'ResourceQuotaConfiguration', bogus: 1 }), /unknown field "bogus"/);
   assert.doesNotThrow(() => setup([], { apiVersion: 'resourcequota.admission.k8s.io/v1beta1', kind: 'Configuration', limitedResources: [] }));
 });
+
+test('ResourceQuota admission - decisions rest on what is stored when the cache trails it', async (t) => {
+  await t.test('a refusal on a cached usage the controller has since lowered is decided again', async () => {
+    const { store, plugin, used } = setup([quota('q', { pods: '5' }, { used: { pods: '5' } })]);
+    store.put(quota('q', { pods: '5' }, { used: { pods: '4' } }), false);
+    assert.equal(await validate(plugin, request('pods', pod('p'))), 'allowed');
+    assert.deepEqual(used('q'), { pods: '5' });
+  });
+  await t.test('a quota the cache still shows unprocessed is read from the store', async () => {
+    const { store, plugin } = setup([quota('q', { pods: '1' }, { statusHard: null })]);
+    store.put(quota('q', { pods: '1' }, { used: { pods: '1' } }), false);
+    assert.deepEqual(await validate(plugin, request('pods', pod('p'))), forbiddenPod('p', 'exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1'));
+  });
+});

@@ -17,7 +17,7 @@ import { checkRequest, QuotaDenied, quotaView, type LimitedResource, type QuotaV
 /** Where the quotas are read and their usage written. */
 export interface QuotaAccessor {
   /** The quotas of a namespace as last known (a cache, with this replica's own newer writes). */
-  list(namespace: string): ApiObject[];
+  list(namespace: string): Promise<ApiObject[]>;
   /** One quota as stored now (null: it is gone). */
   read(namespace: string, name: string): Promise<ApiObject | null>;
   /** Stores the quota if it is still at `revision`; a lost race throws a 409 StatusError. */
@@ -89,9 +89,11 @@ export class QuotaAdmitter {
       for (let batch = this.queued.get(ns); batch; batch = this.queued.get(ns)) {
         this.queued.delete(ns);
         try {
-          const quotas = this.quotas.list(ns);
-          if (quotas.length || this.limited.length) await this.checkQuotas(ns, quotas.map(quotaView), batch, this.retries);
-          else for (const w of batch) w.result = null;
+          const quotas = await this.quotas.list(ns);
+          if (quotas.length || this.limited.length) {
+            await this.checkQuotas(ns, quotas.map(quotaView), batch, this.retries);
+            await this.recheckRefusals(ns, quotas, batch);
+          } else for (const w of batch) w.result = null;
         } catch (err) {
           for (const w of batch) if (w.result === PENDING) w.result = err as Error;
         }
@@ -100,6 +102,25 @@ export class QuotaAdmitter {
     } finally {
       this.draining.delete(ns);
     }
+  }
+
+  /**
+   * A refusal decided on cached quotas is decided again on the stored ones when they differ (the
+   * cache may trail the controller's recount or another replica's charge), so that only what is
+   * stored refuses a request.
+   */
+  private async recheckRefusals(ns: string, cached: ApiObject[], batch: Waiter[]): Promise<void> {
+    const refused = batch.filter((w) => w.result instanceof QuotaDenied);
+    if (!refused.length) return;
+    const stored = await Promise.all(cached.map((q) => this.quotas.read(ns, q.metadata.name ?? '')));
+    if (stored.every((q, i) => q?.metadata.resourceVersion === cached[i]!.metadata.resourceVersion)) return;
+    for (const w of refused) w.result = PENDING;
+    await this.checkQuotas(
+      ns,
+      stored.filter((o): o is ApiObject => o !== null).map(quotaView),
+      refused,
+      this.retries,
+    );
   }
 
   private async checkQuotas(ns: string, original: QuotaView[], batch: Waiter[], remaining: number): Promise<void> {

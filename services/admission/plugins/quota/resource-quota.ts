@@ -61,19 +61,26 @@ export function readQuotaConfiguration(cfg: PluginConfiguration): LimitedResourc
 function quotaAccessor(cache: ObjectCache, deps: PluginDeps): QuotaAccessor {
   const written = new Map<string, Map<string, ApiObject>>();
   const revision = (o: ApiObject) => Number(o.metadata.resourceVersion ?? 0);
+  /** The stored quota when it is newer than `o`, which the controller has not processed yet as far as the cache knows. */
+  async function fresher(o: ApiObject): Promise<ApiObject> {
+    const live = await deps.read({ ...QUOTA_REF, namespace: o.metadata.namespace!, name: o.metadata.name! });
+    return live && revision(live) > revision(o) ? live : o;
+  }
   return {
-    list(namespace) {
+    async list(namespace) {
       const mine = written.get(namespace);
-      const cached = cache.list(namespace);
-      if (!mine) return cached;
-      const out = cached.map((o) => {
-        const w = mine.get(o.metadata.name ?? '');
-        return w && revision(w) > revision(o) ? w : o;
-      });
-      // Entries the cache has caught up with (or that are gone) are dropped.
-      for (const [name, w] of mine) if (!out.includes(w)) mine.delete(name);
-      if (mine.size === 0) written.delete(namespace);
-      return out;
+      let out = cache.list(namespace);
+      if (mine) {
+        out = out.map((o) => {
+          const w = mine.get(o.metadata.name ?? '');
+          return w && revision(w) > revision(o) ? w : o;
+        });
+        // Entries the cache has caught up with (or that are gone) are dropped.
+        for (const [name, w] of mine) if (!out.includes(w)) mine.delete(name);
+        if (mine.size === 0) written.delete(namespace);
+      }
+      // A quota without status.hard does not apply yet; the store may already know better.
+      return Promise.all(out.map((o) => (unprocessed(o) ? fresher(o) : o)));
     },
     read: (namespace, name) => deps.read({ ...QUOTA_REF, namespace, name }),
     async update(quota, rev) {
@@ -89,6 +96,11 @@ function quotaAccessor(cache: ObjectCache, deps: PluginDeps): QuotaAccessor {
 }
 
 const QUOTA_REF = { group: '', resource: 'resourcequotas' };
+
+function unprocessed(q: ApiObject): boolean {
+  const hard = (o: unknown) => Object.keys(((o as { hard?: object } | undefined)?.hard ?? {}) as object).length;
+  return hard(q.spec) > 0 && hard(q.status) === 0;
+}
 
 /** Whether a quota limits something an update can change (services' type, claims' size). */
 function tracksUpdates(q: ApiObject): boolean {
@@ -130,6 +142,7 @@ export const resourceQuotaPlugin: PluginFactory = (deps): AdmissionPlugin => {
     async validate(req) {
       // Subresources, cluster-scoped objects and namespaces themselves are never charged.
       if (req.subResource || !req.namespace || !req.object) return;
+      if (req.resource.group === '' && req.resource.resource === 'namespaces') return;
       const evaluator = registry.get(req.resource.group, req.resource.resource);
       if (!evaluator || !evaluator.handles(req.operation)) return;
       await cache.ready();
