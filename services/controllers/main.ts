@@ -34,6 +34,9 @@ async function main(): Promise<void> {
   const keyFile = o['cluster-signing-key-file'];
   if (Boolean(certFile) !== Boolean(keyFile)) throw new OptionsError('--cluster-signing-cert-file and --cluster-signing-key-file go together');
   const signingCA = certFile && keyFile ? await loadSigningCA(await readFile(certFile, 'utf8'), await readFile(keyFile, 'utf8')) : undefined;
+  const quotaWorkers = o['concurrent-resource-quota-syncs'];
+  if (!Number.isInteger(quotaWorkers) || quotaWorkers < 1) throw new OptionsError(`--concurrent-resource-quota-syncs must be a positive integer, got ${quotaWorkers}`);
+  if (!(o['resource-quota-sync-period'] > 0)) throw new OptionsError('--resource-quota-sync-period must be longer than 0');
   const port = o['secure-port'];
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new OptionsError(`--secure-port must be a port number (0 disables serving), got ${port}`);
   const tlsCertFile = o['tls-cert-file'];
@@ -75,6 +78,7 @@ async function main(): Promise<void> {
     config: {
       controllers,
       useServiceAccountCredentials: o['use-service-account-credentials'],
+      resourceQuota: { resyncMs: o['resource-quota-sync-period'], workers: quotaWorkers },
       userAgent: USER_AGENT,
       ...(rootCA ? { rootCA } : {}),
       ...(signingCA ? { signingCA, signingDurationMs: o['cluster-signing-duration'] } : {}),

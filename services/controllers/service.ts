@@ -16,6 +16,7 @@ import type { SigningCA } from './certificates/signers.js';
 import { bootstrapSigner, tokenCleaner } from './bootstrap/controllers.js';
 import { serviceAccountTokenController } from './serviceaccount/tokens.js';
 import { podGarbageCollector, type PodGcOptions } from './podgc/controller.js';
+import { resourceQuotaController, type ResourceQuotaOptions } from './resourcequota/controller.js';
 import type { KeyObject } from 'node:crypto';
 import { rootCACertPublisher, serviceAccountController } from './serviceaccount/controllers.js';
 import type { Controller } from './types.js';
@@ -33,6 +34,8 @@ export interface ControllersConfig {
   signingDurationMs?: number;
   /** podgc's round and quarantine; upstream's by default. */
   podGc?: PodGcOptions;
+  /** resourcequota's resync period and workers; upstream's by default. */
+  resourceQuota?: ResourceQuotaOptions;
   /** How long finished requests stay (csrcleaner); upstream's by default. */
   csrCleaner?: CleanerDurations;
   /** PEM published as platform-root-ca.crt; required by root-ca-cert-publisher. */
@@ -105,6 +108,8 @@ function build(name: string, client: ApiClient, d: ControllersServiceDeps): Cont
       return serviceAccountTokenController(client, log, d.config.serviceAccountKey!, d.config.rootCA);
     case 'podgc':
       return podGarbageCollector(client, log, d.config.podGc);
+    case 'resourcequota':
+      return resourceQuotaController(client, log, d.config.resourceQuota);
     case 'tokencleaner':
       return tokenCleaner(client, log);
     case 'bootstrapsigner':

@@ -22,6 +22,7 @@ export const CONTROLLER_ACCOUNTS: Readonly<Record<string, string>> = {
   serviceaccount: 'service-account-controller',
   'root-ca-cert-publisher': 'root-ca-cert-publisher',
   podgc: 'pod-garbage-collector',
+  resourcequota: 'resourcequota-controller',
   csrsigning: 'certificate-controller',
   csrapproving: 'certificate-controller',
   csrcleaner: 'certificate-controller',

@@ -206,6 +206,8 @@ export function controllerClusterRoleRules(): Record<string, PolicyRule[]> {
     'root-ca-cert-publisher': [rule(['list', 'watch'], [core], ['namespaces']), rule(['create', 'update', 'list', 'watch'], [core], ['configmaps'])],
     // A missing node is looked up once more before its pods go.
     'pod-garbage-collector': [rule(['list', 'watch', 'delete'], [core], ['pods']), rule(['get', 'list', 'watch'], [core], ['nodes'])],
+    // Counts anything a quota may name, and writes only quotas' status.
+    'resourcequota-controller': [rule(['list', 'watch'], ['*'], ['*']), rule(['update'], [core], ['resourcequotas/status'])],
     // csrsigning, csrapproving and csrcleaner: the built-in signers only.
     'certificate-controller': [
       rule(['list', 'watch', 'delete'], [certificates], [CSR]),

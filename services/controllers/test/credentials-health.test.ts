@@ -32,6 +32,7 @@ test('controllers - every controller has upstream\'s account, except serviceacco
     'root-ca-cert-publisher': 'root-ca-cert-publisher',
     'serviceaccount-token': undefined,
     podgc: 'pod-garbage-collector',
+    resourcequota: 'resourcequota-controller',
     csrsigning: 'certificate-controller',
     csrapproving: 'certificate-controller',
     csrcleaner: 'certificate-controller',
