@@ -2,8 +2,10 @@
 // NATS_URL points at one), then storage, authn, authz, admission and gateway as child processes —
 // and prints how to reach it. State lives in $PLATFORM_LOCAL_DIR (default ./.local) and is created
 // once: the dev CA, certificates, admin token, NATS port and JetStream data survive a restart, so a
-// kubeconfig handed out earlier keeps working. `npm start -- --init-only` writes that state and
-// exits (docker compose mounts it).
+// kubeconfig handed out earlier keeps working. The local nats-server requires TLS (a certificate
+// of the dev CA) and knows one user per service with least-privilege permissions; each service
+// gets its own user's password file. `npm start -- --init-only` writes that state and exits
+// (docker compose mounts it).
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
@@ -14,11 +16,13 @@ import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
+import { connectBus } from '../shared/bus/connect.js';
+import { userInboxPrefix, type NatsUserRole } from '../shared/bus/permissions.js';
 import { ServiceName, serviceSubjects } from '../shared/bus/subjects.js';
 import { writeKubeconfig } from '../shared/local/kubeconfig.js';
 import { freePort, startLocalNats, type LocalNats } from '../shared/local/nats-server.js';
+import { ensureNatsAuth, natsAuthFlags, natsUserEntries, type LocalNatsAuth } from '../shared/local/nats-auth.js';
 import { ADMIN_GROUPS, ADMIN_USER, ensurePki, type LocalPki } from '../shared/local/pki.js';
 import { CONTROLLER_MANAGER_USER } from '../shared/api/groups.js';
 import { isEntryPoint } from './entry-point.js';
@@ -82,6 +86,8 @@ export interface LocalState {
   controllersKubeconfig: string;
   /** Private key that signs service-account tokens (its public half verifies them). */
   serviceAccountKeyFile: string;
+  /** NATS's server certificate and the users' passwords (used when the local nats-server runs). */
+  nats: LocalNatsAuth;
 }
 
 /** Issuer of the local cluster's service-account tokens. */
@@ -138,7 +144,8 @@ export async function prepareLocalState(cfg: Pick<LocalConfig, 'dir' | 'port' | 
   await writeKubeconfig(kubeconfig, { server: `https://127.0.0.1:${cfg.port}`, caPem: pki.ca.certPem, token: adminToken, clientCertPem: pki.admin.certPem, clientKeyPem: pki.admin.keyPem });
   const controllersKubeconfig = path.join(cfg.dir, 'controllers.kubeconfig');
   await writeKubeconfig(controllersKubeconfig, { server: `https://127.0.0.1:${cfg.port}`, caPem: pki.ca.certPem, clientCertPem: pki.controllers.certPem, clientKeyPem: pki.controllers.keyPem, certUserName: CONTROLLER_MANAGER_USER });
-  return { dir: cfg.dir, pki, tokenFile, adminTokenFile, adminToken, kubeconfig, controllersKubeconfig, serviceAccountKeyFile };
+  const nats = await ensureNatsAuth(cfg.dir, pki, { serverNames: cfg.servingNames });
+  return { dir: cfg.dir, pki, tokenFile, adminTokenFile, adminToken, kubeconfig, controllersKubeconfig, serviceAccountKeyFile, nats };
 }
 
 /** PLATFORM_NATS_PORT, else the port remembered in `<dir>/nats-port`, else a new free one (remembered). */
@@ -166,11 +173,16 @@ function portIsFree(port: number): Promise<boolean> {
 export const METRICS_LISTENERS = ['storage', 'authn', 'authz', 'admission'] as const;
 export type MetricsListener = (typeof METRICS_LISTENERS)[number];
 
-/** The command line of one service in local mode. */
-export function serviceArgs(name: LocalServiceName, ctx: { natsUrl: string; state: LocalState; port: number; controllersPort?: number; metricsPorts?: Partial<Record<MetricsListener, number>> }): string[] {
+/**
+ * The command line of one service in local mode. `natsAuth`: the local nats-server's TLS and users
+ * (absent for a NATS_URL of the user's, whose credentials PLATFORM_NATS_* variables can give).
+ */
+export function serviceArgs(name: LocalServiceName, ctx: { natsUrl: string; state: LocalState; port: number; controllersPort?: number; metricsPorts?: Partial<Record<MetricsListener, number>>; natsAuth?: LocalNatsAuth }): string[] {
   const metricsPort = ctx.metricsPorts?.[name as MetricsListener];
+  // Each service as its own NATS user (the controllers speak HTTPS to the gateway only).
+  const credentials = ctx.natsAuth && name !== 'controllers' ? natsAuthFlags(ctx.natsAuth, name satisfies NatsUserRole) : [];
   // Plain HTTP without authentication: loopback only.
-  const common = [`--nats-url=${ctx.natsUrl}`, ...(metricsPort ? [`--metrics-bind-address=127.0.0.1:${metricsPort}`] : [])];
+  const common = [`--nats-url=${ctx.natsUrl}`, ...credentials, ...(metricsPort ? [`--metrics-bind-address=127.0.0.1:${metricsPort}`] : [])];
   switch (name) {
     case 'storage':
       return common;
@@ -353,13 +365,13 @@ class Supervisor {
     }, delay);
   }
 
-  async startNats(dataDir: string, port: number, log: (line: string) => void): Promise<LocalNats> {
+  async startNats(dataDir: string, port: number, auth: LocalNatsAuth, log: (line: string) => void): Promise<LocalNats> {
     const r: Restartable = {
       name: 'nats-server',
       failures: 0,
       startedAt: Date.now(),
       start: async () => {
-        this.nats = await startLocalNats(dataDir, { port, log, detached: true });
+        this.nats = await startLocalNats(dataDir, { port, log, detached: true, tls: { certFile: auth.serverCertFile, keyFile: auth.serverKeyFile }, users: natsUserEntries(auth) });
         this.tellReaper();
         return this.nats.process;
       },
@@ -420,8 +432,9 @@ class Supervisor {
 
 const USAGE = `usage: npm start [-- --init-only]
 
-Starts nats-server (unless NATS_URL is set) and every service, with state in $PLATFORM_LOCAL_DIR.
-  --init-only   write the PKI, token file and kubeconfig, then exit
+Starts nats-server (unless NATS_URL is set; TLS and one user per service) and every service, with
+state in $PLATFORM_LOCAL_DIR.
+  --init-only   write the PKI, NATS users, token file and kubeconfig, then exit
 Environment: PLATFORM_LOCAL_DIR (./.local), PLATFORM_PORT (6443), NATS_URL, PLATFORM_NATS_PORT,
              PLATFORM_CERT_SANS (extra serving-certificate names), PLATFORM_LOG_LEVEL,
              PLATFORM_CONTROLLERS_PORT (10257; the controllers' /healthz, /livez, /readyz, /metrics)
@@ -441,7 +454,7 @@ async function main(argv: string[]): Promise<number> {
   const state = await prepareLocalState(cfg);
   const rel = (p: string) => path.relative(process.cwd(), p) || '.';
   if (argv.includes('--init-only')) {
-    process.stdout.write(`wrote ${rel(state.pki.files.dir)}/, ${rel(state.tokenFile)}, ${rel(state.kubeconfig)}\n`);
+    process.stdout.write(`wrote ${rel(state.pki.files.dir)}/, ${rel(state.nats.dir)}/, ${rel(state.tokenFile)}, ${rel(state.kubeconfig)}\n`);
     return 0;
   }
 
@@ -478,15 +491,22 @@ async function main(argv: string[]): Promise<number> {
       );
     }
     const natsLog = prefixer('nats', 5);
-    natsUrl = (await sup.startNats(path.join(cfg.dir, 'nats'), natsPort, (chunk) => chunk.split('\n').filter(Boolean).forEach(natsLog))).url;
+    natsUrl = (await sup.startNats(path.join(cfg.dir, 'nats'), natsPort, state.nats, (chunk) => chunk.split('\n').filter(Boolean).forEach(natsLog))).url;
   }
+  const natsAuth = sup.nats ? state.nats : undefined;
 
-  const nc = await connect({ servers: natsUrl.split(','), name: 'platform-local-up' });
+  // Its readiness pings as the monitor user, which may ping and read stream statistics only.
+  const monitor = natsAuth?.users.monitor;
+  const nc = await connectBus({
+    url: natsUrl,
+    name: 'platform-local-up',
+    ...(monitor && natsAuth ? { user: monitor.user, password: monitor.password, tls: { caFile: natsAuth.caFile }, inboxPrefix: userInboxPrefix(monitor.user) } : {}),
+  });
   try {
     let index = 0;
     for (const stage of SERVICE_STAGES) {
       if (sup.isStopping) break;
-      const started = stage.map((name) => ({ name, child: sup.spawnService(name, serviceArgs(name, { natsUrl: natsUrl!, state, port: cfg.port, controllersPort, metricsPorts }), cfg.servicesDir, index++) }));
+      const started = stage.map((name) => ({ name, child: sup.spawnService(name, serviceArgs(name, { natsUrl: natsUrl!, state, port: cfg.port, controllersPort, metricsPorts, ...(natsAuth ? { natsAuth } : {}) }), cfg.servicesDir, index++) }));
       if (stage.includes('gateway')) break;
       // Wait until each answers $SRV.PING so the next stage finds its dependencies; a service that
       // never registers is reported but not fatal — /readyz below is the real verdict.
@@ -526,6 +546,7 @@ async function main(argv: string[]): Promise<number> {
       '',
       'platform-apiserver is up',
       `  NATS       ${natsUrl}${sup.nats ? ` (nats-server pid ${sup.nats.process.pid}, data in ${path.join(cfg.dir, 'nats')})` : ' (external)'}`,
+      ...(natsAuth ? [`             TLS (CA ${rel(natsAuth.caFile)}), one user per service; passwords in ${rel(natsAuth.dir)}/`] : []),
       ...sup.running.map((r) => `  ${r.name.padEnd(10)} pid ${r.child.pid}`),
       `  API        ${url}`,
       `  controllers https://127.0.0.1:${controllersPort}/readyz  (health; each controller as its own service account)`,

@@ -3,8 +3,8 @@
 //
 //   node dist/scripts/ping-service.js <service> [--liveness] [--timeout=3s] [the service's flags]
 //
-// It finds NATS exactly as the service does (its flags, PLATFORM_* variables, `--config` file),
-// sends `$SRV.PING.<service name>` and succeeds only when the replica in this container answers:
+// It finds NATS exactly as the service does (its flags, PLATFORM_* variables, `--config` file:
+// URL, TLS and the service's own NATS user, whose permissions allow pinging itself), sends `$SRV.PING.<service name>` and succeeds only when the replica in this container answers:
 // every replica answers that subject, and this one is told apart by the host name it registers in
 // its service metadata (the pod's name), so a wedged replica fails its probe while the others
 // answer for theirs. NATS unreachable fails readiness; with `--liveness` it passes, because
@@ -14,10 +14,10 @@
 import os from 'node:os';
 import { Svcm } from '@nats-io/services';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { connectBus } from '../shared/bus/connect.js';
+import { busOptionsFrom, connectBus, type BusConnectOptions } from '../shared/bus/connect.js';
 import { INSTANCE_HOST_METADATA } from '../shared/bus/service.js';
 import { ServiceName } from '../shared/bus/subjects.js';
-import { OptionsError, parseDuration, parseOptions, type OptionSpecs } from '../shared/config/options.js';
+import { OptionsError, parseDuration, parseOptions, type natsOptions, type Options, type OptionSpecs } from '../shared/config/options.js';
 import { admissionOptionSpecs } from '../services/admission/options.js';
 import { authnOptionSpecs } from '../services/authn/options.js';
 import { authzOptionSpecs } from '../services/authz/options.js';
@@ -36,8 +36,8 @@ const SERVICE_OPTIONS: Record<PingedService, OptionSpecs> = {
 
 export interface PingOptions {
   service: PingedService;
-  natsUrl: string;
-  natsCreds?: string;
+  /** How the service itself connects (its `--nats-*` options). */
+  bus: Omit<BusConnectOptions, 'name'>;
   /** The replica to find: its host name as registered (default this host's). */
   hostname?: string;
   timeoutMs: number;
@@ -55,7 +55,7 @@ export async function pingOwnReplica(o: PingOptions): Promise<PingResult> {
   const deadline = Date.now() + o.timeoutMs;
   let nc: NatsConnection;
   try {
-    nc = await withTimeout(connectBus({ url: o.natsUrl, name: `${name}-probe`, ...(o.natsCreds ? { creds: o.natsCreds } : {}) }), o.timeoutMs);
+    nc = await withTimeout(connectBus({ ...o.bus, name: `${name}-probe` }), o.timeoutMs);
   } catch (err) {
     const why = `NATS unreachable (${(err as Error).message})`;
     return o.liveness ? { ok: true, message: `${why}: not this replica's fault, alive` } : { ok: false, message: why };
@@ -93,9 +93,8 @@ export function pingOptionsFromArgs(argv: string[], env: NodeJS.ProcessEnv): Pin
     else if (arg.startsWith('--timeout=')) timeoutMs = parseDuration(arg.slice('--timeout='.length));
     else serviceArgs.push(arg);
   }
-  const opts = parseOptions(SERVICE_OPTIONS[service as PingedService], serviceArgs, env) as Record<string, unknown>;
-  const creds = opts['nats-creds'];
-  return { service: service as PingedService, natsUrl: String(opts['nats-url']), ...(typeof creds === 'string' && creds ? { natsCreds: creds } : {}), timeoutMs, liveness };
+  const opts = parseOptions(SERVICE_OPTIONS[service as PingedService], serviceArgs, env) as Options<typeof natsOptions>;
+  return { service: service as PingedService, bus: busOptionsFrom(opts), timeoutMs, liveness };
 }
 
 async function run(): Promise<void> {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -86,6 +86,37 @@ describe('local-up state', () => {
     assert.match(cert.subject, /CN=platform-admin/);
   });
 
+  test('local-up - NATS: a server certificate of the dev CA, one password per user kept across starts, each service its own user', async () => {
+    const a = await prepareLocalState({ dir, port: 6443, servingNames: ['gateway'] });
+    const b = await prepareLocalState({ dir, port: 6443, servingNames: ['gateway'] });
+    assert.deepEqual(b.nats.users, a.nats.users, 'passwords survive a restart');
+    const server = new X509Certificate(await readFile(a.nats.serverCertFile));
+    assert.ok(server.verify(new X509Certificate(a.pki.ca.certPem).publicKey), 'signed by the dev CA');
+    for (const name of ['localhost', 'nats', 'gateway']) assert.ok(server.checkHost(name), name);
+    assert.ok(server.checkIP('127.0.0.1'));
+    assert.equal(a.nats.caFile, a.pki.files.caCert);
+    for (const role of ['storage', 'authn', 'authz', 'admission', 'gateway', 'monitor'] as const) {
+      const u = a.nats.users[role];
+      assert.equal((await stat(u.passwordFile)).mode & 0o777, 0o600, `${role} password private`);
+      assert.equal((await readFile(u.passwordFile, 'utf8')).trim(), u.password);
+      assert.ok(u.password.length >= 32);
+    }
+    assert.equal(new Set(Object.values(a.nats.users).map((u) => u.password)).size, 6, 'a password per user');
+    const auth = await readFile(a.nats.authorizationFile, 'utf8');
+    assert.match(auth, /"user":"platform-storage"/);
+    assert.equal((await stat(a.nats.authorizationFile)).mode & 0o777, 0o600);
+
+    const ctx = { natsUrl: 'nats://127.0.0.1:4222', state: a, port: 6443, natsAuth: a.nats };
+    for (const [service, user] of [['storage', 'platform-storage'], ['authn', 'platform-authn'], ['authz', 'platform-authz'], ['admission', 'platform-admission'], ['gateway', 'platform-gateway']] as const) {
+      const args = serviceArgs(service, ctx);
+      assert.ok(args.includes(`--nats-user=${user}`), `${service}: ${args.join(' ')}`);
+      assert.ok(args.includes(`--nats-password-file=${a.nats.users[service].passwordFile}`));
+      assert.ok(args.includes(`--nats-tls-ca-file=${a.pki.files.caCert}`));
+      assert.ok(!args.some((f) => f.startsWith('--nats-password=')), 'no password on a command line');
+    }
+    assert.ok(!serviceArgs('controllers', ctx).some((f) => f.startsWith('--nats-')), 'the controllers do not speak NATS');
+  });
+
   test('local-up - token file edited by the user keeps its lines and gains the admin', async () => {
     const f = path.join(dir, 'edited.csv');
     await writeFile(f, 'abc,jane,jane-uid,"dev,qa"');
@@ -129,7 +160,7 @@ describe('local-up state', () => {
     const d = path.join(dir, 'init');
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/local-up.ts', '--init-only'], { cwd: root, env: { ...process.env, PLATFORM_LOCAL_DIR: d }, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
-    for (const f of ['pki/ca.crt', 'pki/serving.key', 'pki/admin.crt', 'pki/service-account.key', 'tokens.csv', 'admin-token', 'kubeconfig']) assert.ok(existsSync(path.join(d, f)), f);
+    for (const f of ['pki/ca.crt', 'pki/serving.key', 'pki/admin.crt', 'pki/service-account.key', 'pki/nats-server.crt', 'pki/nats-server.key', 'nats-auth/storage.password', 'nats-auth/authorization.conf', 'tokens.csv', 'admin-token', 'kubeconfig']) assert.ok(existsSync(path.join(d, f)), f);
     assert.equal(existsSync(path.join(d, 'nats')), false);
   });
 });
@@ -167,9 +198,12 @@ describe('local-up processes', { timeout: 120_000 }, () => {
     const natsPort = Number((await readFile(path.join(local, 'nats-port'), 'utf8')).trim());
     assert.ok(out.includes(`nats://127.0.0.1:${natsPort}`));
     const pids: number[] = [];
+    assert.match(out, /TLS \(CA .*ca\.crt\), one user per service/);
     for (const name of ['storage', 'authn', 'authz', 'admission', 'gateway']) {
       const [r] = await recorded(rec, name);
       assert.ok(r!.argv.some((a) => a.startsWith('--nats-url=nats://127.0.0.1:')));
+      // The fakes connected with these (the local nats-server refuses anything else) and answered $SRV.PING.
+      assert.ok(r!.argv.includes(`--nats-user=platform-${name}`), `${name} as its own NATS user`);
       pids.push(r!.pid);
       assert.ok(out.includes(`pid ${r!.pid}`), `${name} pid printed`);
     }

@@ -42,7 +42,7 @@ describe('ping-service', () => {
   test('ping-service - passes when the replica on this host answers, fails when only another replica does', async () => {
     // Another pod's replica: same service name, another host.
     const other = await new Svcm(nc).add({ name: ServiceName.authz, version: '0.0.1', queue: ServiceName.authz, metadata: { [INSTANCE_HOST_METADATA]: 'authz-7d9f-elsewhere' } });
-    const base = { service: 'authz' as const, natsUrl: nats.url, timeoutMs: 500, liveness: false };
+    const base = { service: 'authz' as const, bus: { url: nats.url }, timeoutMs: 500, liveness: false };
     const alone = await pingOwnReplica(base);
     assert.equal(alone.ok, false, alone.message);
     assert.match(alone.message, /did not answer .*1 other replica/);
@@ -59,10 +59,10 @@ describe('ping-service', () => {
 
   test('ping-service - NATS unreachable fails readiness and passes liveness', async () => {
     const url = `nats://127.0.0.1:${await freePort()}`;
-    const ready = await pingOwnReplica({ service: 'storage', natsUrl: url, timeoutMs: 1_000, liveness: false });
+    const ready = await pingOwnReplica({ service: 'storage', bus: { url }, timeoutMs: 1_000, liveness: false });
     assert.equal(ready.ok, false);
     assert.match(ready.message, /NATS unreachable/);
-    const live = await pingOwnReplica({ service: 'storage', natsUrl: url, timeoutMs: 1_000, liveness: true });
+    const live = await pingOwnReplica({ service: 'storage', bus: { url }, timeoutMs: 1_000, liveness: true });
     assert.equal(live.ok, true, live.message);
   });
 
@@ -70,17 +70,20 @@ describe('ping-service', () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'ping-service-'));
     try {
       const config = path.join(dir, 'config.yaml');
+      const password = path.join(dir, 'storage.password');
+      const ca = path.join(dir, 'ca.crt');
+      await writeFile(password, 'pw\n');
+      await writeFile(ca, 'PEM');
       // The storage service's whole config file: its other keys must not trip the probe.
-      await writeFile(config, 'nats-url: nats://nats.example:4222\nnats-creds: /etc/platform/nats/nats.creds\nreplicas: 3\nbucket: objects\n');
+      await writeFile(config, `nats-url: nats://nats.example:4222\nnats-user: platform-storage\nnats-password-file: ${password}\nnats-tls-ca-file: ${ca}\nreplicas: 3\nbucket: objects\n`);
       assert.deepEqual(pingOptionsFromArgs(['storage', '--liveness', '--timeout=2s', `--config=${config}`], {}), {
         service: 'storage',
-        natsUrl: 'nats://nats.example:4222',
-        natsCreds: '/etc/platform/nats/nats.creds',
+        bus: { url: 'nats://nats.example:4222', user: 'platform-storage', password: 'pw', tls: { caFile: ca }, inboxPrefix: '_INBOX.platform-storage' },
         timeoutMs: 2_000,
         liveness: true,
       });
       assert.throws(() => pingOptionsFromArgs(['authn', `--config=${config}`], {}), /unknown option replicas/, "another service's file is refused, as the service would");
-      assert.equal(pingOptionsFromArgs(['admission'], { PLATFORM_NATS_URL: 'nats://env:4222' }).natsUrl, 'nats://env:4222');
+      assert.equal(pingOptionsFromArgs(['admission'], { PLATFORM_NATS_URL: 'nats://env:4222' }).bus.url, 'nats://env:4222');
       assert.throws(() => pingOptionsFromArgs(['gateway'], {}), /expected a service name/);
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 // Entry point of the admission service: reads flags/env/config file, connects to NATS, wires.
 
-import { connectBus } from '../../shared/bus/connect.js';
+import { busOptionsFrom, connectBus } from '../../shared/bus/connect.js';
 import { runMain, serveUntilSignalled, serviceOptions } from '../../shared/service-main.js';
 import { admissionOptionSpecs } from './options.js';
 import { createLogger } from '../../shared/log.js';
@@ -23,8 +23,7 @@ async function main(): Promise<void> {
   const log = createLogger('admission', opts['log-level']);
   const metrics = processRegistry(opts, log);
   const endpoint = await serveMetrics(opts['metrics-bind-address'], metrics, log);
-  const creds = opts['nats-creds'];
-  const nc = await connectBus({ url: opts['nats-url'], name: ServiceName.admission, ...(creds ? { creds } : {}) });
+  const nc = await connectBus({ ...busOptionsFrom(opts), name: ServiceName.admission });
   const options = {
     defaultNotReadyTolerationSeconds: opts['default-not-ready-toleration-seconds'],
     defaultUnreachableTolerationSeconds: opts['default-unreachable-toleration-seconds'],

@@ -1,6 +1,6 @@
 // Entry point of the authz service: reads flags/env/config file, connects to NATS, wires.
 
-import { connectBus } from '../../shared/bus/connect.js';
+import { busOptionsFrom, connectBus } from '../../shared/bus/connect.js';
 import { runMain, serveUntilSignalled, serviceOptions } from '../../shared/service-main.js';
 import { createLogger } from '../../shared/log.js';
 import { ServiceName } from '../../shared/bus/subjects.js';
@@ -13,11 +13,11 @@ async function main(): Promise<void> {
   // A bad mode list or a missing per-mode setting fails before touching the network, so the
   // error is the first thing seen.
   const config = authzConfigFromOptions(opts);
+  const bus = busOptionsFrom(opts);
   const log = createLogger('authz', opts['log-level'] as string);
   const metrics = processRegistry(opts, log);
   const endpoint = await serveMetrics(opts['metrics-bind-address'], metrics, log);
-  const creds = opts['nats-creds'] as string | undefined;
-  const nc = await connectBus({ url: String(opts['nats-url']), name: ServiceName.authz, ...(creds ? { creds } : {}) });
+  const nc = await connectBus({ ...bus, name: ServiceName.authz });
   // A malformed policy file or webhook configuration fails start-up with its own message.
   const service = await createAuthzService({ nc, log, config, metrics });
   const stop = async () => {

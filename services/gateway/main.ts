@@ -1,7 +1,7 @@
 // Gateway entry point: reads flags/env/config, connects to NATS, serves HTTPS.
 
 import { readFileSync } from 'node:fs';
-import { connectBus } from '../../shared/bus/connect.js';
+import { busOptionsFrom, connectBus } from '../../shared/bus/connect.js';
 import { runMain, serveUntilSignalled, serviceOptions } from '../../shared/service-main.js';
 import { gatewayOptionSpecs } from './options.js';
 import { createLogger } from '../../shared/log.js';
@@ -26,8 +26,7 @@ async function main(): Promise<void> {
   const registry = createBuiltinRegistry({ runtimeConfig: o['runtime-config'], upstreamGroupAliases: o['upstream-group-aliases'] });
   // The audit policy and backends are checked before anything connects: a mistake stops the start.
   const audit = await loadAudit(auditOptionsFrom(o), log);
-  const creds = o['nats-creds'];
-  const nc = await connectBus({ url: o['nats-url'], name: 'platform-gateway', ...(creds ? { creds } : {}) });
+  const nc = await connectBus({ ...busOptionsFrom(o), name: 'platform-gateway' });
   // The handshake advertises and accepts both bundles; which CA a certificate must chain to is
   // decided by the authn service (client user vs authenticating proxy).
   const clientCA = [read(o['client-ca-file']), read(o['requestheader-client-ca-file'])].filter(Boolean).join('\n') || undefined;

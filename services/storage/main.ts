@@ -1,7 +1,7 @@
 // Entry point of the storage service: reads flags/env/config, connects to NATS, starts the
 // service, and drains the connection on SIGINT/SIGTERM.
 
-import { connectBus } from '../../shared/bus/connect.js';
+import { busOptionsFrom, connectBus } from '../../shared/bus/connect.js';
 import { runMain, serveUntilSignalled, serviceOptions } from '../../shared/service-main.js';
 import { createLogger } from '../../shared/log.js';
 import { storageOptionSpecs } from './options.js';
@@ -14,8 +14,7 @@ async function main(): Promise<void> {
   const log = createLogger('storage', opts['log-level']);
   const metrics = processRegistry(opts, log);
   const endpoint = await serveMetrics(opts['metrics-bind-address'], metrics, log);
-  const creds = opts['nats-creds'];
-  const nc = await connectBus({ url: opts['nats-url'], name: 'platform-storage', ...(creds ? { creds } : {}) });
+  const nc = await connectBus({ ...busOptionsFrom(opts), name: 'platform-storage' });
   log.info({ server: nc.getServer() }, 'connected to NATS');
 
   const svc = await createStorageService({

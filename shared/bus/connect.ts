@@ -1,10 +1,21 @@
-// The one way services connect to NATS: reconnect forever, optional credentials file, and no
-// async stack traces (nats.js would otherwise build two Error objects per request, a large share
-// of a request's CPU; bus errors become Status replies anyway).
+// The one way services connect to NATS: reconnect forever, TLS and credentials from the `--nats-*`
+// flags, replies on the user's own inbox prefix, and no async stack traces (nats.js would
+// otherwise build two Error objects per request, a large share of a request's CPU; bus errors
+// become Status replies anyway).
 
 import { readFileSync } from 'node:fs';
 import { connect } from '@nats-io/transport-node';
 import { credsAuthenticator, type NatsConnection } from '@nats-io/nats-core';
+import { OptionsError, type natsOptions, type Options } from '../config/options.js';
+import { userInboxPrefix } from './permissions.js';
+
+export interface BusTlsOptions {
+  /** PEM bundle that verifies the server's certificate. */
+  caFile?: string;
+  /** Client certificate and key, for a server that verifies its clients. */
+  certFile?: string;
+  keyFile?: string;
+}
 
 export interface BusConnectOptions {
   /** Comma-separated URLs, as the `--nats-url` flag takes them. */
@@ -12,6 +23,16 @@ export interface BusConnectOptions {
   name: string;
   /** Path of a NATS credentials file (`--nats-creds`). */
   creds?: string;
+  /** User and password of a user the server's configuration defines (`--nats-user`). */
+  user?: string;
+  password?: string;
+  /**
+   * TLS: the connection refuses a server that does not offer it. Without it nats.js still
+   * upgrades when the server requires TLS, verifying against the system's CAs.
+   */
+  tls?: BusTlsOptions;
+  /** Prefix of the reply subjects this connection subscribes to (default `_INBOX`). */
+  inboxPrefix?: string;
 }
 
 export function connectBus(o: BusConnectOptions): Promise<NatsConnection> {
@@ -24,5 +45,53 @@ export function connectBus(o: BusConnectOptions): Promise<NatsConnection> {
     maxReconnectAttempts: -1,
     noAsyncTraces: true,
     ...(o.creds ? { authenticator: credsAuthenticator(readFileSync(o.creds)) } : {}),
+    ...(o.user !== undefined ? { user: o.user, pass: o.password ?? '' } : {}),
+    ...(o.tls ? { tls: { ...o.tls } } : {}),
+    ...(o.inboxPrefix ? { inboxPrefix: o.inboxPrefix } : {}),
   });
+}
+
+/**
+ * The connection settings in a service's `--nats-*` options (see `natsOptions`), checked before
+ * anything connects: a password file is read here, flags that only work together are refused
+ * with OptionsError. The connection's name is the caller's.
+ */
+export function busOptionsFrom(o: Options<typeof natsOptions>): Omit<BusConnectOptions, 'name'> {
+  const user = o['nats-user'] || undefined;
+  if (o['nats-password'] && o['nats-password-file']) throw new OptionsError('give --nats-password or --nats-password-file, not both');
+  let password = o['nats-password'] || undefined;
+  const passwordFile = o['nats-password-file'];
+  if (passwordFile) {
+    try {
+      // One trailing newline is what `echo` and most secret stores leave; the password has none.
+      password = readFileSync(passwordFile, 'utf8').replace(/\r?\n$/, '');
+    } catch (err) {
+      throw new OptionsError(`--nats-password-file: ${(err as Error).message}`);
+    }
+  }
+  if (password !== undefined && !user) throw new OptionsError('a NATS password needs --nats-user');
+  if (user && o['nats-creds']) throw new OptionsError('give --nats-user or --nats-creds, not both');
+  const certFile = o['nats-tls-cert-file'];
+  const keyFile = o['nats-tls-key-file'];
+  if (Boolean(certFile) !== Boolean(keyFile)) throw new OptionsError('--nats-tls-cert-file and --nats-tls-key-file go together');
+  const caFile = o['nats-tls-ca-file'];
+  for (const [flag, file] of [['nats-tls-ca-file', caFile], ['nats-tls-cert-file', certFile], ['nats-tls-key-file', keyFile], ['nats-creds', o['nats-creds']]] as const) {
+    if (!file) continue;
+    try {
+      readFileSync(file);
+    } catch (err) {
+      throw new OptionsError(`--${flag}: ${(err as Error).message}`);
+    }
+  }
+  const tls: BusTlsOptions | undefined = caFile || certFile ? { ...(caFile ? { caFile } : {}), ...(certFile && keyFile ? { certFile, keyFile } : {}) } : undefined;
+  // A user's permissions allow its own inbox only (shared/bus/permissions.ts).
+  const inboxPrefix = o['nats-inbox-prefix'] || (user ? userInboxPrefix(user) : undefined);
+  return {
+    url: o['nats-url'],
+    ...(o['nats-creds'] ? { creds: o['nats-creds'] } : {}),
+    ...(user ? { user } : {}),
+    ...(password !== undefined ? { password } : {}),
+    ...(tls ? { tls } : {}),
+    ...(inboxPrefix ? { inboxPrefix } : {}),
+  };
 }

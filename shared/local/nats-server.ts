@@ -1,13 +1,43 @@
-// Spawns a local nats-server with JetStream for `npm start` and the test suites. The binary comes
-// from PATH (`.ci/run` installs Debian's package). max_payload is raised because objects may be
-// 1.5 MB and request bodies 3 MiB.
+// Spawns a local nats-server with JetStream for `npm start` and the test suites, and writes the
+// configuration files NATS runs with (here and in docker compose): TLS, and one user per service
+// with the permissions of shared/bus/permissions.ts. The binary comes from PATH (`.ci/run`
+// installs Debian's package). max_payload is raised because objects may be 1.5 MB and request
+// bodies 3 MiB.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
+import type { NatsPermissions } from '../bus/permissions.js';
 
 export const NATS_MAX_PAYLOAD = 8 * 1024 * 1024;
+
+/** The server's TLS: its certificate and key, and the CA that client certificates must chain to when `verifyClients`. */
+export interface NatsServerTls {
+  certFile: string;
+  keyFile: string;
+  caFile?: string;
+  /** Require a client certificate signed by `caFile` from every client (nats-server `verify: true`). */
+  verifyClients?: boolean;
+}
+
+export interface NatsUserEntry {
+  user: string;
+  password: string;
+  permissions: NatsPermissions;
+}
+
+export interface NatsConfigOptions {
+  port: number;
+  storeDir: string;
+  host?: string;
+  /** TLS required on every client connection. */
+  tls?: NatsServerTls;
+  /** Only these users may connect (inline `authorization` block). */
+  users?: NatsUserEntry[];
+  /** Or an `include` of an authorization file written by natsAuthorizationConfig (docker compose). */
+  include?: string;
+}
 
 export interface LocalNats {
   url: string;
@@ -28,50 +58,99 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export function natsConfig(port: number, storeDir: string, host = '127.0.0.1'): string {
+export function natsConfig(o: NatsConfigOptions): string {
   return [
-    `listen: "${host}:${port}"`,
+    `listen: "${o.host ?? '127.0.0.1'}:${o.port}"`,
     `max_payload: ${NATS_MAX_PAYLOAD}`,
     `jetstream {`,
-    `  store_dir: ${JSON.stringify(storeDir)}`,
+    `  store_dir: ${JSON.stringify(o.storeDir)}`,
     `}`,
+    ...(o.tls ? natsTlsConfig(o.tls) : []),
+    ...(o.users ? [natsAuthorizationConfig(o.users)] : []),
+    ...(o.include ? [`include ${JSON.stringify(o.include)}`] : []),
     '',
   ].join('\n');
 }
 
-async function waitForPort(port: number, deadlineMs: number, child: ChildProcess): Promise<void> {
-  const until = Date.now() + deadlineMs;
-  while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`nats-server exited with code ${child.exitCode}`);
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1');
-      s.once('connect', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`nats-server did not listen on ${port} in time`);
+/** A `tls` block: every client must speak TLS (nats-server refuses a plain CONNECT). */
+export function natsTlsConfig(t: NatsServerTls): string[] {
+  return [
+    `tls {`,
+    `  cert_file: ${JSON.stringify(t.certFile)}`,
+    `  key_file: ${JSON.stringify(t.keyFile)}`,
+    ...(t.caFile ? [`  ca_file: ${JSON.stringify(t.caFile)}`] : []),
+    ...(t.verifyClients ? ['  verify: true'] : []),
+    // The default half second is too short for a client on a busy machine (several services starting at once).
+    '  timeout: 5',
+    `}`,
+  ];
 }
 
 /**
- * Starts nats-server with JetStream storing under `dataDir`. `detached` puts it in its own process
- * group, so a terminal's Ctrl-C reaches only its supervisor, which stops it last.
+ * An `authorization` block with one entry per user and its publish/subscribe allow lists. Written
+ * as JSON, which the nats-server configuration format includes: quoted strings are never read as
+ * `$VARIABLE` references, so subjects such as `$KV.objects.>` stay literal.
  */
-export async function startLocalNats(dataDir: string, opts: { port?: number; binary?: string; log?: (line: string) => void; detached?: boolean } = {}): Promise<LocalNats> {
+export function natsAuthorizationConfig(users: NatsUserEntry[]): string {
+  const entries = users.map((u) =>
+    JSON.stringify({
+      user: u.user,
+      password: u.password,
+      permissions: { publish: { allow: u.permissions.publish }, subscribe: { allow: u.permissions.subscribe }, ...(u.permissions.allowResponses ? { allow_responses: true } : {}) },
+    }),
+  );
+  return ['authorization {', '  users: [', ...entries.map((e) => `    ${e}`), '  ]', '}', ''].join('\n');
+}
+
+/**
+ * Resolves when nats-server says it is ready (it logs that once its listeners are up). Its log,
+ * not a probe connection: with TLS required a bare TCP probe would be logged as a failed handshake.
+ */
+function waitForReady(child: ChildProcess, port: number, deadlineMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const done = (err?: Error) => {
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      child.stderr?.off('data', onData);
+      child.off('exit', onExit);
+      if (err) reject(err);
+      else resolve();
+    };
+    const onData = (b: Buffer) => {
+      // Only the tail matters: the line may arrive split over two chunks.
+      seen = (seen + b.toString()).slice(-4096);
+      if (seen.includes('Server is ready')) done();
+    };
+    const onExit = (code: number | null) => done(new Error(`nats-server exited with code ${code}${seen ? `: ${seen.trim().split('\n').slice(-3).join(' | ')}` : ''}`));
+    const timer = setTimeout(() => done(new Error(`nats-server did not become ready on ${port} in time`)), deadlineMs);
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', onExit);
+  });
+}
+
+/**
+ * Starts nats-server with JetStream storing under `dataDir`, with TLS and users when given.
+ * `detached` puts it in its own process group, so a terminal's Ctrl-C reaches only its supervisor,
+ * which stops it last.
+ */
+export async function startLocalNats(
+  dataDir: string,
+  opts: { port?: number; binary?: string; log?: (line: string) => void; detached?: boolean } & Pick<NatsConfigOptions, 'tls' | 'users'> = {},
+): Promise<LocalNats> {
   const port = opts.port ?? (await freePort());
   await mkdir(dataDir, { recursive: true });
   const conf = path.join(dataDir, 'nats-server.conf');
-  await writeFile(conf, natsConfig(port, path.join(dataDir, 'jetstream')));
+  // 0600: it may hold the users' passwords.
+  await writeFile(conf, natsConfig({ port, storeDir: path.join(dataDir, 'jetstream'), ...(opts.tls ? { tls: opts.tls } : {}), ...(opts.users ? { users: opts.users } : {}) }), { mode: 0o600 });
+  await chmod(conf, 0o600);
   const child = spawn(opts.binary ?? process.env.NATS_SERVER_BIN ?? 'nats-server', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached ?? false });
   const spawnError = new Promise<never>((_, reject) => child.once('error', (e) => reject(new Error(`cannot start nats-server: ${e.message} (install it: apt-get install -y nats-server)`))));
   const onData = (b: Buffer) => opts.log?.(b.toString());
   child.stdout?.on('data', onData);
   child.stderr?.on('data', onData);
-  await Promise.race([waitForPort(port, 15_000, child), spawnError]);
+  await Promise.race([waitForReady(child, port, 15_000), spawnError]);
   return {
     url: `nats://127.0.0.1:${port}`,
     port,

@@ -250,6 +250,21 @@ function stillGood(ca: CertificateAuthority, pair: PemPair | undefined, names?: 
 }
 
 /**
+ * The serving pair in `files`, reused while `ca` signed it, it is not near expiry and it covers the
+ * default names and `opts`' names; else issued anew (key 0600) and both paths added to `written`.
+ */
+export async function ensureServingPair(ca: CertificateAuthority, files: { cert: string; key: string }, opts: Omit<ServingCertOptions, 'validityDays'>, written: string[] = []): Promise<PemPair> {
+  const names = servingNames(opts);
+  const existing = await readPair(files.cert, files.key);
+  if (existing && stillGood(ca, existing, names)) return existing;
+  const pair = await issueServingCert(ca, { ...names, ...(opts.commonName ? { commonName: opts.commonName } : {}) });
+  await writeAtomic(files.key, pair.keyPem, 0o600);
+  await writeAtomic(files.cert, pair.certPem, 0o644);
+  written.push(files.key, files.cert);
+  return pair;
+}
+
+/**
  * Creates the CA, the serving certificate and the admin client certificate under `dir` unless
  * they already exist, so restarts keep the identity clients were configured with. A leaf is
  * reissued only when it no longer fits: signed by another CA, near expiry, or (serving) missing a
@@ -270,14 +285,7 @@ export async function ensurePki(dir: string, opts: EnsurePkiOptions = {}): Promi
     written.push(files.caKey, files.caCert);
   }
 
-  const names = servingNames({ dnsNames: opts.servingNames ?? [] });
-  let serving = await readPair(files.servingCert, files.servingKey);
-  if (!stillGood(ca, serving, names)) {
-    serving = await issueServingCert(ca, names);
-    await writeAtomic(files.servingKey, serving.keyPem, 0o600);
-    await writeAtomic(files.servingCert, serving.certPem, 0o644);
-    written.push(files.servingKey, files.servingCert);
-  }
+  const serving = await ensureServingPair(ca, { cert: files.servingCert, key: files.servingKey }, { dnsNames: opts.servingNames ?? [] }, written);
 
   let admin = await readPair(files.adminCert, files.adminKey);
   if (!stillGood(ca, admin)) {
@@ -295,5 +303,5 @@ export async function ensurePki(dir: string, opts: EnsurePkiOptions = {}): Promi
     written.push(files.controllersKey, files.controllersCert);
   }
 
-  return { files, ca, serving: serving!, admin: admin!, controllers: controllers!, written };
+  return { files, ca, serving, admin: admin!, controllers: controllers!, written };
 }

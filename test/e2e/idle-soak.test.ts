@@ -15,6 +15,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { freePort } from '../../shared/local/nats-server.js';
+import { NatsUser, userInboxPrefix } from '../../shared/bus/permissions.js';
 import { clockTicksPerSecond, cpuTicks, descendants, exitWithin, isRunning, killIfSame, rssKiB, spawnProcess, tail, cleanEnv, type Proc, type ProcessId } from '../support/processes.js';
 import { configMap, deployment, sleep, uniq } from './helpers.js';
 
@@ -97,7 +98,17 @@ describe('npm start left idle', { timeout: 150_000 }, () => {
     await expectStatus(api('DELETE', `${nsPath}/configmaps/settings`), 200);
 
     const natsPort = Number((await readFile(path.join(dir, 'nats-port'), 'utf8')).trim());
-    nc = await connect({ servers: `nats://127.0.0.1:${natsPort}`, name: 'idle-soak-sampler', maxReconnectAttempts: 0 });
+    // As npm start's own monitor user (TLS, stream statistics and pings only).
+    const monitorPassword = (await readFile(path.join(dir, 'nats-auth', 'monitor.password'), 'utf8')).trim();
+    nc = await connect({
+      servers: `nats://127.0.0.1:${natsPort}`,
+      name: 'idle-soak-sampler',
+      maxReconnectAttempts: 0,
+      user: NatsUser.monitor,
+      pass: monitorPassword,
+      tls: { caFile: path.join(dir, 'pki', 'ca.crt') },
+      inboxPrefix: userInboxPrefix(NatsUser.monitor),
+    });
     // Stream info only: the sampler must not add consumers of its own.
     const jsm = await jetstreamManager(nc, { checkAPI: false });
     const pids = new Map([['nats-server', natsPid], ...servicePids]);

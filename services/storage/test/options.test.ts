@@ -10,6 +10,13 @@ test('storage options - with no flags every default is converted to its type (du
     {
       'nats-url': 'nats://127.0.0.1:4222',
       'nats-creds': undefined,
+      'nats-user': undefined,
+      'nats-password': undefined,
+      'nats-password-file': undefined,
+      'nats-inbox-prefix': undefined,
+      'nats-tls-ca-file': undefined,
+      'nats-tls-cert-file': undefined,
+      'nats-tls-key-file': undefined,
       'log-level': 'info',
       bucket: 'objects',
       replicas: 1,

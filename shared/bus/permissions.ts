@@ -1,0 +1,117 @@
+// Who may do what on NATS: one user per service with the subjects it needs and no more. The one
+// table every deployment is generated from (`npm start`, docker compose through `local-up
+// --init-only`, and the Helm chart, whose template the chart's tests compare with this table).
+//
+// - Only storage publishes to the bucket's subjects (`$KV.<bucket>.>`) and uses the JetStream API
+//   that changes the bucket's stream (create, update, purge). Nobody may delete the stream.
+// - The readers of the bucket (gateway, authn, authz, admission) may look at the stream, get
+//   entries and create the ephemeral ordered consumers a KV watch uses, and receive what those
+//   deliver; nothing else of JetStream.
+// - A service answers only its own subjects (`platform.v1.<service>.>` and its `$SRV` discovery
+//   subjects); answers go back through `allow_responses`, so no service may publish to inboxes in
+//   general, and each reads only its own inbox (`_INBOX.<user>.>`, the connection's inboxPrefix).
+// - A service calls only the services it needs: the gateway all of them, admission storage and
+//   authz, authz storage and admission (its own writes pass the generic store), authn storage;
+//   storage none.
+
+import { ServiceName, SubjectGroup, Subjects, serviceSubjects } from './subjects.js';
+
+/** The NATS users: one per service, and a monitor (readiness pings and stream statistics for `npm start` and tools). */
+export const NatsUser = {
+  storage: ServiceName.storage,
+  authn: ServiceName.authn,
+  authz: ServiceName.authz,
+  admission: ServiceName.admission,
+  gateway: 'platform-gateway',
+  monitor: 'platform-monitor',
+} as const;
+export type NatsUserRole = keyof typeof NatsUser;
+export const NATS_USER_ROLES = Object.keys(NatsUser) as NatsUserRole[];
+
+export interface NatsPermissions {
+  publish: string[];
+  subscribe: string[];
+  /** May answer the requests it receives (publish once to their reply subject). */
+  allowResponses: boolean;
+}
+
+/** The inbox every connection of `user` takes its replies on (nats.js `inboxPrefix`). */
+export function userInboxPrefix(user: string): string {
+  return `_INBOX.${user}`;
+}
+
+const VERBS = ['ping', 'info', 'stats'] as const;
+
+/** The `$SRV` subjects a service named `name` answers: the bare verbs (any service), the name and each instance. */
+function discoverySubjects(name: string): string[] {
+  return VERBS.flatMap((v) => {
+    const own = serviceSubjects[v](name);
+    return [own.slice(0, own.length - name.length - 1), own, `${own}.*`];
+  });
+}
+
+/**
+ * The JetStream API a reader of the bucket needs (what @nats-io/kv's watch and get send): stream
+ * info, entries, the ordered consumers of a watch and their flow control. Not consumer deletion:
+ * an ordered consumer is ephemeral and goes when its subscriber does, and a reader must not be able
+ * to delete another service's.
+ */
+function bucketReadApi(stream: string): string[] {
+  return [
+    `$JS.API.STREAM.INFO.${stream}`,
+    `$JS.API.STREAM.MSG.GET.${stream}`,
+    `$JS.API.DIRECT.GET.${stream}`,
+    `$JS.API.DIRECT.GET.${stream}.>`,
+    // The consumer's name and filter subject follow the stream in the subject.
+    `$JS.API.CONSUMER.CREATE.${stream}`,
+    `$JS.API.CONSUMER.CREATE.${stream}.>`,
+    `$JS.API.CONSUMER.INFO.${stream}.*`,
+    `$JS.FC.${stream}.>`,
+  ];
+}
+
+/** What the storage service alone may do: write the bucket, create and reconfigure its stream, purge delete markers. */
+function bucketWriteApi(bucket: string, stream: string): string[] {
+  // Account info: the JetStream manager's probe when it provisions the bucket.
+  return [`$KV.${bucket}.>`, '$JS.API.INFO', `$JS.API.STREAM.CREATE.${stream}`, `$JS.API.STREAM.UPDATE.${stream}`, `$JS.API.STREAM.PURGE.${stream}`];
+}
+
+function service(name: string, group: string, calls: string[], extra: { publish?: string[]; subscribe?: string[] } = {}): NatsPermissions {
+  return {
+    publish: [
+      // Its own readiness probe (scripts/ping-service.ts runs with the service's credentials).
+      serviceSubjects.ping(name),
+      ...calls.map((g) => `${g}.>`),
+      ...(extra.publish ?? []),
+    ],
+    subscribe: [`${group}.>`, ...discoverySubjects(name), userInboxPrefix(name) + '.>', ...(extra.subscribe ?? [])],
+    allowResponses: true,
+  };
+}
+
+/** The permissions of every user, for the bucket `bucket`. */
+export function natsPermissions(bucket: string): Record<NatsUserRole, NatsPermissions> {
+  const stream = `KV_${bucket}`;
+  const read = bucketReadApi(stream);
+  const pings = Object.values(ServiceName).map((n) => serviceSubjects.ping(n));
+  return {
+    storage: service(ServiceName.storage, SubjectGroup.storage, [], { publish: [...read, ...bucketWriteApi(bucket, stream)] }),
+    authn: service(ServiceName.authn, SubjectGroup.authn, [SubjectGroup.storage], { publish: read }),
+    // Writes its default policy and aggregated roles through the generic store: storage and admission.
+    authz: service(ServiceName.authz, SubjectGroup.authz, [SubjectGroup.storage, SubjectGroup.admission], { publish: read, subscribe: [Subjects.admissionInterestChanged] }),
+    admission: service(ServiceName.admission, SubjectGroup.admission, [SubjectGroup.storage, SubjectGroup.authz], {
+      // Tells the gateways that its interest changed (a subject of its own group).
+      publish: [...read, Subjects.admissionInterestChanged],
+    }),
+    gateway: {
+      publish: [...Object.values(SubjectGroup).map((g) => `${g}.>`), ...pings, ...read],
+      subscribe: [Subjects.admissionInterestChanged, userInboxPrefix(NatsUser.gateway) + '.>'],
+      allowResponses: false,
+    },
+    monitor: {
+      publish: [...VERBS.map((v) => `${serviceSubjects[v]('')}>`), '$JS.API.INFO', `$JS.API.STREAM.INFO.${stream}`],
+      subscribe: [userInboxPrefix(NatsUser.monitor) + '.>'],
+      allowResponses: false,
+    },
+  };
+}
