@@ -248,3 +248,15 @@ test('LimitRanger - mutate then validate: defaults from max satisfy the bounds',
   assert.equal(await validate(plugin, request('pods', out)), 'allowed');
   await assert.rejects(async () => plugin.validate!(request('pods', pod('p', { containers: [container('c', undefined, { cpu: '2' })] })), CTX), (e: unknown) => e instanceof StatusError && e.code === 403);
 });
+
+test('LimitRanger - the match: claim updates only while some LimitRange bounds claims', async () => {
+  const { store, plugin } = setup(limitRange('l', { type: 'Container', max: { cpu: '1' } }));
+  await new Promise((r) => setImmediate(r));
+  const resources = [
+    { group: '', resource: 'pods' },
+    { group: '', resource: 'persistentvolumeclaims' },
+  ];
+  assert.deepEqual(plugin.match, { operations: ['CREATE'], resources });
+  store.put(limitRange('claims', { type: 'PersistentVolumeClaim', max: { storage: '1Gi' } }));
+  assert.deepEqual(plugin.match, { operations: ['CREATE', 'UPDATE'], resources });
+});

@@ -39,16 +39,15 @@ export const limitRangerPlugin: PluginFactory = (deps): AdmissionPlugin => {
   // Claim updates are wanted only while some LimitRange bounds claims (or before that is known).
   const CREATE: PluginMatch = { operations: ['CREATE'], resources: PODS_AND_CLAIMS };
   const CREATE_UPDATE: PluginMatch = { operations: ['CREATE', 'UPDATE'], resources: PODS_AND_CLAIMS };
-  let match: PluginMatch | undefined;
+  const boundingClaims = new Set<string>();
+  const track = (key: string, lr: ApiObject | null) => (lr && limitRangeTypes(lr).has('PersistentVolumeClaim') ? boundingClaims.add(key) : boundingClaims.delete(key));
+  cache.onChange((e) => track(`${e.ref.namespace}/${e.ref.name}`, e.object));
+  for (const lr of cache.list()) track(`${lr.metadata.namespace}/${lr.metadata.name}`, lr);
   let synced = false;
   let stopped = false;
-  cache.onChange(() => (match = undefined));
   const awaitSync = (): void =>
     void cache.ready().then(
-      () => {
-        synced = true;
-        match = undefined;
-      },
+      () => (synced = true),
       () => (stopped ? undefined : awaitSync()),
     );
   awaitSync();
@@ -61,8 +60,7 @@ export const limitRangerPlugin: PluginFactory = (deps): AdmissionPlugin => {
   return {
     name: LIMIT_RANGER,
     get match(): PluginMatch {
-      match ??= !synced || cache.list().some((lr) => limitRangeTypes(lr).has('PersistentVolumeClaim')) ? CREATE_UPDATE : CREATE;
-      return match;
+      return !synced || boundingClaims.size ? CREATE_UPDATE : CREATE;
     },
     async mutate(req) {
       if (!supported(req) || !isPod(req)) return;

@@ -117,16 +117,15 @@ export const resourceQuotaPlugin: PluginFactory = (deps): AdmissionPlugin => {
   // limits what an update changes, so that otherwise the many updates of a cluster skip this phase.
   const CREATE_ONLY: PluginMatch = { operations: ['CREATE'] };
   const CREATE_UPDATE: PluginMatch = { operations: ['CREATE', 'UPDATE'] };
-  let match: PluginMatch | undefined;
+  const tracking = new Set<string>();
+  const track = (key: string, q: ApiObject | null) => (q && tracksUpdates(q) ? tracking.add(key) : tracking.delete(key));
+  cache.onChange((e) => track(`${e.ref.namespace}/${e.ref.name}`, e.object));
+  for (const q of cache.list()) track(`${q.metadata.namespace}/${q.metadata.name}`, q);
   let synced = false;
   let stopped = false;
-  cache.onChange(() => (match = undefined));
   const awaitSync = (): void =>
     void cache.ready().then(
-      () => {
-        synced = true;
-        match = undefined;
-      },
+      () => (synced = true),
       () => (stopped ? undefined : awaitSync()),
     );
   awaitSync();
@@ -136,8 +135,7 @@ export const resourceQuotaPlugin: PluginFactory = (deps): AdmissionPlugin => {
     sideEffects: 'NoneOnDryRun',
     get match(): PluginMatch {
       // Until the quotas are known, updates are wanted too.
-      match ??= !synced || limited.length || cache.list().some(tracksUpdates) ? CREATE_UPDATE : CREATE_ONLY;
-      return match;
+      return !synced || limited.length || tracking.size ? CREATE_UPDATE : CREATE_ONLY;
     },
     async validate(req) {
       // Subresources, cluster-scoped objects and namespaces themselves are never charged.
