@@ -16,6 +16,8 @@ const BINARY_BY_EXPONENT = new Map(Object.entries(BINARY_SUFFIXES).map(([s, e]) 
 
 const QUANTITY = /^([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:([eE][+-]?[0-9]+)|(Ki|Mi|Gi|Ti|Pi|Ei)|([numkMGTPE]))?$/;
 
+const MAX_QUANTITY_LENGTH = 100;
+
 /** Upstream's resource.MaxMilliValue: beyond it, comparisons fall back to whole units. */
 export const MAX_MILLI_VALUE = (2n ** 63n - 1n) / 1000n;
 
@@ -103,6 +105,8 @@ export function parseQuantity(raw: unknown): Quantity | undefined {
     s = String(raw);
   } else if (typeof raw === 'string') s = raw.trim();
   else return undefined;
+  // Far beyond any real quantity; keeps hostile input from costing bigint time.
+  if (s.length > MAX_QUANTITY_LENGTH) return undefined;
   const m = QUANTITY.exec(s);
   if (!m) return undefined;
   const [, sign, number, exp, binary, decimal] = m;
