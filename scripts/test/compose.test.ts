@@ -1,12 +1,19 @@
 // No Docker engine is assumed here, so docker-compose.yml is checked by parsing it: the structure
-// `docker compose` relies on, the one shared image, NATS limits, and the flags each service gets.
+// `docker compose` relies on, the one shared image, NATS limits and security, and the flags each
+// service gets; NATS's configuration runs in a local nats-server with the files init writes.
 import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { connect } from '@nats-io/transport-node';
 import YAML from 'yaml';
-import { NATS_MAX_PAYLOAD } from '../../shared/local/nats-server.js';
+import { NatsUser, userInboxPrefix, type NatsUserRole } from '../../shared/bus/permissions.js';
+import { freePort, NATS_MAX_PAYLOAD } from '../../shared/local/nats-server.js';
+import { prepareLocalState } from '../local-up.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // merge: true resolves the `<<: *platform` keys the way compose does.
@@ -55,6 +62,60 @@ test('compose - NATS runs with JetStream and a raised max_payload', () => {
   assert.match(conf, /^jetstream \{[^}]*store_dir: \/data$/ms);
   assert.equal(Number(/^max_payload: (\d+)$/m.exec(conf)?.[1]), NATS_MAX_PAYLOAD);
   assert.ok(NATS_MAX_PAYLOAD > 3 * 1024 * 1024, 'room for 3 MiB request bodies');
+});
+
+test('compose - NATS requires TLS and the users init writes; each service connects as its own user with the dev CA', async () => {
+  const nats = compose.services.nats!;
+  assert.ok(nats.volumes.includes('./.local:/etc/nats/local:ro'), 'the files init writes, where deploy/nats.conf names them');
+  assert.equal(nats.depends_on.init.condition, 'service_completed_successfully');
+  const conf = natsConf();
+  assert.match(conf, /^tls \{[^}]*cert_file: "\/etc\/nats\/local\/pki\/nats-server\.crt"[^}]*\}/ms);
+  assert.match(conf, /^include "local\/nats-auth\/authorization\.conf"$/m);
+  for (const name of platformServices) {
+    const env = compose.services[name]!.environment;
+    assert.equal(env.PLATFORM_NATS_USER, NatsUser[name as NatsUserRole], name);
+    assert.equal(env.PLATFORM_NATS_PASSWORD_FILE, `/local/nats-auth/${name}.password`, name);
+    assert.equal(env.PLATFORM_NATS_TLS_CA_FILE, '/local/pki/ca.crt', name);
+    assert.ok(compose.services[name]!.volumes.includes('./.local:/local:ro'), `${name} mounts the password file`);
+  }
+
+  // What init writes (local-up --init-only with compose's settings) and deploy/nats.conf, laid out as
+  // the nats container sees them, run by a real nats-server: TLS and the users work as compose needs.
+  const natsServer = ['/usr/sbin/nats-server', ...(process.env.PATH ?? '').split(':').map((d) => `${d}/nats-server`)].find((f) => existsSync(f));
+  if (!natsServer) return;
+  const etc = await mkdtemp(path.join(os.tmpdir(), 'compose-nats-'));
+  const proc: { child?: ChildProcess } = {};
+  try {
+    const local = path.join(etc, 'local');
+    const state = await prepareLocalState({ dir: local, port: 6443, servingNames: [String(compose.services.init!.environment.PLATFORM_CERT_SANS)] });
+    const port = await freePort();
+    await writeFile(
+      path.join(etc, 'nats.conf'),
+      conf
+        .replaceAll('/etc/nats/', `${etc}/`)
+        .replace('store_dir: /data', `store_dir: ${JSON.stringify(path.join(etc, 'data'))}`)
+        .replace('listen: 0.0.0.0:4222', `listen: 127.0.0.1:${port}`)
+        .replace(/^http: .*$/m, ''),
+    );
+    const child = spawn(natsServer, ['-c', path.join(etc, 'nats.conf')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    proc.child = child;
+    let log = '';
+    child.stderr.on('data', (d) => (log += d));
+    for (let i = 0; i < 100 && !log.includes('Server is ready'); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.match(log, /Server is ready/, log);
+    const tls = { caFile: state.pki.files.caCert };
+    const user = (role: NatsUserRole) => ({ user: state.nats.users[role].user, pass: state.nats.users[role].password, inboxPrefix: userInboxPrefix(state.nats.users[role].user) });
+    const gateway = await connect({ servers: `nats://127.0.0.1:${port}`, tls, ...user('gateway'), maxReconnectAttempts: 0 });
+    try {
+      await assert.rejects(gateway.request('$KV.objects.core.configmaps.default.x', 'forged', { timeout: 2_000 }), /Permissions Violation for Publish/);
+    } finally {
+      await gateway.close();
+    }
+    await assert.rejects(connect({ servers: `nats://127.0.0.1:${port}`, tls, user: 'platform-storage', pass: 'wrong', maxReconnectAttempts: 0 }), /Authorization Violation/);
+  } finally {
+    proc.child?.kill('SIGKILL');
+    await rm(etc, { recursive: true, force: true });
+  }
 });
 
 test('compose - services reach NATS and get their flags as PLATFORM_* env', () => {
