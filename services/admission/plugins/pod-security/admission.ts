@@ -21,6 +21,7 @@ import { Evaluator, forbiddenDetail, forbiddenReason, SECCOMP_CONTAINER_ANNOTATI
 import { POD_SECURITY, type PodSecurityConfiguration } from './configuration.js';
 import type { PodSecurityMetrics } from './metrics.js';
 import {
+  aggregateFieldErrors,
   compareLevels,
   Level,
   levelVersionString,
@@ -155,11 +156,6 @@ export interface PodSecurityAdmissionDeps {
   now?: () => number;
   maxPodsToCheck?: number;
   podCheckTimeoutMs?: number;
-}
-
-/** Upstream's aggregate of field errors: one as is, several in brackets. */
-function aggregate(errors: readonly FieldError[]): string {
-  return errors.length === 1 ? fieldErrorMessage(errors[0]!) : `[${errors.map(fieldErrorMessage).join(', ')}]`;
 }
 
 const sameErrors = (a: readonly FieldError[], b: readonly FieldError[]): boolean => a.length === b.length && a.every((e, i) => fieldErrorMessage(e) === fieldErrorMessage(b[i]!));
@@ -398,7 +394,7 @@ export class PodSecurityAdmission {
     }
     const annotations: Record<string, string> = {};
     if (policyErrors.length) {
-      annotations[AnnotationKey.Error] = `Failed to parse policy: ${aggregate(policyErrors)}`;
+      annotations[AnnotationKey.Error] = `Failed to parse policy: ${aggregateFieldErrors(policyErrors)}`;
       metrics?.recordError(false, req);
     }
     const results = new Map<string, EvaluationResult>();

@@ -6,11 +6,11 @@
 // Without a configuration everything is privileged:latest and nothing is exempt, so an
 // unlabelled namespace is not affected at all.
 
-import { fieldErrorMessage, type FieldError } from '../../../../shared/api/status.js';
+import type { FieldError } from '../../../../shared/api/status.js';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../../../shared/api/validation.js';
 import { checkPluginConfiguration, type PluginConfiguration } from '../../admission-configuration.js';
 import { AdmissionConfigError } from '../../config.js';
-import { ALL_PRIVILEGED, parseLevel, parseVersion, type Policy } from './policy.js';
+import { aggregateFieldErrors, ALL_PRIVILEGED, parseLevel, parseVersion, type Policy } from './policy.js';
 
 export const POD_SECURITY = 'PodSecurity';
 
@@ -40,11 +40,6 @@ export const DEFAULT_POD_SECURITY_CONFIGURATION: PodSecurityConfiguration = Obje
 });
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Upstream's aggregate error: one message as is, several in brackets. */
-function aggregate(errors: FieldError[]): string {
-  return errors.length === 1 ? fieldErrorMessage(errors[0]!) : `[${errors.map(fieldErrorMessage).join(', ')}]`;
-}
 
 /** Reads and validates the plugin's configuration (none: the privileged defaults). */
 export function loadPodSecurityConfiguration(cfg: PluginConfiguration | undefined): PodSecurityConfiguration {
@@ -112,6 +107,6 @@ export function loadPodSecurityConfiguration(cfg: PluginConfiguration | undefine
   const runtimeClasses = names('runtimeClasses', isDNS1123Subdomain);
   const usernames = names('usernames', (name, field) => (name === '' ? [{ type: 'Invalid value', field, value: name, detail: 'username must not be empty' }] : []));
 
-  if (errors.length) fail(aggregate(errors));
+  if (errors.length) fail(aggregateFieldErrors(errors));
   return { defaults: { enforce, audit, warn }, exemptions: { usernames, namespaces, runtimeClasses } };
 }

@@ -3,7 +3,7 @@
 // `pod-security.platform.io/{enforce,audit,warn}[-version]` labels over the configured defaults.
 // Pure: the admission plugin and its tests share it.
 
-import type { FieldError } from '../../../../shared/api/status.js';
+import { fieldErrorMessage, type FieldError } from '../../../../shared/api/status.js';
 
 export const Level = { Privileged: 'privileged', Baseline: 'baseline', Restricted: 'restricted' } as const;
 export type Level = (typeof Level)[keyof typeof Level];
@@ -131,4 +131,9 @@ export function policyToEvaluate(labels: Readonly<Record<string, unknown>> | und
 
 function labelError(key: string, value: string, detail: string): FieldError {
   return { type: 'Invalid value', field: `metadata.labels[${key}]`, value, detail };
+}
+
+/** Upstream's aggregate of field errors in one message: one as it is, several in brackets. */
+export function aggregateFieldErrors(errors: readonly FieldError[]): string {
+  return errors.length === 1 ? fieldErrorMessage(errors[0]!) : `[${errors.map(fieldErrorMessage).join(', ')}]`;
 }
