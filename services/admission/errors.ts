@@ -4,6 +4,11 @@
 import { forbidden, type StatusError } from '../../shared/api/status.js';
 import type { AdmissionRequest } from '../../shared/bus/messages.js';
 
+/** A start-up error in the plugins' flags or configuration, naming what is wrong. */
+export class AdmissionConfigError extends Error {
+  override name = 'AdmissionConfigError';
+}
+
 export function requestObjectName(req: AdmissionRequest): string {
   if (req.name) return req.name;
   const meta = (req.object ?? req.oldObject)?.metadata;

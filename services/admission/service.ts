@@ -66,7 +66,7 @@ function checkRequest(req: AdmissionRequest): void {
 export async function createAdmissionService(deps: AdmissionServiceDeps): Promise<AdmissionService> {
   const log = deps.log ?? silentLogger();
   const bucket = deps.bucket ?? DEFAULT_BUCKET;
-  const { enabled, defaultNotImplemented } = resolvePlugins(deps.config);
+  const { enabled } = resolvePlugins(deps.config);
   const configuration = loadAdmissionConfiguration(deps.config.configFile);
   const registry = deps.metrics ?? new MetricsRegistry();
   const busTimeoutMs = deps.busTimeoutMs ?? DEFAULT_BUS_TIMEOUT_MS;
@@ -123,7 +123,6 @@ export async function createAdmissionService(deps: AdmissionServiceDeps): Promis
     log,
   });
   log.info({ plugins: enabled, bucket }, 'admission service started');
-  if (defaultNotImplemented.length) log.info({ plugins: defaultNotImplemented }, 'default-enabled admission plugins not implemented yet');
 
   const startedFeed = feed as NamespaceFeed | null;
   return {

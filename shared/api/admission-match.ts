@@ -14,7 +14,15 @@ export interface AdmissionMatch {
   resources?: ResourceMatch[];
   /** Absent = every user; else only requests by a member of one of these groups (NodeRestriction: system:nodes). */
   userGroups?: string[];
+  /**
+   * The longest a plugin may spend on a matching request calling out (webhooks, an image policy
+   * backend), beyond the bus's usual deadline: the caller waits that much longer for the phase.
+   */
+  timeoutSeconds?: number;
 }
+
+/** Upstream's request timeout: no admission phase is waited for longer. */
+export const MAX_ADMISSION_SECONDS = 60;
 
 /** `userGroups` undefined: the caller does not know the user, so a user-restricted match still counts. */
 export function admissionMatches(match: AdmissionMatch | undefined, operation: string, group: string, resource: string, userGroups?: readonly string[]): boolean {

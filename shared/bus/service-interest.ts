@@ -7,7 +7,7 @@
 
 import type { NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
-import { admissionMatches } from '../api/admission-match.js';
+import { admissionMatches, MAX_ADMISSION_SECONDS } from '../api/admission-match.js';
 import { busRequest } from './client.js';
 import { Subjects } from './subjects.js';
 import type { AdmissionInterest, AdmissionPhase, AuthnInterest } from './messages.js';
@@ -79,9 +79,26 @@ export class AdmissionInterestCache extends ServiceInterest<AdmissionInterest> {
   }
 
   wants(phase: AdmissionPhase, operation: string, group: string, resource: string, userGroups?: readonly string[]): boolean {
+    return this.deadlineMs(phase, operation, group, resource, userGroups, 0) !== null;
+  }
+
+  /**
+   * How long to wait for the phase: `baseMs` plus what the interested plugins may spend calling
+   * out, at most upstream's request timeout; null when no plugin is interested (skip the phase).
+   * While the interest is unknown, every phase is called and waited for as long as any may take.
+   */
+  deadlineMs(phase: AdmissionPhase, operation: string, group: string, resource: string, userGroups: readonly string[] | undefined, baseMs: number): number | null {
     const i = this.value();
-    if (!i) return true;
-    return i[phase].some((m) => admissionMatches(m, operation, group, resource, userGroups));
+    const cap = Math.max(baseMs, MAX_ADMISSION_SECONDS * 1000);
+    if (!i) return cap;
+    let wanted = false;
+    let extra = 0;
+    for (const m of i[phase]) {
+      if (!admissionMatches(m, operation, group, resource, userGroups)) continue;
+      wanted = true;
+      extra += (m.timeoutSeconds ?? 0) * 1000;
+    }
+    return wanted ? Math.min(baseMs + extra, cap) : null;
   }
 }
 

@@ -1,5 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Kvm, type KV } from '@nats-io/kv';
 import { startTestNats, type TestNats } from '../../../test/support/nats.js';
@@ -244,10 +247,14 @@ describe('admission service', () => {
     });
   });
 
-  test('admission - unknown or unimplemented plugins fail start-up', async () => {
+  test('admission - unknown plugins and bad plugin configurations fail start-up', async () => {
     const c = await nats.connect('admission-bad');
     await assert.rejects(createAdmissionService({ nc: c, config: { enable: ['Nope'] } }), /unknown admission plugin "Nope"/);
-    await assert.rejects(createAdmissionService({ nc: c, config: { enable: ['ServiceAccount'] } }), /"ServiceAccount" is not implemented yet/);
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'admission-config-'));
+    const file = path.join(dir, 'admission.yaml');
+    await writeFile(file, 'apiVersion: apiserver.config.platform.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: EventRateLimit\n  configuration:\n    apiVersion: eventratelimit.admission.platform.io/v1alpha1\n    kind: Configuration\n    limits: []\n');
+    await assert.rejects(createAdmissionService({ nc: c, config: { enable: ['EventRateLimit'], configFile: file } }), /EventRateLimit/);
+    await rm(dir, { recursive: true, force: true });
     await c.close();
   });
 

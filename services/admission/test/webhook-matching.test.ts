@@ -64,8 +64,8 @@ const base = {
   admissionReviewVersions: ['v1'],
 };
 
-function hookOf(w: Record<string, unknown>): Webhook {
-  return webhooksOf('validating', [configuration('c', [{ name: 'h.example.com', ...base, ...w }])])[0]!;
+function hookOf(w: Record<string, unknown>, kind: 'validating' | 'mutating' = 'validating'): Webhook {
+  return webhooksOf(kind, [configuration('c', [{ name: 'h.example.com', ...base, ...w }])])[0]!;
 }
 
 test('webhook configurations - configurations in name order, webhooks in their order, defaults and review version', () => {
@@ -88,22 +88,26 @@ test('webhook configurations - configurations in name order, webhooks in their o
   assert.deepEqual(svc.clientConfig, { service: { namespace: 'hooks', name: 'guard', path: '/', port: 443 }, caPem: '-----BEGIN CERTIFICATE-----' });
 });
 
-test('webhook configurations - what the gateway is told: operations and group/resources, equivalents included', () => {
+test('webhook configurations - what the gateway is told: operations and group/resources, equivalents included, and how long the webhooks may take', () => {
   const related = (g: string, r: string) => types.related(g, r);
   assert.deepEqual(interestOf([], related), { resources: [], operations: [] });
   const pods = hookOf({});
-  assert.deepEqual(interestOf([pods], related), { operations: ['CREATE'], resources: [{ group: '', resource: 'pods' }] });
+  assert.deepEqual(interestOf([pods], related), { operations: ['CREATE'], resources: [{ group: '', resource: 'pods' }], timeoutSeconds: 10 });
   const events = hookOf({ rules: [{ operations: ['*'], apiGroups: ['events.platform.io'], apiVersions: ['v1'], resources: ['events'] }] });
   assert.deepEqual(interestOf([events], related), {
     resources: [
       { group: 'events.platform.io', resource: 'events' },
       { group: '', resource: 'events' },
     ],
+    timeoutSeconds: 10,
   });
   const exact = hookOf({ matchPolicy: 'Exact', rules: [{ operations: ['UPDATE'], apiGroups: ['events.platform.io'], apiVersions: ['v1'], resources: ['events/status'] }] });
-  assert.deepEqual(interestOf([exact], related), { operations: ['UPDATE'], resources: [{ group: 'events.platform.io', resource: 'events' }] });
+  assert.deepEqual(interestOf([exact], related), { operations: ['UPDATE'], resources: [{ group: 'events.platform.io', resource: 'events' }], timeoutSeconds: 10 });
   const all = hookOf({ rules: [{ operations: ['CREATE'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*/*'] }] });
-  assert.deepEqual(interestOf([pods, all], related), { operations: ['CREATE'], resources: [{ group: '*', resource: '*' }] });
+  assert.deepEqual(interestOf([pods, all], related), { operations: ['CREATE'], resources: [{ group: '*', resource: '*' }], timeoutSeconds: 20 });
+  // In turn, an IfNeeded webhook possibly twice; never beyond the request timeout.
+  const slow = hookOf({ timeoutSeconds: 30, reinvocationPolicy: 'IfNeeded' }, 'mutating');
+  assert.equal(interestOf([pods, slow], related).timeoutSeconds, 60);
 });
 
 function request(r: Partial<AdmissionRequest>): AdmissionRequest {

@@ -11,13 +11,6 @@ import type { AdmissionInterestCache } from '../../bus/service-interest.js';
 import { AdmissionOperation, type AdmissionReply, type AdmissionRequest } from '../../bus/messages.js';
 import type { Admitter, WriteRequest } from './store.js';
 
-/**
- * How long one admission phase may take. Webhooks are called in sequence in the mutating phase,
- * each allowed up to 30 s, so the bus's usual deadline would cut them off; upstream bounds the
- * whole request by its 60 s request timeout instead.
- */
-export const ADMISSION_TIMEOUT_MS = 60_000;
-
 const OPTIONS_API_VERSION = 'meta.platform.io/v1';
 
 /** The request's options as admission webhooks see them (CreateOptions, UpdateOptions, DeleteOptions; none for CONNECT). */
@@ -42,11 +35,17 @@ export function admissionOptions(req: WriteRequest, operation: AdmissionOperatio
   }
 }
 
+/**
+ * `timeoutMs` is the bus's usual deadline. A phase whose plugins call out (webhooks in sequence,
+ * each allowed up to 30 s) is waited for that much longer, up to upstream's 60 s request timeout;
+ * one whose plugins only decide locally keeps the usual deadline, so a replica that vanished
+ * mid-request costs seconds, not a minute.
+ */
 export function admissionClient(nc: NatsConnection, interest: AdmissionInterestCache, timeoutMs: number): Admitter {
-  const phaseTimeoutMs = Math.max(timeoutMs, ADMISSION_TIMEOUT_MS);
   return async (req, phase, operation, object, oldObject, kind) => {
     const t = req.target;
-    if (!interest.wants(phase, operation, t.type.group, t.type.plural, req.user.groups)) return object;
+    const deadlineMs = interest.deadlineMs(phase, operation, t.type.group, t.type.plural, req.user.groups, timeoutMs);
+    if (deadlineMs === null) return object;
     const request: AdmissionRequest = {
       uid: randomUUID(),
       phase,
@@ -64,7 +63,7 @@ export function admissionClient(nc: NatsConnection, interest: AdmissionInterestC
     // As upstream derives it from the URL: a namespace's own `namespaces/<name>` carries its name.
     const namespace = req.namespace ?? (t.kind === 'Namespace' && !t.type.group && operation !== 'CREATE' ? req.name : undefined);
     if (namespace) request.namespace = namespace;
-    const reply = await busRequest<AdmissionReply>(nc, Subjects.admissionAdmit, request, phaseTimeoutMs);
+    const reply = await busRequest<AdmissionReply>(nc, Subjects.admissionAdmit, request, deadlineMs);
     if (reply.warnings) req.warnings.push(...reply.warnings);
     const audit = req.audit;
     if (audit) {

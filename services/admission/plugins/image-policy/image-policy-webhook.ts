@@ -54,6 +54,8 @@ export const RECENT_FAILURE_MS = 5_000;
 export const IMAGE_POLICY_MATCH: PluginMatch = {
   operations: [AdmissionOperation.Create, AdmissionOperation.Update],
   resources: [{ group: '', resource: 'pods' }],
+  // The backend call and its retries.
+  timeoutSeconds: 35,
 };
 
 // ---- configuration --------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 // the requests they match. When the configurations change, the plugin's match follows and the
 // gateways are told at once, so a new webhook takes effect within moments.
 
+import { MAX_ADMISSION_SECONDS } from '../../../../shared/api/admission-match.js';
 import { ADMISSION_GROUP } from '../../../../shared/registry/builtin/admissionregistration/webhook.js';
 import { announceAdmissionInterestChange } from '../../../../shared/bus/service-interest.js';
 import type { ObjectCache } from '../../object-cache.js';
@@ -16,6 +17,9 @@ import { dispatchMutating, dispatchValidating, type DispatchEnvironment } from '
 import { isWebhookConfigurationResource } from './rules.js';
 import { parseServiceResolver, ServiceResolver } from './service-resolver.js';
 import { interestOf, webhooksOf, type Webhook, type WebhookKind } from './webhooks.js';
+
+/** Before the configurations are known: every request, waited for as long as any may take. */
+const UNKNOWN_MATCH: PluginMatch = { timeoutSeconds: MAX_ADMISSION_SECONDS };
 
 
 const CONFIGURATIONS: Record<WebhookKind, { plugin: string; resource: string }> = {
@@ -98,7 +102,7 @@ export async function createWebhookPlugin(kind: WebhookKind, deps: PluginDeps, o
   const plugin: AdmissionPlugin = {
     name,
     get match() {
-      return match;
+      return match ?? UNKNOWN_MATCH;
     },
     async stop() {
       stopped = true;

@@ -7,7 +7,7 @@
 
 import type { ApiObject, GroupVersionResource } from '../../../../shared/api/types.js';
 import { LabelSelector, labelSelectorFromObject, type LabelSelectorObject } from '../../../../shared/api/labels.js';
-import type { ResourceMatch } from '../../../../shared/api/admission-match.js';
+import { MAX_ADMISSION_SECONDS, type ResourceMatch } from '../../../../shared/api/admission-match.js';
 import type { PluginMatch } from '../../types.js';
 import type { WebhookRule } from './rules.js';
 
@@ -153,6 +153,9 @@ export function interestOf(hooks: readonly Webhook[], related: RelatedResources)
   const all = resources.get('*/*');
   const match: PluginMatch = { resources: all ? [all] : [...resources.values()] };
   if (!ops.has('*')) match.operations = [...ops] as PluginMatch['operations'];
+  // The caller waits for every webhook in turn, an IfNeeded one possibly twice.
+  const seconds = hooks.reduce((sum, h) => sum + (h.timeoutMs / 1000) * (h.reinvoke ? 2 : 1), 0);
+  if (seconds > 0) match.timeoutSeconds = Math.min(Math.ceil(seconds), MAX_ADMISSION_SECONDS);
   return match;
 }
 
