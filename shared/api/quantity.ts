@@ -178,3 +178,15 @@ export function canonicalQuantity(raw: unknown): string {
   const q = parseQuantity(raw);
   return q ? q.toString() : String(raw);
 }
+
+/** -1, 0 or 1 as a is smaller than, equal to or larger than b by value ("1Gi" equals "1073741824"); an unparsable quantity counts as zero. */
+export function compareQuantities(a: unknown, b: unknown): number {
+  return (parseQuantity(a) ?? Quantity.zero()).cmp(parseQuantity(b) ?? Quantity.zero());
+}
+
+/** Same resource names with equal quantities (upstream's semantic equality of resource lists); an absent list equals an empty one. */
+export function resourceListsEqual(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): boolean {
+  const ka = Object.keys(a ?? {});
+  if (ka.length !== Object.keys(b ?? {}).length) return false;
+  return ka.every((k) => Object.hasOwn(b ?? {}, k) && compareQuantities(a![k], b![k]) === 0);
+}

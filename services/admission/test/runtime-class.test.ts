@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../shared/api/types.js';
 import { createRuntimeClassPlugin } from '../plugins/defaulting/runtime-class.js';
-import { compareQuantities, resourceListsEqual } from '../plugins/defaulting/quantity.js';
+import { compareQuantities, resourceListsEqual } from '../../../shared/api/quantity.js';
 import { mergeTolerations } from '../plugins/defaulting/tolerations.js';
 import { admitted, cacheOf, pod, request, run, type Outcome, type RequestInit } from './defaulting-fixtures.js';
 

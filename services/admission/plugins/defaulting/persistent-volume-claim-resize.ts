@@ -10,7 +10,7 @@ import type { ObjectCache } from '../../object-cache.js';
 import type { AdmissionPlugin, PluginFactory, PluginMatch } from '../../types.js';
 import { claimStorageClass, STORAGE_GROUP } from './default-storage-class.js';
 import { rec } from './json.js';
-import { compareQuantities } from './quantity.js';
+import { compareQuantities } from '../../../../shared/api/quantity.js';
 
 export const PERSISTENT_VOLUME_CLAIM_RESIZE = 'PersistentVolumeClaimResize';
 

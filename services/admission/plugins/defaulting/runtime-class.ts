@@ -11,7 +11,7 @@ import { admissionForbidden } from '../../errors.js';
 import type { ObjectCache } from '../../object-cache.js';
 import type { AdmissionPlugin, PluginFactory, PluginMatch } from '../../types.js';
 import { rec, records, type Json } from './json.js';
-import { resourceListsEqual } from './quantity.js';
+import { resourceListsEqual } from '../../../../shared/api/quantity.js';
 import { mergeTolerations } from './tolerations.js';
 
 export const RUNTIME_CLASS = 'RuntimeClass';
