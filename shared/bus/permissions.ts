@@ -76,7 +76,7 @@ function bucketWriteApi(bucket: string, stream: string): string[] {
   return [`$KV.${bucket}.>`, '$JS.API.INFO', `$JS.API.STREAM.CREATE.${stream}`, `$JS.API.STREAM.UPDATE.${stream}`, `$JS.API.STREAM.PURGE.${stream}`];
 }
 
-function service(name: string, group: string, calls: string[], extra: { publish?: string[]; subscribe?: string[] } = {}): NatsPermissions {
+function service(name: string, user: string, group: string, calls: string[], extra: { publish?: string[]; subscribe?: string[] } = {}): NatsPermissions {
   return {
     publish: [
       // Its own readiness probe (scripts/ping-service.ts runs with the service's credentials).
@@ -84,33 +84,36 @@ function service(name: string, group: string, calls: string[], extra: { publish?
       ...calls.map((g) => `${g}.>`),
       ...(extra.publish ?? []),
     ],
-    subscribe: [`${group}.>`, ...discoverySubjects(name), userInboxPrefix(name) + '.>', ...(extra.subscribe ?? [])],
+    subscribe: [`${group}.>`, ...discoverySubjects(name), userInboxPrefix(user) + '.>', ...(extra.subscribe ?? [])],
     allowResponses: true,
   };
 }
 
-/** The permissions of every user, for the bucket `bucket`. */
-export function natsPermissions(bucket: string): Record<NatsUserRole, NatsPermissions> {
+/**
+ * The permissions of every user, for the bucket `bucket`. `users` names the NATS users (their
+ * inboxes follow the name); the services' own names ($SRV, queue groups) do not change.
+ */
+export function natsPermissions(bucket: string, users: Record<NatsUserRole, string> = NatsUser): Record<NatsUserRole, NatsPermissions> {
   const stream = `KV_${bucket}`;
   const read = bucketReadApi(stream);
   const pings = Object.values(ServiceName).map((n) => serviceSubjects.ping(n));
   return {
-    storage: service(ServiceName.storage, SubjectGroup.storage, [], { publish: [...read, ...bucketWriteApi(bucket, stream)] }),
-    authn: service(ServiceName.authn, SubjectGroup.authn, [SubjectGroup.storage], { publish: read }),
+    storage: service(ServiceName.storage, users.storage, SubjectGroup.storage, [], { publish: [...read, ...bucketWriteApi(bucket, stream)] }),
+    authn: service(ServiceName.authn, users.authn, SubjectGroup.authn, [SubjectGroup.storage], { publish: read }),
     // Writes its default policy and aggregated roles through the generic store: storage and admission.
-    authz: service(ServiceName.authz, SubjectGroup.authz, [SubjectGroup.storage, SubjectGroup.admission], { publish: read, subscribe: [Subjects.admissionInterestChanged] }),
-    admission: service(ServiceName.admission, SubjectGroup.admission, [SubjectGroup.storage, SubjectGroup.authz], {
+    authz: service(ServiceName.authz, users.authz, SubjectGroup.authz, [SubjectGroup.storage, SubjectGroup.admission], { publish: read, subscribe: [Subjects.admissionInterestChanged] }),
+    admission: service(ServiceName.admission, users.admission, SubjectGroup.admission, [SubjectGroup.storage, SubjectGroup.authz], {
       // Tells the gateways that its interest changed (a subject of its own group).
       publish: [...read, Subjects.admissionInterestChanged],
     }),
     gateway: {
       publish: [...Object.values(SubjectGroup).map((g) => `${g}.>`), ...pings, ...read],
-      subscribe: [Subjects.admissionInterestChanged, userInboxPrefix(NatsUser.gateway) + '.>'],
+      subscribe: [Subjects.admissionInterestChanged, userInboxPrefix(users.gateway) + '.>'],
       allowResponses: false,
     },
     monitor: {
       publish: [...VERBS.map((v) => `${serviceSubjects[v]('')}>`), '$JS.API.INFO', `$JS.API.STREAM.INFO.${stream}`],
-      subscribe: [userInboxPrefix(NatsUser.monitor) + '.>'],
+      subscribe: [userInboxPrefix(users.monitor) + '.>'],
       allowResponses: false,
     },
   };

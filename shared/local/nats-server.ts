@@ -102,6 +102,26 @@ export function natsAuthorizationConfig(users: NatsUserEntry[]): string {
   return ['authorization {', '  users: [', ...entries.map((e) => `    ${e}`), '  ]', '}', ''].join('\n');
 }
 
+/** The environment variable a templated authorization block reads a user's password from. */
+export function natsPasswordVariable(role: string): string {
+  return `NATS_PASSWORD_${role.toUpperCase()}`;
+}
+
+/**
+ * An `authorization` block whose passwords are nats-server environment references
+ * (`$NATS_PASSWORD_STORAGE`, …), for a configuration that must hold no secret: the Helm chart's
+ * bundled NATS renders exactly this (its tests compare), and scripts/nats-authorization.ts prints
+ * it for an existing NATS.
+ */
+export function natsAuthorizationTemplate(entries: Array<{ role: string; user: string; permissions: NatsPermissions }>): string {
+  const list = (xs: string[]) => xs.map((x) => JSON.stringify(x)).join(', ');
+  const lines = entries.map(
+    ({ role, user, permissions: p }) =>
+      `    {user: ${JSON.stringify(user)}, password: $${natsPasswordVariable(role)}, permissions: {"publish": {"allow": [${list(p.publish)}]}, "subscribe": {"allow": [${list(p.subscribe)}]}${p.allowResponses ? ', "allow_responses": true' : ''}}}`,
+  );
+  return ['authorization {', '  users: [', ...lines, '  ]', '}', ''].join('\n');
+}
+
 /**
  * Resolves when nats-server says it is ready (it logs that once its listeners are up). Its log,
  * not a probe connection: with TLS required a bare TCP probe would be logged as a failed handshake.

@@ -1,23 +1,26 @@
 // The Helm chart (helm/platform-apiserver), rendered by test/helm-render (Go's text/template with
 // sprig and Helm's own functions: there is no helm binary here) with the default values and with
-// a production-like set (existing NATS with credentials, three replicas, supplied certificates,
+// a production-like set (existing NATS with TLS and users, three replicas, supplied certificates,
 // the gateway autoscaled). What a user would notice: every manifest is accepted by
 // `kubectl apply --dry-run=server` (against this project's server with upstream's group names,
 // as a stock cluster would take them); values.schema.json accepts both sets and refuses bad ones;
 // each service's config file is one the service itself accepts, and every file it names is
 // mounted; probes hit /livez and /readyz where the services serve them; pods run as non-root with
 // a read-only root; the bundled NATS is a 3-server JetStream cluster with `sync_interval: always`
-// and the bucket is created with 3 replicas; certificates not supplied are generated, signed by
+// and the bucket is created with 3 replicas; NATS requires TLS of a CA of its own (routes too)
+// and knows one user per service with exactly the permissions of shared/bus/permissions.ts, which
+// a nats-server started from the rendering enforces on connections made with what each
+// Deployment mounts; certificates not supplied are generated, signed by
 // the CA beside them, and kept by an upgrade (the renderer's `lookup` finding the installed
 // objects) unless they no longer fit. Skipped only when Go is not installed, and never in CI (the dry run, as every
 // kubectl suite here, needs kubectl on PATH).
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,7 +40,12 @@ import { controllersOptionSpecs, selectControllers } from '../../services/contro
 import { resolvePlugins } from '../../services/admission/config.js';
 import { featureGatesFromFlag } from '../../shared/config/feature-gates.js';
 import { parseServiceNetwork } from '../../shared/registry/builtin/core/service-network.js';
-import { NATS_MAX_PAYLOAD } from '../../shared/local/nats-server.js';
+import { freePort, NATS_MAX_PAYLOAD } from '../../shared/local/nats-server.js';
+import { NatsUser, natsPermissions, type NatsUserRole } from '../../shared/bus/permissions.js';
+import { busOptionsFrom, connectBus } from '../../shared/bus/connect.js';
+import { natsOptions } from '../../shared/config/options.js';
+import { natsAuthorizationBlock } from '../../scripts/nats-authorization.js';
+import { connect } from '@nats-io/transport-node';
 import { CONTROLLER_MANAGER_USER } from '../../shared/api/groups.js';
 import { createNamespace, uniq } from './helpers.js';
 
@@ -96,6 +104,8 @@ function dryRunApply(k: Kubectl, namespace: string, text: string) {
   return k.run(['apply', '--dry-run=server', '-n', namespace, '-f', '-'], { input: text, timeoutMs: 60_000 });
 }
 
+const natsServer = ['/usr/sbin/nats-server', ...(process.env.PATH ?? '').split(':').map((d) => `${d}/nats-server`)].find((p) => existsSync(p));
+
 describe('helm chart', { skip }, () => {
   let bin: string;
   let dir: string;
@@ -103,7 +113,7 @@ describe('helm chart', { skip }, () => {
   let kubectl: Kubectl;
   let defaults: Rendering;
   let production: Rendering;
-  let supplied: { caPem: string; servingPem: string; servingKey: string; proxyCaPem: string };
+  let supplied: { caPem: string; servingPem: string; servingKey: string; proxyCaPem: string; natsCaPem: string };
 
   async function render(namespace: string, values: string[]): Promise<Rendering> {
     const r = await renderChart(bin, { name: 'platform', namespace, values });
@@ -119,10 +129,11 @@ describe('helm chart', { skip }, () => {
     const ca = await createCA('platform-production-ca');
     const serving = await issueServingCert(ca, { dnsNames: ['platform-gateway.platform-prod.svc.cluster.local', 'api.platform.example.com'] });
     const proxyCA = await createCA('front-proxy-ca');
-    supplied = { caPem: ca.certPem, servingPem: serving.certPem, servingKey: serving.keyPem, proxyCaPem: proxyCA.certPem };
+    const natsCA = await createCA('messaging-nats-ca');
+    supplied = { caPem: ca.certPem, servingPem: serving.certPem, servingKey: serving.keyPem, proxyCaPem: proxyCA.certPem, natsCaPem: natsCA.certPem };
     // The second -f file, as `helm install -f prod.yaml -f certs.yaml` takes supplied certificates.
     const certs = path.join(dir, 'certs.yaml');
-    await writeFile(certs, YAML.stringify({ pki: { ca: { cert: ca.certPem, key: ca.keyPem }, serving: { cert: serving.certPem, key: serving.keyPem, caBundle: ca.certPem } }, authn: { requestHeader: { clientCA: proxyCA.certPem } } }));
+    await writeFile(certs, YAML.stringify({ pki: { ca: { cert: ca.certPem, key: ca.keyPem }, serving: { cert: serving.certPem, key: serving.keyPem, caBundle: ca.certPem } }, authn: { requestHeader: { clientCA: proxyCA.certPem } }, nats: { tls: { caBundle: natsCA.certPem } } }));
     defaults = await render(uniq('helm-defaults'), []);
     production = await render(uniq('helm-prod'), [PRODUCTION_VALUES, certs]);
     if (kubectlBin) {
@@ -130,6 +141,32 @@ describe('helm chart', { skip }, () => {
       kubectl = new Kubectl(kubectlBin, cluster.kubeconfigPath);
     }
   });
+
+  /**
+   * The rendered bundled NATS's configuration as a nats-server on this machine reads it: its TLS
+   * pair from the rendered Secret, a free port, a temporary store, its passwords as the
+   * StatefulSet's environment gives them (Debian's 2.9 lacks sync_interval, checked separately).
+   */
+  async function localNatsConf(r: Rendering, name: string): Promise<{ file: string; env: Record<string, string>; port: number; dir: string }> {
+    const d = path.join(dir, name);
+    await mkdir(d, { recursive: true });
+    const tls = find(r, 'Secret', 'platform-nats-tls');
+    for (const key of ['ca.crt', 'tls.crt', 'tls.key']) await writeFile(path.join(d, key), secretText(tls, key));
+    const port = await freePort();
+    const conf = (find(r, 'ConfigMap', 'platform-nats-config').data['nats.conf'] as string)
+      .replace(/^\s*sync_interval: .*$/m, '')
+      .replace('listen: 0.0.0.0:4222', `listen: 127.0.0.1:${port}`)
+      .replace(/^\s*http: .*$/m, '')
+      .replace('pid_file: /var/run/nats/nats.pid', `pid_file: ${JSON.stringify(path.join(d, 'nats.pid'))}`)
+      .replace('store_dir: /data', `store_dir: ${JSON.stringify(path.join(d, 'data'))}`)
+      .replaceAll('/etc/nats-tls/', `${d}/`);
+    const file = path.join(d, 'nats.conf');
+    await writeFile(file, conf);
+    const users = find(r, 'Secret', 'platform-nats-users');
+    const env: Record<string, string> = { POD_NAME: 'platform-nats-0' };
+    for (const key of Object.keys(users.data)) env[`NATS_PASSWORD_${key.toUpperCase()}`] = secretText(users, key);
+    return { file, env, port, dir: d };
+  }
 
   after(async () => {
     await cluster?.stop();
@@ -151,7 +188,7 @@ describe('helm chart', { skip }, () => {
     }
     // Supplied ones are not rendered: the token file and the service-account key come from existing Secrets.
     assert.deepEqual(production.docs.filter((d) => d.kind === 'Secret').map((d) => d.metadata.name).sort(), ['platform-ca', 'platform-ca-bundles', 'platform-controllers-cert', 'platform-serving-cert']);
-    assert.deepEqual(defaults.docs.filter((d) => d.kind === 'Secret').map((d) => d.metadata.name).sort(), ['platform-ca', 'platform-ca-bundles', 'platform-controllers-cert', 'platform-service-account-key', 'platform-serving-cert', 'platform-tokens']);
+    assert.deepEqual(defaults.docs.filter((d) => d.kind === 'Secret').map((d) => d.metadata.name).sort(), ['platform-ca', 'platform-ca-bundles', 'platform-controllers-cert', 'platform-nats-tls', 'platform-nats-users', 'platform-service-account-key', 'platform-serving-cert', 'platform-tokens']);
   });
 
   test('helm chart - values.schema.json accepts both value sets, describes every value and refuses bad ones', () => {
@@ -255,7 +292,13 @@ describe('helm chart', { skip }, () => {
 
     const pgw = configOf(production, 'gateway');
     assert.equal(pgw['nats-url'], production.values.nats.url);
-    assert.equal(pgw['nats-creds'], '/etc/platform/nats/platform.creds');
+    // The existing NATS: its CA, the client certificate it asks for, the gateway's own user.
+    assert.equal(pgw['nats-user'], 'platform-gateway');
+    assert.equal(pgw['nats-password-file'], '/etc/platform/nats-auth/password');
+    assert.equal(pgw['nats-tls-ca-file'], '/etc/platform/nats-tls/ca.crt');
+    assert.equal(pgw['nats-tls-cert-file'], '/etc/platform/nats-client/tls.crt');
+    assert.equal(pgw['nats-tls-key-file'], '/etc/platform/nats-client/tls.key');
+    assert.equal(pgw['nats-creds'], undefined);
     assert.deepEqual(pgw['feature-gates'], 'APIListChunking=true');
     assert.equal(pgw['requestheader-client-ca-file'], '/etc/platform/ca-bundles/requestheader-ca.crt');
     const pauthn = configOf(production, 'authn');
@@ -299,7 +342,7 @@ describe('helm chart', { skip }, () => {
           const sourceKey = item?.key ?? key;
           const obj = r.docs.find((d) => d.kind === (volume.secret ? 'Secret' : 'ConfigMap') && d.metadata.name === (source.secretName ?? source.name));
           if (obj) assert.ok(sourceKey in obj.data, `${svc}: ${obj.kind} ${obj.metadata.name} holds ${sourceKey}`);
-          else assert.ok([r.values.pki.serving.existingSecret, r.values.pki.serviceAccountKey.existingSecret, r.values.authn.tokenAuthFile.existingSecret, r.values.nats.credentials.existingSecret].includes(source.secretName), `${svc}: ${file} comes from ${source.secretName ?? source.name}, which is neither rendered nor supplied`);
+          else assert.ok([r.values.pki.serving.existingSecret, r.values.pki.serviceAccountKey.existingSecret, r.values.authn.tokenAuthFile.existingSecret, r.values.nats.auth.existingSecret, r.values.nats.tls.clientCertSecret].includes(source.secretName), `${svc}: ${file} comes from ${source.secretName ?? source.name}, which is neither rendered nor supplied`);
         }
       }
     }
@@ -404,22 +447,149 @@ describe('helm chart', { skip }, () => {
 
     // The configuration is one nats-server reads. Debian's nats-server (2.9) predates
     // sync_interval (2.10, the image the chart runs), so that one line is checked above instead.
-    const natsServer = ['/usr/sbin/nats-server', ...(process.env.PATH ?? '').split(':').map((d) => `${d}/nats-server`)].find((p) => {
-      try {
-        readFileSync(p);
-        return true;
-      } catch {
-        return false;
-      }
-    });
     if (natsServer) {
-      const file = path.join(dir, 'nats.conf');
-      await writeFile(file, conf.replace(/^\s*sync_interval: .*$/m, ''));
+      const { file, env } = await localNatsConf(defaults, 'nats-check');
       const r = await new Promise<{ code: number; out: string }>((resolve) =>
-        execFile(natsServer, ['-c', file, '-t'], { env: { ...process.env, POD_NAME: 'platform-nats-0' } }, (err, stdout, stderr) => resolve({ code: err ? 1 : 0, out: `${stdout}${stderr}` })),
+        execFile(natsServer, ['-c', file, '-t'], { env: { ...process.env, ...env } }, (err, stdout, stderr) => resolve({ code: err ? 1 : 0, out: `${stdout}${stderr}` })),
       );
       assert.equal(r.code, 0, r.out);
     }
+  });
+
+  test('helm chart - the bundled NATS requires TLS of its own CA, also between its servers, and knows one user per service with the permissions npm start uses', () => {
+    const ns = defaults.namespace;
+    const conf = find(defaults, 'ConfigMap', 'platform-nats-config').data['nats.conf'] as string;
+    assert.match(conf, /^tls \{\n  cert_file: "\/etc\/nats-tls\/tls\.crt"\n  key_file: "\/etc\/nats-tls\/tls\.key"\n  timeout: 5\n\}$/m);
+    assert.match(conf, /cluster \{[^]*tls \{[^}]*ca_file: "\/etc\/nats-tls\/ca\.crt"[^}]*\}[^]*routes:/, 'routes verify each other');
+    // The same block as scripts/nats-authorization.ts prints from shared/bus/permissions.ts, byte for byte.
+    const block = /^authorization \{\n[^]*?^\}$/m.exec(conf)?.[0];
+    assert.equal(`${block}\n`, natsAuthorizationBlock({ bucket: defaults.values.bucket }));
+    assert.doesNotMatch(conf, /password: "/, 'no password in the ConfigMap');
+    // Parsed, for a readable difference: each user's permissions are shared/bus/permissions.ts's.
+    const expected = natsPermissions(defaults.values.bucket);
+    for (const m of conf.matchAll(/\{user: "([^"]+)", password: \$NATS_PASSWORD_([A-Z]+), permissions: (\{.*\})\}$/gm)) {
+      const role = m[2]!.toLowerCase() as NatsUserRole;
+      const p = JSON.parse(m[3]!);
+      assert.equal(m[1], NatsUser[role]);
+      assert.deepEqual({ publish: p.publish.allow, subscribe: p.subscribe.allow, allowResponses: p.allow_responses === true }, expected[role], role);
+    }
+
+    // The passwords: one per service in a generated Secret, given to NATS through its environment
+    // and to each service as its own file (only its own key is mounted).
+    const users = find(defaults, 'Secret', 'platform-nats-users');
+    assert.deepEqual(Object.keys(users.data).sort(), [...NATS_SERVICES, 'gateway'].sort());
+    for (const key of Object.keys(users.data)) assert.match(secretText(users, key), /^[A-Za-z0-9]{32}$/);
+    const env = container(find(defaults, 'StatefulSet', 'platform-nats')).env;
+    for (const role of [...NATS_SERVICES, 'gateway']) {
+      assert.deepEqual(env.find((e: any) => e.name === `NATS_PASSWORD_${role.toUpperCase()}`)?.valueFrom.secretKeyRef, { name: 'platform-nats-users', key: role });
+      const dep = find(defaults, 'Deployment', `platform-${role}`);
+      assert.deepEqual(podSpec(dep).volumes.find((v: any) => v.name === 'nats-auth').secret.items, [{ key: role, path: 'password' }], `${role} sees only its own password`);
+      const c = configOf(defaults, role);
+      assert.equal(c['nats-user'], NatsUser[role as NatsUserRole]);
+      assert.equal(c['nats-password-file'], '/etc/platform/nats-auth/password');
+      assert.equal(c['nats-tls-ca-file'], '/etc/platform/nats-tls/ca.crt');
+      assert.equal(c['nats-tls-cert-file'], undefined, 'no client certificate unless verifyClients');
+    }
+
+    // NATS's certificate: its own CA (not the cluster CA, which signs API users' certificates), the
+    // client Service's names and every server's route name, for server and client (route) use.
+    const tls = find(defaults, 'Secret', 'platform-nats-tls');
+    const natsCA = new X509Certificate(secretText(tls, 'ca.crt'));
+    assert.equal(secretText(find(defaults, 'Secret', 'platform-ca-bundles'), 'nats-ca.crt'), secretText(tls, 'ca.crt'), 'the services verify NATS with it');
+    assert.notEqual(natsCA.fingerprint256, new X509Certificate(secretText(find(defaults, 'Secret', 'platform-ca'), 'ca.crt')).fingerprint256);
+    const server = new X509Certificate(secretText(tls, 'tls.crt'));
+    assert.ok(server.verify(natsCA.publicKey));
+    for (const name of [`platform-nats.${ns}.svc.cluster.local`, `platform-nats.${ns}.svc`, `platform-nats-2.platform-nats-headless.${ns}.svc.cluster.local`]) assert.ok(server.checkHost(name), name);
+    assert.deepEqual([...(server.keyUsage ?? [])].sort(), ['1.3.6.1.5.5.7.3.1', '1.3.6.1.5.5.7.3.2'], 'serverAuth and clientAuth (routes)');
+    const sts = find(defaults, 'StatefulSet', 'platform-nats');
+    assert.deepEqual(podSpec(sts).volumes.find((v: any) => v.name === 'tls').secret.items.map((i: any) => i.key), ['ca.crt', 'tls.crt', 'tls.key'], 'not the CA key');
+  });
+
+  test('helm chart - the rendered NATS, run: each service connects with what its Deployment mounts; only storage writes the bucket; no user or another CA is refused', { skip: natsServer ? false : 'nats-server not installed' }, async () => {
+    const file = path.join(dir, 'one-nats.yaml');
+    await writeFile(file, 'nats: {bundled: {replicas: 1}}\nstorage: {bucketReplicas: 1}\n');
+    const r = await render('default', [file]);
+    const { file: conf, env, port, dir: natsDir } = await localNatsConf(r, 'nats-run');
+    const child = spawn(natsServer!, ['-c', conf], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let log = '';
+      child.stderr.on('data', (d) => (log += d));
+      for (let i = 0; i < 100 && !log.includes('Server is ready'); i++) await new Promise((res) => setTimeout(res, 100));
+      assert.match(log, /Server is ready/, log);
+      const caFile = path.join(natsDir, 'services-ca.crt');
+      await writeFile(caFile, secretText(find(r, 'Secret', 'platform-ca-bundles'), 'nats-ca.crt'));
+      const users = find(r, 'Secret', 'platform-nats-users');
+      const as = async (role: string) => {
+        const c = configOf(r, role);
+        const pw = path.join(natsDir, `${role}.password`);
+        await writeFile(pw, secretText(users, role));
+        // The service's own option parsing of its rendered file, with the mounted paths mapped here.
+        return connectBus({ ...busOptionsFrom(parseOptions(natsOptions, [`--nats-url=nats://127.0.0.1:${port}`, `--nats-user=${c['nats-user']}`, `--nats-password-file=${pw}`, `--nats-tls-ca-file=${caFile}`])), name: `helm-${role}` });
+      };
+      const conns = await Promise.all([...NATS_SERVICES, 'gateway'].map(as));
+      try {
+        const [storage, authn, , , gateway] = conns;
+        await assert.rejects(gateway!.request('$KV.objects.core.configmaps.default.x', 'forged', { timeout: 2_000 }), /Permissions Violation for Publish to "\$KV\.objects/);
+        await assert.rejects(gateway!.request('$JS.API.STREAM.DELETE.KV_objects', '', { timeout: 2_000 }), /Permissions Violation/);
+        const stolen = authn!.subscribe('platform.v1.storage.>');
+        assert.match(String(await stolen.closed), /Permissions Violation for Subscription/);
+        const own = storage!.subscribe('platform.v1.storage.get', { queue: 'platform-storage' });
+        await storage!.flush();
+        assert.equal(own.isClosed(), false);
+      } finally {
+        await Promise.all(conns.map((c) => c.close()));
+      }
+      await assert.rejects(connect({ servers: `nats://127.0.0.1:${port}`, tls: { caFile }, maxReconnectAttempts: 0, timeout: 3_000 }), /Authorization Violation/);
+      await assert.rejects(connect({ servers: `nats://127.0.0.1:${port}`, user: 'platform-gateway', pass: secretText(users, 'gateway'), tls: { caFile: path.join(natsDir, 'elsewhere.crt') }, maxReconnectAttempts: 0, timeout: 3_000 }));
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  test('helm chart - verifyClients: the bundled servers require a client certificate of the NATS CA, which every service presents', async () => {
+    const file = path.join(dir, 'verify.yaml');
+    await writeFile(file, 'nats: {tls: {verifyClients: true}}\n');
+    const r = await render('default', [file]);
+    assert.match(find(r, 'ConfigMap', 'platform-nats-config').data['nats.conf'], /^tls \{[^}]*ca_file: "\/etc\/nats-tls\/ca\.crt"\n  verify: true/m);
+    const client = new X509Certificate(secretText(find(r, 'Secret', 'platform-nats-client-cert'), 'tls.crt'));
+    assert.ok(client.verify(new X509Certificate(secretText(find(r, 'Secret', 'platform-nats-tls'), 'ca.crt')).publicKey));
+    for (const svc of [...NATS_SERVICES, 'gateway']) {
+      const c = configOf(r, svc);
+      assert.equal(c['nats-tls-cert-file'], '/etc/platform/nats-client/tls.crt', svc);
+      assert.equal(c['nats-tls-key-file'], '/etc/platform/nats-client/tls.key', svc);
+      assert.equal(podSpec(find(r, 'Deployment', `platform-${svc}`)).volumes.find((v: any) => v.name === 'nats-client').secret.secretName, 'platform-nats-client-cert');
+    }
+    assert.equal(configOf(r, 'controllers')['nats-tls-cert-file'], undefined);
+  });
+
+  test('helm chart - an existing NATS with a credentials file per service (operator mode)', async () => {
+    const file = path.join(dir, 'creds.yaml');
+    await writeFile(file, 'nats: {url: "tls://nats.example:4222", auth: {mode: creds, existingSecret: platform-nats-creds}}\n');
+    const r = await render('default', [file]);
+    for (const svc of [...NATS_SERVICES, 'gateway']) {
+      const c = configOf(r, svc);
+      assert.equal(c['nats-creds'], '/etc/platform/nats-auth/nats.creds');
+      assert.equal(c['nats-user'], undefined);
+      assert.equal(c['nats-tls-ca-file'], undefined, 'tls:// with the system roots');
+      const v = podSpec(find(r, 'Deployment', `platform-${svc}`)).volumes.find((x: any) => x.name === 'nats-auth');
+      assert.deepEqual(v.secret, { secretName: 'platform-nats-creds', defaultMode: 288, items: [{ key: `${svc}.creds`, path: 'nats.creds' }] });
+    }
+    assert.equal(r.docs.some((d) => d.metadata.name === 'platform-nats-users'), false);
+  });
+
+  test('helm chart - NATS security settings that cannot work are refused at render time', async () => {
+    const refused = async (values: string, message: RegExp) => {
+      const file = path.join(dir, 'bad-nats.yaml');
+      await writeFile(file, values);
+      const r = await renderChart(bin, { values: [file] });
+      assert.notEqual(r.code, 0, values);
+      assert.match(r.stderr, message);
+    };
+    await refused('nats: {auth: {mode: none}}\n', /nats\.auth\.mode none needs nats\.url/);
+    await refused('nats: {auth: {mode: creds, existingSecret: x}}\n', /nats\.auth\.mode creds needs nats\.url/);
+    await refused('nats: {url: "nats://n:4222"}\n', /nats\.auth\.mode users with nats\.url needs nats\.auth\.existingSecret/);
+    await refused('nats: {url: "nats://n:4222", auth: {existingSecret: p}, tls: {verifyClients: true}}\n', /verifyClients is for the bundled NATS/);
+    await refused('nats: {tls: {clientCertSecret: c}}\n', /clientCertSecret is for nats\.url/);
   });
 
   test('helm chart - the notes helm install prints say how to reach the gateway and where the admin token is', async () => {
@@ -483,7 +653,7 @@ describe('helm chart', { skip }, () => {
       return { namespace: defaults.namespace, text: r.stdout, docs: parseManifests(r.stdout), values: {} } as Rendering;
     };
     const same = await upgrade([]);
-    const generated = ['platform-ca', 'platform-serving-cert', 'platform-controllers-cert', 'platform-service-account-key', 'platform-tokens'];
+    const generated = ['platform-ca', 'platform-serving-cert', 'platform-controllers-cert', 'platform-service-account-key', 'platform-tokens', 'platform-nats-tls', 'platform-nats-users'];
     for (const name of generated) assert.deepEqual(data(same, name), data(defaults, name), `${name} kept`);
 
     // A new name for the gateway: a new serving certificate from the same CA; the rest stays.

@@ -91,26 +91,127 @@ app.kubernetes.io/component: {{ .component }}
 {{- end }}
 
 {{/*
-The flags every NATS-speaking service takes (commonOptions), as YAML. Merged into each service's
-config file.
+The flags every NATS-speaking service takes (commonOptions), as YAML: where NATS is, how the
+service verifies it (TLS) and who it is there (its own NATS user, or its credentials file). Merged
+into each service's config file.  dict: root, component
 */}}
 {{- define "platform.natsConfig" -}}
-nats-url: {{ include "platform.natsUrl" . | quote }}
-log-level: {{ .Values.logLevel | quote }}
-{{- if .Values.nats.credentials.existingSecret }}
-nats-creds: {{ printf "/etc/platform/nats/%s" .Values.nats.credentials.key | quote }}
+{{- $v := .root.Values }}
+nats-url: {{ include "platform.natsUrl" .root | quote }}
+log-level: {{ $v.logLevel | quote }}
+{{- if eq $v.nats.auth.mode "users" }}
+nats-user: {{ index $v.nats.auth.userNames .component | quote }}
+nats-password-file: /etc/platform/nats-auth/password
+{{- else if eq $v.nats.auth.mode "creds" }}
+nats-creds: /etc/platform/nats-auth/nats.creds
 {{- end }}
+{{- if include "platform.natsCA" .root }}
+nats-tls-ca-file: /etc/platform/nats-tls/ca.crt
+{{- end }}
+{{- if include "platform.natsClientCertSecret" .root }}
+nats-tls-cert-file: /etc/platform/nats-client/tls.crt
+nats-tls-key-file: /etc/platform/nats-client/tls.key
+{{- end }}
+{{- end }}
+
+{{/* The PEM that verifies NATS's certificate (the chart's NATS CA for the bundled NATS), when TLS is on. */}}
+{{- define "platform.natsCA" -}}
+{{- if .Values.nats.tls.enabled }}
+{{- if include "platform.bundledNats" . }}bundled{{ else }}{{ .Values.nats.tls.caBundle }}{{ end }}
+{{- end }}
+{{- end }}
+
+{{/* The Secret with the client certificate every service presents to NATS, if any. */}}
+{{- define "platform.natsClientCertSecret" -}}
+{{- if .Values.nats.tls.enabled }}
+{{- if and (include "platform.bundledNats" .) .Values.nats.tls.verifyClients }}
+{{- printf "%s-nats-client-cert" (include "platform.fullname" .) }}
+{{- else if not (include "platform.bundledNats" .) }}
+{{- .Values.nats.tls.clientCertSecret }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* The Secret with the services' NATS passwords (users) or credentials files (creds). */}}
+{{- define "platform.natsAuthSecret" -}}
+{{- .Values.nats.auth.existingSecret | default (printf "%s-nats-users" (include "platform.fullname" .)) }}
+{{- end }}
+
+{{/* The NATS services, in the order the bundled NATS lists its users. */}}
+{{- define "platform.natsRoles" -}}
+{{- list "storage" "authn" "authz" "admission" "gateway" | toJson }}
+{{- end }}
+
+{{/*
+Each NATS user's permissions, as shared/bus/permissions.ts defines them (the chart's tests compare
+the two): only storage writes the bucket and changes its stream, nobody deletes it; the readers
+get stream info, entries, ordered consumers and their flow control; a service answers only its
+own subjects and $SRV discovery, replies through allow_responses and reads only its own inbox;
+calls: gateway → every service, admission → storage and authz, authz → storage and admission,
+authn → storage. A JSON object: role → {publish, subscribe, allow_responses}.
+*/}}
+{{- define "platform.natsPermissions" -}}
+{{- $b := .Values.bucket }}
+{{- $s := printf "KV_%s" $b }}
+{{- $users := .Values.nats.auth.userNames }}
+{{- $read := list (printf "$JS.API.STREAM.INFO.%s" $s) (printf "$JS.API.STREAM.MSG.GET.%s" $s) (printf "$JS.API.DIRECT.GET.%s" $s) (printf "$JS.API.DIRECT.GET.%s.>" $s) (printf "$JS.API.CONSUMER.CREATE.%s" $s) (printf "$JS.API.CONSUMER.CREATE.%s.>" $s) (printf "$JS.API.CONSUMER.INFO.%s.*" $s) (printf "$JS.FC.%s.>" $s) }}
+{{- $write := list (printf "$KV.%s.>" $b) "$JS.API.INFO" (printf "$JS.API.STREAM.CREATE.%s" $s) (printf "$JS.API.STREAM.UPDATE.%s" $s) (printf "$JS.API.STREAM.PURGE.%s" $s) }}
+{{- $changed := "platform.v1.admission.interestchanged" }}
+{{- $calls := dict "storage" (list) "authn" (list "storage") "authz" (list "storage" "admission") "admission" (list "storage" "authz") }}
+{{- $pubs := dict "storage" (concat $read $write) "authn" $read "authz" $read "admission" (append $read $changed) }}
+{{- $subs := dict "storage" (list) "authn" (list) "authz" (list $changed) "admission" (list) }}
+{{- $out := dict }}
+{{- $pings := list }}
+{{- range $role := list "storage" "authn" "authz" "admission" }}
+{{- $name := printf "platform-%s" $role }}
+{{- $pings = append $pings (printf "$SRV.PING.%s" $name) }}
+{{- $pub := list (printf "$SRV.PING.%s" $name) }}
+{{- range index $calls $role }}
+{{- $pub = append $pub (printf "platform.v1.%s.>" .) }}
+{{- end }}
+{{- $sub := list (printf "platform.v1.%s.>" $role) }}
+{{- range $verb := list "PING" "INFO" "STATS" }}
+{{- $sub = concat $sub (list (printf "$SRV.%s" $verb) (printf "$SRV.%s.%s" $verb $name) (printf "$SRV.%s.%s.*" $verb $name)) }}
+{{- end }}
+{{- $sub = append $sub (printf "_INBOX.%s.>" (index $users $role)) }}
+{{- $_ := set $out $role (dict "publish" (concat $pub (index $pubs $role)) "subscribe" (concat $sub (index $subs $role)) "allow_responses" true) }}
+{{- end }}
+{{- $gwPub := list "platform.v1.storage.>" "platform.v1.authn.>" "platform.v1.authz.>" "platform.v1.admission.>" }}
+{{- $_ := set $out "gateway" (dict "publish" (concat $gwPub $pings $read) "subscribe" (list $changed (printf "_INBOX.%s.>" $users.gateway)) "allow_responses" false) }}
+{{- toJson $out }}
+{{- end }}
+
+{{/*
+The bundled NATS's `authorization` block: one line per service user, its password taken from the
+server's environment ($NATS_PASSWORD_<SERVICE>, from the passwords Secret) so the ConfigMap holds
+no secret. Subjects are quoted strings (toJson would escape `>`, which nats-server cannot read).
+*/}}
+{{- define "platform.natsAuthorization" -}}
+{{- $perms := include "platform.natsPermissions" . | fromJson }}
+{{- $users := .Values.nats.auth.userNames }}
+authorization {
+  users: [
+    {{- range $role := include "platform.natsRoles" . | fromJsonArray }}
+    {{- $p := index $perms $role }}
+    {user: {{ index $users $role | quote }}, password: $NATS_PASSWORD_{{ upper $role }}, permissions: {"publish": {"allow": [{{ include "platform.quotedList" $p.publish }}]}, "subscribe": {"allow": [{{ include "platform.quotedList" $p.subscribe }}]}{{ if $p.allow_responses }}, "allow_responses": true{{ end }}}}
+    {{- end }}
+  ]
+}
+{{- end }}
+
+{{- define "platform.quotedList" -}}
+{{- range $i, $s := . }}{{ if $i }}, {{ end }}{{ $s | quote }}{{ end }}
 {{- end }}
 
 {{/*
 A service's config file: `config` (a dict of flag names to values, already holding the service's
 own mapping) with the common NATS flags (unless `nats` is false) and the service's extraConfig,
-which wins.  dict: root, svc, config, nats
+which wins.  dict: root, component, svc, config, nats
 */}}
 {{- define "platform.configFile" -}}
 {{- $c := .config }}
 {{- if .nats }}
-{{- range $k, $v := fromYaml (include "platform.natsConfig" .root) }}
+{{- range $k, $v := fromYaml (include "platform.natsConfig" (dict "root" .root "component" .component)) }}
 {{- $_ := set $c $k $v }}
 {{- end }}
 {{- end }}
@@ -126,7 +227,7 @@ dict: root, svc, config (the rendered config file)
 */}}
 {{- define "platform.podAnnotations" -}}
 checksum/config: {{ .config | sha256sum }}
-checksum/pki: {{ toJson (list .root.Values.pki .root.Values.authn.tokenAuthFile .root.Values.authn.adminToken .root.Values.authn.clientCAExtraBundle .root.Values.authn.requestHeader.clientCA .root.Values.nats.credentials) | sha256sum }}
+checksum/pki: {{ toJson (list .root.Values.pki .root.Values.authn.tokenAuthFile .root.Values.authn.adminToken .root.Values.authn.clientCAExtraBundle .root.Values.authn.requestHeader.clientCA .root.Values.nats.auth .root.Values.nats.tls) | sha256sum }}
 {{- with .svc.podAnnotations }}
 {{ toYaml . }}
 {{- end }}
@@ -282,9 +383,19 @@ spec:
               readOnly: true
             - name: tmp
               mountPath: /tmp
-            {{- if and .nats $root.Values.nats.credentials.existingSecret }}
-            - name: nats-credentials
-              mountPath: /etc/platform/nats
+            {{- if and .nats (ne $root.Values.nats.auth.mode "none") }}
+            - name: nats-auth
+              mountPath: /etc/platform/nats-auth
+              readOnly: true
+            {{- end }}
+            {{- if and .nats (include "platform.natsCA" $root) }}
+            - name: nats-tls
+              mountPath: /etc/platform/nats-tls
+              readOnly: true
+            {{- end }}
+            {{- if and .nats (include "platform.natsClientCertSecret" $root) }}
+            - name: nats-client
+              mountPath: /etc/platform/nats-client
               readOnly: true
             {{- end }}
             {{- with .mounts }}
@@ -297,11 +408,34 @@ spec:
         - name: tmp
           emptyDir:
             sizeLimit: 64Mi
-        {{- if and .nats $root.Values.nats.credentials.existingSecret }}
-        - name: nats-credentials
+        {{- if and .nats (ne $root.Values.nats.auth.mode "none") }}
+        {{- /* This service's own password or credentials file only. */}}
+        - name: nats-auth
           secret:
-            secretName: {{ $root.Values.nats.credentials.existingSecret }}
-            defaultMode: 0440
+            secretName: {{ include "platform.natsAuthSecret" $root }}
+            defaultMode: 288
+            items:
+              {{- if eq $root.Values.nats.auth.mode "users" }}
+              - {key: {{ .component }}, path: password}
+              {{- else }}
+              - {key: {{ printf "%s.creds" .component }}, path: nats.creds}
+              {{- end }}
+        {{- end }}
+        {{- if and .nats (include "platform.natsCA" $root) }}
+        - name: nats-tls
+          secret:
+            secretName: {{ include "platform.fullname" $root }}-ca-bundles
+            items:
+              - {key: nats-ca.crt, path: ca.crt}
+        {{- end }}
+        {{- if and .nats (include "platform.natsClientCertSecret" $root) }}
+        - name: nats-client
+          secret:
+            secretName: {{ include "platform.natsClientCertSecret" $root }}
+            defaultMode: 288
+            items:
+              - {key: tls.crt, path: tls.crt}
+              - {key: tls.key, path: tls.key}
         {{- end }}
         {{- with .volumes }}
         {{- . | nindent 8 }}
@@ -341,6 +475,22 @@ data:
 {{- end }}
 {{- if ne (empty .Values.authn.oidc.issuerURL) (empty .Values.authn.oidc.clientID) }}
 {{- fail "authn.oidc.issuerURL and authn.oidc.clientID go together" }}
+{{- end }}
+{{- $auth := .Values.nats.auth }}
+{{- if include "platform.bundledNats" . }}
+{{- if ne $auth.mode "users" }}
+{{- fail (printf "nats.auth.mode %s needs nats.url: the bundled NATS knows one user per service (mode users)" $auth.mode) }}
+{{- end }}
+{{- if .Values.nats.tls.clientCertSecret }}
+{{- fail "nats.tls.clientCertSecret is for nats.url; the bundled NATS issues client certificates itself (nats.tls.verifyClients)" }}
+{{- end }}
+{{- else }}
+{{- if and (ne $auth.mode "none") (not $auth.existingSecret) }}
+{{- fail (printf "nats.auth.mode %s with nats.url needs nats.auth.existingSecret: the passwords or credentials that NATS knows" $auth.mode) }}
+{{- end }}
+{{- if .Values.nats.tls.verifyClients }}
+{{- fail "nats.tls.verifyClients is for the bundled NATS; give nats.tls.clientCertSecret for nats.url" }}
+{{- end }}
 {{- end }}
 {{- if and .Values.gateway.autoscaling.enabled (gt (int .Values.gateway.autoscaling.minReplicas) (int .Values.gateway.autoscaling.maxReplicas)) }}
 {{- fail "gateway.autoscaling.minReplicas exceeds maxReplicas" }}
