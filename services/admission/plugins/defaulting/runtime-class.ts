@@ -12,7 +12,7 @@ import type { ObjectCache } from '../../object-cache.js';
 import type { AdmissionPlugin, PluginFactory, PluginMatch } from '../../types.js';
 import { rec, records, type Json } from './json.js';
 import { resourceListsEqual } from '../../../../shared/api/quantity.js';
-import { mergeTolerations } from './tolerations.js';
+import { mergeTolerations, type Toleration } from '../scheduling/pod-fields.js';
 
 export const RUNTIME_CLASS = 'RuntimeClass';
 
@@ -53,7 +53,7 @@ function setScheduling(req: AdmissionRequest, spec: Json, rc: ApiObject): void {
     }
   }
   // Copies: the class is the cache's object, which the pod must not share.
-  const merged = mergeTolerations(records(spec.tolerations), structuredClone(records(scheduling.tolerations)));
+  const merged = mergeTolerations(records(spec.tolerations) as Toleration[], structuredClone(records(scheduling.tolerations)) as Toleration[]);
   if (merged.length) spec.tolerations = merged;
 }
 
