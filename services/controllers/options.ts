@@ -40,6 +40,8 @@ export const KNOWN_CONTROLLERS: Readonly<Record<string, boolean>> = {
   'serviceaccount-token': true,
   podgc: true,
   resourcequota: true,
+  'pvc-protection': true,
+  'pv-protection': true,
   csrsigning: true,
   csrapproving: true,
   csrcleaner: true,

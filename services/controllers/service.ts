@@ -17,6 +17,7 @@ import { bootstrapSigner, tokenCleaner } from './bootstrap/controllers.js';
 import { serviceAccountTokenController } from './serviceaccount/tokens.js';
 import { podGarbageCollector, type PodGcOptions } from './podgc/controller.js';
 import { resourceQuotaController, type ResourceQuotaOptions } from './resourcequota/controller.js';
+import { pvcProtectionController, pvProtectionController } from './volumeprotection/controllers.js';
 import type { KeyObject } from 'node:crypto';
 import { rootCACertPublisher, serviceAccountController } from './serviceaccount/controllers.js';
 import type { Controller } from './types.js';
@@ -110,6 +111,10 @@ function build(name: string, client: ApiClient, d: ControllersServiceDeps): Cont
       return podGarbageCollector(client, log, d.config.podGc);
     case 'resourcequota':
       return resourceQuotaController(client, log, d.config.resourceQuota);
+    case 'pvc-protection':
+      return pvcProtectionController(client, log);
+    case 'pv-protection':
+      return pvProtectionController(client, log);
     case 'tokencleaner':
       return tokenCleaner(client, log);
     case 'bootstrapsigner':

@@ -23,6 +23,8 @@ export const CONTROLLER_ACCOUNTS: Readonly<Record<string, string>> = {
   'root-ca-cert-publisher': 'root-ca-cert-publisher',
   podgc: 'pod-garbage-collector',
   resourcequota: 'resourcequota-controller',
+  'pvc-protection': 'pvc-protection-controller',
+  'pv-protection': 'pv-protection-controller',
   csrsigning: 'certificate-controller',
   csrapproving: 'certificate-controller',
   csrcleaner: 'certificate-controller',

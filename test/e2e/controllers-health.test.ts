@@ -99,7 +99,7 @@ describe('controllers service health endpoints (run as a process)', { timeout: 1
       }, { timeoutMs: 10_000, intervalMs: 200 });
       const lines = ready.body.trim().split('\n');
       console.log(`/readyz?verbose:\n${ready.body}`);
-      for (const check of ['ping', 'leaderElection', 'apiserver', 'namespace', 'garbagecollector', 'serviceaccount', 'root-ca-cert-publisher', 'podgc', 'resourcequota', 'csrapproving', 'csrcleaner', 'shutdown']) {
+      for (const check of ['ping', 'leaderElection', 'apiserver', 'namespace', 'garbagecollector', 'serviceaccount', 'root-ca-cert-publisher', 'podgc', 'resourcequota', 'pvc-protection', 'pv-protection', 'csrapproving', 'csrcleaner', 'shutdown']) {
         assert.ok(lines.includes(`[+]${check} ok`), `${check} in:\n${ready.body}`);
       }
       assert.equal(lines.at(-1), 'readyz check passed');

@@ -208,6 +208,10 @@ export function controllerClusterRoleRules(): Record<string, PolicyRule[]> {
     'pod-garbage-collector': [rule(['list', 'watch', 'delete'], [core], ['pods']), rule(['get', 'list', 'watch'], [core], ['nodes'])],
     // Counts anything a quota may name, and writes only quotas' status.
     'resourcequota-controller': [rule(['list', 'watch'], ['*'], ['*']), rule(['update'], [core], ['resourcequotas/status'])],
+    // Takes its finalizer off a claim no pod uses (pods listed live to be sure) and puts it on one that lacks it.
+    'pvc-protection-controller': [rule(['get', 'list', 'watch', 'update'], [core], ['persistentvolumeclaims']), rule(['list', 'watch', 'get'], [core], ['pods'])],
+    // The same for volumes, by their phase alone.
+    'pv-protection-controller': [rule(['get', 'list', 'watch', 'update'], [core], ['persistentvolumes'])],
     // csrsigning, csrapproving and csrcleaner: the built-in signers only.
     'certificate-controller': [
       rule(['list', 'watch', 'delete'], [certificates], [CSR]),

@@ -33,6 +33,8 @@ test('controllers - every controller has upstream\'s account, except serviceacco
     'serviceaccount-token': undefined,
     podgc: 'pod-garbage-collector',
     resourcequota: 'resourcequota-controller',
+    'pvc-protection': 'pvc-protection-controller',
+    'pv-protection': 'pv-protection-controller',
     csrsigning: 'certificate-controller',
     csrapproving: 'certificate-controller',
     csrcleaner: 'certificate-controller',

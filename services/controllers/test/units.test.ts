@@ -8,18 +8,18 @@ import { tokenSecretAction } from '../serviceaccount/tokens.js';
 import { podsToCollect } from '../podgc/controller.js';
 
 test('controllers - --controllers as upstream: * is the defaults, foo adds, -foo removes, unknown names fail', () => {
-  const all = ['namespace', 'garbagecollector', 'serviceaccount', 'root-ca-cert-publisher', 'serviceaccount-token', 'podgc', 'resourcequota', 'csrsigning', 'csrapproving', 'csrcleaner'];
+  const all = ['namespace', 'garbagecollector', 'serviceaccount', 'root-ca-cert-publisher', 'serviceaccount-token', 'podgc', 'resourcequota', 'pvc-protection', 'pv-protection', 'csrsigning', 'csrapproving', 'csrcleaner'];
   const cases: Array<[string[], string[]]> = [
     [['*'], all],
-    [['*', '-serviceaccount'], ['namespace', 'garbagecollector', 'root-ca-cert-publisher', 'serviceaccount-token', 'podgc', 'resourcequota', 'csrsigning', 'csrapproving', 'csrcleaner']],
+    [['*', '-serviceaccount'], ['namespace', 'garbagecollector', 'root-ca-cert-publisher', 'serviceaccount-token', 'podgc', 'resourcequota', 'pvc-protection', 'pv-protection', 'csrsigning', 'csrapproving', 'csrcleaner']],
     [['namespace'], ['namespace']],
     [['*', 'tokencleaner'], [...all, 'tokencleaner']],
     [['bootstrapsigner', 'tokencleaner'], ['tokencleaner', 'bootstrapsigner']],
-    [['-namespace', '*'], ['garbagecollector', 'serviceaccount', 'root-ca-cert-publisher', 'serviceaccount-token', 'podgc', 'resourcequota', 'csrsigning', 'csrapproving', 'csrcleaner']],
+    [['-namespace', '*'], ['garbagecollector', 'serviceaccount', 'root-ca-cert-publisher', 'serviceaccount-token', 'podgc', 'resourcequota', 'pvc-protection', 'pv-protection', 'csrsigning', 'csrapproving', 'csrcleaner']],
     [[], []],
   ];
   for (const [list, want] of cases) assert.deepEqual(selectControllers(list), want, list.join(','));
-  assert.throws(() => selectControllers(['*', 'bogus']), /unknown controller "bogus"; known: namespace, garbagecollector, serviceaccount, root-ca-cert-publisher, serviceaccount-token, podgc, resourcequota, csrsigning, csrapproving, csrcleaner, tokencleaner, bootstrapsigner/);
+  assert.throws(() => selectControllers(['*', 'bogus']), /unknown controller "bogus"; known: namespace, garbagecollector, serviceaccount, root-ca-cert-publisher, serviceaccount-token, podgc, resourcequota, pvc-protection, pv-protection, csrsigning, csrapproving, csrcleaner, tokencleaner, bootstrapsigner/);
   assert.throws(() => selectControllers(['-bogus']), /unknown controller "bogus"/);
 });
 

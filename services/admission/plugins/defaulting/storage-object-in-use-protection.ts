@@ -4,12 +4,10 @@
 
 import type { ApiObject } from '../../../../shared/api/types.js';
 import { AdmissionOperation } from '../../../../shared/bus/messages.js';
+import { PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER } from '../../../../shared/api/volume-protection.js';
 import type { AdmissionPlugin, PluginFactory, PluginMatch } from '../../types.js';
 
 export const STORAGE_OBJECT_IN_USE_PROTECTION = 'StorageObjectInUseProtection';
-
-export const PVC_PROTECTION_FINALIZER = 'platform.io/pvc-protection';
-export const PV_PROTECTION_FINALIZER = 'platform.io/pv-protection';
 
 const FINALIZERS: Readonly<Record<string, string>> = {
   persistentvolumeclaims: PVC_PROTECTION_FINALIZER,
