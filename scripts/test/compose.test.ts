@@ -22,6 +22,7 @@ const compose = YAML.parse(readFileSync(path.join(root, 'docker-compose.yml'), '
   volumes?: Record<string, unknown>;
 };
 const platformServices = ['storage', 'authn', 'authz', 'admission', 'gateway'];
+const natsNodes = ['nats-1', 'nats-2', 'nats-3'];
 
 function natsConf(): string {
   return readFileSync(path.join(root, 'deploy/nats.conf'), 'utf8');
@@ -51,23 +52,33 @@ test('compose - the Dockerfile runs the compiled scripts/service.ts as a non-roo
   assert.match(readFileSync(path.join(root, 'deploy/Dockerfile.dockerignore'), 'utf8'), /^\.local$/m, 'dev keys stay out of the image');
 });
 
-test('compose - NATS runs with JetStream and a raised max_payload', () => {
-  const nats = compose.services.nats!;
-  assert.match(nats.image, /^nats:2\.10/);
-  assert.deepEqual(nats.command, ['-c', '/etc/nats/nats.conf']);
-  assert.ok(nats.volumes.includes('./deploy/nats.conf:/etc/nats/nats.conf:ro'));
-  assert.ok(nats.volumes.some((v: string) => v.startsWith('nats-data:/data')));
-  assert.ok(compose.volumes && 'nats-data' in compose.volumes);
+test('compose - NATS is a three-node cluster with JetStream, a store each and a raised max_payload; the bucket has three replicas', () => {
+  for (const name of natsNodes) {
+    const nats = compose.services[name]!;
+    assert.match(nats.image, /^nats:2\.10/);
+    assert.deepEqual(nats.command, ['-c', '/etc/nats/nats.conf']);
+    assert.equal(nats.environment.NATS_SERVER_NAME, name, 'server_name comes from the environment');
+    assert.ok(nats.volumes.includes('./deploy/nats.conf:/etc/nats/nats.conf:ro'));
+    assert.ok(nats.volumes.some((v: string) => v.startsWith(`${name}-data:/data`)), `${name} has its own store`);
+    assert.ok(compose.volumes && `${name}-data` in compose.volumes);
+  }
   const conf = natsConf();
+  assert.match(conf, /^server_name: \$NATS_SERVER_NAME$/m);
+  const cluster = /^cluster \{([\s\S]*?)^\}/m.exec(conf)?.[1] ?? '';
+  assert.deepEqual([...cluster.matchAll(/nats-route:\/\/(nats-\d):6222/g)].map((m) => m[1]), natsNodes, 'routes to every node');
+  assert.match(cluster, /tls \{[^}]*cert_file: "\/etc\/nats\/local\/pki\/nats-server\.crt"[^}]*ca_file: "\/etc\/nats\/local\/pki\/ca\.crt"/, 'routes over TLS');
+  assert.equal(compose.services.storage!.environment.PLATFORM_REPLICAS, '3');
   assert.match(conf, /^jetstream \{[^}]*store_dir: \/data$/ms);
   assert.equal(Number(/^max_payload: (\d+)$/m.exec(conf)?.[1]), NATS_MAX_PAYLOAD);
   assert.ok(NATS_MAX_PAYLOAD > 3 * 1024 * 1024, 'room for 3 MiB request bodies');
 });
 
 test('compose - NATS requires TLS and the users init writes; each service connects as its own user with the dev CA', async () => {
-  const nats = compose.services.nats!;
-  assert.ok(nats.volumes.includes('./.local:/etc/nats/local:ro'), 'the files init writes, where deploy/nats.conf names them');
-  assert.equal(nats.depends_on.init.condition, 'service_completed_successfully');
+  for (const name of natsNodes) {
+    const nats = compose.services[name]!;
+    assert.ok(nats.volumes.includes('./.local:/etc/nats/local:ro'), 'the files init writes, where deploy/nats.conf names them');
+    assert.equal(nats.depends_on.init.condition, 'service_completed_successfully');
+  }
   const conf = natsConf();
   assert.match(conf, /^tls \{[^}]*cert_file: "\/etc\/nats\/local\/pki\/nats-server\.crt"[^}]*\}/ms);
   assert.match(conf, /^include "local\/nats-auth\/authorization\.conf"$/m);
@@ -89,15 +100,18 @@ test('compose - NATS requires TLS and the users init writes; each service connec
     const local = path.join(etc, 'local');
     const state = await prepareLocalState({ dir: local, port: 6443, servingNames: [String(compose.services.init!.environment.PLATFORM_CERT_SANS)] });
     const port = await freePort();
+    const routePort = await freePort();
     await writeFile(
       path.join(etc, 'nats.conf'),
       conf
         .replaceAll('/etc/nats/', `${etc}/`)
         .replace('store_dir: /data', `store_dir: ${JSON.stringify(path.join(etc, 'data'))}`)
         .replace('listen: 0.0.0.0:4222', `listen: 127.0.0.1:${port}`)
+        // One node alone (its routes lead nowhere here), its cluster port free.
+        .replace('listen: 0.0.0.0:6222', `listen: 127.0.0.1:${routePort}`)
         .replace(/^http: .*$/m, ''),
     );
-    const child = spawn(natsServer, ['-c', path.join(etc, 'nats.conf')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(natsServer, ['-c', path.join(etc, 'nats.conf')], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NATS_SERVER_NAME: 'nats-1' } });
     proc.child = child;
     let log = '';
     child.stderr.on('data', (d) => (log += d));
@@ -121,10 +135,10 @@ test('compose - NATS requires TLS and the users init writes; each service connec
 test('compose - services reach NATS and get their flags as PLATFORM_* env', () => {
   for (const name of platformServices) {
     const s = compose.services[name]!;
-    assert.equal(s.environment.PLATFORM_NATS_URL, 'nats://nats:4222', name);
+    assert.equal(s.environment.PLATFORM_NATS_URL, natsNodes.map((n) => `nats://${n}:4222`).join(','), `${name} knows every node`);
     assert.ok(s.depends_on, `${name} depends_on`);
   }
-  assert.equal(compose.services.storage!.depends_on.nats.condition, 'service_healthy');
+  for (const n of natsNodes) assert.equal(compose.services.storage!.depends_on[n].condition, 'service_healthy');
   assert.equal(compose.services.authz!.environment.PLATFORM_AUTHORIZATION_MODE, 'Node,RBAC');
   for (const name of ['storage', 'authn', 'authz', 'admission']) assert.equal(compose.services[name]!.environment.PLATFORM_METRICS_BIND_ADDRESS, '0.0.0.0:9090', `${name}: /metrics on the compose network`);
   assert.equal(compose.services.admission!.environment.PLATFORM_ENABLE_ADMISSION_PLUGINS, 'NodeRestriction', 'NodeRestriction goes with the Node authorizer');
@@ -136,9 +150,22 @@ test('compose - services reach NATS and get their flags as PLATFORM_* env', () =
   assert.equal(gw.depends_on.init.condition, 'service_completed_successfully');
 });
 
-test('compose - gateway publishes 6443 with the certificates written by init', () => {
+test('compose - two replicas of every service; the gateways serve 6443 behind a load balancer that publishes it', () => {
+  for (const name of [...platformServices, 'controllers']) assert.equal(compose.services[name]!.deploy?.replicas, 2, `${name} replicas`);
+  const lb = compose.services.lb!;
+  assert.match(lb.image, /^haproxy:/);
+  assert.ok(lb.ports.some((p: string) => /^127\.0\.0\.1:.*:6443$/.test(p)), 'published on loopback only');
+  assert.equal(compose.services.gateway!.ports, undefined, 'gateways are reached through the balancer');
+  assert.equal(lb.depends_on.gateway.condition, 'service_healthy');
+  const cfg = readFileSync(path.join(root, 'deploy/haproxy.cfg'), 'utf8');
+  assert.ok(lb.volumes.includes('./deploy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro'));
+  assert.match(cfg, /^\s*mode tcp$/m, 'TLS passes through: the gateways read client certificates');
+  assert.match(cfg, /^\s*bind :6443$/m);
+  assert.match(cfg, /server-template gateway \d+ gateway:6443 check resolvers docker/, 'every gateway replica Docker DNS reports');
+});
+
+test('compose - gateways serve 6443 with the certificates written by init', () => {
   const gw = compose.services.gateway!;
-  assert.ok(gw.ports.some((p: string) => /:6443$/.test(p) && /6443|PLATFORM_PORT/.test(p.split(':').slice(0, -1).join(':'))));
   assert.equal(gw.environment.PLATFORM_SECURE_PORT, '6443');
   assert.equal(gw.environment.PLATFORM_BIND_ADDRESS, '0.0.0.0');
   assert.equal(gw.environment.PLATFORM_TLS_CERT_FILE, '/local/pki/serving.crt');
@@ -157,7 +184,7 @@ test('compose - docker-compose config accepts the file (when docker-compose is i
   const { promisify } = await import('node:util');
   try {
     const { stdout } = await promisify(execFile)('docker-compose', ['-f', path.join(root, 'docker-compose.yml'), 'config', '--services'], { cwd: root, timeout: 60_000 });
-    assert.deepEqual(stdout.trim().split('\n').sort(), ['admission', 'authn', 'authz', 'controllers', 'gateway', 'init', 'nats', 'storage']);
+    assert.deepEqual(stdout.trim().split('\n').sort(), ['admission', 'authn', 'authz', 'controllers', 'gateway', 'init', 'lb', 'nats-1', 'nats-2', 'nats-3', 'storage']);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return t.skip('docker-compose is not installed');
     throw err;

@@ -12,8 +12,8 @@ import { NATS_USER_ROLES, NatsUser, natsPermissions, type NatsUserRole } from '.
 import { natsAuthorizationConfig, type NatsUserEntry } from './nats-server.js';
 import { ensureServingPair, type LocalPki } from './pki.js';
 
-/** The compose service name of NATS, always in its certificate so `nats://nats:4222` verifies. */
-export const COMPOSE_NATS_HOST = 'nats';
+/** The compose service names of the NATS nodes, always in its certificate so `nats://nats-1:4222` and the routes between the nodes verify. */
+export const COMPOSE_NATS_HOSTS: readonly string[] = ['nats', 'nats-1', 'nats-2', 'nats-3'];
 
 export interface LocalNatsUser {
   user: string;
@@ -58,7 +58,7 @@ export function natsUserEntries(auth: Pick<LocalNatsAuth, 'users'>, bucket = DEF
 }
 
 /**
- * NATS's server certificate (`<pki>/nats-server.crt`, for 127.0.0.1, localhost, `nats` and
+ * NATS's server certificate (`<pki>/nats-server.crt`, for 127.0.0.1, localhost, the compose nodes and
  * `serverNames`), the users' passwords (`<dir>/nats-auth/<role>.password`) and the authorization
  * file, under the local directory `dir`.
  */
@@ -67,7 +67,7 @@ export async function ensureNatsAuth(dir: string, pki: LocalPki, opts: { serverN
   await mkdir(authDir, { recursive: true, mode: 0o700 });
   const serverCertFile = path.join(pki.files.dir, 'nats-server.crt');
   const serverKeyFile = path.join(pki.files.dir, 'nats-server.key');
-  await ensureServingPair(pki.ca, { cert: serverCertFile, key: serverKeyFile }, { commonName: 'platform-nats', dnsNames: [COMPOSE_NATS_HOST, ...(opts.serverNames ?? [])] });
+  await ensureServingPair(pki.ca, { cert: serverCertFile, key: serverKeyFile }, { commonName: 'platform-nats', dnsNames: [...COMPOSE_NATS_HOSTS, ...(opts.serverNames ?? [])] });
   const users = {} as Record<NatsUserRole, LocalNatsUser>;
   for (const role of NATS_USER_ROLES) {
     const passwordFile = path.join(authDir, `${role}.password`);
