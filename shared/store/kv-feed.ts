@@ -44,7 +44,7 @@ export interface KvFeed {
 
 // The watch's consumer info is not part of the iterator's public type; its pending count is what
 // tells an empty replay from one still to come.
-type WatchInternals = { _data: { info(cached: boolean): Promise<{ num_pending: number }> } };
+type WatchInternals = { _data: { info(cached: boolean): Promise<{ num_pending: number; delivered?: { stream_seq: number } }> } };
 
 /** Consecutive failed liveness checks (timeouts, say) that end a watch whose consumer may be gone. */
 const LIVENESS_FAILURES = 3;
@@ -106,9 +106,25 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
             };
             if (!replaying) endReplay();
             let failedChecks = 0;
+            // The last entry this watch handed over, and what the server said it had sent at the
+            // previous check: a message lost in flight (its node died mid-delivery) leaves the
+            // ordered consumer waiting for a next message to notice the gap — forever when writes
+            // stop. The server having sent more than arrived, twice with no progress between, is
+            // that stall: the watch restarts and its replay brings the missing entries.
+            let lastSeen = 0;
+            let stalledAt = -1;
             const liveness = setInterval(() => {
               (iter as unknown as WatchInternals)._data.info(false).then(
-                () => (failedChecks = 0),
+                (info) => {
+                  failedChecks = 0;
+                  const sent = info.delivered?.stream_seq ?? 0;
+                  if (sent <= lastSeen) stalledAt = -1;
+                  else if (stalledAt !== lastSeen) stalledAt = lastSeen;
+                  else {
+                    opts.log.warn({ filter, sent, received: lastSeen }, 'bucket watch stalled behind what its consumer sent; restarting the watch');
+                    iter.stop();
+                  }
+                },
                 (err: unknown) => {
                   const gone = /not found/i.test(String((err as Error)?.message));
                   if (gone || ++failedChecks >= LIVENESS_FAILURES) {
@@ -121,6 +137,7 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
             liveness.unref();
             try {
               for await (const e of iter) {
+                lastSeen = e.revision;
                 if (replaying) {
                   through = Math.max(through, e.revision);
                   if (first) opts.onEntry(e, filter);
