@@ -7,6 +7,7 @@
 // (object-feed.ts) both sit on it.
 
 import type { NatsConnection } from '@nats-io/nats-core';
+import type { JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { Logger } from '../log.js';
 import { WatchCache, type KvChange } from './watch-cache.js';
@@ -45,6 +46,10 @@ export interface KvFeed {
 // The watch's consumer info is not part of the iterator's public type; its pending count is what
 // tells an empty replay from one still to come.
 type WatchInternals = { _data: { info(cached: boolean): Promise<{ num_pending: number; delivered?: { stream_seq: number } }> } };
+
+// The bucket's stream name, manager and key-to-subject mapping (the KV class has them; its
+// interface does not): the stall check reads the stream directly.
+type BucketInternals = { stream: string; jsm: JetStreamManager; subjectForKey(key: string): string };
 
 /** Consecutive failed liveness checks (timeouts, say) that end a watch whose consumer may be gone. */
 const LIVENESS_FAILURES = 3;
@@ -109,20 +114,38 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
             // The last entry this watch handed over, and what the server said it had sent at the
             // previous check: a message lost in flight (its node died mid-delivery) leaves the
             // ordered consumer waiting for a next message to notice the gap — forever when writes
-            // stop. The server having sent more than arrived, twice with no progress between, is
-            // that stall: the watch restarts and its replay brings the missing entries.
+            // stop. The server's delivered position moves past entries of other keys too (a
+            // filtered consumer skips them), so a position ahead of the last entry, unchanged over
+            // two checks, is only a suspicion: the stream is asked for the first message of this
+            // filter after the last entry, and only one the consumer already passed is a stall —
+            // the watch restarts and its replay brings the missing entries. Otherwise the position
+            // is simply where this filter's entries resume.
             let lastSeen = 0;
             let stalledAt = -1;
+            const bucket = kv as unknown as BucketInternals;
+            const subject = bucket.subjectForKey(filter);
+            const missedBefore = async (sent: number): Promise<boolean> => {
+              try {
+                const next = await bucket.jsm.streams.getMessage(bucket.stream, { seq: lastSeen + 1, next_by_subj: subject } as unknown as { seq: number });
+                return next !== null && next.seq <= sent;
+              } catch (err) {
+                opts.log.debug({ filter, err }, 'bucket watch position check failed');
+                return false;
+              }
+            };
             const liveness = setInterval(() => {
               (iter as unknown as WatchInternals)._data.info(false).then(
-                (info) => {
+                async (info) => {
                   failedChecks = 0;
                   const sent = info.delivered?.stream_seq ?? 0;
                   if (sent <= lastSeen) stalledAt = -1;
                   else if (stalledAt !== lastSeen) stalledAt = lastSeen;
-                  else {
+                  else if (await missedBefore(sent)) {
                     opts.log.warn({ filter, sent, received: lastSeen }, 'bucket watch stalled behind what its consumer sent; restarting the watch');
                     iter.stop();
+                  } else {
+                    lastSeen = Math.max(lastSeen, sent);
+                    stalledAt = -1;
                   }
                 },
                 (err: unknown) => {
