@@ -8,6 +8,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { startTestNats, type TestNats } from '../../../test/support/nats.js';
 import { openObjectBucket } from '../kv-bucket.js';
 import { startKvFeed } from '../kv-feed.js';
+import type { Logger } from '../../log.js';
 
 let nats: TestNats;
 let nc: NatsConnection;
@@ -23,7 +24,7 @@ after(async () => {
 });
 
 /** A logger that keeps the messages of warnings, to see whether a watch restarted. */
-function warnings(): { log: ReturnType<typeof pino>; messages: string[] } {
+function warnings(): { log: Logger; messages: string[] } {
   const messages: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, done) {
@@ -31,7 +32,7 @@ function warnings(): { log: ReturnType<typeof pino>; messages: string[] } {
       done();
     },
   });
-  return { log: pino({ level: 'warn' }, sink), messages };
+  return { log: pino({ level: 'warn' }, sink) as unknown as Logger, messages };
 }
 
 const consumers = async () => (await (await jetstreamManager(nc)).streams.info('KV_kvfeed')).state.consumer_count;
