@@ -1,0 +1,407 @@
+// `npm run soak`: the system as a deployment runs it — nats-server and two replicas of every
+// service and gateway as processes (services/<name>/main.ts, their defaults) — under a steady load
+// at half its measured capacity (creates, updates and deletes of config maps) with hundreds of
+// watchers, for a long time. First every process is restarted one replica at a time (SIGTERM, as a
+// rolling upgrade does) while the load runs; then the load goes on and the RSS of every process and
+// the bucket's consumer count are sampled. It prints the figures and fails when a client request
+// failed other than with a documented retryable answer (429, 503), when an acknowledged write is
+// not stored as acknowledged, or when memory or consumers grow after the warm-up.
+//
+//   npm run soak                                  # 30 minutes, 500 watchers
+//   npm run soak -- --duration=3m --watchers=100  # a short look
+
+import http from 'node:http';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { parseDuration } from '../shared/config/options.js';
+import { freePort, startLocalNats, type LocalNats } from '../shared/local/nats-server.js';
+import { REPO_ROOT, spawnNode, type Child } from '../bench/procs.js';
+import { isEntryPoint } from './entry-point.js';
+
+const SERVICES = ['storage', 'authn', 'authz', 'admission'] as const;
+type Role = (typeof SERVICES)[number] | 'gateway';
+const NS = 'default';
+const CM = `/api/v1/namespaces/${NS}/configmaps`;
+/** Names the load writes: a bounded pool, so the store's size stays flat. */
+const POOL = 2_000;
+/** Growth allowed after the warm-up before the soak fails. */
+const MAX_RSS_GROWTH = 0.25;
+/**
+ * The gateways keep every change of the last --watch-cache-window (5 minutes by default) for
+ * watches and continue tokens: their memory rises until the window is full. The warm-up lasts at
+ * least that long and a minute more.
+ */
+const WINDOW_FILL_MS = 6 * 60_000;
+
+interface Options {
+  durationMs: number;
+  watchers: number;
+}
+
+function parseArgs(argv: string[]): Options {
+  const opts: Options = { durationMs: 30 * 60_000, watchers: 500 };
+  for (const a of argv) {
+    const [k, v] = a.replace(/^--/, '').split('=');
+    if (k === 'duration' && v) opts.durationMs = parseDuration(v);
+    else if (k === 'watchers' && v) opts.watchers = Number(v);
+    else throw new Error(`unknown argument ${a} (use --duration=30m --watchers=500)`);
+  }
+  return opts;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Reply {
+  status: number;
+  body: string;
+}
+
+class Soak {
+  private nats!: LocalNats;
+  private dir!: string;
+  private readonly token = randomBytes(16).toString('hex');
+  private readonly procs = new Map<string, { role: Role; child: Child }>();
+  private gatewayPorts: number[] = [];
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  /** name → resourceVersion of the last acknowledged write; null once acknowledged deleted. */
+  readonly acked = new Map<string, string | null>();
+  readonly outcomes = new Map<string, number>();
+  /** "<role>: <message>" → how often a process logged it at warn level or above. */
+  readonly warnings = new Map<string, number>();
+  ops = 0;
+  stopped = false;
+  private next = 0;
+
+  constructor(readonly opts: Options) {}
+
+  async start(): Promise<void> {
+    this.dir = await mkdtemp(path.join(os.tmpdir(), 'platform-soak-'));
+    await writeFile(path.join(this.dir, 'tokens.csv'), `${this.token},admin,admin-uid,"system:masters"\n`);
+    this.nats = await startLocalNats(path.join(this.dir, 'nats'));
+    this.gatewayPorts = [await freePort(), await freePort()];
+    for (const role of SERVICES) for (const i of [0, 1]) await this.spawn(role, i);
+    for (const i of [0, 1]) await this.spawn('gateway', i);
+  }
+
+  private flags(role: Role, i: number): string[] {
+    const common = [`--nats-url=${this.nats.url}`];
+    if (role === 'authn') return [...common, `--token-auth-file=${path.join(this.dir, 'tokens.csv')}`];
+    if (role === 'gateway') return [...common, `--secure-port=${this.gatewayPorts[i]}`];
+    return common;
+  }
+
+  private async spawn(role: Role, i: number): Promise<void> {
+    const child = spawnNode(`${role}-${i}`, `services/${role}/main.ts`, this.flags(role, i));
+    this.procs.set(`${role}-${i}`, { role, child });
+    // Warnings and errors of every process, counted by message for the summary.
+    for (const stream of [child.proc.stdout!, child.proc.stderr!]) {
+      stream.on('data', (buf: Buffer) => {
+        for (const line of buf.toString().split('\n')) {
+          const m = /"level":(\d+).*?"msg":"([^"]*)"/.exec(line);
+          if (m && Number(m[1]) >= 40) this.warnings.set(`${role}: ${m[2]}`, (this.warnings.get(`${role}: ${m[2]}`) ?? 0) + 1);
+        }
+      });
+    }
+    await child.waitForLine(role === 'gateway' ? /gateway serving/ : /service started/, 60_000);
+  }
+
+  /** SIGTERM and start again, as a rolling upgrade replaces a replica. */
+  async restart(name: string): Promise<void> {
+    const held = this.procs.get(name)!;
+    await held.child.stop();
+    await this.spawn(held.role, Number(name.slice(-1)));
+  }
+
+  request(method: string, p: string, body?: unknown, gateway = this.next++ % 2): Promise<Reply> {
+    const data = body === undefined ? undefined : JSON.stringify(body);
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        { host: '127.0.0.1', port: this.gatewayPorts[gateway], path: p, method, agent: this.agent, timeout: 30_000, headers: { authorization: `Bearer ${this.token}`, ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}) } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error('timed out')));
+      req.on('error', reject);
+      req.end(data);
+    });
+  }
+
+  /**
+   * One write as a client behind a load balancer makes it: a gateway that is not there (connection
+   * refused while it restarts) is a balancer's cue to use the other one.
+   */
+  async write(method: string, p: string, body?: unknown): Promise<Reply> {
+    const first = this.next++ % 2;
+    try {
+      return await this.request(method, p, body, first);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ECONNREFUSED' && (err as NodeJS.ErrnoException).code !== 'ECONNRESET') throw err;
+      this.count('rerouted');
+      return this.request(method, p, body, 1 - first);
+    }
+  }
+
+  count(outcome: string): void {
+    this.outcomes.set(outcome, (this.outcomes.get(outcome) ?? 0) + 1);
+  }
+
+  /** One step of the load: create, update or delete a name of the pool. */
+  async step(): Promise<void> {
+    const name = `soak-${Math.floor(Math.random() * POOL)}`;
+    const known = this.acked.get(name);
+    let r: Reply;
+    let method: string;
+    try {
+      if (known === undefined || known === null) {
+        method = 'POST';
+        r = await this.write('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { n: String(this.ops) } });
+      } else if (Math.random() < 0.1) {
+        method = 'DELETE';
+        r = await this.write('DELETE', `${CM}/${name}`);
+      } else {
+        method = 'PUT';
+        r = await this.write('PUT', `${CM}/${name}`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { n: String(this.ops) } });
+      }
+    } catch (err) {
+      this.count(`error ${(err as Error).message}`);
+      return;
+    }
+    this.ops++;
+    if (r.status === 200 || r.status === 201) {
+      this.acked.set(name, method === 'DELETE' ? null : JSON.parse(r.body).metadata.resourceVersion);
+      this.count('ok');
+    } else if (r.status === 404 || r.status === 409) {
+      // Another step raced for the same name, or a write whose answer was lost happened after all.
+      this.count(`${r.status} (raced)`);
+      this.acked.delete(name);
+    } else {
+      this.count(String(r.status));
+      // A 503/504 may hide a write that happened: what is stored is no longer known.
+      this.acked.delete(name);
+    }
+  }
+
+  /** Steps at `rate` per second from `workers` concurrent clients until stopped. */
+  load(rate: number, workers = 16): Promise<void> {
+    const interval = (1000 * workers) / rate;
+    return Promise.all(
+      Array.from({ length: workers }, async () => {
+        while (!this.stopped) {
+          const t = Date.now();
+          await this.step();
+          const rest = interval - (Date.now() - t);
+          if (rest > 0) await sleep(rest);
+        }
+      }),
+    ).then(() => undefined);
+  }
+
+  /** Creates/s through both gateways with `workers` clients flat out for `ms`. */
+  async capacity(ms: number, workers = 16): Promise<number> {
+    let done = 0;
+    const until = Date.now() + ms;
+    await Promise.all(
+      Array.from({ length: workers }, async (_, w) => {
+        for (let i = 0; Date.now() < until; i++) {
+          const r = await this.request('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `probe-${w}-${i}` } });
+          if (r.status === 201) done++;
+        }
+      }),
+    );
+    return (done * 1000) / ms;
+  }
+
+  /** Watchers that resume from their last version and relist after 410, as informers do. */
+  watchers(n: number): { events(): number; stop(): void } {
+    let events = 0;
+    let stop = false;
+    const reqs = new Set<http.ClientRequest>();
+    for (let i = 0; i < n; i++) {
+      void (async () => {
+        let rv = '0';
+        while (!stop) {
+          await new Promise<void>((resolve) => {
+            const req = http.get({ host: '127.0.0.1', port: this.gatewayPorts[i % 2], path: `${CM}?watch=1&allowWatchBookmarks=true&resourceVersion=${rv}&timeoutSeconds=300`, headers: { authorization: `Bearer ${this.token}` } }, (res) => {
+              let buf = '';
+              res.on('data', (d: Buffer) => {
+                buf += d.toString();
+                for (let j; (j = buf.indexOf('\n')) >= 0; ) {
+                  const e = JSON.parse(buf.slice(0, j));
+                  buf = buf.slice(j + 1);
+                  if (e.type === 'ERROR') rv = '0';
+                  else {
+                    rv = e.object.metadata.resourceVersion;
+                    events++;
+                  }
+                }
+              });
+              res.on('end', resolve);
+              res.on('error', () => resolve());
+            });
+            reqs.add(req);
+            req.on('error', () => resolve());
+            req.on('close', () => {
+              reqs.delete(req);
+              resolve();
+            });
+          });
+          if (!stop) await sleep(500);
+        }
+      })();
+    }
+    return {
+      events: () => events,
+      stop: () => {
+        stop = true;
+        for (const r of reqs) r.destroy();
+      },
+    };
+  }
+
+  rss(): Record<string, number> {
+    const out: Record<string, number> = { 'nats-server': rssMiBOf(this.nats.process.pid!) };
+    for (const [name, { child }] of this.procs) out[name] = child.rssMiB();
+    return out;
+  }
+
+  async consumers(): Promise<number> {
+    const nc = await connect({ servers: this.nats.url });
+    try {
+      return (await (await jetstreamManager(nc)).streams.info('KV_objects')).state.consumer_count;
+    } finally {
+      await nc.close();
+    }
+  }
+
+  /** Every acknowledged write is stored as acknowledged. */
+  async verify(): Promise<string[]> {
+    const list = JSON.parse((await this.request('GET', CM)).body);
+    const stored = new Map<string, string>(list.items.map((o: { metadata: { name: string; resourceVersion: string } }) => [o.metadata.name, o.metadata.resourceVersion]));
+    const wrong: string[] = [];
+    for (const [name, rv] of this.acked) {
+      const have = stored.get(name);
+      if (rv === null ? have !== undefined : have !== rv) wrong.push(`${name}: acknowledged ${rv ?? 'deleted'}, stored ${have ?? 'nothing'}`);
+    }
+    return wrong;
+  }
+
+  processNames(): string[] {
+    return [...this.procs.keys()];
+  }
+
+  async stop(): Promise<void> {
+    this.agent.destroy();
+    await Promise.all([...this.procs.values()].map((p) => p.child.stop()));
+    await this.nats?.stop();
+    if (this.dir) await rm(this.dir, { recursive: true, force: true });
+  }
+}
+
+function rssMiBOf(pid: number): number {
+  try {
+    const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export async function soak(opts: Options): Promise<boolean> {
+  const s = new Soak(opts);
+  const t0 = Date.now();
+  const log = (m: string) => console.log(`[${((Date.now() - t0) / 1000).toFixed(0).padStart(5)} s] ${m}`);
+  let ok = true;
+  try {
+    await s.start();
+    log(`started nats-server and two replicas of ${[...SERVICES, 'gateway'].join(', ')} (${REPO_ROOT})`);
+    const capacity = await s.capacity(10_000);
+    const rate = Math.max(1, Math.round(capacity / 2));
+    log(`capacity ${capacity.toFixed(0)} creates/s; soaking at ${rate} writes/s with ${opts.watchers} watchers for ${(opts.durationMs / 60_000).toFixed(1)} min`);
+    const watchers = s.watchers(opts.watchers);
+    const load = s.load(rate);
+
+    // Rolling restart of every process, one replica at a time.
+    await sleep(5_000);
+    for (const name of s.processNames()) {
+      await s.restart(name);
+      log(`restarted ${name}`);
+      await sleep(2_000);
+    }
+    const afterRolling = new Map(s.outcomes);
+    const rollingDone = Date.now();
+    log(`rolling restart done: ${[...afterRolling].map(([k, v]) => `${k} ${v}`).join(', ')}`);
+
+    // The soak: samples every 30 s; the warm-up is the first third, and at least until the
+    // gateways' watch windows are full.
+    const samples: Array<{ at: number; rss: Record<string, number>; consumers: number; ops: number }> = [];
+    const end = Date.now() + Math.max(opts.durationMs - (Date.now() - t0), 60_000);
+    const every = Math.min(30_000, Math.max(5_000, opts.durationMs / 20));
+    let lastOps = s.ops;
+    while (Date.now() < end) {
+      await sleep(every);
+      const sample = { at: Date.now(), rss: s.rss(), consumers: await s.consumers(), ops: s.ops };
+      samples.push(sample);
+      log(`${(((sample.ops - lastOps) * 1000) / every).toFixed(0)} writes/s, ${watchers.events()} watch events, consumers ${sample.consumers}, RSS MiB ${Object.entries(sample.rss).map(([k, v]) => `${k} ${v}`).join(' ')}`);
+      lastOps = sample.ops;
+    }
+    s.stopped = true;
+    await load;
+    watchers.stop();
+
+    const failures = [...s.outcomes].filter(([k]) => !['ok', '404 (raced)', '409 (raced)', 'rerouted', '429', '503'].includes(k));
+    log(`outcomes: ${[...s.outcomes].map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    if (failures.length) {
+      ok = false;
+      log(`FAIL: requests failed other than with 429/503: ${failures.map(([k, v]) => `${k} ×${v}`).join(', ')}`);
+    }
+    const wrong = await s.verify();
+    if (wrong.length) {
+      ok = false;
+      log(`FAIL: ${wrong.length} acknowledged writes not stored as acknowledged, e.g. ${wrong.slice(0, 5).join('; ')}`);
+    } else log(`all ${s.acked.size} acknowledged writes stored as acknowledged`);
+
+    const warmUntil = Math.max(t0 + opts.durationMs / 3, rollingDone + WINDOW_FILL_MS);
+    const warm = samples.find((x) => x.at >= warmUntil);
+    const last = samples.at(-1);
+    if (!warm || !last || warm === last) log(`too short to judge growth: memory and consumers are compared from ${((warmUntil - t0) / 60_000).toFixed(1)} min on (the watch window filling), run longer`);
+    else {
+      for (const [name, mib] of Object.entries(last.rss)) {
+        const base = warm.rss[name] ?? 0;
+        // A restarted process's figure starts over; only a clear rise counts.
+        if (base > 0 && mib > base * (1 + MAX_RSS_GROWTH) && mib - base > 20) {
+          ok = false;
+          log(`FAIL: ${name} grew from ${base} MiB to ${mib} MiB after the warm-up`);
+        }
+      }
+      if (last.consumers > warm.consumers) {
+        ok = false;
+        log(`FAIL: the bucket's consumers grew from ${warm.consumers} to ${last.consumers}`);
+      }
+      log(`after warm-up: RSS ${Object.keys(last.rss).map((k) => `${k} ${warm.rss[k]}→${last.rss[k]}`).join(', ')} MiB; consumers ${warm.consumers}→${last.consumers}`);
+    }
+    log(`warnings and errors logged: ${s.warnings.size === 0 ? 'none' : [...s.warnings].map(([k, v]) => `${k} ×${v}`).join('; ')}`);
+    log(ok ? 'soak passed' : 'soak FAILED');
+  } finally {
+    await s.stop();
+  }
+  return ok;
+}
+
+if (isEntryPoint(import.meta.url)) {
+  soak(parseArgs(process.argv.slice(2))).then(
+    (ok) => process.exit(ok ? 0 : 1),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
