@@ -1,6 +1,10 @@
-// Brings up the system under test as separate processes, the way it is deployed:
+// Brings up the system under test. Topology 'services-together' (the default):
 //   nats-server (JetStream, temp dir) · services-proc (storage, authn, authz, admission) ·
-//   gateway (its own process: own core share, own RSS) · bare fastify baseline (same TLS).
+//   gateway (its own process: own core share, own RSS, IPC for memory and profiles) · baseline.
+// Topology 'processes', as `npm start` runs them: every service and the gateway from its own
+// services/<name>/main.ts with that entry point's defaults (only the token file, the serving
+// certificate and AlwaysAllow, the same choices as the other topology).
+// The baseline process holds the bare fastify GET route and the minimal write server (same TLS).
 // The bench process itself only generates load. Everything started is registered with `cleanup`.
 
 import { randomBytes } from 'node:crypto';
@@ -32,7 +36,12 @@ export interface BenchCluster {
 
 const START_TIMEOUT_MS = 90_000;
 
-export async function startBenchCluster(cleanup: Cleanup): Promise<BenchCluster> {
+/** The minimal write server's bucket (baseline-proc.ts creates it, configured like the object bucket). */
+export const MINIMAL_BUCKET = 'bench-minimal';
+
+export type Topology = 'services-together' | 'processes';
+
+export async function startBenchCluster(cleanup: Cleanup, topology: Topology = 'services-together'): Promise<BenchCluster> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'platform-bench-'));
   cleanup.defer('remove temp dir', () => rm(dir, { recursive: true, force: true }));
 
@@ -53,27 +62,41 @@ export async function startBenchCluster(cleanup: Cleanup): Promise<BenchCluster>
   await writeFile(tokenFile, `${token},bench-admin,bench-admin-uid,"system:masters"\n`, { mode: 0o600 });
 
   // Storage provisions the bucket the gateway binds to, so the services start first.
-  const services = spawnNode('services', 'bench/services-proc.ts', ['--nats-url', nats.url, '--token-auth-file', tokenFile]);
-  cleanup.defer('stop services', () => services.stop());
-  await services.waitForLine(/services ready/, START_TIMEOUT_MS);
-
   const port = await freePort();
-  const gateway = spawnNode(
-    'gateway',
-    'bench/gateway-proc.ts',
-    ['--nats-url', nats.url, '--secure-port', String(port), '--bind-address', '127.0.0.1', '--tls-cert-file', certFile, '--tls-private-key-file', keyFile, '--log-level', 'warn'],
-    { ipc: true, nodeFlags: ['--expose-gc'] },
-  );
+  const gatewayFlags = ['--nats-url', nats.url, '--secure-port', String(port), '--bind-address', '127.0.0.1', '--tls-cert-file', certFile, '--tls-private-key-file', keyFile];
+  const serviceProcs: Child[] = [];
+  let gateway: Child;
+  if (topology === 'services-together') {
+    const services = spawnNode('services', 'bench/services-proc.ts', ['--nats-url', nats.url, '--token-auth-file', tokenFile]);
+    cleanup.defer('stop services', () => services.stop());
+    serviceProcs.push(services);
+    await services.waitForLine(/services ready/, START_TIMEOUT_MS);
+    gateway = spawnNode('gateway', 'bench/gateway-proc.ts', [...gatewayFlags, '--log-level', 'warn'], { ipc: true, nodeFlags: ['--expose-gc'] });
+  } else {
+    const flags: Record<string, string[]> = {
+      storage: [],
+      authn: ['--token-auth-file', tokenFile, '--anonymous-auth=true'],
+      authz: ['--authorization-mode=AlwaysAllow'],
+      admission: [],
+    };
+    for (const [name, extra] of Object.entries(flags)) {
+      const child = spawnNode(name, `services/${name}/main.ts`, ['--nats-url', nats.url, ...extra]);
+      cleanup.defer(`stop ${name}`, () => child.stop());
+      serviceProcs.push(child);
+      await child.waitForLine(/service started/, START_TIMEOUT_MS);
+    }
+    gateway = spawnNode('gateway', 'services/gateway/main.ts', gatewayFlags);
+  }
   cleanup.defer('stop gateway', () => gateway.stop());
   const gatewayUrl = `https://127.0.0.1:${port}`;
   await waitReady(gatewayUrl, ca.certPem, token, gateway);
 
-  const baseline = spawnNode('baseline', 'bench/baseline-proc.ts', ['--cert', certFile, '--key', keyFile]);
+  const baseline = spawnNode('baseline', 'bench/baseline-proc.ts', ['--cert', certFile, '--key', keyFile, '--nats-url', nats.url, '--bucket', MINIMAL_BUCKET]);
   cleanup.defer('stop baseline', () => baseline.stop());
   const line = await baseline.waitForLine(/^listening \d+/, START_TIMEOUT_MS);
   const baselineUrl = `https://127.0.0.1:${line.split(' ')[1]}`;
 
-  const pids = [process.pid, nats.process.pid!, services.proc.pid!, gateway.proc.pid!, baseline.proc.pid!];
+  const pids = [process.pid, nats.process.pid!, ...serviceProcs.map((p) => p.proc.pid!), gateway.proc.pid!, baseline.proc.pid!];
   return { dir, nc, caPem: ca.certPem, token, gatewayUrl, baselineUrl, gateway, pids, gatewayCommand: (msg) => ipcCommand(gateway, msg) };
 }
 

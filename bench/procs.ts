@@ -38,7 +38,10 @@ export interface SpawnOptions {
 }
 
 export function spawnNode(name: string, script: string, args: string[], opts: SpawnOptions = {}): Child {
-  const proc = spawn(process.execPath, ['--import', 'tsx', ...(opts.nodeFlags ?? []), path.join(REPO_ROOT, script), ...args], {
+  // BENCH_CPU_PROF_DIR=<dir>: every child writes a V8 CPU profile there when it exits (node does
+  // not take --cpu-prof from NODE_OPTIONS).
+  const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
+  const proc = spawn(process.execPath, ['--import', 'tsx', ...profile, ...(opts.nodeFlags ?? []), path.join(REPO_ROOT, script), ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...opts.env },
     stdio: opts.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],

@@ -15,16 +15,16 @@
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { Cleanup } from './cleanup.js';
-import { startBenchCluster, type BenchCluster } from './cluster.js';
+import { MINIMAL_BUCKET, startBenchCluster, type BenchCluster } from './cluster.js';
 import { HttpClient } from './http.js';
-import { closedLoop, combine, interleaved, roundRatio, type LoadOptions, type Operation } from './load.js';
+import { closedLoop, combine, interleaved, roundRatio, type LoadOptions, type LoadResult, type Operation } from './load.js';
 import { MachineMeter } from './machine.js';
 import { summarizeProfile } from './profile.js';
 import { getOp, PROTOBUF, timeLists } from './reads.js';
 import { mib, ms, printTable, rate, type Row } from './report.js';
 import { watchFanout } from './watch.js';
 import { authBench } from './auth.js';
-import { createDeployments, deploymentPatchOp, gatewayCreateOp, rawKvCreateOp, seedConfigMaps, seedName } from './writes.js';
+import { configMapWrites, createDeployments, deploymentPatchOp, rawKvCreateOp, seedConfigMaps, seedName } from './writes.js';
 import { webhookCreateRates } from './webhooks.js';
 
 const CONCURRENCY = 32;
@@ -32,9 +32,11 @@ const CONCURRENCY = 32;
 const ROUNDS = 3;
 const LOAD: LoadOptions = { concurrency: CONCURRENCY, warmupMs: 500, durationMs: 1_500 };
 const OBJECTS = 10_000;
+/** Objects put in place for the delete rounds, per server (more than either deletes in them). */
+const DELETE_STOCK = 60_000;
 const WATCHERS = 1_000;
 const FANOUT_WRITES = 5;
-const TARGET = { createRatio: 0.35, getRatio: 0.5, fullListMs: 150, fanoutP99Ms: 100, applyRatio: 0.5 };
+const TARGET = { writeRatioTogether: 0.8, writeRatioSeparate: 0.6, getRatio: 0.8, fullListMs: 150, chunkedOverFull: 2, fanoutP99Ms: 20, applyRatio: 0.5 };
 const NS = { list: 'bench-list', create: 'bench-create', watch: 'bench-watch' };
 
 function progress(msg: string): void {
@@ -61,11 +63,14 @@ async function main(): Promise<void> {
   try {
     const idleBefore = await otherLoad();
     progress('starting nats-server, services, gateway and baseline');
-    const c = await startBenchCluster(cleanup);
+    // The first cluster (services together) stops before the second (separate processes) starts.
+    const first = new Cleanup();
+    cleanup.defer('stop the first cluster', () => first.run());
+    const c = await startBenchCluster(first);
     const meter = new MachineMeter(() => c.pids);
     const gw = new HttpClient(c.gatewayUrl, c.caPem, { token: c.token, maxSockets: CONCURRENCY });
     const bare = new HttpClient(c.baselineUrl, c.caPem, { token: c.token, maxSockets: CONCURRENCY });
-    cleanup.defer('close HTTP agents', () => (gw.destroy(), bare.destroy()));
+    first.defer('close HTTP agents', () => (gw.destroy(), bare.destroy()));
     for (const ns of Object.values(NS)) await gw.json('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }, [201]);
     const rows: Row[] = [];
 
@@ -81,7 +86,7 @@ async function main(): Promise<void> {
     const lists = await timeLists(gw, NS.list, { runs: 7, chunkRuns: 3, limit: 500 });
     if (lists.items !== OBJECTS) throw new Error(`full list returned ${lists.items} items, expected ${OBJECTS}`);
     rows.push({ figure: `full list of ${OBJECTS.toLocaleString('en-US')} (median of 7)`, measured: ms(lists.fullMs), limit: `${(lists.bytes / 2 ** 20).toFixed(1)} MiB body`, target: `≤ ${TARGET.fullListMs} ms`, ok: lists.fullMs <= TARGET.fullListMs });
-    rows.push({ figure: `chunked list limit=500 (${lists.pages} pages, median of 3)`, measured: ms(lists.chunkedMs), limit: `${ms(lists.chunkedMs / lists.pages)} per page` });
+    rows.push({ figure: `chunked list limit=500 (${lists.pages} pages, median of 3)`, measured: ms(lists.chunkedMs), limit: `${ms(lists.chunkedMs / lists.pages)} per page; ${(lists.chunkedMs / lists.fullMs).toFixed(1)}× the full list`, target: `≤ ${TARGET.chunkedOverFull}× full`, ok: lists.chunkedMs <= TARGET.chunkedOverFull * lists.fullMs });
     const pbLists = await timeLists(gw, NS.list, { runs: 7, chunkRuns: 1, limit: 500, accept: PROTOBUF });
     if (pbLists.items !== OBJECTS) throw new Error(`protobuf list returned ${pbLists.items} items, expected ${OBJECTS}`);
     rows.push({ figure: `full list of ${OBJECTS.toLocaleString('en-US')} in protobuf (median of 7)`, measured: ms(pbLists.fullMs), limit: `${(pbLists.bytes / 2 ** 20).toFixed(1)} MiB body; JSON list ${ms(lists.fullMs)}`, ratio: Math.round((lists.fullMs / pbLists.fullMs) * 100) / 100 });
@@ -93,17 +98,16 @@ async function main(): Promise<void> {
     const bareText = `bare fastify ${rate(baseline.rate)} p99 ${ms(baseline.p99Ms)}`;
     const anyRatio = roundRatio(gets.any, gets.bare);
     rows.push({ figure: `GET resourceVersion=0 (c=${CONCURRENCY})`, measured: `${rate(getAny.rate)} p99 ${ms(getAny.p99Ms)}`, limit: bareText, ratio: anyRatio, target: `≥ ${TARGET.getRatio}`, ok: anyRatio >= TARGET.getRatio });
-    rows.push({ figure: `GET consistent (c=${CONCURRENCY})`, measured: `${rate(getConsistent.rate)} p99 ${ms(getConsistent.p99Ms)}`, limit: bareText, ratio: roundRatio(gets.consistent, gets.bare) });
+    const consistentRatio = roundRatio(gets.consistent, gets.bare);
+    rows.push({ figure: `GET consistent (c=${CONCURRENCY})`, measured: `${rate(getConsistent.rate)} p99 ${ms(getConsistent.p99Ms)}`, limit: bareText, ratio: consistentRatio, target: `≥ ${TARGET.getRatio}`, ok: consistentRatio >= TARGET.getRatio });
     const getProtobuf = combine(gets.protobuf);
     rows.push({ figure: `GET resourceVersion=0 in protobuf (c=${CONCURRENCY})`, measured: `${rate(getProtobuf.rate)} p99 ${ms(getProtobuf.p99Ms)}`, limit: `JSON ${rate(getAny.rate)}`, ratio: roundRatio(gets.protobuf, gets.any) });
 
-    progress('creates: raw KV and through the gateway (interleaved)');
+    progress('writes: raw KV, the minimal write server and the gateway (interleaved)');
     const rawKv = await rawKvCreateOp(c.nc);
-    cleanup.defer('delete scratch bucket', () => rawKv.close());
-    const creates = await interleaved({ raw: rawKv.op, gateway: gatewayCreateOp(gw, NS.create, 'cm') }, ROUNDS, LOAD);
-    const [raw, created] = [combine(creates.raw), combine(creates.gateway)];
-    const createRatio = roundRatio(creates.gateway, creates.raw);
-    rows.push({ figure: `create via gateway (c=${CONCURRENCY})`, measured: `${rate(created.rate)} p99 ${ms(created.p99Ms)}`, limit: `raw KV ${rate(raw.rate)} p99 ${ms(raw.p99Ms)}`, ratio: createRatio, target: `≥ ${TARGET.createRatio}, later 0.5`, ok: createRatio >= TARGET.createRatio });
+    first.defer('delete scratch bucket', () => rawKv.close());
+    const writes = await writeFigures(c, gw, bare, 'services in one process', rawKv.op);
+    rows.push(...writes.rows);
 
     progress('creates with admission webhooks: none, 1 and 3 validating, 3 mutating (rounds alternate)');
     const hooked = await webhookCreateRates(c, gw, cleanup, progress, LOAD, ROUNDS);
@@ -127,7 +131,26 @@ async function main(): Promise<void> {
     });
 
     const usage = meter.usage();
-    const errors = [baseline, getAny, getConsistent, getProtobuf, raw, created, ...hooked.failed, merged, applied].filter((r) => r.errors > 0);
+    const errors = [baseline, getAny, getConsistent, getProtobuf, ...writes.results, ...hooked.failed, merged, applied].filter((r) => r.errors > 0);
+
+    const profileText: string[] = [];
+    for (const what of profiles) profileText.push(await profileGateway(c, gw, what, one));
+    await first.run();
+
+    // Last, as `npm start` runs it: each service in its own process. A second cluster, started
+    // after the first is stopped, so the two never share the machine.
+    const separate = new Cleanup();
+    cleanup.defer('stop the cluster of separate processes', () => separate.run());
+    progress('starting every service in its own process (services/<name>/main.ts)');
+    const c2 = await startBenchCluster(separate, 'processes');
+    const gw2 = new HttpClient(c2.gatewayUrl, c2.caPem, { token: c2.token, maxSockets: CONCURRENCY });
+    const bare2 = new HttpClient(c2.baselineUrl, c2.caPem, { token: c2.token, maxSockets: CONCURRENCY });
+    separate.defer('close HTTP agents', () => (gw2.destroy(), bare2.destroy()));
+    await gw2.json('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS.create } }, [201]);
+    progress('writes with every service in its own process: the minimal write server and the gateway (interleaved)');
+    const writes2 = await writeFigures(c2, gw2, bare2, 'each service in its own process');
+    rows.push(...writes2.rows);
+    errors.push(...writes2.results.filter((r) => r.errors > 0));
     process.stdout.write(`\nplatform-apiserver bench — ${new Date().toISOString()}\n`);
     process.stdout.write(`load figures: ${CONCURRENCY} keep-alive HTTPS connections (closed loop), ${ROUNDS} rounds of ${LOAD.durationMs / 1000} s after ${LOAD.warmupMs / 1000} s warm-up, interleaved with the raw limit; ratio = median of per-round ratios\n\n`);
     printTable(rows);
@@ -141,11 +164,53 @@ async function main(): Promise<void> {
     process.stdout.write(`\nauthentication and authorization (in this process, own nats-server; ratio = uncached rate / bus round trip)\n\n`);
     printTable(await authBench(progress));
 
-    for (const what of profiles) await profileGateway(c, gw, what, one);
+    for (const text of profileText) process.stdout.write(text);
     process.stdout.write(`\ntotal bench time ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
   } finally {
     await cleanup.run();
   }
+}
+
+/**
+ * Create, update and delete figures through the gateway, each interleaved with the same requests to
+ * the minimal write server (the floor of any server on this stack; target ≥ 0.8 of it with the
+ * services in one process, ≥ 0.6 with each in its own). With `rawCreate`, raw KV creates join the
+ * create rounds for the second limit.
+ */
+async function writeFigures(c: BenchCluster, gw: HttpClient, bare: HttpClient, topology: string, rawCreate?: Operation): Promise<{ rows: Row[]; results: LoadResult[] }> {
+  const target = topology === 'services in one process' ? TARGET.writeRatioTogether : TARGET.writeRatioSeparate;
+  const [g, m] = [configMapWrites(gw, NS.create, 'cm'), configMapWrites(bare, NS.create, 'cm')];
+  await g.prepareUpdates(CONCURRENCY);
+  await m.prepareUpdates(CONCURRENCY);
+  const rows: Row[] = [];
+  const results: LoadResult[] = [];
+  const createOps: Record<string, Operation> = { minimal: m.create, gateway: g.create };
+  if (rawCreate) createOps.raw = rawCreate;
+  const creates = (await interleaved(createOps, ROUNDS, LOAD)) as Record<'minimal' | 'gateway', LoadResult[]> & { raw?: LoadResult[] };
+  const updates = await interleaved({ minimal: m.update, gateway: g.update }, ROUNDS, LOAD);
+  // Deletes need objects to delete: more than creates left behind, put straight into each bucket.
+  const nameOf = (i: number) => `del-${i}`;
+  const names = Array.from({ length: DELETE_STOCK }, (_, i) => nameOf(i));
+  await seedConfigMaps(c.nc, 'objects', NS.create, DELETE_STOCK, nameOf);
+  await seedConfigMaps(c.nc, MINIMAL_BUCKET, NS.create, DELETE_STOCK, nameOf);
+  // A consistent read waits until the gateway's cache holds them.
+  await gw.json('GET', `/api/v1/namespaces/${NS.create}/configmaps?limit=1`);
+  g.stock(names);
+  m.stock(names);
+  const deletes = await interleaved({ minimal: m.remove, gateway: g.remove }, ROUNDS, LOAD);
+  for (const [verb, ops] of [['create', creates], ['update', updates], ['delete', deletes]] as const) {
+    const [gateway, minimal] = [combine(ops.gateway), combine(ops.minimal)];
+    results.push(gateway, minimal);
+    const ratio = roundRatio(ops.gateway, ops.minimal);
+    let limit = `minimal write server ${rate(minimal.rate)} p99 ${ms(minimal.p99Ms)}`;
+    if (verb === 'create' && creates.raw) {
+      const raw = combine(creates.raw);
+      results.push(raw);
+      limit += `; raw KV ${rate(raw.rate)} (ratio ${roundRatio(creates.gateway, creates.raw).toFixed(2)})`;
+    }
+    rows.push({ figure: `${verb} via gateway, ${topology} (c=${CONCURRENCY})`, measured: `${rate(gateway.rate)} p99 ${ms(gateway.p99Ms)}`, limit, ratio, target: `≥ ${target}`, ok: ratio >= target });
+  }
+  return { rows, results };
 }
 
 /** `--webhooks-only`: a cluster, the webhook create figures, the table. */
@@ -190,23 +255,25 @@ async function measureMemory(c: BenchCluster, gw: HttpClient): Promise<{ rssEmpt
   return { rssEmpty, rss10k: c.gateway.rssMiB(), heapEmpty, heap10k };
 }
 
-/** Profiles the gateway during one more load run (not part of the table) and prints the top frames. */
-async function profileGateway(c: BenchCluster, gw: HttpClient, what: string, getPath: string): Promise<void> {
+/** Profiles the gateway during one more load run (not part of the table); the top frames as text. */
+async function profileGateway(c: BenchCluster, gw: HttpClient, what: string, getPath: string): Promise<string> {
   const file = path.join(c.dir, `gateway-${what}.cpuprofile`);
   progress(`profiling the gateway during ${what}`);
   await c.gatewayCommand({ cmd: 'profile-start' });
-  const op: Operation = what === 'create' ? gatewayCreateOp(gw, NS.create, 'prof') : getOp(gw, `${getPath}?resourceVersion=0`);
+  const op: Operation = what === 'create' ? configMapWrites(gw, NS.create, 'prof').create : getOp(gw, `${getPath}?resourceVersion=0`);
   const r = await closedLoop(op, { ...LOAD, durationMs: 4_000 });
   await c.gatewayCommand({ cmd: 'profile-stop', file });
   const s = summarizeProfile(file);
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(6);
-  process.stdout.write(`\n=== gateway CPU profile during ${what} (${rate(r.rate)} under the profiler; ${(s.totalMs / 1000).toFixed(1)} s sampled, idle ${pct(s.idleShare).trim()}) ===\n`);
-  process.stdout.write('by area (self time):\n');
-  for (const f of s.byArea) process.stdout.write(`  ${pct(f.share)}  ${f.frame}\n`);
-  process.stdout.write('top self time:\n');
-  for (const f of s.topSelf) process.stdout.write(`  ${pct(f.share)}  ${f.frame}\n`);
-  process.stdout.write('project code, inclusive time:\n');
-  for (const f of s.topProjectInclusive) process.stdout.write(`  ${pct(f.share)}  ${f.frame}\n`);
+  let out = '';
+  out += (`\n=== gateway CPU profile during ${what} (${rate(r.rate)} under the profiler; ${(s.totalMs / 1000).toFixed(1)} s sampled, idle ${pct(s.idleShare).trim()}) ===\n`);
+  out += ('by area (self time):\n');
+  for (const f of s.byArea) out += (`  ${pct(f.share)}  ${f.frame}\n`);
+  out += ('top self time:\n');
+  for (const f of s.topSelf) out += (`  ${pct(f.share)}  ${f.frame}\n`);
+  out += ('project code, inclusive time:\n');
+  for (const f of s.topProjectInclusive) out += (`  ${pct(f.share)}  ${f.frame}\n`);
+  return out;
 }
 
 /** `--cpu-prof` alone means "all": parseArgs needs a value for a string option. */

@@ -14,7 +14,7 @@ import type { HttpClient } from './http.js';
 import { closedLoop, roundRatio, combine, type LoadOptions, type LoadResult } from './load.js';
 import { spawnNode } from './procs.js';
 import { rate, ms, type Row } from './report.js';
-import { gatewayCreateOp } from './writes.js';
+import { configMapWrites } from './writes.js';
 
 const G = 'admissionregistration.platform.io';
 const NAMESPACE = 'bench-webhooks';
@@ -82,13 +82,13 @@ export async function webhookCreateRates(c: BenchCluster, gw: HttpClient, cleanu
   for (const v of VARIANTS) {
     progress(`webhooks: warming up with ${v.label}`);
     await configure(v);
-    await closedLoop(gatewayCreateOp(gw, NAMESPACE, `warm-${v.count}${v.kind[0]}`), { ...load, warmupMs: 0, durationMs: load.warmupMs + load.durationMs });
+    await closedLoop(configMapWrites(gw, NAMESPACE, `warm-${v.count}${v.kind[0]}`).create, { ...load, warmupMs: 0, durationMs: load.warmupMs + load.durationMs });
   }
   for (let r = 0; r < rounds; r++) {
     for (const v of VARIANTS) {
       progress(`webhooks: round ${r + 1}/${rounds}, ${v.label}`);
       await configure(v);
-      results.get(v)!.push(await closedLoop(gatewayCreateOp(gw, NAMESPACE, `wh-${v.count}${v.kind[0]}`), load));
+      results.get(v)!.push(await closedLoop(configMapWrites(gw, NAMESPACE, `wh-${v.count}${v.kind[0]}`).create, load));
     }
   }
   await configure(VARIANTS[0]!);

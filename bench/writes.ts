@@ -28,12 +28,47 @@ export async function rawKvCreateOp(nc: NatsConnection): Promise<{ op: Operation
   return { op, close: () => kv.destroy() };
 }
 
-/** POST /api/v1/namespaces/<ns>/configmaps with a fresh name each time; anything but 201 is an error. */
-export function gatewayCreateOp(client: HttpClient, namespace: string, prefix: string): Operation {
+/**
+ * Creates, updates and deletes of ConfigMaps over HTTPS, the same requests for the gateway and for
+ * the minimal write server. Creates POST a fresh name each time and remember it; updates PUT a
+ * worker's own object with the resourceVersion of its last write (so they measure the write path,
+ * not lost races); deletes take the names creates left behind and those handed to `stock`. Anything
+ * but the expected status is an error.
+ */
+export function configMapWrites(
+  client: HttpClient,
+  namespace: string,
+  prefix: string,
+): { create: Operation; update: Operation; remove: Operation; prepareUpdates(workers: number): Promise<void>; stock(names: string[]): void } {
   const path = `/api/v1/namespaces/${namespace}/configmaps`;
-  return async (_w, seq) => {
-    const res = await client.request('POST', path, Buffer.from(JSON.stringify(configMapBody(namespace, `${prefix}-${seq}`))));
-    if (res.status !== 201) throw new Error(`POST ${path} → ${res.status}: ${res.body.toString().slice(0, 300)}`);
+  const created: string[] = [];
+  const current = new Map<number, Record<string, any>>();
+  return {
+    async create(_w, seq) {
+      const name = `${prefix}-${seq}`;
+      const res = await client.request('POST', path, Buffer.from(JSON.stringify(configMapBody(namespace, name))));
+      if (res.status !== 201) throw new Error(`POST ${path} → ${res.status}: ${res.body.toString().slice(0, 300)}`);
+      created.push(name);
+    },
+    async prepareUpdates(workers) {
+      for (let w = 0; w < workers; w++) current.set(w, (await client.json('POST', path, configMapBody(namespace, `${prefix}-upd-${w}`), [201])) as Record<string, any>);
+    },
+    async update(w, seq) {
+      const object = current.get(w)!;
+      object.data['log-level'] = `debug-${seq}`;
+      const res = await client.request('PUT', `${path}/${object.metadata.name}`, Buffer.from(JSON.stringify(object)));
+      if (res.status !== 200) throw new Error(`PUT ${path}/${object.metadata.name} → ${res.status}: ${res.body.toString().slice(0, 300)}`);
+      current.set(w, JSON.parse(res.body.toString()));
+    },
+    stock(names) {
+      created.push(...names);
+    },
+    async remove() {
+      const name = created.pop();
+      if (name === undefined) throw new Error(`DELETE: no object left that creates made (${prefix})`);
+      const res = await client.request('DELETE', `${path}/${name}`);
+      if (res.status !== 200) throw new Error(`DELETE ${path}/${name} → ${res.status}: ${res.body.toString().slice(0, 300)}`);
+    },
   };
 }
 
@@ -42,12 +77,12 @@ export function gatewayCreateOp(client: HttpClient, namespace: string, prefix: s
  * (its key codec, server-owned metadata set). Seeding is not what is measured; going around the
  * gateway keeps it to a couple of seconds. The gateway's watch cache picks them up like any write.
  */
-export async function seedConfigMaps(nc: NatsConnection, bucket: string, namespace: string, count: number): Promise<void> {
+export async function seedConfigMaps(nc: NatsConnection, bucket: string, namespace: string, count: number, nameOf: (i: number) => string = seedName): Promise<void> {
   const kv = await new Kvm(nc).open(bucket);
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < count; i = next++) {
-      const name = seedName(i);
+      const name = nameOf(i);
       await kv.create(configMapKey(namespace, name), encoder.encode(JSON.stringify(storedConfigMap(namespace, name))));
     }
   };
