@@ -215,17 +215,47 @@ class ResourceState {
   dispatched = 0;
   /** Watchers closed for not keeping up. */
   terminatedWatchers = 0;
-  // Sorted keys change only when objects appear or vanish; values are looked up per read so
-  // modifications never need a re-sort.
+  // Sorted keys change only when objects appear or vanish; a modification replaces one object in
+  // place. The objects in key order are built from the keys once and then patched per read with
+  // the modifications since: a read holds on to the array it got (a watcher sends its initial
+  // state from it over time), so a patched array is always a new copy.
   private sortedKeys: string[] | null = null;
+  private sortedObjects: CachedObject[] | null = null;
+  private readonly modified = new Set<string>();
 
   sorted(): CachedObject[] {
-    this.sortedKeys ??= [...this.objects.keys()].sort();
-    return this.sortedKeys.map((k) => this.objects.get(k)!);
+    if (!this.sortedKeys) {
+      this.sortedKeys = [...this.objects.keys()].sort();
+      this.sortedObjects = null;
+    }
+    const keys = this.sortedKeys;
+    if (!this.sortedObjects || this.modified.size > keys.length / 8) {
+      this.sortedObjects = keys.map((k) => this.objects.get(k)!);
+    } else if (this.modified.size) {
+      const next = this.sortedObjects.slice();
+      for (const k of this.modified) next[indexOf(keys, k)] = this.objects.get(k)!;
+      this.sortedObjects = next;
+    }
+    this.modified.clear();
+    return this.sortedObjects;
+  }
+
+  /** Stores a new or modified object (the sorted view follows). */
+  put(sortKey: string, obj: CachedObject, isNew: boolean): void {
+    this.objects.set(sortKey, obj);
+    if (isNew) this.invalidate();
+    else if (this.sortedObjects) this.modified.add(sortKey);
+  }
+
+  remove(sortKey: string): void {
+    this.objects.delete(sortKey);
+    this.invalidate();
   }
 
   invalidate(): void {
     this.sortedKeys = null;
+    this.sortedObjects = null;
+    this.modified.clear();
   }
 
   /** The first logged change after `revision` (the log is in revision order). */
@@ -240,6 +270,18 @@ class ResourceState {
     }
     return log[lo];
   }
+}
+
+/** Index of `key` in the ascending `keys` (which hold it). */
+function indexOf(keys: string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid]! < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 export function resourceKey(group: string, resource: string): string {
@@ -337,13 +379,11 @@ export class WatchCache {
     let ev: ChangeEvent;
     if (object) {
       const obj: CachedObject = { ref, sortKey, object, revision };
-      if (!prev) st.invalidate();
-      st.objects.set(sortKey, obj);
+      st.put(sortKey, obj, !prev);
       ev = { revision, type: prev ? 'MODIFIED' : 'ADDED', obj, prev, at: this.now() };
     } else {
       if (!prev) return;
-      st.objects.delete(sortKey);
-      st.invalidate();
+      st.remove(sortKey);
       const last: ApiObject = { ...prev.object, metadata: { ...prev.object.metadata, resourceVersion: String(revision) } };
       ev = { revision, type: 'DELETED', obj: { ref, sortKey, object: last, revision }, prev, at: this.now() };
     }

@@ -105,7 +105,12 @@ export class CacheReader implements ObjectSource {
     // without selectors (counting would need a full scan).
     let more = false;
     let remaining = 0;
-    if (items.length >= limit) {
+    if (items.length >= limit && !filter) {
+      // Key order: what remains is the rest of the namespace's range (or of the list), counted
+      // without a walk.
+      remaining = (namespace ? firstAfter(all, `${namespace}0`, true) : all.length) - i;
+      more = remaining > 0;
+    } else if (items.length >= limit) {
       for (let j = i; j < all.length; j++) {
         const o = all[j]!;
         if (namespace && o.object.metadata.namespace !== namespace) break;

@@ -45,6 +45,29 @@ test('watch cache - current state in key order with resourceVersion from the rev
   assert.equal(c.revision, 3);
 });
 
+test('watch cache - current state follows modifications, creates and deletes; an array already read never changes', () => {
+  const c = synced();
+  for (let i = 0; i < 20; i++) put(c, i + 1, `o${String(i).padStart(2, '0')}`, { v: '1' });
+  const before = c.current(CM);
+  const frozen = before.map((o) => o.object.data);
+  put(c, 21, 'o05', { v: '2' });
+  put(c, 22, 'o17', { v: '2' });
+  const after = c.current(CM);
+  assert.notEqual(after, before, 'a modified view is a new array');
+  assert.deepEqual(before.map((o) => o.object.data), frozen, 'the array read before is untouched');
+  assert.deepEqual(after.filter((o) => o.object.data?.v === '2').map((o) => o.sortKey), ['default/o05', 'default/o17']);
+  assert.equal(c.current(CM), after, 'unchanged state: the same array again');
+  put(c, 23, 'o05', { v: '3' });
+  put(c, 24, 'a-first', { v: '1' });
+  del(c, 25, 'o10');
+  const keys = c.current(CM).map((o) => o.sortKey);
+  assert.equal(keys.length, 20);
+  assert.equal(keys[0], 'default/a-first');
+  assert.ok(!keys.includes('default/o10'));
+  assert.equal(c.get(CM, 'default', 'o05')?.object.data?.v, '3');
+  assert.equal(c.current(CM).find((o) => o.sortKey === 'default/o05')?.object.data?.v, '3');
+});
+
 test('watch cache - redelivered revisions are dropped', () => {
   const c = synced();
   put(c, 5, 'a', { v: '1' });
