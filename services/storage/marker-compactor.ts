@@ -33,6 +33,9 @@ export interface MarkerCompactor {
 // to the consumer; without it every pass would transfer every object's value.
 type HeadersOnlyHistory = (opts: { key: string; headers_only: boolean }) => Promise<QueuedIterator<KvWatchEntry>>;
 
+// The scan's consumer (its name is not part of the iterator's public type).
+type ScanInternals = { _data: { info(cached: boolean): Promise<{ name: string }> } };
+
 /** Each pass opens a consumer on the stream: passes may never come faster than this. */
 export const MIN_INTERVAL_MS = 100;
 /** A failing pass is retried after the interval doubled per failure, up to this. */
@@ -73,6 +76,11 @@ export function startMarkerCompactor(opts: MarkerCompactorOptions): MarkerCompac
       }
     } finally {
       iter.stop();
+      // Stopping the iterator leaves its consumer on the server until its inactivity threshold
+      // (minutes): one more idle consumer per pass. The pass is done with it, so it goes now.
+      const scan = (iter as unknown as Partial<ScanInternals>)._data;
+      const name = scan && (await scan.info(true).catch(() => null))?.name;
+      if (name) await jsm.consumers.delete(stream, name).catch(() => undefined);
     }
     let purged = 0;
     for (const e of expired) {

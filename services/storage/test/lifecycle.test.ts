@@ -58,6 +58,24 @@ describe('storage lifecycle', () => {
     assert.equal(e?.string(), '{"v":"new"}');
   });
 
+  test('compaction - a pass leaves no consumer behind', async () => {
+    const bucket = `compact-consumers-${process.pid}`;
+    buckets.push(bucket);
+    const kv = await openObjectBucket(nc, { bucket, create: true });
+    const jsm = await jetstreamManager(nc, { checkAPI: false });
+    for (let i = 0; i < 5; i++) await kv.create(`core.configmaps.default.k${i}`, '{}');
+    await kv.delete('core.configmaps.default.k0');
+    const compactor = startMarkerCompactor({ kv, jsm, bucket, ttlMs: 0, intervalMs: null });
+    try {
+      for (let pass = 0; pass < 3; pass++) await compactor.runOnce();
+    } finally {
+      await compactor.stop();
+    }
+    assert.equal((await kv.get('core.configmaps.default.k0'))?.operation ?? 'gone', 'gone', 'the expired marker was purged');
+    // Each pass scans with a consumer of its own; left alone they would linger for minutes.
+    assert.equal((await jsm.streams.info(streamName(bucket))).state.consumer_count, 0);
+  });
+
   test('main - starts from flags, answers on the bus, and exits 0 on SIGTERM', async () => {
     const bucket = `main-${process.pid}`;
     buckets.push(bucket);
