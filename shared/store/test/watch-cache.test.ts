@@ -45,6 +45,8 @@ test('watch cache - current state in key order with resourceVersion from the rev
   assert.equal(c.revision, 3);
 });
 
+const vOf = (o: { object: unknown } | undefined) => (o?.object as { data?: { v?: string } } | undefined)?.data?.v;
+
 test('watch cache - current state follows modifications, creates and deletes; an array already read never changes', () => {
   const c = synced();
   for (let i = 0; i < 20; i++) put(c, i + 1, `o${String(i).padStart(2, '0')}`, { v: '1' });
@@ -55,7 +57,7 @@ test('watch cache - current state follows modifications, creates and deletes; an
   const after = c.current(CM);
   assert.notEqual(after, before, 'a modified view is a new array');
   assert.deepEqual(before.map((o) => o.object.data), frozen, 'the array read before is untouched');
-  assert.deepEqual(after.filter((o) => o.object.data?.v === '2').map((o) => o.sortKey), ['default/o05', 'default/o17']);
+  assert.deepEqual(after.filter((o) => vOf(o) === '2').map((o) => o.sortKey), ['default/o05', 'default/o17']);
   assert.equal(c.current(CM), after, 'unchanged state: the same array again');
   put(c, 23, 'o05', { v: '3' });
   put(c, 24, 'a-first', { v: '1' });
@@ -64,8 +66,8 @@ test('watch cache - current state follows modifications, creates and deletes; an
   assert.equal(keys.length, 20);
   assert.equal(keys[0], 'default/a-first');
   assert.ok(!keys.includes('default/o10'));
-  assert.equal(c.get(CM, 'default', 'o05')?.object.data?.v, '3');
-  assert.equal(c.current(CM).find((o) => o.sortKey === 'default/o05')?.object.data?.v, '3');
+  assert.equal(vOf(c.get(CM, 'default', 'o05')), '3');
+  assert.equal(vOf(c.current(CM).find((o) => o.sortKey === 'default/o05')), '3');
 });
 
 test('watch cache - redelivered revisions are dropped', () => {
