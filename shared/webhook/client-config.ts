@@ -134,18 +134,22 @@ function parseServer(raw: string | undefined, where: string): URL {
   return url;
 }
 
+/** A kubeconfig-style file's YAML; an error names only the position (the line could hold a token). */
+export function parseConfigYaml(text: string): unknown {
+  try {
+    return YAML.parse(text);
+  } catch (err) {
+    const pos = (err as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0];
+    throw new WebhookConfigError(`not valid YAML${pos ? ` (line ${pos.line}, column ${pos.col})` : ''}`);
+  }
+}
+
 /**
  * Parses a client configuration file's text. Referenced files (CA, client certificate and key)
  * are read, relative to `baseDir`; the token file only has to be readable.
  */
 export async function parseWebhookClientConfig(text: string, baseDir: string): Promise<WebhookClientConfig> {
-  let doc: unknown;
-  try {
-    doc = YAML.parse(text);
-  } catch (err) {
-    const pos = (err as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0];
-    throw new WebhookConfigError(`not valid YAML${pos ? ` (line ${pos.line}, column ${pos.col})` : ''}`);
-  }
+  const doc = parseConfigYaml(text);
   if (!isObj(doc)) throw new WebhookConfigError('expected a mapping with clusters, users and contexts');
   const { cluster: clusterEntry, user: userEntry } = selectEntries(doc);
 

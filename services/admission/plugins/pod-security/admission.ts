@@ -320,18 +320,20 @@ export class PodSecurityAdmission {
     return [...first, ...replicas];
   }
 
+  /** The exemption that covers the request (its namespace, then its user), counted; null if none. */
+  private exemption(req: AdmissionRequest): PodSecurityResponse | null {
+    const reason = this.exemptNamespace(req.namespace) ? ExemptionReason.Namespace : this.exemptUser(req.userInfo?.username) ? ExemptionReason.User : null;
+    if (reason === null) return null;
+    this.deps.metrics?.recordExemption(req);
+    return exempt(reason);
+  }
+
   // ---- pods ----
 
   async validatePod(req: AdmissionRequest): Promise<PodSecurityResponse> {
     if (req.subResource && req.subResource !== EVALUATED_POD_SUBRESOURCE) return allowed();
-    if (this.exemptNamespace(req.namespace)) {
-      this.deps.metrics?.recordExemption(req);
-      return exempt(ExemptionReason.Namespace);
-    }
-    if (this.exemptUser(req.userInfo?.username)) {
-      this.deps.metrics?.recordExemption(req);
-      return exempt(ExemptionReason.User);
-    }
+    const exemption = this.exemption(req);
+    if (exemption) return exemption;
     const ns = await this.namespaceLabels(req.namespace ?? '');
     if ('error' in ns) {
       this.deps.metrics?.recordError(true, req);
@@ -363,14 +365,8 @@ export class PodSecurityAdmission {
 
   async validatePodController(req: AdmissionRequest): Promise<PodSecurityResponse> {
     if (req.subResource) return allowed();
-    if (this.exemptNamespace(req.namespace)) {
-      this.deps.metrics?.recordExemption(req);
-      return exempt(ExemptionReason.Namespace);
-    }
-    if (this.exemptUser(req.userInfo?.username)) {
-      this.deps.metrics?.recordExemption(req);
-      return exempt(ExemptionReason.User);
-    }
+    const exemption = this.exemption(req);
+    if (exemption) return exemption;
     const ns = await this.namespaceLabels(req.namespace ?? '');
     if ('error' in ns) {
       // Never refuses: the pods it would create are checked on their own.

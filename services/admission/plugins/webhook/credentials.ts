@@ -7,10 +7,9 @@
 
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import YAML from 'yaml';
 import { AdmissionConfigError } from '../../config.js';
 import { checkPluginConfiguration, type PluginConfiguration } from '../../admission-configuration.js';
-import { parseUserCredentials, readTokenFile, WebhookConfigError, type UserCredentials } from '../../../../shared/webhook/client-config.js';
+import { parseConfigYaml, parseUserCredentials, readTokenFile, WebhookConfigError, type UserCredentials } from '../../../../shared/webhook/client-config.js';
 import { authorizationSource } from '../../../../shared/client/credentials.js';
 
 const CONFIG_GROUPS = ['apiserver.config.platform.io', 'apiserver.config.k8s.io'];
@@ -68,14 +67,7 @@ function credentialsOf(name: string, c: UserCredentials): WebhookCredentials {
 
 /** Parses a kubeconfig's users (and the current context's user, the fallback) for webhook calls. */
 export async function parseWebhookKubeconfig(text: string, baseDir: string): Promise<CredentialResolver> {
-  let doc: unknown;
-  try {
-    doc = YAML.parse(text);
-  } catch (err) {
-    // Only the position: the parser's excerpt of the line could be a token.
-    const pos = (err as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0];
-    throw new WebhookConfigError(`not valid YAML${pos ? ` (line ${pos.line}, column ${pos.col})` : ''}`);
-  }
+  const doc = parseConfigYaml(text);
   if (!isObj(doc)) throw new WebhookConfigError('expected a mapping with users');
   const users = new Map<string, WebhookCredentials>();
   const list = doc.users ?? [];
