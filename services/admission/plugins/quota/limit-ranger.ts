@@ -4,6 +4,7 @@
 // and update). Pods cannot change their containers' resources after creation, so a pod update is
 // not looked at, as upstream's; nor is anything being deleted.
 
+import { cachedMatches } from './cached-matches.js';
 import type { ApiObject } from '../../../../shared/api/types.js';
 import type { AdmissionRequest } from '../../../../shared/bus/messages.js';
 import { admissionForbidden } from '../../errors.js';
@@ -39,18 +40,7 @@ export const limitRangerPlugin: PluginFactory = (deps): AdmissionPlugin => {
   // Claim updates are wanted only while some LimitRange bounds claims (or before that is known).
   const CREATE: PluginMatch = { operations: ['CREATE'], resources: PODS_AND_CLAIMS };
   const CREATE_UPDATE: PluginMatch = { operations: ['CREATE', 'UPDATE'], resources: PODS_AND_CLAIMS };
-  const boundingClaims = new Set<string>();
-  const track = (key: string, lr: ApiObject | null) => (lr && limitRangeTypes(lr).has('PersistentVolumeClaim') ? boundingClaims.add(key) : boundingClaims.delete(key));
-  cache.onChange((e) => track(`${e.ref.namespace}/${e.ref.name}`, e.object));
-  for (const lr of cache.list()) track(`${lr.metadata.namespace}/${lr.metadata.name}`, lr);
-  let synced = false;
-  let stopped = false;
-  const awaitSync = (): void =>
-    void cache.ready().then(
-      () => (synced = true),
-      () => (stopped ? undefined : awaitSync()),
-    );
-  awaitSync();
+  const boundingClaims = cachedMatches(cache, (lr) => limitRangeTypes(lr).has('PersistentVolumeClaim'));
 
   async function rangesFor(req: AdmissionRequest): Promise<ApiObject[]> {
     await cache.ready();
@@ -60,7 +50,7 @@ export const limitRangerPlugin: PluginFactory = (deps): AdmissionPlugin => {
   return {
     name: LIMIT_RANGER,
     get match(): PluginMatch {
-      return !synced || boundingClaims.size ? CREATE_UPDATE : CREATE;
+      return boundingClaims.possible() ? CREATE_UPDATE : CREATE;
     },
     async mutate(req) {
       if (!supported(req) || !isPod(req)) return;
@@ -74,7 +64,7 @@ export const limitRangerPlugin: PluginFactory = (deps): AdmissionPlugin => {
       }
     },
     stop() {
-      stopped = true;
+      boundingClaims.stop();
       return Promise.resolve();
     },
   };

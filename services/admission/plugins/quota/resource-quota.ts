@@ -7,6 +7,7 @@
 // Configuration (optional): `limitedResources`, resources that may be consumed only where a quota
 // covers them.
 
+import { cachedMatches } from './cached-matches.js';
 import { AdmissionConfigError } from '../../config.js';
 import { checkPluginConfiguration, type PluginConfiguration } from '../../admission-configuration.js';
 import type { ApiObject } from '../../../../shared/api/types.js';
@@ -117,25 +118,14 @@ export const resourceQuotaPlugin: PluginFactory = (deps): AdmissionPlugin => {
   // limits what an update changes, so that otherwise the many updates of a cluster skip this phase.
   const CREATE_ONLY: PluginMatch = { operations: ['CREATE'] };
   const CREATE_UPDATE: PluginMatch = { operations: ['CREATE', 'UPDATE'] };
-  const tracking = new Set<string>();
-  const track = (key: string, q: ApiObject | null) => (q && tracksUpdates(q) ? tracking.add(key) : tracking.delete(key));
-  cache.onChange((e) => track(`${e.ref.namespace}/${e.ref.name}`, e.object));
-  for (const q of cache.list()) track(`${q.metadata.namespace}/${q.metadata.name}`, q);
-  let synced = false;
-  let stopped = false;
-  const awaitSync = (): void =>
-    void cache.ready().then(
-      () => (synced = true),
-      () => (stopped ? undefined : awaitSync()),
-    );
-  awaitSync();
+  const tracking = cachedMatches(cache, tracksUpdates);
 
   return {
     name: RESOURCE_QUOTA,
     sideEffects: 'NoneOnDryRun',
     get match(): PluginMatch {
       // Until the quotas are known, updates are wanted too.
-      return !synced || limited.length || tracking.size ? CREATE_UPDATE : CREATE_ONLY;
+      return limited.length || tracking.possible() ? CREATE_UPDATE : CREATE_ONLY;
     },
     async validate(req) {
       // Subresources, cluster-scoped objects and namespaces themselves are never charged.
@@ -148,7 +138,7 @@ export const resourceQuotaPlugin: PluginFactory = (deps): AdmissionPlugin => {
       await admitter.admit(req, evaluator);
     },
     stop() {
-      stopped = true;
+      tracking.stop();
       return Promise.resolve();
     },
   };
