@@ -27,6 +27,8 @@ const SERVICES = ['storage', 'authn', 'authz', 'admission'] as const;
 type Role = (typeof SERVICES)[number] | 'gateway';
 const NS = 'default';
 const CM = `/api/v1/namespaces/${NS}/configmaps`;
+/** Where the capacity probe writes. */
+const PROBE_NS = 'soak-probe';
 /** Names the load writes: a bounded pool, so the store's size stays flat. */
 const POOL = 2_000;
 /** Growth allowed after the warm-up before the soak fails. */
@@ -152,7 +154,13 @@ class Soak {
 
   count(outcome: string): void {
     this.outcomes.set(outcome, (this.outcomes.get(outcome) ?? 0) + 1);
+    if (outcome !== 'ok' && !this.firstSeen.has(outcome)) this.firstSeen.set(outcome, `${this.phase} at ${((Date.now() - this.t0) / 1000).toFixed(0)} s`);
   }
+
+  /** What the soak is doing (which process is restarting), for the outcomes' first occurrence. */
+  phase = 'starting';
+  readonly t0 = Date.now();
+  readonly firstSeen = new Map<string, string>();
 
   /** One step of the load: create, update or delete a name of the pool. */
   async step(): Promise<void> {
@@ -207,12 +215,16 @@ class Soak {
 
   /** Creates/s through both gateways with `workers` clients flat out for `ms`. */
   async capacity(ms: number, workers = 16): Promise<number> {
+    // In a namespace of its own: the watchers' namespace keeps only the load's bounded pool, so
+    // their initial lists stay small.
+    const ns = await this.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: PROBE_NS } });
+    if (ns.status !== 201) throw new Error(`creating namespace ${PROBE_NS}: ${ns.status} ${ns.body}`);
     let done = 0;
     const until = Date.now() + ms;
     await Promise.all(
       Array.from({ length: workers }, async (_, w) => {
         for (let i = 0; Date.now() < until; i++) {
-          const r = await this.request('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `probe-${w}-${i}` } });
+          const r = await this.request('POST', `/api/v1/namespaces/${PROBE_NS}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `probe-${w}-${i}` } });
           if (r.status === 201) done++;
         }
       }),
@@ -330,12 +342,16 @@ export async function soak(opts: Options): Promise<boolean> {
     const load = s.load(rate);
 
     // Rolling restart of every process, one replica at a time.
-    await sleep(5_000);
+    // The watchers' initial lists and the load settle before the first restart.
+    await sleep(10_000);
     for (const name of s.processNames()) {
+      s.phase = `restarting ${name}`;
       await s.restart(name);
       log(`restarted ${name}`);
+      s.phase = `after restarting ${name}`;
       await sleep(2_000);
     }
+    s.phase = 'steady load';
     const afterRolling = new Map(s.outcomes);
     const rollingDone = Date.now();
     log(`rolling restart done: ${[...afterRolling].map(([k, v]) => `${k} ${v}`).join(', ')}`);
@@ -358,7 +374,7 @@ export async function soak(opts: Options): Promise<boolean> {
     watchers.stop();
 
     const failures = [...s.outcomes].filter(([k]) => !['ok', '404 (raced)', '409 (raced)', 'rerouted', '429', '503'].includes(k));
-    log(`outcomes: ${[...s.outcomes].map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    log(`outcomes: ${[...s.outcomes].map(([k, v]) => `${k} ${v}${s.firstSeen.has(k) ? ` (first ${s.firstSeen.get(k)})` : ''}`).join(', ')}`);
     if (failures.length) {
       ok = false;
       log(`FAIL: requests failed other than with 429/503: ${failures.map(([k, v]) => `${k} ×${v}`).join(', ')}`);
