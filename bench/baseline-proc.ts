@@ -16,10 +16,8 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
-import { Kvm } from '@nats-io/kv';
-import { StorageType } from '@nats-io/jetstream';
 import { connectBus } from '../shared/bus/connect.js';
-import { MAX_VALUE_BYTES } from '../shared/store/kv-bucket.js';
+import { openObjectBucket } from '../shared/store/kv-bucket.js';
 import { configMapKey, storedConfigMap } from './objects.js';
 
 type Obj = { metadata: Record<string, unknown> } & Record<string, unknown>;
@@ -35,7 +33,7 @@ async function main(): Promise<void> {
 
   const nc = await connectBus({ url: values['nats-url']!, name: 'bench-minimal' });
   // The scratch bucket of the minimal write server, deleted when this process stops.
-  const kv = await new Kvm(nc).create(values.bucket!, { history: 1, storage: StorageType.File, replicas: 1, maxValueSize: MAX_VALUE_BYTES });
+  const kv = await openObjectBucket(nc, { bucket: values.bucket!, create: true });
   const encode = (o: Obj) => {
     const { resourceVersion: _, ...metadata } = o.metadata;
     return JSON.stringify({ ...o, metadata });

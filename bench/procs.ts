@@ -37,6 +37,12 @@ export interface SpawnOptions {
   ipc?: boolean;
 }
 
+/** Resident set size of a live process in MiB, from /proc/<pid>/status VmRSS (throws once it is gone). */
+export function rssMiBOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1] ?? NaN) / 1024;
+}
+
 export function spawnNode(name: string, script: string, args: string[], opts: SpawnOptions = {}): Child {
   // BENCH_CPU_PROF_DIR=<dir>: every child writes a V8 CPU profile there when it exits (node does
   // not take --cpu-prof from NODE_OPTIONS).
@@ -80,11 +86,7 @@ export function spawnNode(name: string, script: string, args: string[], opts: Sp
         proc.once('exit', onExit);
         for (const l of lines) if (re.test(l)) return done(undefined, l);
       }),
-    rssMiB: () => {
-      const status = readFileSync(`/proc/${proc.pid}/status`, 'utf8');
-      const kb = Number(/VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1] ?? NaN);
-      return kb / 1024;
-    },
+    rssMiB: () => rssMiBOf(proc.pid!),
     stop: async () => {
       live.delete(child);
       if (proc.exitCode !== null || proc.signalCode !== null) return;

@@ -11,7 +11,6 @@
 //   npm run soak -- --duration=3m --watchers=100  # a short look
 
 import http from 'node:http';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,7 +19,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { parseDuration } from '../shared/config/options.js';
 import { freePort, startLocalNats, type LocalNats } from '../shared/local/nats-server.js';
-import { REPO_ROOT, spawnNode, type Child } from '../bench/procs.js';
+import { REPO_ROOT, rssMiBOf, spawnNode, type Child } from '../bench/procs.js';
 import { isEntryPoint } from './entry-point.js';
 
 const SERVICES = ['storage', 'authn', 'authz', 'admission'] as const;
@@ -318,14 +317,6 @@ class Soak {
   }
 }
 
-function rssMiBOf(pid: number): number {
-  try {
-    const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Math.round(Number(m[1]) / 1024) : 0;
-  } catch {
-    return 0;
-  }
-}
 
 export async function soak(opts: Options): Promise<boolean> {
   const s = new Soak(opts);
@@ -366,7 +357,7 @@ export async function soak(opts: Options): Promise<boolean> {
       await sleep(every);
       const sample = { at: Date.now(), rss: s.rss(), consumers: await s.consumers(), ops: s.ops };
       samples.push(sample);
-      log(`${(((sample.ops - lastOps) * 1000) / every).toFixed(0)} writes/s, ${watchers.events()} watch events, consumers ${sample.consumers}, RSS MiB ${Object.entries(sample.rss).map(([k, v]) => `${k} ${v}`).join(' ')}`);
+      log(`${(((sample.ops - lastOps) * 1000) / every).toFixed(0)} writes/s, ${watchers.events()} watch events, consumers ${sample.consumers}, RSS MiB ${Object.entries(sample.rss).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(' ')}`);
       lastOps = sample.ops;
     }
     s.stopped = true;
@@ -395,14 +386,14 @@ export async function soak(opts: Options): Promise<boolean> {
         // A restarted process's figure starts over; only a clear rise counts.
         if (base > 0 && mib > base * (1 + MAX_RSS_GROWTH) && mib - base > 20) {
           ok = false;
-          log(`FAIL: ${name} grew from ${base} MiB to ${mib} MiB after the warm-up`);
+          log(`FAIL: ${name} grew from ${base.toFixed(0)} MiB to ${mib.toFixed(0)} MiB after the warm-up`);
         }
       }
       if (last.consumers > warm.consumers) {
         ok = false;
         log(`FAIL: the bucket's consumers grew from ${warm.consumers} to ${last.consumers}`);
       }
-      log(`after warm-up: RSS ${Object.keys(last.rss).map((k) => `${k} ${warm.rss[k]}→${last.rss[k]}`).join(', ')} MiB; consumers ${warm.consumers}→${last.consumers}`);
+      log(`after warm-up: RSS ${Object.keys(last.rss).map((k) => `${k} ${warm.rss[k]!.toFixed(0)}→${last.rss[k]!.toFixed(0)}`).join(', ')} MiB; consumers ${warm.consumers}→${last.consumers}`);
     }
     log(`warnings and errors logged: ${s.warnings.size === 0 ? 'none' : [...s.warnings].map(([k, v]) => `${k} ×${v}`).join('; ')}`);
     log(ok ? 'soak passed' : 'soak FAILED');
