@@ -18,6 +18,7 @@ import { BucketNotFoundError, lastRevision, openObjectBucket } from '../../share
 import { escapeToken } from '../../shared/store/key-codec.js';
 import { startCacheFeed } from '../../shared/store/kv-feed.js';
 import { WatchCache } from '../../shared/store/watch-cache.js';
+import { readChangeLog } from '../../shared/store/change-log.js';
 import { defaultIdentityOptions, Identity, type IdentityOptions } from './identity.js';
 import { filterChain, installFilters } from './filters/chain.js';
 import { apiState } from './filters/request-info.js';
@@ -108,7 +109,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   const identity = new Identity(nc, config.identity);
   // Any change to an RBAC object invalidates every cached authorization decision.
   const rbacKeys = `${escapeToken(RBAC_GROUP)}.`;
-  const feed = startCacheFeed(kv, cache, { log, onChange: (key, revision) => key.startsWith(rbacKeys) && identity.rbacChanged(revision) });
+  const feed = startCacheFeed(kv, cache, { log, history: (through) => readChangeLog(nc, { bucket: config.bucket, through, log }), onChange: (key, revision) => key.startsWith(rbacKeys) && identity.rbacChanged(revision) });
   const admissionInterest = new AdmissionInterestCache(nc, log);
   const authnInterest = new AuthnInterestCache(nc, log);
   void admissionInterest.start();

@@ -21,6 +21,7 @@ async function main(): Promise<void> {
     nc,
     bucket: opts.bucket,
     replicas: opts.replicas,
+    watchWindowMs: opts['watch-window'],
     deleteMarkerTtlMs: opts['delete-marker-ttl'],
     purgeIntervalMs: opts['delete-marker-purge-interval'],
     log,

@@ -3,7 +3,7 @@
 // sequence) of the entry is the resourceVersion, set on every object handed back.
 
 import { randomUUID } from 'node:crypto';
-import { headers, Empty } from '@nats-io/nats-core';
+import { headers, Empty, type NatsConnection } from '@nats-io/nats-core';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { PubHeaders } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
@@ -13,6 +13,8 @@ import type { ApiObject, ObjectRef } from '../../shared/api/types.js';
 import type { StorageDeleteReply, StorageGetReply, StorageWriteReply } from '../../shared/bus/messages.js';
 import { encodeKey } from '../../shared/store/key-codec.js';
 import { keySubject, MAX_OBJECT_BYTES } from '../../shared/store/kv-bucket.js';
+import { KV_OPERATION_HEADER, logChange, prevHeader } from '../../shared/store/change-log.js';
+import { DEFAULT_WINDOW_MS } from '../../shared/store/watch-cache.js';
 import { isWrongLastSequence, kvFailureStatus } from '../../shared/store/kv-errors.js';
 
 export interface ObjectStore {
@@ -26,9 +28,16 @@ export interface ObjectStoreDeps {
   /** Bound so that `get` reads from the stream leader (see openObjectBucket). */
   kv: KV;
   js: JetStreamClient;
+  /** Where each write is published to the bucket's change log once the bucket took it. */
+  nc: NatsConnection;
   bucket: string;
   maxObjectBytes?: number;
-  /** Clock for creationTimestamp, replaceable in tests. */
+  /**
+   * The watch window: a write whose key was last written longer ago than this carries the previous
+   * object (change-log.ts), so a gateway rebuilding its window from the change log can roll it back.
+   */
+  windowMs?: number;
+  /** Clock for creationTimestamp and the previous write's age, replaceable in tests. */
   now?: () => Date;
 }
 
@@ -36,12 +45,11 @@ export interface ObjectStoreDeps {
 // delete racing updates; either only repeats when another writer got in between.
 const MAX_ATTEMPTS = 5;
 
-const KV_OPERATION_HEADER = 'KV-Operation';
-
 export function createObjectStore(deps: ObjectStoreDeps): ObjectStore {
-  const { kv, js, bucket } = deps;
+  const { kv, js, nc, bucket } = deps;
   const maxBytes = deps.maxObjectBytes ?? MAX_OBJECT_BYTES;
   const now = deps.now ?? (() => new Date());
+  const windowMs = deps.windowMs ?? DEFAULT_WINDOW_MS;
 
   /** The key's latest entry if it is a live object (not missing, deleted or purged). */
   async function readLive(key: string): Promise<KvEntry | null> {
@@ -80,7 +88,7 @@ export function createObjectStore(deps: ObjectStoreDeps): ObjectStore {
     let expected = 0;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       try {
-        const revision = await kv.put(key, data, { previousSeq: expected });
+        const revision = await write(key, data, expected, prevHeader(null));
         return { object: withRevision(stored, revision), revision };
       } catch (err) {
         if (!isWrongLastSequence(err)) throw kvFailureStatus(err, maxBytes) ?? err;
@@ -105,7 +113,7 @@ export function createObjectStore(deps: ObjectStoreDeps): ObjectStore {
     if (!current) throw notFound(gr, ref.name);
     if (current.revision !== expectedRevision) throw conflict(gr, ref.name, CONFLICT_MODIFIED);
     try {
-      const revision = await kv.put(key, data, { previousSeq: expectedRevision });
+      const revision = await write(key, data, expectedRevision, replaced(current, data.length));
       return { object: withRevision(object, revision), revision };
     } catch (err) {
       if (!isWrongLastSequence(err)) throw kvFailureStatus(err, maxBytes) ?? err;
@@ -126,7 +134,7 @@ export function createObjectStore(deps: ObjectStoreDeps): ObjectStore {
       if (!current) throw notFound(gr, ref.name);
       if (expectedRevision != null && current.revision !== expectedRevision) throw conflict(gr, ref.name, CONFLICT_MODIFIED);
       try {
-        return { revision: await publishDeleteMarker(key, current.revision) };
+        return { revision: await write(key, Empty, current.revision, replaced(current, 0), 'DEL') };
       } catch (err) {
         if (!isWrongLastSequence(err)) throw kvFailureStatus(err, maxBytes) ?? err;
       }
@@ -141,17 +149,34 @@ export function createObjectStore(deps: ObjectStoreDeps): ObjectStore {
   }
 
   /**
-   * KV.delete resolves to nothing, but callers need the marker's revision (the DELETED event's
-   * resourceVersion, and what a read-after-delete must wait for). So publish the same message the
-   * library would (empty body, `KV-Operation: DEL`) through the JetStream client and keep the
-   * PubAck's sequence. The expected-last-subject-sequence makes it a CAS delete.
+   * Every write goes through here: the bucket's message for `key` as @nats-io/kv would publish it
+   * (a delete marker is an empty body with `KV-Operation: DEL`), made a CAS by the expected last
+   * subject sequence, then logged with what it replaced (change-log.ts). Answers the write's
+   * revision (KV.delete resolves to nothing, but callers need a marker's revision: the DELETED
+   * event's resourceVersion).
    */
-  async function publishDeleteMarker(key: string, previous: number): Promise<number> {
+  async function write(key: string, data: Uint8Array, previous: number, replaced: string, operation?: 'DEL'): Promise<number> {
     const h = headers();
-    h.set(KV_OPERATION_HEADER, 'DEL');
+    if (operation) h.set(KV_OPERATION_HEADER, operation);
     h.set(PubHeaders.ExpectedLastSubjectSequenceHdr, String(previous));
-    const ack = await js.publish(keySubject(bucket, key), Empty, { headers: h });
-    return ack.seq;
+    const { seq } = await js.publish(keySubject(bucket, key), data, { headers: h });
+    logChange(nc, bucket, { key, revision: seq, data, replaced, ...(operation ? { operation } : {}) });
+    return seq;
+  }
+
+  /**
+   * What an update or delete replaces: the live entry's revision, and the object itself when the
+   * change log may no longer hold it (written longer than the window ago) and carrying it keeps
+   * the message within the object limit.
+   */
+  function replaced(current: KvEntry, bytes: number): string {
+    let json: string | undefined;
+    if (now().getTime() - current.created.getTime() >= windowMs && current.value.length + bytes <= maxBytes) {
+      json = Buffer.from(current.value.buffer, current.value.byteOffset, current.value.byteLength).toString('utf8');
+      // A header value is one line; stored JSON never holds a raw line break, but it is checked.
+      if (/[\r\n]/.test(json)) json = undefined;
+    }
+    return prevHeader({ revision: current.revision, json });
   }
 
   async function get(ref: ObjectRef): Promise<StorageGetReply> {

@@ -21,6 +21,8 @@ import { silentLogger, type Logger } from '../../shared/log.js';
 import { MAX_VALUE_BYTES, openObjectBucket } from '../../shared/store/kv-bucket.js';
 import { createObjectStore, type ObjectStore } from './object-store.js';
 import { checkCompactorTiming, startMarkerCompactor } from './marker-compactor.js';
+import { ensureChangeLog } from '../../shared/store/change-log.js';
+import { DEFAULT_WINDOW_MS } from '../../shared/store/watch-cache.js';
 import { DEFAULT_BUCKET } from '../../shared/api/groups.js';
 import { instrumentBus } from '../../shared/bus/client.js';
 import { BusMetrics } from '../../shared/bus/metrics.js';
@@ -37,6 +39,8 @@ export interface StorageServiceDeps {
   nc: NatsConnection;
   bucket?: string;
   replicas?: number;
+  /** The gateways' watch window, which the change log covers (change-log.ts). */
+  watchWindowMs?: number;
   deleteMarkerTtlMs?: number;
   purgeIntervalMs?: number;
   log?: Logger;
@@ -60,6 +64,7 @@ export async function createStorageService(deps: StorageServiceDeps): Promise<St
   const ttlMs = deps.deleteMarkerTtlMs ?? DEFAULT_DELETE_MARKER_TTL_MS;
   const intervalMs = deps.purgeIntervalMs ?? DEFAULT_PURGE_INTERVAL_MS;
   // Before anything touches NATS: a TTL of 0 would purge what resuming watchers need.
+  if (deps.watchWindowMs !== undefined && !(deps.watchWindowMs > 0 && Number.isFinite(deps.watchWindowMs))) throw new RangeError(`watch window must be a positive duration, got ${deps.watchWindowMs} ms`);
   if (!(ttlMs > 0)) throw new RangeError(`delete-marker TTL must be positive, got ${ttlMs} ms`);
   checkCompactorTiming(ttlMs, intervalMs);
 
@@ -74,8 +79,10 @@ export async function createStorageService(deps: StorageServiceDeps): Promise<St
     replicas: deps.replicas ?? 1,
     onConfigDrift: (message) => log.warn({ bucket }, message),
   });
+  const windowMs = deps.watchWindowMs ?? DEFAULT_WINDOW_MS;
+  await ensureChangeLog(nc, bucket, { windowMs, replicas: deps.replicas ?? 1, onConfigDrift: (message) => log.warn({ bucket }, message) });
   const jsm = await jetstreamManager(nc, { checkAPI: false });
-  const store = createObjectStore({ kv, js: jetstream(nc), bucket });
+  const store = createObjectStore({ kv, js: jetstream(nc), nc, bucket, windowMs });
   const registry = deps.metrics ?? new MetricsRegistry();
   const metrics = new StorageMetrics(registry, kv, bucket);
   instrumentBus(nc, new BusMetrics(registry));

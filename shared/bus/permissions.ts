@@ -6,7 +6,8 @@
 //   that changes the bucket's stream (create, update, purge). Nobody may delete the stream.
 // - The readers of the bucket (gateway, authn, authz, admission) may look at the stream, get
 //   entries and create the ephemeral ordered consumers a KV watch uses, and receive what those
-//   deliver; nothing else of JetStream.
+//   deliver; nothing else of JetStream, except that a gateway reads the bucket's change log (the
+//   stream `CHANGES_<bucket>`, which storage creates) with a consumer of its own.
 // - A service answers only its own subjects (`platform.v1.<service>.>` and its `$SRV` discovery
 //   subjects); answers go back through `allow_responses`, so no service may publish to inboxes in
 //   general, and each reads only its own inbox (`_INBOX.<user>.>`, the connection's inboxPrefix).
@@ -15,6 +16,8 @@
 //   storage none.
 
 import { ServiceName, SubjectGroup, Subjects, serviceSubjects } from './subjects.js';
+import { streamName } from '../store/kv-bucket.js';
+import { changeLogStream, changeLogSubject } from '../store/change-log.js';
 
 /** The NATS users: one per service, and a monitor (readiness pings and stream statistics for `npm start` and tools). */
 export const NatsUser = {
@@ -70,10 +73,39 @@ function bucketReadApi(stream: string): string[] {
   ];
 }
 
-/** What the storage service alone may do: write the bucket, create and reconfigure its stream, purge delete markers. */
-function bucketWriteApi(bucket: string, stream: string): string[] {
+/**
+ * What the storage service alone may do: write the bucket and its change log, create and
+ * reconfigure their streams, purge delete markers.
+ */
+function bucketWriteApi(bucket: string, stream: string, log: string): string[] {
   // Account info: the JetStream manager's probe when it provisions the bucket.
-  return [`$KV.${bucket}.>`, '$JS.API.INFO', `$JS.API.STREAM.CREATE.${stream}`, `$JS.API.STREAM.UPDATE.${stream}`, `$JS.API.STREAM.PURGE.${stream}`];
+  return [
+    `$KV.${bucket}.>`,
+    '$JS.API.INFO',
+    `$JS.API.STREAM.CREATE.${stream}`,
+    `$JS.API.STREAM.UPDATE.${stream}`,
+    `$JS.API.STREAM.PURGE.${stream}`,
+    `$JS.API.STREAM.INFO.${log}`,
+    `$JS.API.STREAM.CREATE.${log}`,
+    `$JS.API.STREAM.UPDATE.${log}`,
+    changeLogSubject(bucket, '>'),
+  ];
+}
+
+/**
+ * How a gateway reads the change log once at start (change-log.ts): stream info and one ordered
+ * pull consumer, which it deletes when done. Deleting is allowed on the log's consumers only, all
+ * of them gateways' one-off readers.
+ */
+function changeLogReadApi(log: string): string[] {
+  return [
+    `$JS.API.STREAM.INFO.${log}`,
+    `$JS.API.CONSUMER.CREATE.${log}`,
+    `$JS.API.CONSUMER.CREATE.${log}.>`,
+    `$JS.API.CONSUMER.INFO.${log}.*`,
+    `$JS.API.CONSUMER.MSG.NEXT.${log}.*`,
+    `$JS.API.CONSUMER.DELETE.${log}.*`,
+  ];
 }
 
 function service(name: string, user: string, group: string, calls: string[], extra: { publish?: string[]; subscribe?: string[] } = {}): NatsPermissions {
@@ -94,11 +126,12 @@ function service(name: string, user: string, group: string, calls: string[], ext
  * inboxes follow the name); the services' own names ($SRV, queue groups) do not change.
  */
 export function natsPermissions(bucket: string, users: Record<NatsUserRole, string> = NatsUser): Record<NatsUserRole, NatsPermissions> {
-  const stream = `KV_${bucket}`;
+  const stream = streamName(bucket);
+  const log = changeLogStream(bucket);
   const read = bucketReadApi(stream);
   const pings = Object.values(ServiceName).map((n) => serviceSubjects.ping(n));
   return {
-    storage: service(ServiceName.storage, users.storage, SubjectGroup.storage, [], { publish: [...read, ...bucketWriteApi(bucket, stream)] }),
+    storage: service(ServiceName.storage, users.storage, SubjectGroup.storage, [], { publish: [...read, ...bucketWriteApi(bucket, stream, log)] }),
     authn: service(ServiceName.authn, users.authn, SubjectGroup.authn, [SubjectGroup.storage], { publish: read }),
     // Writes its default policy and aggregated roles through the generic store: storage and admission.
     authz: service(ServiceName.authz, users.authz, SubjectGroup.authz, [SubjectGroup.storage, SubjectGroup.admission], { publish: read, subscribe: [Subjects.admissionInterestChanged] }),
@@ -107,7 +140,7 @@ export function natsPermissions(bucket: string, users: Record<NatsUserRole, stri
       publish: [...read, Subjects.admissionInterestChanged],
     }),
     gateway: {
-      publish: [...Object.values(SubjectGroup).map((g) => `${g}.>`), ...pings, ...read],
+      publish: [...Object.values(SubjectGroup).map((g) => `${g}.>`), ...pings, ...read, ...changeLogReadApi(log)],
       subscribe: [Subjects.admissionInterestChanged, userInboxPrefix(users.gateway) + '.>'],
       allowResponses: false,
     },

@@ -11,6 +11,7 @@ import type { JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { Logger } from '../log.js';
 import { WatchCache, type KvChange } from './watch-cache.js';
+import type { ChangeLogRead } from './change-log.js';
 
 export interface KvFeedOptions {
   /** The bucket, or how to bind it (retried until it exists). */
@@ -222,6 +223,11 @@ export interface CacheFeed {
 
 export interface CacheFeedOptions {
   log: Logger;
+  /**
+   * The bucket's logged changes up to a revision (change-log.ts readChangeLog): read once the
+   * first state is loaded, to rebuild the window from before this cache's start.
+   */
+  history?(through: number): Promise<ChangeLogRead>;
   /** Called after each change is applied (e.g. to invalidate decisions derived from it). */
   onChange?(key: string, revision: number): void;
   retryMs?: number;
@@ -231,29 +237,56 @@ const asChange = (e: KvEntry): KvChange => ({ key: e.key, revision: e.revision, 
 
 /** Feeds the gateway's watch cache from the whole bucket, resyncing it after a restart. */
 export function startCacheFeed(kv: KV | (() => Promise<KV>), cache: WatchCache, opts: CacheFeedOptions): CacheFeed {
-  return startKvFeed({
+  // While the window's history is read, what the watch delivers waits here, in order.
+  let held: Array<() => void> | null = null;
+  const inOrder = (f: () => void) => (held ? held.push(f) : f());
+  let restored!: () => void;
+  const windowRestored = new Promise<void>((r) => (restored = r));
+  const apply = (e: KvEntry) => {
+    cache.apply(asChange(e));
+    opts.onChange?.(e.key, e.revision);
+  };
+  const feed = startKvFeed({
     kv,
     filters: ['>'],
     log: opts.log,
     ...(opts.retryMs !== undefined ? { retryMs: opts.retryMs } : {}),
-    onEntry(e) {
-      cache.apply(asChange(e));
-      opts.onChange?.(e.key, e.revision);
-    },
+    onEntry: (e) => inOrder(() => apply(e)),
     // Everything up to the last sequence before the watch started is now reflected, even
     // sequences whose messages were purged and will never be delivered.
-    onSynced: (_filter, through) => cache.markSynced(through),
-    onResync(_filter, replay, through) {
-      const missed = cache.resync(replay.map(asChange), through);
-      if (missed > 0) {
-        opts.log.warn({ missed, revision: cache.revision }, 'bucket watch resumed after missing changes; watchers were sent 410 Expired');
-        // Whatever derives decisions from changes must look again: report every replayed key.
-        for (const e of replay) opts.onChange?.(e.key, cache.revision);
-      } else {
-        opts.log.info({ revision: cache.revision }, 'bucket watch resumed; nothing was missed');
+    onSynced(_filter, through) {
+      if (!opts.history) {
+        cache.markSynced(through);
+        restored();
+        return;
       }
+      held = [];
+      const read = opts.history(through).catch((err: unknown) => {
+        opts.log.warn({ err }, 'reading the change log failed; the watch window starts now');
+        return undefined;
+      });
+      void read.then((history) => {
+        const n = cache.markSynced(through, history);
+        opts.log.info({ revision: through, restored: n, windowStart: cache.compactedRevision }, 'watch window restored from the change log');
+        const queued = held ?? [];
+        held = null;
+        for (const f of queued) f();
+        restored();
+      });
     },
+    onResync: (_filter, replay, through) =>
+      inOrder(() => {
+        const missed = cache.resync(replay.map(asChange), through);
+        if (missed > 0) {
+          opts.log.warn({ missed, revision: cache.revision }, 'bucket watch resumed after missing changes; watchers were sent 410 Expired');
+          // Whatever derives decisions from changes must look again: report every replayed key.
+          for (const e of replay) opts.onChange?.(e.key, cache.revision);
+        } else {
+          opts.log.info({ revision: cache.revision }, 'bucket watch resumed; nothing was missed');
+        }
+      }),
   });
+  return { ...feed, synced: feed.synced.then(() => windowRestored) };
 }
 
 /**

@@ -7,6 +7,7 @@ import type { ApiObject, ObjectRef } from '../api/types.js';
 import { resourceExpired, gone, tooLargeResourceVersion, type Status } from '../api/status.js';
 import { decodeKey, encodeKey } from './key-codec.js';
 import type { WatchEncoder } from '../codec/codec.js';
+import type { ChangeLogRead } from './change-log.js';
 
 export const DEFAULT_WINDOW_MS = 5 * 60_000;
 const DEFAULT_MAX_LOG_EVENTS = 500_000;
@@ -339,6 +340,8 @@ export class WatchCache {
   private logSize = 0;
   private readonly snapshots = new Map<string, { at: number; items: CachedObject[] }>();
   private readonly decoder = new TextDecoder();
+  /** Delete markers of the initial load, by resource and sort key (see restoreWindow). */
+  private initialMarkers = new Map<string, number>();
 
   constructor(opts: WatchCacheOptions = {}) {
     this.windowMs = opts.windowMs ?? DEFAULT_WINDOW_MS;
@@ -367,6 +370,9 @@ export class WatchCache {
       (object.metadata ??= {}).resourceVersion = String(change.revision);
       this.record(ref, change.revision, object);
     } else {
+      // Before the window is restored, a delete marker is the only trace of an object deleted
+      // since the log began (markSynced checks the log has it).
+      if (!this.synced) this.initialMarkers.set(`${resourceKey(ref.group, ref.resource)}\0${sortKeyOf(ref)}`, change.revision);
       this.record(ref, change.revision, null);
     }
     this.advance(change.revision);
@@ -405,13 +411,122 @@ export class WatchCache {
     }
   }
 
-  /** Called by the feed once the initial state is loaded; history before this is not available. */
-  markSynced(revision: number): void {
+  /**
+   * Called by the feed once the initial state is loaded, at `revision`. With the bucket's change
+   * log (change-log.ts) read up to that revision, the window is rebuilt from it, so watches and
+   * Exact reads from before this cache's start are served; without it history starts now.
+   * Returns the number of changes restored.
+   */
+  markSynced(revision: number, history?: ChangeLogRead): number {
     if (revision > this.revision) this.advance(revision);
-    this.compactedRevision = this.revision;
+    const restored = history ? this.restoreWindow(history) : 0;
+    if (!history) {
+      this.compactedRevision = this.revision;
+      this.initialMarkers.clear();
+    }
     this.synced = true;
     this.initializations++;
+    if (restored) this.compact();
     for (const f of this.syncWaiters.splice(0)) f();
+    return restored;
+  }
+
+  /**
+   * Rebuilds the change log of the window from the bucket's logged writes up to the current
+   * revision and sets compactedRevision to where that history starts. A change's previous state
+   * is the key's previous logged write when the change names it, the object the change carries,
+   * or nothing for a create; a change whose previous state is none of these cannot be rolled
+   * back, so history starts at it. The log's last write of each key must be what the cache holds, or nothing of it
+   * is trusted.
+   */
+  private restoreWindow({ changes, complete }: ChangeLogRead): number {
+    const through = this.revision;
+    const markers = this.initialMarkers;
+    this.initialMarkers = new Map();
+    this.compactedRevision = through;
+    if (!complete || changes.length === 0) return 0;
+    const first = changes[0]!.revision;
+    let start = first - 1;
+    const known = (revision: number) => (start = Math.max(start, revision));
+    // Per object (resource and sort key): its state after the last logged write, and that write.
+    const latest = new Map<string, CachedObject | null>();
+    const latestRevision = new Map<string, number>();
+    const events: Array<{ st: ResourceState; ev: ChangeEvent }> = [];
+    for (const c of changes) {
+      let ref: ObjectRef;
+      try {
+        ref = decodeKey(c.key);
+      } catch {
+        continue;
+      }
+      const resource = resourceKey(ref.group, ref.resource);
+      const sortKey = sortKeyOf(ref);
+      const id = `${resource}\0${sortKey}`;
+      const before = latestRevision.get(id);
+      // The previous state; null while unknown.
+      let prev: CachedObject | undefined | null = null;
+      const r = c.replaced;
+      if (r === 'none') prev = undefined;
+      else if (r === undefined) prev = before === undefined ? null : latest.get(id) ?? undefined;
+      else if (r.revision === before) prev = latest.get(id) ?? null;
+      else if (r.json !== undefined) prev = this.parseLogged(ref, sortKey, r.json, r.revision);
+      let obj: CachedObject | null = null;
+      if (c.operation === 'PUT') {
+        obj = this.parseLogged(ref, sortKey, c.value, c.revision);
+        if (!obj) prev = null;
+      }
+      latest.set(id, obj);
+      latestRevision.set(id, c.revision);
+      // Nothing before a change of unknown previous state can be reconstructed.
+      if (prev === null) {
+        known(c.revision);
+        continue;
+      }
+      const st = this.state(resource);
+      if (obj) events.push({ st, ev: { revision: c.revision, type: prev ? 'MODIFIED' : 'ADDED', obj, prev, at: c.at } });
+      else if (prev) {
+        const last: ApiObject = { ...prev.object, metadata: { ...prev.object.metadata, resourceVersion: String(c.revision) } };
+        events.push({ st, ev: { revision: c.revision, type: 'DELETED', obj: { ref, sortKey, object: last, revision: c.revision }, prev, at: c.at } });
+      }
+    }
+    // The log must end where the bucket is. A write it lacks (its entry still on the way, or
+    // lost) leaves the object known only from the bucket's revision of it on.
+    const held = new Map<string, CachedObject>();
+    for (const [resource, st] of this.resources) {
+      for (const o of st.objects.values()) {
+        const id = `${resource}\0${o.sortKey}`;
+        held.set(id, o);
+        const logged = latestRevision.get(id);
+        if (logged === undefined ? o.revision >= first : logged !== o.revision || !latest.get(id)) known(o.revision);
+      }
+    }
+    for (const [id, obj] of latest) if (obj && !held.has(id)) known(markers.get(id) ?? through);
+    for (const [id, revision] of markers) if (revision >= first && latestRevision.get(id) !== revision) known(revision);
+    let restored = 0;
+    for (const { st, ev } of events) {
+      if (ev.revision <= start) continue;
+      // The object held now replaces the log's copy of the same revision (one copy in memory).
+      const now = held.get(`${resourceKey(ev.obj.ref.group, ev.obj.ref.resource)}\0${ev.obj.sortKey}`);
+      st.log.push(now?.revision === ev.revision ? { ...ev, obj: now } : ev);
+      restored++;
+    }
+    this.logSize += restored;
+    for (const st of this.resources.values()) st.droppedThrough = start;
+    this.compactedRevision = start;
+    if (this.logSize > this.maxLogEvents) this.compact(true);
+    return restored;
+  }
+
+  /** A logged object (JSON text or bytes) at `revision`; null when it does not parse as one. */
+  private parseLogged(ref: ObjectRef, sortKey: string, json: string | Uint8Array, revision: number): CachedObject | null {
+    try {
+      const object = JSON.parse(typeof json === 'string' ? json : this.decoder.decode(json)) as ApiObject;
+      if (!object || typeof object !== 'object' || Array.isArray(object)) return null;
+      object.metadata = { ...(object.metadata ?? {}), resourceVersion: String(revision) };
+      return { ref, sortKey, object, revision };
+    } catch {
+      return null;
+    }
   }
 
   whenSynced(): Promise<void> {

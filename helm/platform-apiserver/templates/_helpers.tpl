@@ -144,8 +144,9 @@ nats-tls-key-file: /etc/platform/nats-client/tls.key
 
 {{/*
 Each NATS user's permissions, as shared/bus/permissions.ts defines them (the chart's tests compare
-the two): only storage writes the bucket and changes its stream, nobody deletes it; the readers
-get stream info, entries, ordered consumers and their flow control; a service answers only its
+the two): only storage writes the bucket and its change log and changes their streams, nobody
+deletes them; the readers get stream info, entries, ordered consumers and their flow control, and the
+gateway reads the change log with a consumer it deletes when done; a service answers only its
 own subjects and $SRV discovery, replies through allow_responses and reads only its own inbox;
 calls: gateway → every service, admission → storage and authz, authz → storage and admission,
 authn → storage. A JSON object: role → {publish, subscribe, allow_responses}.
@@ -155,7 +156,9 @@ authn → storage. A JSON object: role → {publish, subscribe, allow_responses}
 {{- $s := printf "KV_%s" $b }}
 {{- $users := .Values.nats.auth.userNames }}
 {{- $read := list (printf "$JS.API.STREAM.INFO.%s" $s) (printf "$JS.API.STREAM.MSG.GET.%s" $s) (printf "$JS.API.DIRECT.GET.%s" $s) (printf "$JS.API.DIRECT.GET.%s.>" $s) (printf "$JS.API.CONSUMER.CREATE.%s" $s) (printf "$JS.API.CONSUMER.CREATE.%s.>" $s) (printf "$JS.API.CONSUMER.INFO.%s.*" $s) (printf "$JS.FC.%s.>" $s) }}
-{{- $write := list (printf "$KV.%s.>" $b) "$JS.API.INFO" (printf "$JS.API.STREAM.CREATE.%s" $s) (printf "$JS.API.STREAM.UPDATE.%s" $s) (printf "$JS.API.STREAM.PURGE.%s" $s) }}
+{{- $l := printf "CHANGES_%s" $b }}
+{{- $write := list (printf "$KV.%s.>" $b) "$JS.API.INFO" (printf "$JS.API.STREAM.CREATE.%s" $s) (printf "$JS.API.STREAM.UPDATE.%s" $s) (printf "$JS.API.STREAM.PURGE.%s" $s) (printf "$JS.API.STREAM.INFO.%s" $l) (printf "$JS.API.STREAM.CREATE.%s" $l) (printf "$JS.API.STREAM.UPDATE.%s" $l) (printf "platform.changes.%s.>" $b) }}
+{{- $logRead := list (printf "$JS.API.STREAM.INFO.%s" $l) (printf "$JS.API.CONSUMER.CREATE.%s" $l) (printf "$JS.API.CONSUMER.CREATE.%s.>" $l) (printf "$JS.API.CONSUMER.INFO.%s.*" $l) (printf "$JS.API.CONSUMER.MSG.NEXT.%s.*" $l) (printf "$JS.API.CONSUMER.DELETE.%s.*" $l) }}
 {{- $changed := "platform.v1.admission.interestchanged" }}
 {{- $calls := dict "storage" (list) "authn" (list "storage") "authz" (list "storage" "admission") "admission" (list "storage" "authz") }}
 {{- $pubs := dict "storage" (concat $read $write) "authn" $read "authz" $read "admission" (append $read $changed) }}
@@ -177,7 +180,7 @@ authn → storage. A JSON object: role → {publish, subscribe, allow_responses}
 {{- $_ := set $out $role (dict "publish" (concat $pub (index $pubs $role)) "subscribe" (concat $sub (index $subs $role)) "allow_responses" true) }}
 {{- end }}
 {{- $gwPub := list "platform.v1.storage.>" "platform.v1.authn.>" "platform.v1.authz.>" "platform.v1.admission.>" }}
-{{- $_ := set $out "gateway" (dict "publish" (concat $gwPub $pings $read) "subscribe" (list $changed (printf "_INBOX.%s.>" $users.gateway)) "allow_responses" false) }}
+{{- $_ := set $out "gateway" (dict "publish" (concat $gwPub $pings $read $logRead) "subscribe" (list $changed (printf "_INBOX.%s.>" $users.gateway)) "allow_responses" false) }}
 {{- toJson $out }}
 {{- end }}
 

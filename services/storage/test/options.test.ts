@@ -20,6 +20,7 @@ test('storage options - with no flags every default is converted to its type (du
       'log-level': 'info',
       bucket: 'objects',
       replicas: 1,
+      'watch-window': 300_000,
       'delete-marker-ttl': 300_000,
       'delete-marker-purge-interval': 60_000,
       'metrics-bind-address': '',

@@ -1,0 +1,197 @@
+// The bucket's change log: every write of the object bucket, kept in JetStream for a while after
+// the bucket itself has replaced it (the bucket keeps one entry per key). A stream of its own,
+// limited by age, that storage publishes each write to once the bucket has taken it.
+//
+// Not a mirror or a source of the bucket's stream: nats-server (2.9) re-checks a copied message's
+// expected-last-subject-sequence against the copy, so a CAS write whose predecessor the copy no
+// longer holds (aged out) would be dropped from it — exactly the writes the log exists for.
+//
+// A gateway that starts rebuilds its watch window from it (watch-cache.ts `markSynced`), so a
+// client resumes a watch or reads an Exact list from before that gateway's start. Rolling the
+// window back needs each change's previous state, so every logged write says what it replaced
+// (`PREV_HEADER`): nothing live (a create), or the revision it replaced — and, when that revision
+// is older than the window, the replaced object itself. The log, kept for twice the window and a
+// margin, thus knows the previous state of every change inside the last window. Whatever it cannot
+// know (a write by another client, a log entry lost with a storage replica that died between the
+// bucket's ack and the log's publish, an object too large to carry its predecessor) only shortens
+// the rebuilt window.
+
+import type { NatsConnection } from '@nats-io/nats-core';
+import { headers } from '@nats-io/nats-core';
+import { DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
+import type { Logger } from '../log.js';
+import { isStreamNotFound } from './kv-errors.js';
+
+/** What a write replaced: `PREV_NONE`, `<revision>`, or `<revision> <the replaced object's JSON>`. */
+export const PREV_HEADER = 'Platform-Prev';
+/** What a create replaced: nothing live. */
+export const PREV_NONE = 'none';
+/** The bucket revision of a logged write. */
+export const REVISION_HEADER = 'Platform-Revision';
+export const KV_OPERATION_HEADER = 'KV-Operation';
+
+/** Beyond twice the window: clocks of storage and NATS may differ by this much. */
+const CLOCK_MARGIN_MS = 60_000;
+
+export function changeLogStream(bucket: string): string {
+  return `CHANGES_${bucket}`;
+}
+
+/** The log's subjects: one per key, as in the bucket. */
+export function changeLogSubject(bucket: string, key: string): string {
+  return `platform.changes.${bucket}.${key}`;
+}
+
+/** How long the log keeps a change: the window, the carrying threshold (also the window), a margin. */
+export function changeLogMaxAgeMs(windowMs: number): number {
+  return 2 * windowMs + CLOCK_MARGIN_MS;
+}
+
+export function changeLogConfig(bucket: string, windowMs: number, replicas: number): Partial<StreamConfig> & { name: string } {
+  return {
+    name: changeLogStream(bucket),
+    subjects: [changeLogSubject(bucket, '>')],
+    retention: RetentionPolicy.Limits,
+    discard: DiscardPolicy.Old,
+    storage: StorageType.File,
+    num_replicas: replicas,
+    max_age: changeLogMaxAgeMs(windowMs) * 1_000_000,
+    max_msg_size: -1,
+  };
+}
+
+/**
+ * Logs one write the bucket has taken. A plain publish, not awaited: the write is already
+ * durable and acknowledged by the bucket, and a log entry lost on the way only shortens a
+ * rebuilt window (see above).
+ */
+export function logChange(nc: NatsConnection, bucket: string, change: { key: string; revision: number; data: Uint8Array; replaced: string; operation?: 'DEL' }): void {
+  const h = headers();
+  h.set(REVISION_HEADER, String(change.revision));
+  h.set(PREV_HEADER, change.replaced);
+  if (change.operation) h.set(KV_OPERATION_HEADER, change.operation);
+  nc.publish(changeLogSubject(bucket, change.key), change.data, { headers: h });
+}
+
+/** The header a write carries: what it replaced (see `PREV_HEADER`). */
+export function prevHeader(replaced: { revision: number; json?: string | undefined } | null): string {
+  if (!replaced) return PREV_NONE;
+  return replaced.json === undefined ? String(replaced.revision) : `${replaced.revision} ${replaced.json}`;
+}
+
+/** What a logged write says it replaced; undefined when it does not say (another writer). */
+export type Replaced = { revision: number; json?: string } | 'none' | undefined;
+
+export function parsePrevHeader(value: string | undefined): Replaced {
+  if (!value) return undefined;
+  if (value === PREV_NONE) return 'none';
+  const space = value.indexOf(' ');
+  const revision = Number(space < 0 ? value : value.slice(0, space));
+  if (!Number.isSafeInteger(revision) || revision <= 0) return undefined;
+  return space < 0 ? { revision } : { revision, json: value.slice(space + 1) };
+}
+
+/** Creates the log (storage, at start) or brings an existing one's age limit to the window's. */
+export async function ensureChangeLog(nc: NatsConnection, bucket: string, opts: { windowMs: number; replicas: number; onConfigDrift?: (message: string) => void }): Promise<void> {
+  const jsm = await jetstreamManager(nc, { checkAPI: false });
+  const want = changeLogConfig(bucket, opts.windowMs, opts.replicas);
+  try {
+    const { config } = await jsm.streams.info(want.name);
+    if (config.max_age !== want.max_age) {
+      await jsm.streams.update(want.name, { ...config, max_age: want.max_age! });
+      opts.onConfigDrift?.(`change log ${want.name} now keeps changes for ${changeLogMaxAgeMs(opts.windowMs) / 1000} s`);
+    }
+    if (config.num_replicas !== opts.replicas) opts.onConfigDrift?.(`change log ${want.name} has ${config.num_replicas} replicas (configured ${opts.replicas})`);
+  } catch (err) {
+    if (!isStreamNotFound(err)) throw err;
+    await jsm.streams.add(want);
+  }
+}
+
+/** One write of the bucket as the log holds it. */
+export interface LoggedChange {
+  key: string;
+  /** The bucket's revision of the write. */
+  revision: number;
+  operation: 'PUT' | 'DEL' | 'PURGE';
+  value: Uint8Array;
+  /** What the write replaced. */
+  replaced: Replaced;
+  /** When the log took it (ms). */
+  at: number;
+}
+
+export interface ChangeLogRead {
+  /** Every logged write up to `through`, in revision order. */
+  changes: LoggedChange[];
+  /** False when the log could not be read: the caller then knows nothing before `through`. */
+  complete: boolean;
+}
+
+export interface ReadChangeLogOptions {
+  bucket: string;
+  /** The bucket revision the reader's state is at: later writes are not returned. */
+  through: number;
+  /** How long the whole read may take. */
+  timeoutMs?: number;
+  log?: Logger;
+}
+
+/**
+ * Reads the whole log (up to its end when the read starts) and returns the writes up to `through`
+ * in revision order (storage replicas publish concurrently, so the log's own order may differ).
+ * A write the bucket took but whose entry is still on its way is missing: the reader notices it
+ * by the chain of revisions (watch-cache.ts).
+ */
+export async function readChangeLog(nc: NatsConnection, opts: ReadChangeLogOptions): Promise<ChangeLogRead> {
+  const stream = changeLogStream(opts.bucket);
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const changes: LoggedChange[] = [];
+  let jsm: JetStreamManager;
+  try {
+    jsm = await jetstreamManager(nc, { checkAPI: false });
+    if ((await jsm.streams.info(stream)).state.messages === 0) return { changes, complete: true };
+  } catch (err) {
+    opts.log?.warn({ err, stream }, 'the change log cannot be read; the watch window starts now');
+    return { changes, complete: false };
+  }
+  let complete = false;
+  const consumer = await jetstream(nc).consumers.get(stream, { deliver_policy: DeliverPolicy.All });
+  try {
+    const messages = await consumer.consume({ max_messages: 1_000, expires: 2_000 });
+    const timer = setTimeout(() => messages.stop(), timeoutMs);
+    try {
+      for await (const m of messages) {
+        const revision = Number(m.headers?.get(REVISION_HEADER));
+        if (Number.isSafeInteger(revision) && revision > 0 && revision <= opts.through) {
+          const op = m.headers?.get(KV_OPERATION_HEADER);
+          changes.push({
+            key: m.subject.slice(changeLogSubject(opts.bucket, '').length),
+            revision,
+            operation: op === 'DEL' || op === 'PURGE' ? op : 'PUT',
+            value: m.data,
+            replaced: parsePrevHeader(m.headers?.get(PREV_HEADER)),
+            at: m.time.getTime(),
+          });
+        }
+        if (m.info.pending === 0) {
+          complete = true;
+          break;
+        }
+      }
+    } finally {
+      clearTimeout(timer);
+      messages.stop();
+    }
+  } catch (err) {
+    opts.log?.warn({ err, stream }, 'reading the change log failed; the watch window starts now');
+  } finally {
+    await consumer.delete().catch(() => undefined);
+  }
+  if (!complete) {
+    opts.log?.warn({ stream, read: changes.length }, 'the change log was not read to its end in time; the watch window starts now');
+    return { changes: [], complete: false };
+  }
+  changes.sort((a, b) => a.revision - b.revision);
+  return { changes, complete };
+}
