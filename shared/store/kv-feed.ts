@@ -235,23 +235,70 @@ export interface CacheFeedOptions {
 
 const asChange = (e: KvEntry): KvChange => ({ key: e.key, revision: e.revision, operation: e.operation, value: e.value });
 
-/** Feeds the gateway's watch cache from the whole bucket, resyncing it after a restart. */
+/**
+ * Feeds the gateway's watch cache from the whole bucket. With the change log (`history`), the
+ * window is rebuilt from it at start and changes missed while the watch was down are filled in
+ * from it; without it, or when the log cannot account for them, the cache resyncs (watchers get
+ * 410 Expired).
+ */
 export function startCacheFeed(kv: KV | (() => Promise<KV>), cache: WatchCache, opts: CacheFeedOptions): CacheFeed {
-  // While the window's history is read, what the watch delivers waits here, in order.
-  let held: Array<() => void> | null = null;
-  const inOrder = (f: () => void) => (held ? held.push(f) : f());
+  const log = opts.log;
+  // What the watch delivers is handled in order; while a step reads the change log, the steps
+  // after it wait here.
+  let held: Array<() => void | Promise<void>> | null = null;
+  const run = (steps: Array<() => void | Promise<void>>) => {
+    for (let step = steps.shift(); step; step = steps.shift()) {
+      let pending: void | Promise<void>;
+      try {
+        pending = step();
+      } catch (err) {
+        // As a failing entry would have been before: logged, and the next one handled.
+        log.error({ err }, 'applying a bucket change to the watch cache failed');
+        continue;
+      }
+      if (pending) {
+        held = steps;
+        void pending.catch((err: unknown) => log.error({ err }, 'applying a bucket change to the watch cache failed')).finally(() => {
+          const rest = held ?? [];
+          held = null;
+          run(rest);
+        });
+        return;
+      }
+    }
+  };
+  const inOrder = (step: () => void | Promise<void>) => (held ? held.push(step) : run([step]));
+  const readLog = (through: number): Promise<ChangeLogRead | undefined> =>
+    opts.history!(through).catch((err: unknown) => {
+      log.warn({ err }, 'reading the change log failed');
+      return undefined;
+    });
+
   let restored!: () => void;
   const windowRestored = new Promise<void>((r) => (restored = r));
-  const apply = (e: KvEntry) => {
-    cache.apply(asChange(e));
-    opts.onChange?.(e.key, e.revision);
+  const changed = (key: string, revision: number) => opts.onChange?.(key, revision);
+
+  const resync = (replay: KvChange[], through: number) => {
+    const missed = cache.resync(replay, through);
+    if (missed > 0) {
+      log.warn({ missed, revision: cache.revision }, 'bucket watch resumed after missing changes; watchers were sent 410 Expired');
+      // Whatever derives decisions from changes must look again: report every replayed key.
+      for (const e of replay) changed(e.key, cache.revision);
+    } else {
+      log.info({ revision: cache.revision }, 'bucket watch resumed; nothing was missed');
+    }
   };
+
   const feed = startKvFeed({
     kv,
     filters: ['>'],
-    log: opts.log,
+    log,
     ...(opts.retryMs !== undefined ? { retryMs: opts.retryMs } : {}),
-    onEntry: (e) => inOrder(() => apply(e)),
+    onEntry: (e) =>
+      inOrder(() => {
+        cache.apply(asChange(e));
+        changed(e.key, e.revision);
+      }),
     // Everything up to the last sequence before the watch started is now reflected, even
     // sequences whose messages were purged and will never be delivered.
     onSynced(_filter, through) {
@@ -260,30 +307,20 @@ export function startCacheFeed(kv: KV | (() => Promise<KV>), cache: WatchCache, 
         restored();
         return;
       }
-      held = [];
-      const read = opts.history(through).catch((err: unknown) => {
-        opts.log.warn({ err }, 'reading the change log failed; the watch window starts now');
-        return undefined;
-      });
-      void read.then((history) => {
-        const n = cache.markSynced(through, history);
-        opts.log.info({ revision: through, restored: n, windowStart: cache.compactedRevision }, 'watch window restored from the change log');
-        const queued = held ?? [];
-        held = null;
-        for (const f of queued) f();
+      inOrder(async () => {
+        const n = cache.markSynced(through, await readLog(through));
+        log.info({ revision: through, restored: n, windowStart: cache.compactedRevision }, 'watch window restored from the change log');
         restored();
       });
     },
-    onResync: (_filter, replay, through) =>
-      inOrder(() => {
-        const missed = cache.resync(replay.map(asChange), through);
-        if (missed > 0) {
-          opts.log.warn({ missed, revision: cache.revision }, 'bucket watch resumed after missing changes; watchers were sent 410 Expired');
-          // Whatever derives decisions from changes must look again: report every replayed key.
-          for (const e of replay) opts.onChange?.(e.key, cache.revision);
-        } else {
-          opts.log.info({ revision: cache.revision }, 'bucket watch resumed; nothing was missed');
-        }
+    onResync: (_filter, entries, through) =>
+      inOrder(async () => {
+        const replay = entries.map(asChange);
+        const history = opts.history && cache.revision < through ? await readLog(through) : undefined;
+        const applied = history?.complete ? cache.catchUp(history.changes, replay, through) : null;
+        if (!applied) return resync(replay, through);
+        for (const c of applied) changed(c.key, c.revision);
+        log.info({ caughtUp: applied.length, revision: cache.revision }, 'bucket watch resumed; the changes missed meanwhile came from the change log');
       }),
   });
   return { ...feed, synced: feed.synced.then(() => windowRestored) };

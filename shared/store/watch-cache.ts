@@ -7,7 +7,7 @@ import type { ApiObject, ObjectRef } from '../api/types.js';
 import { resourceExpired, gone, tooLargeResourceVersion, type Status } from '../api/status.js';
 import { decodeKey, encodeKey } from './key-codec.js';
 import type { WatchEncoder } from '../codec/codec.js';
-import type { ChangeLogRead } from './change-log.js';
+import type { ChangeLogRead, LoggedChange } from './change-log.js';
 
 export const DEFAULT_WINDOW_MS = 5 * 60_000;
 const DEFAULT_MAX_LOG_EVENTS = 500_000;
@@ -366,9 +366,10 @@ export class WatchCache {
       return;
     }
     if (change.operation === 'PUT') {
-      const object = JSON.parse(this.decoder.decode(change.value)) as ApiObject;
-      (object.metadata ??= {}).resourceVersion = String(change.revision);
-      this.record(ref, change.revision, object);
+      // An entry that is not an object (no writer of ours makes one) reads as a deletion: the
+      // cache must not keep serving the key's older state.
+      const obj = change.value && this.parseLogged(ref, sortKeyOf(ref), change.value, change.revision);
+      this.record(ref, change.revision, obj ? obj.object : null);
     } else {
       // Before the window is restored, a delete marker is the only trace of an object deleted
       // since the log began (markSynced checks the log has it).
@@ -517,12 +518,12 @@ export class WatchCache {
     return restored;
   }
 
-  /** A logged object (JSON text or bytes) at `revision`; null when it does not parse as one. */
+  /** A stored object (JSON text or bytes) at `revision`; null when it does not parse as one. */
   private parseLogged(ref: ObjectRef, sortKey: string, json: string | Uint8Array, revision: number): CachedObject | null {
     try {
       const object = JSON.parse(typeof json === 'string' ? json : this.decoder.decode(json)) as ApiObject;
       if (!object || typeof object !== 'object' || Array.isArray(object)) return null;
-      object.metadata = { ...(object.metadata ?? {}), resourceVersion: String(revision) };
+      (object.metadata ??= {}).resourceVersion = String(revision);
       return { ref, sortKey, object, revision };
     } catch {
       return null;
@@ -654,6 +655,54 @@ export class WatchCache {
     let n = 0;
     for (const st of this.resources.values()) n += st.watchers.size;
     return n;
+  }
+
+  /**
+   * After the feed had to restart: applies the changes it missed from the bucket's change log, as
+   * live changes (watchers go on without a gap), when they are exactly what happened — each one
+   * replaces the state the cache holds for its object, and together they end at the bucket's state
+   * (`replay`, every key's latest entry as of `through`). Otherwise applies nothing and answers
+   * false: the caller falls back to `resync`. Returns the changes applied, in order.
+   */
+  catchUp(changes: LoggedChange[], replay: KvChange[], through: number): KvChange[] | null {
+    const missed = changes.filter((c) => c.revision > this.revision);
+    // Each object's revision as the missed changes leave it (0: absent), starting from the cache.
+    const after = new Map<string, number>();
+    const revisionOf = (key: string, ref: ObjectRef) => after.get(key) ?? this.get(resourceKey(ref.group, ref.resource), ref.namespace, ref.name)?.revision ?? 0;
+    for (const c of missed) {
+      let ref: ObjectRef;
+      try {
+        ref = decodeKey(c.key);
+      } catch {
+        return null;
+      }
+      const r = c.replaced;
+      const held = revisionOf(c.key, ref);
+      if (r === undefined || (r === 'none' ? held !== 0 : r.revision !== held)) return null;
+      after.set(c.key, c.operation === 'PUT' ? c.revision : 0);
+    }
+    const latest = new Map(replay.map((e) => [e.key, e.operation === 'PUT' ? e.revision : 0]));
+    for (const [key, revision] of after) if ((latest.get(key) ?? 0) !== revision) return null;
+    for (const e of replay) {
+      if (after.has(e.key)) continue;
+      let ref: ObjectRef;
+      try {
+        ref = decodeKey(e.key);
+      } catch {
+        continue;
+      }
+      if (revisionOf(e.key, ref) !== (e.operation === 'PUT' ? e.revision : 0)) return null;
+    }
+    for (const st of this.resources.values()) {
+      for (const o of st.objects.values()) {
+        const key = encodeKey(o.ref);
+        if (!after.has(key) && !latest.has(key)) return null;
+      }
+    }
+    const applied = missed.map((c): KvChange => ({ key: c.key, revision: c.revision, operation: c.operation, value: c.value }));
+    for (const c of applied) this.apply(c);
+    if (through > this.revision) this.advance(through);
+    return applied;
   }
 
   /**
