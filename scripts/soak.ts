@@ -21,6 +21,8 @@ import { parseDuration } from '../shared/config/options.js';
 import { freePort, startLocalNats, type LocalNats } from '../shared/local/nats-server.js';
 import { REPO_ROOT, rssMiBOf, spawnNode, type Child } from '../bench/procs.js';
 import { isEntryPoint } from './entry-point.js';
+import { changeLogMaxAgeMs } from '../shared/store/change-log.js';
+import { DEFAULT_WINDOW_MS } from '../shared/store/watch-cache.js';
 
 const SERVICES = ['storage', 'authn', 'authz', 'admission'] as const;
 type Role = (typeof SERVICES)[number] | 'gateway';
@@ -34,10 +36,11 @@ const POOL = 2_000;
 const MAX_RSS_GROWTH = 0.25;
 /**
  * The gateways keep every change of the last --watch-cache-window (5 minutes by default) for
- * watches and continue tokens: their memory rises until the window is full. The warm-up lasts at
- * least that long and a minute more.
+ * watches and continue tokens, and NATS keeps the bucket's change log for twice storage's
+ * --watch-window and a minute (change-log.ts): memory rises until both are full. The warm-up lasts
+ * at least that long and a minute more.
  */
-const WINDOW_FILL_MS = 6 * 60_000;
+const WINDOW_FILL_MS = changeLogMaxAgeMs(DEFAULT_WINDOW_MS) + 60_000;
 
 interface Options {
   durationMs: number;
