@@ -6,6 +6,7 @@
 //   npm run bench -- --cpu-prof=create (or =get)
 //   npm run bench -- --auth-only       only the authentication/authorization figures
 //   npm run bench -- --webhooks-only   only the create rates with admission webhooks
+//   npm run bench -- --fanout-only     only the watch fan-out
 //
 // Processes: nats-server, the four non-gateway services in one child, the gateway in its own child,
 // a bare fastify baseline in another; this process only drives load (closed loop, keep-alive).
@@ -22,7 +23,7 @@ import { MachineMeter } from './machine.js';
 import { summarizeProfile } from './profile.js';
 import { getOp, PROTOBUF, timeLists } from './reads.js';
 import { mib, ms, printTable, rate, type Row } from './report.js';
-import { watchFanout } from './watch.js';
+import { watchFanout, type FanoutResult } from './watch.js';
 import { authBench } from './auth.js';
 import { configMapWrites, createDeployments, deploymentPatchOp, rawKvCreateOp, seedConfigMaps, seedName } from './writes.js';
 import { webhookCreateRates } from './webhooks.js';
@@ -44,13 +45,17 @@ function progress(msg: string): void {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, 'auth-only': { type: 'boolean' }, 'webhooks-only': { type: 'boolean' } }, allowPositionals: false, strict: true, args: normalizeArgs(process.argv.slice(2)) });
+  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, 'auth-only': { type: 'boolean' }, 'webhooks-only': { type: 'boolean' }, 'fanout-only': { type: 'boolean' } }, allowPositionals: false, strict: true, args: normalizeArgs(process.argv.slice(2)) });
   if (values['auth-only']) {
     printTable(await authBench(progress));
     return;
   }
   if (values['webhooks-only']) {
     await webhooksOnly();
+    return;
+  }
+  if (values['fanout-only']) {
+    await fanoutOnly();
     return;
   }
   const profiles = values['cpu-prof'] === undefined ? [] : values['cpu-prof'] === '' ? ['create', 'get'] : values['cpu-prof'].split(',');
@@ -122,13 +127,7 @@ async function main(): Promise<void> {
 
     progress(`watch fan-out: ${WATCHERS} watchers, ${FANOUT_WRITES} writes`);
     const fan = await watchFanout(gw, { url: c.gatewayUrl, caPem: c.caPem, token: c.token, namespace: NS.watch, watchers: WATCHERS, writes: FANOUT_WRITES });
-    rows.push({
-      figure: `watch fan-out to ${fan.watchers.toLocaleString('en-US')} watchers (${fan.writes} writes)`,
-      measured: `p50 ${ms(fan.p50Ms)} p99 ${ms(fan.p99Ms)}`,
-      limit: `min ${ms(fan.minMs)} max ${ms(fan.maxMs)}, per-write p99 ${fan.perWriteP99Ms.map((x) => x.toFixed(0)).join('/')} ms, missed ${fan.missed}`,
-      target: `p99 ≤ ${TARGET.fanoutP99Ms} ms`,
-      ok: fan.p99Ms <= TARGET.fanoutP99Ms && fan.missed === 0,
-    });
+    rows.push(fanoutRow(fan));
 
     const usage = meter.usage();
     const errors = [baseline, getAny, getConsistent, getProtobuf, ...writes.results, ...hooked.failed, merged, applied].filter((r) => r.errors > 0);
@@ -211,6 +210,34 @@ async function writeFigures(c: BenchCluster, gw: HttpClient, bare: HttpClient, t
     rows.push({ figure: `${verb} via gateway, ${topology} (c=${CONCURRENCY})`, measured: `${rate(gateway.rate)} p99 ${ms(gateway.p99Ms)}`, limit, ratio, target: `≥ ${target}`, ok: ratio >= target });
   }
   return { rows, results };
+}
+
+/** `--fanout-only`: a cluster, the watch fan-out figure, the table. */
+async function fanoutOnly(): Promise<void> {
+  const cleanup = new Cleanup();
+  try {
+    progress('starting nats-server, services and gateway');
+    const c = await startBenchCluster(cleanup);
+    const gw = new HttpClient(c.gatewayUrl, c.caPem, { token: c.token, maxSockets: CONCURRENCY });
+    cleanup.defer('close HTTP agent', () => gw.destroy());
+    await gw.json('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS.watch } }, [201]);
+    progress(`watch fan-out: ${WATCHERS} watchers, ${FANOUT_WRITES} writes`);
+    const row = fanoutRow(await watchFanout(gw, { url: c.gatewayUrl, caPem: c.caPem, token: c.token, namespace: NS.watch, watchers: WATCHERS, writes: FANOUT_WRITES }));
+    process.stdout.write(`\nplatform-apiserver bench, watch fan-out — ${new Date().toISOString()}\n\n`);
+    printTable([row]);
+  } finally {
+    await cleanup.run();
+  }
+}
+
+function fanoutRow(fan: FanoutResult): Row {
+  return {
+    figure: `watch fan-out to ${fan.watchers.toLocaleString('en-US')} watchers (${fan.writes} writes)`,
+    measured: `p50 ${ms(fan.p50Ms)} p99 ${ms(fan.p99Ms)}`,
+    limit: `min ${ms(fan.minMs)} max ${ms(fan.maxMs)}, per-write p99 ${fan.perWriteP99Ms.map((x) => x.toFixed(0)).join('/')} ms, missed ${fan.missed}`,
+    target: `p99 ≤ ${TARGET.fanoutP99Ms} ms`,
+    ok: fan.p99Ms <= TARGET.fanoutP99Ms && fan.missed === 0,
+  };
 }
 
 /** `--webhooks-only`: a cluster, the webhook create figures, the table. */

@@ -40,7 +40,8 @@ interface ChangeEvent {
 
 /** Where a watcher's bytes go. `write` returns false when the client is too slow; the cache then closes it. */
 export interface WatchSink {
-  write(chunk: string | Buffer): boolean;
+  /** `live`: a change fanned out as it happens (not the watcher catching up). */
+  write(chunk: string | Buffer, live?: boolean): boolean;
   close(error?: Status): void;
   /**
    * Flow control while the watcher catches up (initial events, replayed history): whether the
@@ -128,12 +129,12 @@ class Watcher implements WatchHandle {
       }
       line = ev.line;
     } else line = this.serialize(type, ev.obj);
-    this.send(line);
+    this.send(line, this.live);
   }
 
-  send(line: string | Buffer): void {
+  send(line: string | Buffer, live = false): void {
     if (this.closed) return;
-    if (!this.opts.sink.write(line)) {
+    if (!this.opts.sink.write(line, live)) {
       this.state.terminatedWatchers++;
       this.stop();
       this.opts.sink.close();
