@@ -17,7 +17,7 @@ import type { BusRequest } from '../../shared/registry/rest/hooks.js';
 import { BucketNotFoundError, lastRevision, openObjectBucket } from '../../shared/store/kv-bucket.js';
 import { escapeToken } from '../../shared/store/key-codec.js';
 import { startCacheFeed } from '../../shared/store/kv-feed.js';
-import { WatchCache } from '../../shared/store/watch-cache.js';
+import { namespaceFacts, WatchCache } from '../../shared/store/watch-cache.js';
 import { readChangeLog } from '../../shared/store/change-log.js';
 import { defaultIdentityOptions, Identity, type IdentityOptions } from './identity.js';
 import { filterChain, installFilters } from './filters/chain.js';
@@ -121,7 +121,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   const store = new GenericStore({
     registry,
     source: reader,
-    admit: admissionClient(nc, admissionInterest, opts.busTimeoutMs),
+    admit: admissionClient(nc, admissionInterest, opts.busTimeoutMs, namespaceFacts(cache)),
     bus,
     updateRetryMs: opts.updateRetryMs,
     allocators,

@@ -19,6 +19,33 @@ export interface AdmissionMatch {
    * backend), beyond the bus's usual deadline: the caller waits that much longer for the phase.
    */
   timeoutSeconds?: number;
+  /**
+   * When a request for an object inside a namespace (not a namespace itself) needs the plugin at
+   * all, as far as the caller's view of the cluster tells: `inactive`, only when the namespace is
+   * missing or being terminated (NamespaceLifecycle); `{ holds }`, only when the namespace holds an
+   * object of that resource (ResourceQuota). The admission service runs a matching plugin
+   * regardless (the plugin decides); the gateway skips a phase when its watch cache rules out
+   * every matching plugin, as it skips one nobody matches.
+   */
+  namespace?: NamespaceCondition;
+}
+
+export type NamespaceCondition = 'inactive' | { holds: ResourceMatch };
+
+/** What the caller knows of a namespace, to evaluate `AdmissionMatch.namespace`. */
+export interface NamespaceFacts {
+  /** The namespace exists and is not being terminated. */
+  active(namespace: string): boolean;
+  /** The namespace holds at least one object of the resource (storage group, '' for core). */
+  holds(namespace: string, group: string, resource: string): boolean;
+}
+
+/** Whether a plugin matching the request is ruled out by its namespace condition. */
+export function ruledOutByNamespace(match: AdmissionMatch, namespace: string | undefined, group: string, resource: string, facts: NamespaceFacts | undefined): boolean {
+  const condition = match.namespace;
+  if (!condition || !namespace || !facts || (group === '' && resource === 'namespaces')) return false;
+  if (condition === 'inactive') return facts.active(namespace);
+  return !facts.holds(namespace, condition.holds.group, condition.holds.resource);
 }
 
 /** Upstream's request timeout: no admission phase is waited for longer. */

@@ -7,7 +7,7 @@
 
 import type { NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
-import { admissionMatches, MAX_ADMISSION_SECONDS } from '../api/admission-match.js';
+import { admissionMatches, MAX_ADMISSION_SECONDS, ruledOutByNamespace, type NamespaceFacts } from '../api/admission-match.js';
 import { busRequest } from './client.js';
 import { Subjects } from './subjects.js';
 import type { AdmissionInterest, AdmissionPhase, AuthnInterest } from './messages.js';
@@ -86,8 +86,9 @@ export class AdmissionInterestCache extends ServiceInterest<AdmissionInterest> {
    * How long to wait for the phase: `baseMs` plus what the interested plugins may spend calling
    * out, at most upstream's request timeout; null when no plugin is interested (skip the phase).
    * While the interest is unknown, every phase is called and waited for as long as any may take.
+   * With `facts`, a plugin whose namespace condition they rule out does not count.
    */
-  deadlineMs(phase: AdmissionPhase, operation: string, group: string, resource: string, userGroups: readonly string[] | undefined, baseMs: number): number | null {
+  deadlineMs(phase: AdmissionPhase, operation: string, group: string, resource: string, userGroups: readonly string[] | undefined, baseMs: number, namespace?: string, facts?: NamespaceFacts): number | null {
     const i = this.value();
     const cap = Math.max(baseMs, MAX_ADMISSION_SECONDS * 1000);
     if (!i) return cap;
@@ -95,6 +96,7 @@ export class AdmissionInterestCache extends ServiceInterest<AdmissionInterest> {
     let extra = 0;
     for (const m of i[phase]) {
       if (!admissionMatches(m, operation, group, resource, userGroups)) continue;
+      if (ruledOutByNamespace(m, namespace, group, resource, facts)) continue;
       wanted = true;
       extra += (m.timeoutSeconds ?? 0) * 1000;
     }

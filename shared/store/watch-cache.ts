@@ -8,6 +8,7 @@ import { resourceExpired, gone, tooLargeResourceVersion, type Status } from '../
 import { decodeKey, encodeKey } from './key-codec.js';
 import type { WatchEncoder } from '../codec/codec.js';
 import type { ChangeLogRead, LoggedChange } from './change-log.js';
+import type { NamespaceFacts } from '../api/admission-match.js';
 
 export const DEFAULT_WINDOW_MS = 5 * 60_000;
 const DEFAULT_MAX_LOG_EVENTS = 500_000;
@@ -580,6 +581,21 @@ export class WatchCache {
     return this.resources.get(resource)?.sorted() ?? [];
   }
 
+  /** Whether a namespace holds any object of a namespaced resource. */
+  holds(resource: string, namespace: string): boolean {
+    const items = this.resources.get(resource)?.sorted();
+    if (!items?.length) return false;
+    const prefix = `${namespace}/`;
+    let lo = 0;
+    let hi = items.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (items[mid]!.sortKey < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < items.length && items[lo]!.sortKey.startsWith(prefix);
+  }
+
   count(resource: string): number {
     return this.resources.get(resource)?.objects.size ?? 0;
   }
@@ -762,4 +778,20 @@ export class WatchCache {
       }
     }
   }
+}
+
+/**
+ * What the cache tells of namespaces, for skipping admission phases (admission-match.ts). Only
+ * once synced: before, every namespace reads as unknown (not active, holding anything).
+ */
+export function namespaceFacts(cache: WatchCache): NamespaceFacts {
+  const namespaces = resourceKey('', 'namespaces');
+  return {
+    active(namespace) {
+      if (!cache.synced) return false;
+      const ns = cache.get(namespaces, undefined, namespace)?.object;
+      return ns !== undefined && !ns.metadata.deletionTimestamp && (ns.status as { phase?: string } | undefined)?.phase !== 'Terminating';
+    },
+    holds: (namespace, group, resource) => !cache.synced || cache.holds(resourceKey(group, resource), namespace),
+  };
 }

@@ -49,6 +49,8 @@ export function createNamespaceLifecycle(namespaces: NamespaceCache, opts: Names
 
   return {
     name: NAMESPACE_LIFECYCLE,
+    // Has nothing to say about an object in a namespace the caller sees Active.
+    match: { namespace: 'inactive' },
     // Rejects only; never changes the object, so the chain need not copy it for this plugin.
     mutatesObject: false,
     async mutate(req) {

@@ -300,9 +300,11 @@ test('ResourceQuota admission - concurrent requests are charged exactly, within 
 test('ResourceQuota admission - the match: updates only while a quota limits services or claims', async () => {
   const { store, plugin } = setup([quota('q', { pods: '5' }, { used: { pods: '0' } })]);
   await new Promise((r) => setImmediate(r));
-  assert.deepEqual(plugin.match, { operations: ['CREATE'] });
+  // Only namespaces that hold a quota need the plugin (the gateway rules out the others).
+  const namespace = { holds: { group: '', resource: 'resourcequotas' } };
+  assert.deepEqual(plugin.match, { operations: ['CREATE'], namespace });
   store.put(quota('svc', { 'services.loadbalancers': '1' }));
-  assert.deepEqual(plugin.match, { operations: ['CREATE', 'UPDATE'] });
+  assert.deepEqual(plugin.match, { operations: ['CREATE', 'UPDATE'], namespace });
 });
 
 test('ResourceQuota admission - limitedResources need a covering quota', async (t) => {
@@ -329,6 +331,8 @@ test('ResourceQuota admission - limitedResources need a covering quota', async (
     },
   ];
   for (const c of cases) await t.test(c.name, async () => assert.deepEqual(await validate(setup(c.quotas, config).plugin, c.req), c.want));
+  // A namespace without quotas must still be asked about: it may not consume a limited resource.
+  assert.equal(setup([], config).plugin.match?.namespace, undefined);
   assert.throws(() => setup([], { apiVersion: 'apiserver.config.k8s.io/v1', kind: 'ResourceQuotaConfiguration', limitedResources: [{ apiGroup: '' }] }), AdmissionConfigError);
   assert.throws(() => setup([], { apiVersion: 'apiserver.config.k8s.io/v1', kind: 'ResourceQuotaConfiguration', bogus: 1 }), /unknown field "bogus"/);
   assert.doesNotThrow(() => setup([], { apiVersion: 'resourcequota.admission.k8s.io/v1beta1', kind: 'Configuration', limitedResources: [] }));

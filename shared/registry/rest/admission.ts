@@ -8,6 +8,7 @@ import { levelAtLeast, Level } from '../../audit/types.js';
 import { busRequest } from '../../bus/client.js';
 import { Subjects } from '../../bus/subjects.js';
 import type { AdmissionInterestCache } from '../../bus/service-interest.js';
+import type { NamespaceFacts } from '../../api/admission-match.js';
 import { AdmissionOperation, type AdmissionReply, type AdmissionRequest } from '../../bus/messages.js';
 import type { Admitter, WriteRequest } from './store.js';
 
@@ -36,15 +37,18 @@ export function admissionOptions(req: WriteRequest, operation: AdmissionOperatio
 }
 
 /**
- * `timeoutMs` is the bus's usual deadline. A phase whose plugins call out (webhooks in sequence,
+ * `facts` (the gateway's watch cache) rule out plugins by their namespace condition. `timeoutMs`
+ * is the bus's usual deadline. A phase whose plugins call out (webhooks in sequence,
  * each allowed up to 30 s) is waited for that much longer, up to upstream's 60 s request timeout;
  * one whose plugins only decide locally keeps the usual deadline, so a replica that vanished
  * mid-request costs seconds, not a minute.
  */
-export function admissionClient(nc: NatsConnection, interest: AdmissionInterestCache, timeoutMs: number): Admitter {
+export function admissionClient(nc: NatsConnection, interest: AdmissionInterestCache, timeoutMs: number, facts?: NamespaceFacts): Admitter {
   return async (req, phase, operation, object, oldObject, kind) => {
     const t = req.target;
-    const deadlineMs = interest.deadlineMs(phase, operation, t.type.group, t.type.plural, req.user.groups, timeoutMs);
+    // As upstream derives it from the URL: a namespace's own `namespaces/<name>` carries its name.
+    const namespace = req.namespace ?? (t.kind === 'Namespace' && !t.type.group && operation !== 'CREATE' ? req.name : undefined);
+    const deadlineMs = interest.deadlineMs(phase, operation, t.type.group, t.type.plural, req.user.groups, timeoutMs, namespace, facts);
     if (deadlineMs === null) return object;
     const request: AdmissionRequest = {
       uid: randomUUID(),
@@ -60,8 +64,6 @@ export function admissionClient(nc: NatsConnection, interest: AdmissionInterestC
       dryRun: req.dryRun,
     };
     if (req.subresource) request.subResource = req.subresource;
-    // As upstream derives it from the URL: a namespace's own `namespaces/<name>` carries its name.
-    const namespace = req.namespace ?? (t.kind === 'Namespace' && !t.type.group && operation !== 'CREATE' ? req.name : undefined);
     if (namespace) request.namespace = namespace;
     const reply = await busRequest<AdmissionReply>(nc, Subjects.admissionAdmit, request, deadlineMs);
     if (reply.warnings) req.warnings.push(...reply.warnings);

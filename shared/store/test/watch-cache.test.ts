@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { WatchCache, resourceKey, type WatchSink } from '../watch-cache.js';
+import { WatchCache, namespaceFacts, resourceKey, type WatchSink } from '../watch-cache.js';
 import { jsonWatchEncoder } from '../../codec/json.js';
 import { encodeKey } from '../key-codec.js';
 
@@ -339,4 +339,26 @@ test('watch cache - per-resource figures for the metrics: objects, watchers, ini
   const replay = ['b', 'c', 'd', 'e'].map((name, i) => ({ key: encodeKey({ group: '', resource: 'configmaps', namespace: 'default', name }), revision: 7 + i, operation: 'PUT' as const, value: enc.encode(`{"metadata":{"name":"${name}"}}`) }));
   c.resync(replay, 10);
   assert.equal(c.initializations, 2);
+});
+
+test('watch cache - namespace facts: active namespaces and whether a namespace holds a resource, unknown until synced', () => {
+  const c = new WatchCache();
+  const facts = namespaceFacts(c);
+  const putNs = (rev: number, name: string, extra: Record<string, unknown> = {}) =>
+    c.apply({ key: encodeKey({ group: '', resource: 'namespaces', name }), revision: rev, operation: 'PUT', value: enc.encode(JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name }, ...extra })) });
+  const quota = (rev: number, ns: string) => c.apply({ key: encodeKey({ group: '', resource: 'resourcequotas', namespace: ns, name: 'q' }), revision: rev, operation: 'PUT', value: enc.encode('{"metadata":{}}') });
+  putNs(1, 'a');
+  quota(2, 'ab');
+  assert.equal(facts.active('a'), false, 'not synced: nothing is known to be active');
+  assert.equal(facts.holds('a', '', 'resourcequotas'), true, 'not synced: anything may be there');
+  c.markSynced(2);
+  putNs(3, 'b', { status: { phase: 'Terminating' } });
+  putNs(4, 'c', { metadata: { name: 'c', deletionTimestamp: '2026-01-01T00:00:00Z' } });
+  assert.deepEqual(['a', 'b', 'c', 'd'].map((n) => facts.active(n)), [true, false, false, false]);
+  // "ab/q" must not count for "a": the namespace is matched whole.
+  assert.deepEqual(['a', 'ab', 'b'].map((n) => facts.holds(n, '', 'resourcequotas')), [false, true, false]);
+  quota(5, 'a');
+  assert.equal(facts.holds('a', '', 'resourcequotas'), true);
+  c.apply({ key: encodeKey({ group: '', resource: 'resourcequotas', namespace: 'a', name: 'q' }), revision: 6, operation: 'DEL' });
+  assert.equal(facts.holds('a', '', 'resourcequotas'), false);
 });

@@ -116,8 +116,10 @@ export const resourceQuotaPlugin: PluginFactory = (deps): AdmissionPlugin => {
   const admitter = new QuotaAdmitter(quotaAccessor(cache, deps), { limited });
   // Every create is a candidate (any resource can be counted); updates only while some quota
   // limits what an update changes, so that otherwise the many updates of a cluster skip this phase.
-  const CREATE_ONLY: PluginMatch = { operations: ['CREATE'] };
-  const CREATE_UPDATE: PluginMatch = { operations: ['CREATE', 'UPDATE'] };
+  // Without limitedResources, a namespace without quotas charges nothing: the gateway need not ask.
+  const namespace: PluginMatch['namespace'] = limited.length ? undefined : { holds: { group: '', resource: 'resourcequotas' } };
+  const CREATE_ONLY: PluginMatch = { operations: ['CREATE'], ...(namespace ? { namespace } : {}) };
+  const CREATE_UPDATE: PluginMatch = { operations: ['CREATE', 'UPDATE'], ...(namespace ? { namespace } : {}) };
   const tracking = cachedMatches(cache, tracksUpdates);
 
   return {
