@@ -23,7 +23,8 @@ import { freePort } from '../../shared/local/nats-server.js';
 import { issueServingCert } from '../../shared/local/pki.js';
 import { startSecureTestNats, type SecureTestNats } from '../support/nats.js';
 import { cleanEnv, spawnProcess, tail, type Proc } from '../support/processes.js';
-import { sleep } from './helpers.js';
+import { eventually, sleep } from './helpers.js';
+import { changeLogStream, changeLogSubject, ensureChangeLog, logChange, readChangeLog } from '../../shared/store/change-log.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BUCKET = 'objects';
@@ -133,6 +134,29 @@ describe('nats security', { timeout: 120_000 }, () => {
     const first = await watch[Symbol.asyncIterator]().next();
     assert.equal(first.done, false);
     watch.stop();
+  });
+
+  test('nats security - only storage writes the change log; the gateway reads it and cannot delete or purge it', async () => {
+    await ensureChangeLog(storage, BUCKET, { windowMs: 60_000, replicas: 1 });
+    const log = changeLogStream(BUCKET);
+    logChange(storage, BUCKET, { key: 'core.configmaps.default.seed', revision: 1, data: Buffer.from(storedConfigMap('seed')), replaced: 'none' });
+    const storageJsm = await jetstreamManager(storage, { checkAPI: false });
+    await eventually('the entry is logged', async () => assert.equal((await storageJsm.streams.info(log)).state.messages, 1));
+    for (const as of ['gateway', 'authn', 'authz', 'admission', 'monitor'] as const) {
+      const nc = await nats.connectAs(as);
+      const message = await failure(jetstream(nc).publish(changeLogSubject(BUCKET, 'core.configmaps.default.forged'), '{"forged":true}'));
+      assert.match(message, /Permissions Violation for Publish to "platform\.changes\./, as);
+      await nc.close();
+    }
+    const gw = await nats.connectAs('gateway');
+    const read = await readChangeLog(gw, { bucket: BUCKET, through: 10 });
+    assert.deepEqual(read.changes.map((c) => [c.key, c.revision, c.replaced]), [['core.configmaps.default.seed', 1, 'none']]);
+    const jsm = await jetstreamManager(gw, { checkAPI: false });
+    assert.match(await failure(jsm.streams.delete(log)), /Permissions Violation for Publish to "\$JS\.API\.STREAM\.DELETE\.CHANGES_objects"/);
+    assert.match(await failure(jsm.streams.purge(log)), /Permissions Violation for Publish to "\$JS\.API\.STREAM\.PURGE\.CHANGES_objects"/);
+    assert.equal((await storageJsm.streams.info(log)).state.messages, 1, 'only storage\'s entry is there');
+    assert.equal((await storageJsm.streams.info(log)).state.consumer_count, 0, 'the gateway deleted its reader');
+    await gw.close();
   });
 
   test('nats security - a connection without credentials or with a wrong password is refused', async () => {
