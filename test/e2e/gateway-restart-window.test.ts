@@ -20,6 +20,7 @@ import { freePort } from '../../shared/local/nats-server.js';
 import { startTestNats, type TestNats } from '../support/nats.js';
 import { cleanEnv, spawnProcess, tail, type Proc } from '../support/processes.js';
 import { eventually, sleep, uniq } from './helpers.js';
+import { parseExposition, type Sample } from '../support/exposition.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cmPath = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
@@ -143,25 +144,6 @@ async function startProxy(initial: number, label: string): Promise<Proxy> {
 }
 
 // ---- Prometheus exposition -----------------------------------------------------------------------
-
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-function parseExposition(text: string): Sample[] {
-  const out: Sample[] = [];
-  for (const line of text.split('\n')) {
-    if (!line || line.startsWith('#')) continue;
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m) continue;
-    const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!;
-    out.push({ name: m[1]!, labels, value: Number(m[3]) });
-  }
-  return out;
-}
 
 /** The sum over every series of `name` whose labels include `labels`. */
 function total(samples: Sample[], name: string, labels: Record<string, string>): number {

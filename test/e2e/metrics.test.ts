@@ -10,28 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { cleanEnv, exitWithin, spawnProcess, tail, type Proc } from '../support/processes.js';
 import { assertOk, assertStatus, configMap, eventually, openWatch, uniq } from './helpers.js';
+import { parseExposition, type Sample } from '../support/exposition.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-/** One sample line of the exposition: its name, labels and value. */
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-function parseExposition(text: string): Sample[] {
-  const out: Sample[] = [];
-  for (const line of text.split('\n')) {
-    if (!line || line.startsWith('#')) continue;
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    assert.ok(m, `not an exposition line: ${line}`);
-    const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!;
-    out.push({ name: m[1]!, labels, value: Number(m[3]) });
-  }
-  return out;
-}
 
 /** The value of the sample with exactly these labels; undefined when there is none. */
 function value(samples: Sample[], name: string, labels: Record<string, string>): number | undefined {
