@@ -244,30 +244,35 @@ const asChange = (e: KvEntry): KvChange => ({ key: e.key, revision: e.revision, 
 export function startCacheFeed(kv: KV | (() => Promise<KV>), cache: WatchCache, opts: CacheFeedOptions): CacheFeed {
   const log = opts.log;
   // What the watch delivers is handled in order; while a step reads the change log, the steps
-  // after it wait here.
-  let held: Array<() => void | Promise<void>> | null = null;
-  const run = (steps: Array<() => void | Promise<void>>) => {
-    for (let step = steps.shift(); step; step = steps.shift()) {
-      let pending: void | Promise<void>;
-      try {
-        pending = step();
-      } catch (err) {
-        // As a failing entry would have been before: logged, and the next one handled.
-        log.error({ err }, 'applying a bucket change to the watch cache failed');
-        continue;
-      }
-      if (pending) {
-        held = steps;
-        void pending.catch((err: unknown) => log.error({ err }, 'applying a bucket change to the watch cache failed')).finally(() => {
-          const rest = held ?? [];
-          held = null;
-          run(rest);
-        });
-        return;
-      }
+  // after it wait in `held`.
+  type Step = () => void | Promise<void>;
+  let held: Step[] | null = null;
+  const attempt = (step: Step): void | Promise<void> => {
+    try {
+      return step();
+    } catch (err) {
+      // Logged, and the next one handled (an entry the cache cannot take must not stop the feed).
+      log.error({ err }, 'applying a bucket change to the watch cache failed');
     }
   };
-  const inOrder = (step: () => void | Promise<void>) => (held ? held.push(step) : run([step]));
+  const wait = (pending: Promise<void>, rest: Step[]) => {
+    held = rest;
+    void pending
+      .catch((err: unknown) => log.error({ err }, 'applying a bucket change to the watch cache failed'))
+      .finally(() => {
+        const queue = held!;
+        held = null;
+        for (let step = queue.shift(); step; step = queue.shift()) {
+          const next = attempt(step);
+          if (next) return wait(next, queue);
+        }
+      });
+  };
+  const inOrder = (step: Step) => {
+    if (held) return void held.push(step);
+    const pending = attempt(step);
+    if (pending) wait(pending, []);
+  };
   const readLog = (through: number): Promise<ChangeLogRead | undefined> =>
     opts.history!(through).catch((err: unknown) => {
       log.warn({ err }, 'reading the change log failed');
