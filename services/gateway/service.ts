@@ -109,7 +109,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   const identity = new Identity(nc, config.identity);
   // Any change to an RBAC object invalidates every cached authorization decision.
   const rbacKeys = `${escapeToken(RBAC_GROUP)}.`;
-  const feed = startCacheFeed(kv, cache, { log, history: (through) => readChangeLog(nc, { bucket: config.bucket, through, log }), onChange: (key, revision) => key.startsWith(rbacKeys) && identity.rbacChanged(revision) });
+  const feed = startCacheFeed(kv, cache, { log, history: (through, since) => readChangeLog(nc, { bucket: config.bucket, through, log, ...(since ? { since } : {}) }), onChange: (key, revision) => key.startsWith(rbacKeys) && identity.rbacChanged(revision) });
   const admissionInterest = new AdmissionInterestCache(nc, log);
   const authnInterest = new AuthnInterestCache(nc, log);
   void admissionInterest.start();

@@ -132,6 +132,8 @@ export interface ReadChangeLogOptions {
   bucket: string;
   /** The bucket revision the reader's state is at: later writes are not returned. */
   through: number;
+  /** Only what the log took from this time on (server time); everything when absent. */
+  since?: Date;
   /** How long the whole read may take. */
   timeoutMs?: number;
   log?: Logger;
@@ -156,8 +158,11 @@ export async function readChangeLog(nc: NatsConnection, opts: ReadChangeLogOptio
     return { changes, complete: false };
   }
   let complete = false;
-  const consumer = await jetstream(nc).consumers.get(stream, { deliver_policy: DeliverPolicy.All });
+  const from = opts.since ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: opts.since.toISOString() } : { deliver_policy: DeliverPolicy.All };
+  const consumer = await jetstream(nc).consumers.get(stream, from);
   try {
+    // Nothing to read (nothing since `since`): the iteration below would wait for a first message.
+    if ((await consumer.info(true)).num_pending === 0) return { changes, complete: true };
     const messages = await consumer.consume({ max_messages: 1_000, expires: 2_000 });
     const timer = setTimeout(() => messages.stop(), timeoutMs);
     try {

@@ -224,16 +224,20 @@ export interface CacheFeed {
 export interface CacheFeedOptions {
   log: Logger;
   /**
-   * The bucket's logged changes up to a revision (change-log.ts readChangeLog): read once the
-   * first state is loaded, to rebuild the window from before this cache's start.
+   * The bucket's logged changes up to a revision (change-log.ts readChangeLog), from `since` on
+   * when given: read once the first state is loaded, to rebuild the window from before this
+   * cache's start, and after a restart of the watch, for the changes it missed.
    */
-  history?(through: number): Promise<ChangeLogRead>;
+  history?(through: number, since?: Date): Promise<ChangeLogRead>;
   /** Called after each change is applied (e.g. to invalidate decisions derived from it). */
   onChange?(key: string, revision: number): void;
   retryMs?: number;
 }
 
 const asChange = (e: KvEntry): KvChange => ({ key: e.key, revision: e.revision, operation: e.operation, value: e.value });
+
+/** The log is read from this long before the last change applied when a watch restarted. */
+const CATCH_UP_MARGIN_MS = 60_000;
 
 /**
  * Feeds the gateway's watch cache from the whole bucket. With the change log (`history`), the
@@ -273,12 +277,14 @@ export function startCacheFeed(kv: KV | (() => Promise<KV>), cache: WatchCache, 
     const pending = attempt(step);
     if (pending) wait(pending, []);
   };
-  const readLog = (through: number): Promise<ChangeLogRead | undefined> =>
-    opts.history!(through).catch((err: unknown) => {
+  const readLog = (through: number, since?: Date): Promise<ChangeLogRead | undefined> =>
+    opts.history!(through, since).catch((err: unknown) => {
       log.warn({ err }, 'reading the change log failed');
       return undefined;
     });
 
+  /** When the bucket took the last change applied. */
+  let lastApplied: Date | undefined;
   let restored!: () => void;
   const windowRestored = new Promise<void>((r) => (restored = r));
   const changed = (key: string, revision: number) => opts.onChange?.(key, revision);
@@ -302,6 +308,7 @@ export function startCacheFeed(kv: KV | (() => Promise<KV>), cache: WatchCache, 
     onEntry: (e) =>
       inOrder(() => {
         cache.apply(asChange(e));
+        lastApplied = e.created;
         changed(e.key, e.revision);
       }),
     // Everything up to the last sequence before the watch started is now reflected, even
@@ -321,7 +328,10 @@ export function startCacheFeed(kv: KV | (() => Promise<KV>), cache: WatchCache, 
     onResync: (_filter, entries, through) =>
       inOrder(async () => {
         const replay = entries.map(asChange);
-        const history = opts.history && cache.revision < through ? await readLog(through) : undefined;
+        for (const e of entries) if (!lastApplied || e.created > lastApplied) lastApplied = e.created;
+        // The missed changes came after the last one applied (a margin for the log's own clock).
+        const since = lastApplied && new Date(lastApplied.getTime() - CATCH_UP_MARGIN_MS);
+        const history = opts.history && cache.revision < through ? await readLog(through, since) : undefined;
         const applied = history?.complete ? cache.catchUp(history.changes, replay, through) : null;
         if (!applied) return resync(replay, through);
         for (const c of applied) changed(c.key, c.revision);

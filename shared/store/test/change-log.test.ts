@@ -138,6 +138,11 @@ test('change log - a write the log lacks starts the window at it; a log not read
   cache.apply({ key: read.changes[0]!.key, revision: x.revision, operation: 'PUT', value: new TextEncoder().encode(JSON.stringify(cm('x', '2'))) });
   assert.equal(cache.markSynced(x.revision, read), 0);
   assert.equal(cache.compactedRevision, x.revision);
+  // From a time on: what the log took since then (nothing yet: answered at once, not waited for).
+  const t0 = Date.now();
+  assert.deepEqual((await readChangeLog(nc, { bucket, through: 10, since: new Date(Date.now() + 60_000) })).changes, []);
+  assert.ok(Date.now() - t0 < 2_000, 'an empty read does not wait');
+  assert.deepEqual((await readChangeLog(nc, { bucket, through: 10, since: new Date(Date.now() - 60_000) })).changes.map((c) => c.revision), [1, x.revision]);
   // An incomplete read is no history either.
   const fresh = new WatchCache();
   assert.equal(fresh.markSynced(1, { changes: read.changes, complete: false }), 0);
