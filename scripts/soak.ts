@@ -67,6 +67,8 @@ interface Reply {
 
 class Soak {
   private nats!: LocalNats;
+  private natsMonitor = 0;
+  private natsProf = 0;
   private dir!: string;
   private readonly token = randomBytes(16).toString('hex');
   private readonly procs = new Map<string, { role: Role; child: Child }>();
@@ -86,7 +88,9 @@ class Soak {
   async start(): Promise<void> {
     this.dir = await mkdtemp(path.join(os.tmpdir(), 'platform-soak-'));
     await writeFile(path.join(this.dir, 'tokens.csv'), `${this.token},admin,admin-uid,"system:masters"\n`);
-    this.nats = await startLocalNats(path.join(this.dir, 'nats'));
+    this.natsMonitor = await freePort();
+    this.natsProf = await freePort();
+    this.nats = await startLocalNats(path.join(this.dir, 'nats'), { monitorPort: this.natsMonitor, profPort: this.natsProf });
     this.gatewayPorts = [await freePort(), await freePort()];
     for (const role of SERVICES) for (const i of [0, 1]) await this.spawn(role, i);
     for (const i of [0, 1]) await this.spawn('gateway', i);
@@ -287,6 +291,21 @@ class Soak {
     return out;
   }
 
+  /** What nats-server says it holds: its own memory figure, JetStream's, its connections and subscriptions. */
+  async natsView(): Promise<string> {
+    const get = async (p: string) => (await fetch(`http://127.0.0.1:${this.natsMonitor}${p}`)).json() as Promise<Record<string, number>>;
+    const [v, j] = await Promise.all([get('/varz'), get('/jsz')]);
+    const mib = (n: number | undefined) => ((n ?? 0) / 2 ** 20).toFixed(0);
+    return `mem ${mib(v.mem)} MiB, JetStream memory ${mib(j.memory)} MiB storage ${mib(j.storage)} MiB messages ${j.messages}, connections ${v.connections}, subscriptions ${v.subscriptions}, slow consumers ${v.slow_consumers}`;
+  }
+
+  /** nats-server's Go heap profile (go tool pprof -top <file>), kept after the run. */
+  async natsHeapProfile(label: string): Promise<string> {
+    const file = path.join(os.tmpdir(), `soak-nats-heap-${label}.pb.gz`);
+    await writeFile(file, Buffer.from(await (await fetch(`http://127.0.0.1:${this.natsProf}/debug/pprof/heap`)).arrayBuffer()));
+    return file;
+  }
+
   async consumers(): Promise<number> {
     const nc = await connect({ servers: this.nats.url });
     try {
@@ -356,13 +375,18 @@ export async function soak(opts: Options): Promise<boolean> {
     const end = Date.now() + Math.max(opts.durationMs - (Date.now() - t0), 60_000);
     const every = Math.min(30_000, Math.max(5_000, opts.durationMs / 20));
     let lastOps = s.ops;
+    const warmUntil = Math.max(t0 + opts.durationMs / 3, rollingDone + WINDOW_FILL_MS);
+    let warmProfile: string | undefined;
     while (Date.now() < end) {
       await sleep(every);
       const sample = { at: Date.now(), rss: s.rss(), consumers: await s.consumers(), ops: s.ops };
       samples.push(sample);
       log(`${(((sample.ops - lastOps) * 1000) / every).toFixed(0)} writes/s, ${watchers.events()} watch events, consumers ${sample.consumers}, RSS MiB ${Object.entries(sample.rss).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(' ')}`);
+      log(`  nats-server: ${await s.natsView()}`);
+      if (!warmProfile && sample.at >= warmUntil) warmProfile = await s.natsHeapProfile('warm');
       lastOps = sample.ops;
     }
+    if (warmProfile) log(`nats-server heap profiles: ${warmProfile} (end of warm-up), ${await s.natsHeapProfile('end')} (end)`);
     s.stopped = true;
     await load;
     watchers.stop();
@@ -379,7 +403,6 @@ export async function soak(opts: Options): Promise<boolean> {
       log(`FAIL: ${wrong.length} acknowledged writes not stored as acknowledged, e.g. ${wrong.slice(0, 5).join('; ')}`);
     } else log(`all ${s.acked.size} acknowledged writes stored as acknowledged`);
 
-    const warmUntil = Math.max(t0 + opts.durationMs / 3, rollingDone + WINDOW_FILL_MS);
     const warm = samples.find((x) => x.at >= warmUntil);
     const last = samples.at(-1);
     if (!warm || !last || warm === last) log(`too short to judge growth: memory and consumers are compared from ${((warmUntil - t0) / 60_000).toFixed(1)} min on (the watch window filling), run longer`);

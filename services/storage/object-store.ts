@@ -16,6 +16,7 @@ import { keySubject, MAX_OBJECT_BYTES } from '../../shared/store/kv-bucket.js';
 import { KV_OPERATION_HEADER, logChange, prevHeader } from '../../shared/store/change-log.js';
 import { DEFAULT_WINDOW_MS } from '../../shared/store/watch-cache.js';
 import { isWrongLastSequence, kvFailureStatus } from '../../shared/store/kv-errors.js';
+import { recentRevisions } from './recent-revisions.js';
 
 export interface ObjectStore {
   create(ref: ObjectRef, object: ApiObject): Promise<StorageWriteReply>;
@@ -50,6 +51,7 @@ export function createObjectStore(deps: ObjectStoreDeps): ObjectStore {
   const maxBytes = deps.maxObjectBytes ?? MAX_OBJECT_BYTES;
   const now = deps.now ?? (() => new Date());
   const windowMs = deps.windowMs ?? DEFAULT_WINDOW_MS;
+  const recent = recentRevisions(windowMs);
 
   /** The key's latest entry if it is a live object (not missing, deleted or purged). */
   async function readLive(key: string): Promise<KvEntry | null> {
@@ -106,14 +108,9 @@ export function createObjectStore(deps: ObjectStoreDeps): ObjectStore {
     checkRevision(expectedRevision, 'expectedRevision');
     const data = encodeValue(object);
     const key = encodeKey(ref);
-    // Read first: a CAS against a delete marker's revision would succeed and resurrect a deleted
-    // object (a client can learn that revision from a DELETED watch event). Sequences are unique,
-    // so once the latest entry is seen live at `expectedRevision`, the CAS below can only match it.
-    const current = await readLive(key);
-    if (!current) throw notFound(gr, ref.name);
-    if (current.revision !== expectedRevision) throw conflict(gr, ref.name, CONFLICT_MODIFIED);
+    const replaces = await replacing(gr, ref, key, expectedRevision, data.length);
     try {
-      const revision = await write(key, data, expectedRevision, replaced(current, data.length));
+      const revision = await write(key, data, expectedRevision, replaces);
       return { object: withRevision(object, revision), revision };
     } catch (err) {
       if (!isWrongLastSequence(err)) throw kvFailureStatus(err, maxBytes) ?? err;
@@ -123,26 +120,46 @@ export function createObjectStore(deps: ObjectStoreDeps): ObjectStore {
     throw conflict(gr, ref.name, CONFLICT_MODIFIED);
   }
 
+  /**
+   * The change log's account of what a write at `expectedRevision` replaces (change-log.ts). The
+   * contract: `expectedRevision` is a revision the caller read as a live object (the gateways'
+   * caches hold only live objects), so the CAS cannot land on a delete marker. When that revision
+   * is certainly within the watch window the log needs no more than the number, and the write
+   * makes no read. Otherwise the entry is read: the log must carry an older object itself, and
+   * the read also refuses a revision that is not the live one, whoever the caller.
+   */
+  async function replacing(gr: GroupResource, ref: ObjectRef, key: string, expectedRevision: number, bytes: number): Promise<string> {
+    if (recent.writtenWithin(expectedRevision, now().getTime())) return prevHeader({ revision: expectedRevision });
+    const current = await readLive(key);
+    if (!current) throw notFound(gr, ref.name);
+    if (current.revision !== expectedRevision) throw conflict(gr, ref.name, CONFLICT_MODIFIED);
+    return replaced(current, bytes);
+  }
+
   async function remove(ref: ObjectRef, expectedRevision?: number): Promise<StorageDeleteReply> {
     const gr = checkRef(ref);
-    if (expectedRevision !== undefined && expectedRevision !== null) checkRevision(expectedRevision, 'expectedRevision');
     const key = encodeKey(ref);
+    if (expectedRevision !== undefined && expectedRevision !== null) {
+      checkRevision(expectedRevision, 'expectedRevision');
+      const replaces = await replacing(gr, ref, key, expectedRevision, 0);
+      try {
+        return { revision: await write(key, Empty, expectedRevision, replaces, 'DEL') };
+      } catch (err) {
+        if (!isWrongLastSequence(err)) throw kvFailureStatus(err, maxBytes) ?? err;
+      }
+      if (!(await readLive(key))) throw notFound(gr, ref.name);
+      throw conflict(gr, ref.name, CONFLICT_MODIFIED);
+    }
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      // Read first for the same reason as update, and because a marker over a missing key would
-      // be a DELETED event for an object that never existed.
+      // Read first: the write must replace a live object (a marker over a missing or deleted key
+      // would be a DELETED event for nothing), and it is a CAS, so it never lands on a re-created
+      // object blindly; when someone wrote in between, it deletes whatever is there now.
       const current = await readLive(key);
       if (!current) throw notFound(gr, ref.name);
-      if (expectedRevision != null && current.revision !== expectedRevision) throw conflict(gr, ref.name, CONFLICT_MODIFIED);
       try {
         return { revision: await write(key, Empty, current.revision, replaced(current, 0), 'DEL') };
       } catch (err) {
         if (!isWrongLastSequence(err)) throw kvFailureStatus(err, maxBytes) ?? err;
-      }
-      // Changed since our read. A conditional delete reports it; an unconditional one deletes
-      // whatever is there now, still by CAS so that it never lands on a re-created object blindly.
-      if (expectedRevision != null) {
-        if (!(await readLive(key))) throw notFound(gr, ref.name);
-        throw conflict(gr, ref.name, CONFLICT_MODIFIED);
       }
     }
     throw conflict(gr, ref.name, CONFLICT_MODIFIED);
@@ -159,7 +176,9 @@ export function createObjectStore(deps: ObjectStoreDeps): ObjectStore {
     const h = headers();
     if (operation) h.set(KV_OPERATION_HEADER, operation);
     h.set(PubHeaders.ExpectedLastSubjectSequenceHdr, String(previous));
+    const sentAt = now().getTime();
     const { seq } = await js.publish(keySubject(bucket, key), data, { headers: h });
+    recent.record(seq, sentAt);
     logChange(nc, bucket, { key, revision: seq, data, replaced, ...(operation ? { operation } : {}) });
     return seq;
   }

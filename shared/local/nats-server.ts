@@ -37,6 +37,10 @@ export interface NatsConfigOptions {
   users?: NatsUserEntry[];
   /** Or an `include` of an authorization file written by natsAuthorizationConfig (docker compose). */
   include?: string;
+  /** The HTTP monitoring port (/varz, /jsz, …) on 127.0.0.1. */
+  monitorPort?: number;
+  /** Go's pprof endpoints (/debug/pprof/heap, …) on 127.0.0.1. */
+  profPort?: number;
 }
 
 export interface LocalNats {
@@ -68,6 +72,8 @@ export function natsConfig(o: NatsConfigOptions): string {
     ...(o.tls ? natsTlsConfig(o.tls) : []),
     ...(o.users ? [natsAuthorizationConfig(o.users)] : []),
     ...(o.include ? [`include ${JSON.stringify(o.include)}`] : []),
+    ...(o.monitorPort ? [`http: "127.0.0.1:${o.monitorPort}"`] : []),
+    ...(o.profPort ? [`prof_port: ${o.profPort}`] : []),
     '',
   ].join('\n');
 }
@@ -157,13 +163,20 @@ function waitForReady(child: ChildProcess, port: number, deadlineMs: number): Pr
  */
 export async function startLocalNats(
   dataDir: string,
-  opts: { port?: number; binary?: string; log?: (line: string) => void; detached?: boolean } & Pick<NatsConfigOptions, 'tls' | 'users'> = {},
+  opts: { port?: number; binary?: string; log?: (line: string) => void; detached?: boolean } & Pick<NatsConfigOptions, 'tls' | 'users' | 'monitorPort' | 'profPort'> = {},
 ): Promise<LocalNats> {
   const port = opts.port ?? (await freePort());
   await mkdir(dataDir, { recursive: true });
   const conf = path.join(dataDir, 'nats-server.conf');
   // 0600: it may hold the users' passwords.
-  await writeFile(conf, natsConfig({ port, storeDir: path.join(dataDir, 'jetstream'), ...(opts.tls ? { tls: opts.tls } : {}), ...(opts.users ? { users: opts.users } : {}) }), { mode: 0o600 });
+  await writeFile(conf, natsConfig({
+      port,
+      storeDir: path.join(dataDir, 'jetstream'),
+      ...(opts.tls ? { tls: opts.tls } : {}),
+      ...(opts.users ? { users: opts.users } : {}),
+      ...(opts.monitorPort ? { monitorPort: opts.monitorPort } : {}),
+      ...(opts.profPort ? { profPort: opts.profPort } : {}),
+    }), { mode: 0o600 });
   await chmod(conf, 0o600);
   const child = spawn(opts.binary ?? process.env.NATS_SERVER_BIN ?? 'nats-server', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached ?? false });
   const spawnError = new Promise<never>((_, reject) => child.once('error', (e) => reject(new Error(`cannot start nats-server: ${e.message} (install it: apt-get install -y nats-server)`))));

@@ -141,6 +141,23 @@ describe('configmaps', () => {
     assertOk(await c.request('POST', CM, { body: configMap(name) }), 201);
   });
 
+  it('configmaps - a PUT with the resourceVersion of the DELETED event does not bring the object back', async () => {
+    const name = uniq('gone');
+    const created = assertOk(await c.request('POST', CM, { body: configMap(name, { v: '1' }) }), 201);
+    const watch = await openWatch(c, `${CM}?watch=true&fieldSelector=metadata.name%3D${name}&resourceVersion=${created.metadata.resourceVersion}`);
+    try {
+      assert.equal((await c.request('DELETE', `${CM}/${name}`)).status, 200);
+      const deleted = await watch.waitFor((e) => e.type === 'DELETED');
+      const markerRv = deleted.object.metadata.resourceVersion;
+      assert.notEqual(markerRv, created.metadata.resourceVersion);
+      const body = { ...configMap(name, { v: 'back' }), metadata: { name, resourceVersion: markerRv } };
+      assertStatus(await c.request('PUT', `${CM}/${name}`, { body }), 404, 'NotFound');
+      assertStatus(await c.request('GET', `${CM}/${name}`), 404, 'NotFound');
+    } finally {
+      watch.close();
+    }
+  });
+
   it('configmaps - update, patch and get of a missing object are 404', async () => {
     const name = uniq('missing');
     assertStatus(await c.request('PUT', `${CM}/${name}`, { body: configMap(name) }), 404, 'NotFound');
