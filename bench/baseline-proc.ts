@@ -8,6 +8,9 @@
 //    the object bucket and answers 201 with the object; PUT replaces it with a compare-and-swap on
 //    the resourceVersion it carries (409 on a stale one); DELETE reads it, deletes it at that
 //    revision and answers 200 with it. No authentication, admission, defaulting or validation.
+//  - watch fan-out: GET on the collection with watch=true holds the response; each POST, once its
+//    create is acknowledged, writes the ADDED event to every held watch as one HTTP chunk, framed
+//    and encoded once, straight to each socket (the cheapest delivery there is; no KV watch hop).
 // Prints "listening <port>".
 //
 //   node --import tsx bench/baseline-proc.ts --cert serving.crt --key serving.key --nats-url nats://… --bucket bench-minimal
@@ -15,6 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import type { ServerResponse } from 'node:http';
 import Fastify from 'fastify';
 import { connectBus } from '../shared/bus/connect.js';
 import { openObjectBucket } from '../shared/store/kv-bucket.js';
@@ -38,12 +42,27 @@ async function main(): Promise<void> {
     const { resourceVersion: _, ...metadata } = o.metadata;
     return JSON.stringify({ ...o, metadata });
   };
+  const watchers = new Set<ServerResponse>();
+  app.get<{ Params: Params; Querystring: { watch?: string } }>('/api/v1/namespaces/:namespace/configmaps', async (req, reply) => {
+    if (req.query.watch !== 'true') return { apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '0' }, items: [] };
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+    res.flushHeaders();
+    watchers.add(res);
+    res.once('close', () => watchers.delete(res));
+  });
   app.post<{ Params: Params; Body: Obj }>('/api/v1/namespaces/:namespace/configmaps', async (req, reply) => {
     const o = req.body;
     o.metadata.uid = randomUUID();
     o.metadata.creationTimestamp = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
     const rev = await kv.create(configMapKey(req.params.namespace, String(o.metadata.name)), encode(o));
     o.metadata.resourceVersion = String(rev);
+    if (watchers.size > 0) {
+      const body = Buffer.from(`${JSON.stringify({ type: 'ADDED', object: o })}\n`, 'utf8');
+      const chunk = Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`, 'latin1'), body, Buffer.from('\r\n', 'latin1')]);
+      for (const w of watchers) w.socket?.write(chunk);
+    }
     return reply.code(201).send(o);
   });
   app.put<{ Params: Params; Body: Obj }>('/api/v1/namespaces/:namespace/configmaps/:name', async (req, reply) => {

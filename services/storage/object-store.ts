@@ -40,6 +40,8 @@ export interface ObjectStoreDeps {
   windowMs?: number;
   /** Clock for creationTimestamp and the previous write's age, replaceable in tests. */
   now?: () => Date;
+  /** Told of every delete marker written (the compactor purges it once older than the window). */
+  onMarker?: (key: string, revision: number, writtenAtMs: number) => void;
 }
 
 // Bounds the retries of a create racing deletes/purges of the same key, and of an unconditional
@@ -179,6 +181,7 @@ export function createObjectStore(deps: ObjectStoreDeps): ObjectStore {
     const sentAt = now().getTime();
     const { seq } = await js.publish(keySubject(bucket, key), data, { headers: h });
     recent.record(seq, sentAt);
+    if (operation) deps.onMarker?.(key, seq, now().getTime());
     logChange(nc, bucket, { key, revision: seq, data, replaced, ...(operation ? { operation } : {}) });
     return seq;
   }

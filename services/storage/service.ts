@@ -82,7 +82,8 @@ export async function createStorageService(deps: StorageServiceDeps): Promise<St
   const windowMs = deps.watchWindowMs ?? DEFAULT_WINDOW_MS;
   await ensureChangeLog(nc, bucket, { windowMs, replicas: deps.replicas ?? 1, onConfigDrift: (message) => log.warn({ bucket }, message) });
   const jsm = await jetstreamManager(nc, { checkAPI: false });
-  const store = createObjectStore({ kv, js: jetstream(nc), nc, bucket, windowMs });
+  const compactor = startMarkerCompactor({ kv, jsm, bucket, ttlMs, intervalMs, log });
+  const store = createObjectStore({ kv, js: jetstream(nc), nc, bucket, windowMs, onMarker: compactor.noteMarker });
   const registry = deps.metrics ?? new MetricsRegistry();
   const metrics = new StorageMetrics(registry, kv, bucket);
   instrumentBus(nc, new BusMetrics(registry));
@@ -97,15 +98,6 @@ export async function createStorageService(deps: StorageServiceDeps): Promise<St
       jsonEndpoint<StorageDeleteRequest, StorageDeleteReply>(Subjects.storageDelete, (req) => metrics.time('delete', req?.ref, () => store.delete(body(req).ref, req.expectedRevision))),
       jsonEndpoint<StorageGetRequest, StorageGetReply>(Subjects.storageGet, (req) => metrics.time('get', req?.ref, () => store.get(body(req).ref))),
     ],
-    log,
-  });
-
-  const compactor = startMarkerCompactor({
-    kv,
-    jsm,
-    bucket,
-    ttlMs,
-    intervalMs,
     log,
   });
 

@@ -76,6 +76,45 @@ describe('storage lifecycle', () => {
     assert.equal((await jsm.streams.info(streamName(bucket))).state.consumer_count, 0);
   });
 
+  test('compaction - noted markers are purged when due without reading the bucket; one that could not be noted is found by a scan then', async () => {
+    const bucket = `compact-noted-${process.pid}`;
+    buckets.push(bucket);
+    const kv = await openObjectBucket(nc, { bucket, create: true });
+    const jsm = await jetstreamManager(nc, { checkAPI: false });
+    const scans = { count: 0 };
+    const counted = Object.create(kv, { history: { value: (...a: Parameters<KV['history']>) => (scans.count++, kv.history(...a)) } }) as KV;
+    const ttlMs = 300;
+    const compactor = startMarkerCompactor({ kv: counted, jsm, bucket, ttlMs, intervalMs: null, maxNoted: 1 });
+    const marker = async (key: string) => {
+      await kv.create(key, '{}');
+      await kv.delete(key);
+      const e = (await kv.get(key))!;
+      compactor.noteMarker(key, e.revision, Date.now());
+      return e.revision;
+    };
+    try {
+      await marker('core.configmaps.default.a');
+      await marker('core.configmaps.default.b'); // beyond maxNoted: not noted
+      assert.equal(await compactor.runOnce({ scan: false }), 0, 'nothing is due yet');
+      await new Promise((r) => setTimeout(r, ttlMs + 50));
+      // `a` from its note; `b` needs the scan its dropped note scheduled for when it became due.
+      assert.equal(await compactor.runOnce({ scan: false }), 2);
+      assert.equal(scans.count, 1);
+      assert.equal(await kv.get('core.configmaps.default.a'), null);
+      assert.equal(await kv.get('core.configmaps.default.b'), null);
+      // A noted marker whose key was written again meanwhile: the new write replaced it (history
+      // 1), and the purge, bounded by the marker's revision, leaves the new write alone.
+      await marker('core.configmaps.default.c');
+      const again = await kv.create('core.configmaps.default.c', '{"v":"again"}');
+      await new Promise((r) => setTimeout(r, ttlMs + 50));
+      assert.equal(await compactor.runOnce({ scan: false }), 0);
+      assert.equal(scans.count, 1, 'no scan without a dropped note');
+      assert.equal((await kv.get('core.configmaps.default.c'))?.revision, again);
+    } finally {
+      await compactor.stop();
+    }
+  });
+
   test('main - starts from flags, answers on the bus, and exits 0 on SIGTERM', async () => {
     const bucket = `main-${process.pid}`;
     buckets.push(bucket);
