@@ -54,6 +54,10 @@ type BucketInternals = { stream: string; jsm: JetStreamManager; subjectForKey(ke
 
 /** Consecutive failed liveness checks (timeouts, say) that end a watch whose consumer may be gone. */
 const LIVENESS_FAILURES = 3;
+/** A liveness check (or the stream check after a failed one) not answered within this has failed. */
+const LIVENESS_TIMEOUT_MS = 2_500;
+/** How soon a watch whose consumer sent more than it received looks again. */
+const RECHECK_MS = 1_000;
 
 export function bindBucket(nc: NatsConnection, bucket: string): () => Promise<KV> {
   let kv: KV | null = null;
@@ -125,39 +129,63 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
             let stalledAt = -1;
             const bucket = kv as unknown as BucketInternals;
             const subject = bucket.subjectForKey(filter);
-            const missedBefore = async (sent: number): Promise<boolean> => {
+            // Undefined when the stream cannot say (a leader election, say): the suspicion stays.
+            const missedBefore = async (sent: number): Promise<boolean | undefined> => {
               try {
                 const next = await bucket.jsm.streams.getMessage(bucket.stream, { seq: lastSeen + 1, next_by_subj: subject } as unknown as { seq: number });
                 return next !== null && next.seq <= sent;
               } catch (err) {
                 opts.log.debug({ filter, err }, 'bucket watch position check failed');
-                return false;
+                return undefined;
               }
             };
-            const liveness = setInterval(() => {
-              (iter as unknown as WatchInternals)._data.info(false).then(
+            // A check that does not answer in time counts as failed. One failed check is enough
+            // when the bucket's stream itself answers at once: JetStream is up, and what does not
+            // answer is this watch's consumer (its server died, or the client lost its interest).
+            // Otherwise (JetStream electing a leader, or busy) it takes LIVENESS_FAILURES in a row.
+            const answers = <T>(p: Promise<T>): Promise<T> =>
+              new Promise<T>((resolve, reject) => {
+                const t = setTimeout(() => reject(new Error('timeout')), LIVENESS_TIMEOUT_MS);
+                p.then(
+                  (v) => (clearTimeout(t), resolve(v)),
+                  (e: unknown) => (clearTimeout(t), reject(e)),
+                );
+              });
+            const streamAnswers = () => answers(bucket.jsm.streams.info(bucket.stream)).then(() => true, () => false);
+            let recheck: NodeJS.Timeout | undefined;
+            const check = () => {
+              answers((iter as unknown as WatchInternals)._data.info(false)).then(
                 async (info) => {
                   failedChecks = 0;
                   const sent = info.delivered?.stream_seq ?? 0;
                   if (sent <= lastSeen) stalledAt = -1;
-                  else if (stalledAt !== lastSeen) stalledAt = lastSeen;
-                  else if (await missedBefore(sent)) {
-                    opts.log.warn({ filter, sent, received: lastSeen }, 'bucket watch stalled behind what its consumer sent; restarting the watch');
-                    iter.stop();
+                  else if (stalledAt !== lastSeen) {
+                    // In flight, or lost: look again shortly rather than at the next period.
+                    stalledAt = lastSeen;
+                    clearTimeout(recheck);
+                    recheck = setTimeout(check, RECHECK_MS);
+                    recheck.unref();
                   } else {
-                    lastSeen = Math.max(lastSeen, sent);
-                    stalledAt = -1;
+                    const missed = await missedBefore(sent);
+                    if (missed) {
+                      opts.log.warn({ filter, sent, received: lastSeen }, 'bucket watch stalled behind what its consumer sent; restarting the watch');
+                      iter.stop();
+                    } else if (missed === false) {
+                      lastSeen = Math.max(lastSeen, sent);
+                      stalledAt = -1;
+                    }
                   }
                 },
-                (err: unknown) => {
+                async (err: unknown) => {
                   const gone = /not found/i.test(String((err as Error)?.message));
-                  if (gone || ++failedChecks >= LIVENESS_FAILURES) {
+                  if (gone || ++failedChecks >= LIVENESS_FAILURES || (await streamAnswers())) {
                     opts.log.warn({ filter, err }, 'bucket watch consumer is gone; restarting the watch');
                     iter.stop();
                   }
                 },
               );
-            }, livenessMs);
+            };
+            const liveness = setInterval(check, livenessMs);
             liveness.unref();
             try {
               for await (const e of iter) {
@@ -173,6 +201,7 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
               }
             } finally {
               clearInterval(liveness);
+              clearTimeout(recheck);
             }
             stoppers.delete(stop);
             if (running) opts.log.warn({ filter }, 'bucket watch ended; restarting');
