@@ -109,15 +109,18 @@ export function createObjectStore(deps: ObjectStoreDeps): ObjectStore {
     checkObject(ref, object);
     checkRevision(expectedRevision, 'expectedRevision');
     const data = encodeValue(object);
-    const key = encodeKey(ref);
+    const revision = await writeOver(gr, ref, encodeKey(ref), data, expectedRevision);
+    return { object: withRevision(object, revision), revision };
+  }
+
+  /** A compare-and-swap over `expectedRevision`; a lost race is 404 when the object is gone meanwhile, else 409. */
+  async function writeOver(gr: GroupResource, ref: ObjectRef, key: string, data: Uint8Array, expectedRevision: number, operation?: 'DEL'): Promise<number> {
     const replaces = await replacing(gr, ref, key, expectedRevision, data.length);
     try {
-      const revision = await write(key, data, expectedRevision, replaces);
-      return { object: withRevision(object, revision), revision };
+      return await write(key, data, expectedRevision, replaces, operation);
     } catch (err) {
       if (!isWrongLastSequence(err)) throw kvFailureStatus(err, maxBytes) ?? err;
     }
-    // Someone wrote in between: deleted (404) or modified (409).
     if (!(await readLive(key))) throw notFound(gr, ref.name);
     throw conflict(gr, ref.name, CONFLICT_MODIFIED);
   }
@@ -143,14 +146,7 @@ export function createObjectStore(deps: ObjectStoreDeps): ObjectStore {
     const key = encodeKey(ref);
     if (expectedRevision !== undefined && expectedRevision !== null) {
       checkRevision(expectedRevision, 'expectedRevision');
-      const replaces = await replacing(gr, ref, key, expectedRevision, 0);
-      try {
-        return { revision: await write(key, Empty, expectedRevision, replaces, 'DEL') };
-      } catch (err) {
-        if (!isWrongLastSequence(err)) throw kvFailureStatus(err, maxBytes) ?? err;
-      }
-      if (!(await readLive(key))) throw notFound(gr, ref.name);
-      throw conflict(gr, ref.name, CONFLICT_MODIFIED);
+      return { revision: await writeOver(gr, ref, key, Empty, expectedRevision, 'DEL') };
     }
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       // Read first: the write must replace a live object (a marker over a missing or deleted key
