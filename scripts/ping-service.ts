@@ -23,6 +23,7 @@ import { authnOptionSpecs } from '../services/authn/options.js';
 import { authzOptionSpecs } from '../services/authz/options.js';
 import { storageOptionSpecs } from '../services/storage/options.js';
 import { isEntryPoint } from './entry-point.js';
+import { withTimeout } from '../shared/with-timeout.js';
 
 type PingedService = keyof typeof ServiceName;
 
@@ -55,7 +56,7 @@ export async function pingOwnReplica(o: PingOptions): Promise<PingResult> {
   const deadline = Date.now() + o.timeoutMs;
   let nc: NatsConnection;
   try {
-    nc = await withTimeout(connectBus({ ...o.bus, name: `${name}-probe` }), o.timeoutMs);
+    nc = await withTimeout(connectBus({ ...o.bus, name: `${name}-probe` }), o.timeoutMs, `no connection within ${o.timeoutMs} ms`);
   } catch (err) {
     const why = `NATS unreachable (${(err as Error).message})`;
     return o.liveness ? { ok: true, message: `${why}: not this replica's fault, alive` } : { ok: false, message: why };
@@ -73,12 +74,6 @@ export async function pingOwnReplica(o: PingOptions): Promise<PingResult> {
   } finally {
     await nc.close().catch(() => undefined);
   }
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no connection within ${ms} ms`)), ms)));
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /** argv after the script: `<service> [--liveness] [--timeout=3s] [service flags]`. */

@@ -7,6 +7,7 @@ import type { ObjectRef } from '../../shared/api/types.js';
 import { SeriesIndex, type HistogramCell } from '../../shared/metrics/families.js';
 import type { MetricsRegistry } from '../../shared/metrics/registry.js';
 import { StabilityLevel } from '../../shared/metrics/stability.js';
+import { withTimeout } from '../../shared/with-timeout.js';
 
 export type StorageOperation = 'create' | 'update' | 'delete' | 'get';
 
@@ -80,7 +81,7 @@ export class StorageMetrics {
 /** The bucket's size, or nothing when JetStream does not answer in time (the rest of the scrape still works). */
 async function bucketStatus(kv: KV): Promise<{ size: number; values: number } | undefined> {
   try {
-    const status = await Promise.race([kv.status(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 2_000).unref())]);
+    const status = await withTimeout(kv.status(), 2_000);
     return { size: status.size, values: status.values };
   } catch {
     return undefined;

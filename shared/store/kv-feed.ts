@@ -10,6 +10,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { Logger } from '../log.js';
+import { withTimeout } from '../with-timeout.js';
 import { WatchCache, type KvChange } from './watch-cache.js';
 import type { ChangeLogRead } from './change-log.js';
 
@@ -143,18 +144,10 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
             // when the bucket's stream itself answers at once: JetStream is up, and what does not
             // answer is this watch's consumer (its server died, or the client lost its interest).
             // Otherwise (JetStream electing a leader, or busy) it takes LIVENESS_FAILURES in a row.
-            const answers = <T>(p: Promise<T>): Promise<T> =>
-              new Promise<T>((resolve, reject) => {
-                const t = setTimeout(() => reject(new Error('timeout')), LIVENESS_TIMEOUT_MS);
-                p.then(
-                  (v) => (clearTimeout(t), resolve(v)),
-                  (e: unknown) => (clearTimeout(t), reject(e)),
-                );
-              });
-            const streamAnswers = () => answers(bucket.jsm.streams.info(bucket.stream)).then(() => true, () => false);
+            const streamAnswers = () => withTimeout(bucket.jsm.streams.info(bucket.stream), LIVENESS_TIMEOUT_MS).then(() => true, () => false);
             let recheck: NodeJS.Timeout | undefined;
             const check = () => {
-              answers((iter as unknown as WatchInternals)._data.info(false)).then(
+              withTimeout((iter as unknown as WatchInternals)._data.info(false), LIVENESS_TIMEOUT_MS, 'timeout').then(
                 async (info) => {
                   failedChecks = 0;
                   const sent = info.delivered?.stream_seq ?? 0;
