@@ -128,10 +128,12 @@ export async function startTestNatsCluster(size = 3): Promise<TestNatsCluster> {
     kill: (name) => kill(byName(name)),
     start: (name) => start(byName(name)),
     async streamLeader(stream) {
-      const info = await jsm.streams.info(stream);
-      const leader = info.cluster?.leader;
-      if (!leader) throw new Error(`stream ${stream} has no leader`);
-      return leader;
+      // Right after a node left or came back the stream may be between leaders for a moment.
+      for (const until = Date.now() + 10_000; ; await new Promise((r) => setTimeout(r, 200))) {
+        const leader = (await jsm.streams.info(stream).catch(() => null))?.cluster?.leader;
+        if (leader) return leader;
+        if (Date.now() > until) throw new Error(`stream ${stream} has no leader`);
+      }
     },
     async stop() {
       await Promise.all(conns.map((c) => c.close().catch(() => undefined)));
