@@ -35,6 +35,8 @@ export interface KvFeedOptions {
    * still while claiming to run. One small request per period, the only cost of an idle feed.
    */
   livenessMs?: number;
+  /** How long after its replay a watch hands over to a consumer that follows the changes. */
+  handOverMs?: number;
 }
 
 export interface KvFeed {
@@ -45,9 +47,9 @@ export interface KvFeed {
   stop(): Promise<void>;
 }
 
-// The watch's consumer info is not part of the iterator's public type; its pending count is what
-// tells an empty replay from one still to come.
-type WatchInternals = { _data: { info(cached: boolean): Promise<{ num_pending: number; delivered?: { stream_seq: number } }> } };
+// The watch's consumer is not part of the iterator's public type: its pending count tells an empty
+// replay from one still to come, and the replay's consumer is deleted when the follower takes over.
+type WatchInternals = { _data: { info(cached: boolean): Promise<{ num_pending: number; delivered?: { stream_seq: number } }>; delete(): Promise<boolean> } };
 
 // The bucket's stream name, manager and key-to-subject mapping (the KV class has them; its
 // interface does not): the stall check reads the stream directly.
@@ -75,6 +77,7 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
   const retryMs = opts.retryMs ?? 1_000;
   const maxRetryMs = opts.maxRetryMs ?? 5_000;
   const livenessMs = opts.livenessMs ?? 5_000;
+  const handOverMs = opts.handOverMs ?? 5_000;
   const bind = typeof opts.kv === 'function' ? opts.kv : ((kv) => async () => kv)(opts.kv);
   let running = true;
   const stoppers = new Set<() => void>();
@@ -95,7 +98,14 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
             const kv = await bind();
             const status = await kv.status();
             const lastBefore = status.streamInfo.state.last_seq;
-            const iter = await kv.watch({ key: filter });
+            // Two consumers in turn: a last-per-subject one replays the latest entry of every key,
+            // then one that starts after the replay follows the changes. One consumer could do both,
+            // but nats-server (2.9) counts a last-per-subject consumer's pending messages by walking
+            // every subject its filter matches, again for each message it delivers once caught up:
+            // tens of milliseconds per write for a filter over tens of thousands of objects, paid in
+            // the server's CPU and in every change reaching the watch that much later. A consumer
+            // that starts at a sequence counts from its position instead.
+            let iter = await kv.watch({ key: filter });
             const stop = () => iter.stop();
             stoppers.add(stop);
             if (!running) iter.stop();
@@ -114,7 +124,17 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
               }
               healthy.set(filter, true);
               failures = 0;
+              // After a quiet moment, not at once: right after a NATS node was lost every feed
+              // restarts, and creating twice the consumers then slows JetStream's recovery.
+              // Entries already received are still handed over; the follower starts after them.
+              handOverTimer = setTimeout(() => {
+                handOver = true;
+                iter.stop();
+              }, handOverMs);
+              handOverTimer.unref();
             };
+            let handOver = false;
+            let handOverTimer: NodeJS.Timeout | undefined;
             if (!replaying) endReplay();
             let failedChecks = 0;
             // The last entry this watch handed over, and what the server said it had sent at the
@@ -192,9 +212,23 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
                   opts.onEntry(e, filter);
                 }
               }
+              if (handOver && running) {
+                // The replay ended with nothing pending: every entry of the filter up to the
+                // replay consumer's position (at least lastBefore) has been handed over.
+                lastSeen = Math.max(lastSeen, lastBefore);
+                // Stopping a watch leaves its consumer to the server's inactivity timeout.
+                (iter as unknown as WatchInternals)._data.delete().catch(() => undefined);
+                iter = await kv.watch({ key: filter, resumeFromRevision: lastSeen + 1 });
+                if (!running) iter.stop();
+                for await (const e of iter) {
+                  lastSeen = e.revision;
+                  opts.onEntry(e, filter);
+                }
+              }
             } finally {
               clearInterval(liveness);
               clearTimeout(recheck);
+              clearTimeout(handOverTimer);
             }
             stoppers.delete(stop);
             if (running) opts.log.warn({ filter }, 'bucket watch ended; restarting');

@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import type { KV, KvEntry } from '@nats-io/kv';
+import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { startTestNats, type TestNats } from '../../../test/support/nats.js';
@@ -56,6 +56,51 @@ test('kv feed - a watch whose keys do not change while others do is not restarte
     await sleep(100);
     assert.deepEqual(entries.map((e) => e.key), ['a.one', 'b.two'], 'both filters still deliver');
     assert.equal(await consumers(), 2);
+  } finally {
+    await feed.stop();
+  }
+});
+
+// The replay must hold the latest entry of every key (a delete as its marker) and nothing older,
+// and the changes after it must come from a consumer that starts at a sequence: nats-server walks
+// every matching subject per delivered message for a last-per-subject consumer.
+test('kv feed - the replay is the latest entry of each key; changes follow from a consumer that starts after it', async () => {
+  await kv.put('r.one', '1');
+  await kv.put('r.two', '2');
+  await kv.put('r.one', '1b');
+  await kv.delete('r.two');
+  await kv.put('r.three', '3');
+  const entries: KvEntry[] = [];
+  const feed = startKvFeed({ kv, filters: ['r.>'], onEntry: (e) => entries.push(e), onResync: () => assert.fail('no resync expected'), log: warnings().log, handOverMs: 50 });
+  try {
+    await feed.synced;
+    assert.deepEqual(entries.map((e) => [e.key, e.operation, e.string()]), [['r.one', 'PUT', '1b'], ['r.two', 'DEL', ''], ['r.three', 'PUT', '3']]);
+    const jsm = await jetstreamManager(nc);
+    const policies = async () => {
+      const found: string[] = [];
+      for await (const ci of jsm.consumers.list('KV_kvfeed')) if (ci.config.filter_subject === '$KV.kvfeed.r.>') found.push(ci.config.deliver_policy);
+      return found;
+    };
+    for (let until = Date.now() + 2_000; (await policies()).join() !== 'by_start_sequence' && Date.now() < until; ) await sleep(20);
+    assert.deepEqual(await policies(), ['by_start_sequence'], 'the replay consumer gave way to one that follows');
+    await kv.put('r.four', '4');
+    await sleep(100);
+    assert.deepEqual(entries.slice(3).map((e) => e.key), ['r.four'], 'live changes follow');
+  } finally {
+    await feed.stop();
+  }
+});
+
+test('kv feed - a bucket that keeps several revisions per key still replays only the latest', async () => {
+  const deep = await new Kvm(nc).create('kvfeeddeep', { history: 5 });
+  await deep.put('k.a', '1');
+  await deep.put('k.a', '2');
+  await deep.put('k.b', '3');
+  const entries: KvEntry[] = [];
+  const feed = startKvFeed({ kv: deep, filters: ['k.>'], onEntry: (e) => entries.push(e), onResync: () => assert.fail('no resync expected'), log: warnings().log });
+  try {
+    await feed.synced;
+    assert.deepEqual(entries.map((e) => [e.key, e.string()]), [['k.a', '2'], ['k.b', '3']]);
   } finally {
     await feed.stop();
   }
