@@ -134,6 +134,7 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
               handOverTimer.unref();
             };
             let handOver = false;
+            let following = false;
             let handOverTimer: NodeJS.Timeout | undefined;
             if (!replaying) endReplay();
             let failedChecks = 0;
@@ -163,40 +164,56 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
             // A check that does not answer in time counts as failed. One failed check is enough
             // when the bucket's stream itself answers at once: JetStream is up, and what does not
             // answer is this watch's consumer (its server died, or the client lost its interest).
-            // Otherwise (JetStream electing a leader, or busy) it takes LIVENESS_FAILURES in a row.
+            // Otherwise (JetStream electing a leader, or busy) it takes LIVENESS_FAILURES in a row,
+            // each looked at again after RECHECK_MS rather than at the next period, so that a
+            // consumer lost with its node is replaced soon after JetStream answers again.
             const streamAnswers = () => withTimeout(bucket.jsm.streams.info(bucket.stream), LIVENESS_TIMEOUT_MS).then(() => true, () => false);
             let recheck: NodeJS.Timeout | undefined;
+            const lookAgain = () => {
+              clearTimeout(recheck);
+              recheck = setTimeout(check, RECHECK_MS);
+              recheck.unref();
+            };
+            let checking = false;
             const check = () => {
-              withTimeout((iter as unknown as WatchInternals)._data.info(false), LIVENESS_TIMEOUT_MS, 'timeout').then(
+              // Not while the follower takes over: the replay's consumer is being deleted.
+              if (checking || (handOver && !following)) return;
+              checking = true;
+              const watched = iter;
+              withTimeout((watched as unknown as WatchInternals)._data.info(false), LIVENESS_TIMEOUT_MS, 'timeout').then(
                 async (info) => {
+                  if (watched !== iter) return;
                   failedChecks = 0;
                   const sent = info.delivered?.stream_seq ?? 0;
                   if (sent <= lastSeen) stalledAt = -1;
                   else if (stalledAt !== lastSeen) {
                     // In flight, or lost: look again shortly rather than at the next period.
                     stalledAt = lastSeen;
-                    clearTimeout(recheck);
-                    recheck = setTimeout(check, RECHECK_MS);
-                    recheck.unref();
+                    lookAgain();
                   } else {
                     const missed = await missedBefore(sent);
                     if (missed) {
                       opts.log.warn({ filter, sent, received: lastSeen }, 'bucket watch stalled behind what its consumer sent; restarting the watch');
-                      iter.stop();
+                      watched.stop();
                     } else if (missed === false) {
                       lastSeen = Math.max(lastSeen, sent);
                       stalledAt = -1;
+                    } else {
+                      lookAgain();
                     }
                   }
                 },
                 async (err: unknown) => {
+                  if (watched !== iter) return;
                   const gone = /not found/i.test(String((err as Error)?.message));
                   if (gone || ++failedChecks >= LIVENESS_FAILURES || (await streamAnswers())) {
                     opts.log.warn({ filter, err }, 'bucket watch consumer is gone; restarting the watch');
-                    iter.stop();
+                    watched.stop();
+                  } else {
+                    lookAgain();
                   }
                 },
-              );
+              ).finally(() => (checking = false));
             };
             const liveness = setInterval(check, livenessMs);
             liveness.unref();
@@ -219,6 +236,7 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
                 // Stopping a watch leaves its consumer to the server's inactivity timeout.
                 (iter as unknown as WatchInternals)._data.delete().catch(() => undefined);
                 iter = await kv.watch({ key: filter, resumeFromRevision: lastSeen + 1 });
+                following = true;
                 if (!running) iter.stop();
                 for await (const e of iter) {
                   lastSeen = e.revision;
