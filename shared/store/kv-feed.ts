@@ -1,6 +1,8 @@
 // The one way a service follows the object bucket: a KV watch per key filter (the latest entry of
 // every key first, then every change in stream order) that is restarted after any failure — a
 // consumer deleted under it, NATS restarted, the bucket not there yet — with a bounded retry rate.
+// Each watch replays from a last-per-subject consumer and, once caught up, hands over to one that
+// starts after the replay (cheaper for nats-server to keep delivering from; see watchOne).
 // The first replay is delivered entry by entry; a replay after a restart is handed over whole, so
 // the consumer can reconcile it against what it already holds (deletes missed while down, changes
 // whose intermediate revisions are gone). The gateway's watch cache and the services' object feeds
