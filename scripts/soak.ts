@@ -76,6 +76,9 @@ class Soak {
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   /** name → resourceVersion of the last acknowledged write; null once acknowledged deleted. */
   readonly acked = new Map<string, string | null>();
+  /** Steps in flight per name, and the names whose steps overlapped (their order is unknown). */
+  private readonly busy = new Map<string, number>();
+  private readonly overlapped = new Set<string>();
   readonly outcomes = new Map<string, number>();
   /** "<role>: <message>" → how often a process logged it at warn level or above. */
   readonly warnings = new Map<string, number>();
@@ -172,6 +175,10 @@ class Soak {
   async step(): Promise<void> {
     const name = `soak-${Math.floor(Math.random() * POOL)}`;
     const known = this.acked.get(name);
+    // Two steps on one name at once: both may be acknowledged, in either order, so neither answer
+    // says what is stored.
+    if (this.busy.get(name)) this.overlapped.add(name);
+    this.busy.set(name, (this.busy.get(name) ?? 0) + 1);
     let r: Reply;
     let method: string;
     try {
@@ -187,7 +194,12 @@ class Soak {
       }
     } catch (err) {
       this.count(`error ${(err as Error).message}`);
+      this.acked.delete(name);
       return;
+    } finally {
+      const left = this.busy.get(name)! - 1;
+      if (left) this.busy.set(name, left);
+      else this.busy.delete(name);
     }
     this.ops++;
     if (r.status === 200 || r.status === 201) {
@@ -201,6 +213,10 @@ class Soak {
       this.count(String(r.status));
       // A 503/504 may hide a write that happened: what is stored is no longer known.
       this.acked.delete(name);
+    }
+    if (this.overlapped.has(name)) {
+      this.acked.delete(name);
+      if (!this.busy.has(name)) this.overlapped.delete(name);
     }
   }
 
