@@ -130,13 +130,13 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
               // restarts, and creating twice the consumers then slows JetStream's recovery.
               // Entries already received are still handed over; the follower starts after them.
               handOverTimer = setTimeout(() => {
-                handOver = true;
+                handingOver = true;
                 iter.stop();
               }, handOverMs);
               handOverTimer.unref();
             };
-            let handOver = false;
-            let following = false;
+            // Between the replay's stop and the follower's start.
+            let handingOver = false;
             let handOverTimer: NodeJS.Timeout | undefined;
             if (!replaying) endReplay();
             let failedChecks = 0;
@@ -179,7 +179,7 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
             let checking = false;
             const check = () => {
               // Not while the follower takes over: the replay's consumer is being deleted.
-              if (checking || (handOver && !following)) return;
+              if (checking || handingOver) return;
               checking = true;
               const watched = iter;
               withTimeout((watched as unknown as WatchInternals)._data.info(false), LIVENESS_TIMEOUT_MS, 'timeout').then(
@@ -220,30 +220,27 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
             const liveness = setInterval(check, livenessMs);
             liveness.unref();
             try {
-              for await (const e of iter) {
-                lastSeen = e.revision;
-                if (replaying) {
-                  through = Math.max(through, e.revision);
-                  if (first) opts.onEntry(e, filter);
-                  else replay.push(e);
-                  if (e.isUpdate || e.delta === 0) endReplay();
-                } else {
-                  opts.onEntry(e, filter);
+              for (;;) {
+                for await (const e of iter) {
+                  lastSeen = e.revision;
+                  if (replaying) {
+                    through = Math.max(through, e.revision);
+                    if (first) opts.onEntry(e, filter);
+                    else replay.push(e);
+                    if (e.isUpdate || e.delta === 0) endReplay();
+                  } else {
+                    opts.onEntry(e, filter);
+                  }
                 }
-              }
-              if (handOver && running) {
+                if (!handingOver || !running) break;
                 // The replay ended with nothing pending: every entry of the filter up to the
                 // replay consumer's position (at least lastBefore) has been handed over.
                 lastSeen = Math.max(lastSeen, lastBefore);
                 // Stopping a watch leaves its consumer to the server's inactivity timeout.
                 (iter as unknown as WatchInternals)._data.delete().catch(() => undefined);
                 iter = await kv.watch({ key: filter, resumeFromRevision: lastSeen + 1 });
-                following = true;
+                handingOver = false;
                 if (!running) iter.stop();
-                for await (const e of iter) {
-                  lastSeen = e.revision;
-                  opts.onEntry(e, filter);
-                }
               }
             } finally {
               clearInterval(liveness);
