@@ -30,6 +30,8 @@ export interface BenchCluster {
   gateway: Child;
   /** Every process of the system under test, plus this one (for the CPU meter). */
   pids: number[];
+  /** The same processes by role, for the CPU each takes per request (machine.ts `cpuByRole`). */
+  roles: Record<ProcessRole, number[]>;
   /** Sends a command to the gateway child over IPC and waits for its answer (see gateway-proc.ts). */
   gatewayCommand(msg: Record<string, unknown>): Promise<any>;
 }
@@ -40,6 +42,8 @@ const START_TIMEOUT_MS = 90_000;
 export const MINIMAL_BUCKET = 'bench-minimal';
 
 export type Topology = 'services-together' | 'processes';
+
+export type ProcessRole = 'gateway' | 'services' | 'nats-server' | 'minimal server' | 'load generator';
 
 export async function startBenchCluster(cleanup: Cleanup, topology: Topology = 'services-together'): Promise<BenchCluster> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'platform-bench-'));
@@ -97,7 +101,14 @@ export async function startBenchCluster(cleanup: Cleanup, topology: Topology = '
   const baselineUrl = `https://127.0.0.1:${line.split(' ')[1]}`;
 
   const pids = [process.pid, nats.process.pid!, ...serviceProcs.map((p) => p.proc.pid!), gateway.proc.pid!, baseline.proc.pid!];
-  return { dir, nc, caPem: ca.certPem, token, gatewayUrl, baselineUrl, gateway, pids, gatewayCommand: (msg) => ipcCommand(gateway, msg) };
+  const roles: Record<ProcessRole, number[]> = {
+    gateway: [gateway.proc.pid!],
+    services: serviceProcs.map((p) => p.proc.pid!),
+    'nats-server': [nats.process.pid!],
+    'minimal server': [baseline.proc.pid!],
+    'load generator': [process.pid],
+  };
+  return { dir, nc, caPem: ca.certPem, token, gatewayUrl, baselineUrl, gateway, pids, roles, gatewayCommand: (msg) => ipcCommand(gateway, msg) };
 }
 
 /** Polls /readyz until the gateway says ready (watch cache synced, every service answering). */

@@ -43,6 +43,13 @@ function processBusy(pid: number): number {
   }
 }
 
+/** CPU time (ms) each group of processes has used so far; subtract two readings for an interval. */
+export function cpuByRole<R extends string>(roles: Record<R, number[]>): Record<R, number> {
+  const out = {} as Record<R, number>;
+  for (const role of Object.keys(roles) as R[]) out[role] = (roles[role].reduce((a, p) => a + processBusy(p), 0) * 1000) / HZ;
+  return out;
+}
+
 export class MachineMeter {
   private start: Sample;
 

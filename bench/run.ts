@@ -7,6 +7,7 @@
 //   npm run bench -- --auth-only       only the authentication/authorization figures
 //   npm run bench -- --webhooks-only   only the create rates with admission webhooks
 //   npm run bench -- --fanout-only     only the watch fan-out
+//   npm run bench -- --writes-only     only the write figures, both topologies
 //
 // Processes: nats-server, the four non-gateway services in one child, the gateway in its own child,
 // a bare fastify baseline in another; this process only drives load (closed loop, keep-alive).
@@ -16,10 +17,10 @@
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { Cleanup } from './cleanup.js';
-import { MINIMAL_BUCKET, startBenchCluster, type BenchCluster } from './cluster.js';
+import { MINIMAL_BUCKET, startBenchCluster, type BenchCluster, type ProcessRole } from './cluster.js';
 import { HttpClient } from './http.js';
 import { closedLoop, combine, interleaved, roundRatio, type LoadOptions, type LoadResult, type Operation } from './load.js';
-import { MachineMeter } from './machine.js';
+import { cpuByRole, MachineMeter } from './machine.js';
 import { summarizeProfile } from './profile.js';
 import { getOp, PROTOBUF, timeLists } from './reads.js';
 import { mib, ms, printTable, rate, type Row } from './report.js';
@@ -45,7 +46,7 @@ function progress(msg: string): void {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, 'auth-only': { type: 'boolean' }, 'webhooks-only': { type: 'boolean' }, 'fanout-only': { type: 'boolean' } }, allowPositionals: false, strict: true, args: normalizeArgs(process.argv.slice(2)) });
+  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, 'auth-only': { type: 'boolean' }, 'webhooks-only': { type: 'boolean' }, 'fanout-only': { type: 'boolean' }, 'writes-only': { type: 'boolean' } }, allowPositionals: false, strict: true, args: normalizeArgs(process.argv.slice(2)) });
   if (values['auth-only']) {
     printTable(await authBench(progress));
     return;
@@ -56,6 +57,10 @@ async function main(): Promise<void> {
   }
   if (values['fanout-only']) {
     await fanoutOnly();
+    return;
+  }
+  if (values['writes-only']) {
+    await writesOnly();
     return;
   }
   const profiles = values['cpu-prof'] === undefined ? [] : values['cpu-prof'] === '' ? ['create', 'get'] : values['cpu-prof'].split(',');
@@ -186,6 +191,7 @@ async function writeFigures(c: BenchCluster, gw: HttpClient, bare: HttpClient, t
   if (rawCreate) createOps.raw = rawCreate;
   const creates = (await interleaved(createOps, ROUNDS, LOAD)) as Record<'minimal' | 'gateway', LoadResult[]> & { raw?: LoadResult[] };
   const updates = await interleaved({ minimal: m.update, gateway: g.update }, ROUNDS, LOAD);
+  const cpu = [await cpuSplit(c, 'create', g.create, m.create), await cpuSplit(c, 'update', g.update, m.update)];
   // Deletes need objects to delete: more than creates left behind, put straight into each bucket.
   const nameOf = (i: number) => `del-${i}`;
   const names = Array.from({ length: DELETE_STOCK }, (_, i) => nameOf(i));
@@ -208,7 +214,65 @@ async function writeFigures(c: BenchCluster, gw: HttpClient, bare: HttpClient, t
     }
     rows.push({ figure: `${verb} via gateway, ${topology} (c=${CONCURRENCY})`, measured: `${rate(gateway.rate)} p99 ${ms(gateway.p99Ms)}`, limit, ratio, target: `≥ ${target}`, ok: ratio >= target });
   }
+  for (const split of cpu) rows.push({ ...split, figure: `${split.figure}, ${topology}` });
   return { rows, results };
+}
+
+/**
+ * Where the CPU of one write goes, process by process: a gateway-only loop, then a minimal-server-
+ * only loop (each warmed up first), with every process's CPU time read before and after. The
+ * ratio of the totals is what the throughput ratio approaches when the machine is the limit.
+ */
+async function cpuSplit(c: BenchCluster, verb: string, gateway: Operation, minimal: Operation): Promise<Row> {
+  const perOp = async (op: Operation, roles: ProcessRole[]) => {
+    await closedLoop(op, { ...LOAD, durationMs: 1 });
+    const before = cpuByRole(c.roles);
+    const r = await closedLoop(op, { ...LOAD, warmupMs: 0 });
+    const after = cpuByRole(c.roles);
+    const us = (role: ProcessRole) => ((after[role] - before[role]) * 1000) / Math.max(1, r.ops);
+    const total = roles.reduce((a, role) => a + us(role), 0);
+    return { total, text: roles.map((role) => `${role} ${Math.round(us(role))}`).join(' · ') };
+  };
+  const g = await perOp(gateway, ['gateway', 'services', 'nats-server', 'load generator']);
+  const m = await perOp(minimal, ['minimal server', 'nats-server', 'load generator']);
+  return {
+    figure: `CPU per ${verb} (µs, by process)`,
+    measured: `${Math.round(g.total)} µs: ${g.text}`,
+    limit: `minimal write server ${Math.round(m.total)} µs: ${m.text}`,
+    ratio: Math.round((m.total / g.total) * 100) / 100,
+  };
+}
+
+/** `--writes-only`: the write figures with the services together, then in their own processes. */
+async function writesOnly(): Promise<void> {
+  const cleanup = new Cleanup();
+  const onSignal = () => void cleanup.run().then(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const rows: Row[] = [];
+    const failed: LoadResult[] = [];
+    for (const [topology, label] of [['services-together', 'services in one process'], ['processes', 'each service in its own process']] as const) {
+      const one = new Cleanup();
+      cleanup.defer(`stop the cluster (${label})`, () => one.run());
+      progress(`starting the cluster, ${label}`);
+      const c = await startBenchCluster(one, topology);
+      const gw = new HttpClient(c.gatewayUrl, c.caPem, { token: c.token, maxSockets: CONCURRENCY });
+      const bare = new HttpClient(c.baselineUrl, c.caPem, { token: c.token, maxSockets: CONCURRENCY });
+      one.defer('close HTTP agents', () => (gw.destroy(), bare.destroy()));
+      await gw.json('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS.create } }, [201]);
+      progress(`writes, ${label}: the minimal write server and the gateway (interleaved)`);
+      const writes = await writeFigures(c, gw, bare, label);
+      rows.push(...writes.rows);
+      failed.push(...writes.results.filter((r) => r.errors > 0));
+      await one.run();
+    }
+    process.stdout.write(`\nplatform-apiserver bench, writes — ${new Date().toISOString()}\n\n`);
+    printTable(rows);
+    for (const r of failed) process.stdout.write(`  ! ${r.errors} failed requests, first: ${r.firstError}\n`);
+  } finally {
+    await cleanup.run();
+  }
 }
 
 /** `--fanout-only`: a cluster, the watch fan-out figure, the table. */
