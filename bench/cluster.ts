@@ -49,7 +49,8 @@ export async function startBenchCluster(cleanup: Cleanup, topology: Topology = '
   const dir = await mkdtemp(path.join(os.tmpdir(), 'platform-bench-'));
   cleanup.defer('remove temp dir', () => rm(dir, { recursive: true, force: true }));
 
-  const nats = await startLocalNats(path.join(dir, 'nats'));
+  // BENCH_NATS_PROF_PORT=<port>: nats-server serves Go's pprof there (/debug/pprof/profile).
+  const nats = await startLocalNats(path.join(dir, 'nats'), process.env.BENCH_NATS_PROF_PORT ? { profPort: Number(process.env.BENCH_NATS_PROF_PORT) } : {});
   cleanup.defer('stop nats-server', () => nats.stop());
   const nc = await connectBus({ url: nats.url, name: 'bench' });
   cleanup.defer('close bench NATS connection', () => nc.close());

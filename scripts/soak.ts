@@ -11,7 +11,7 @@
 //   npm run soak -- --duration=3m --watchers=100  # a short look
 
 import http from 'node:http';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -76,6 +76,13 @@ class Soak {
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   /** name → resourceVersion of the last acknowledged write; null once acknowledged deleted. */
   readonly acked = new Map<string, string | null>();
+  /**
+   * Whether a name exists as far as the answers tell, which picks the next step's verb. Kept apart
+   * from `acked`, which forgets a name whenever an answer is not evidence of what is stored: a
+   * name forgotten there but existing would otherwise be POSTed for ever (409 each time) and
+   * never written again.
+   */
+  private readonly exists = new Map<string, boolean>();
   /** Steps in flight per name, and the names whose steps overlapped (their order is unknown). */
   private readonly busy = new Map<string, number>();
   private readonly overlapped = new Set<string>();
@@ -174,7 +181,7 @@ class Soak {
   /** One step of the load: create, update or delete a name of the pool. */
   async step(): Promise<void> {
     const name = `soak-${Math.floor(Math.random() * POOL)}`;
-    const known = this.acked.get(name);
+    const exists = this.exists.get(name) ?? false;
     // Two steps on one name at once: both may be acknowledged, in either order, so neither answer
     // says what is stored.
     if (this.busy.get(name)) this.overlapped.add(name);
@@ -182,7 +189,7 @@ class Soak {
     let r: Reply;
     let method: string;
     try {
-      if (known === undefined || known === null) {
+      if (!exists) {
         method = 'POST';
         r = await this.write('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { n: String(this.ops) } });
       } else if (Math.random() < 0.1) {
@@ -204,11 +211,15 @@ class Soak {
     this.ops++;
     if (r.status === 200 || r.status === 201) {
       this.acked.set(name, method === 'DELETE' ? null : JSON.parse(r.body).metadata.resourceVersion);
+      this.exists.set(name, method !== 'DELETE');
       this.count('ok');
     } else if (r.status === 404 || r.status === 409) {
       // Another step raced for the same name, or a write whose answer was lost happened after all.
       this.count(`${r.status} (raced)`);
       this.acked.delete(name);
+      // A create found it there; an update or delete found it gone.
+      if (r.status === 409 && method === 'POST') this.exists.set(name, true);
+      if (r.status === 404) this.exists.set(name, false);
     } else {
       this.count(String(r.status));
       // A 503/504 may hide a write that happened: what is stored is no longer known.
@@ -312,7 +323,30 @@ class Soak {
     const get = async (p: string) => (await fetch(`http://127.0.0.1:${this.natsMonitor}${p}`)).json() as Promise<Record<string, number>>;
     const [v, j] = await Promise.all([get('/varz'), get('/jsz')]);
     const mib = (n: number | undefined) => ((n ?? 0) / 2 ** 20).toFixed(0);
-    return `mem ${mib(v.mem)} MiB, JetStream memory ${mib(j.memory)} MiB storage ${mib(j.storage)} MiB messages ${j.messages}, connections ${v.connections}, subscriptions ${v.subscriptions}, slow consumers ${v.slow_consumers}`;
+    return `mem ${mib(v.mem)} MiB, JetStream memory ${mib(j.memory)} MiB storage ${mib(j.storage)} MiB messages ${j.messages}, connections ${v.connections}, subscriptions ${v.subscriptions}, slow consumers ${v.slow_consumers}; ${await this.blockFiles()}`;
+  }
+
+  /**
+   * The message block files of each stream on disk: nats-server (2.9) loads a whole block into
+   * memory to read one message of it (a compare-and-swap write reads the key's last message), so
+   * the blocks kept alive by a few live messages are what its cache can grow to.
+   */
+  private async blockFiles(): Promise<string> {
+    const root = path.join(this.dir, 'nats');
+    const out: string[] = [];
+    const files = (await readdir(root, { recursive: true })).filter((f) => f.endsWith('.blk'));
+    const byStream = new Map<string, { n: number; bytes: number }>();
+    for (const f of files) {
+      const parts = f.split(path.sep);
+      const stream = parts[parts.indexOf('streams') + 1] ?? '?';
+      const size = await stat(path.join(root, f)).then((s) => s.size, () => 0);
+      const e = byStream.get(stream) ?? { n: 0, bytes: 0 };
+      e.n++;
+      e.bytes += size;
+      byStream.set(stream, e);
+    }
+    for (const [stream, e] of byStream) out.push(`${stream} ${e.n} blocks ${(e.bytes / 2 ** 20).toFixed(0)} MiB`);
+    return `block files: ${out.join(', ') || 'none'}`;
   }
 
   /** nats-server's Go heap profile (go tool pprof -top <file>), kept after the run. */
@@ -361,6 +395,10 @@ export async function soak(opts: Options): Promise<boolean> {
   const t0 = Date.now();
   const log = (m: string) => console.log(`[${((Date.now() - t0) / 1000).toFixed(0).padStart(5)} s] ${m}`);
   let ok = true;
+  // Interrupted (Ctrl-C): stop what was started rather than leave nats-server and services behind.
+  const onSignal = () => void s.stop().finally(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   try {
     await s.start();
     log(`started nats-server and two replicas of ${[...SERVICES, 'gateway'].join(', ')} (${REPO_ROOT})`);
