@@ -65,10 +65,7 @@ async function main(): Promise<void> {
   }
   const profiles = values['cpu-prof'] === undefined ? [] : values['cpu-prof'] === '' ? ['create', 'get'] : values['cpu-prof'].split(',');
 
-  const cleanup = new Cleanup();
-  const onSignal = () => void cleanup.run().then(() => process.exit(130));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const cleanup = cleanupOnInterrupt();
   const started = performance.now();
   try {
     const idleBefore = await otherLoad();
@@ -245,10 +242,7 @@ async function cpuSplit(c: BenchCluster, verb: string, gateway: Operation, minim
 
 /** `--writes-only`: the write figures with the services together, then in their own processes. */
 async function writesOnly(): Promise<void> {
-  const cleanup = new Cleanup();
-  const onSignal = () => void cleanup.run().then(() => process.exit(130));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const cleanup = cleanupOnInterrupt();
   try {
     const rows: Row[] = [];
     const failed: LoadResult[] = [];
@@ -277,7 +271,7 @@ async function writesOnly(): Promise<void> {
 
 /** `--fanout-only`: a cluster, the watch fan-out figure, the table. */
 async function fanoutOnly(): Promise<void> {
-  const cleanup = new Cleanup();
+  const cleanup = cleanupOnInterrupt();
   try {
     progress('starting nats-server, services and gateway');
     const c = await startBenchCluster(cleanup);
@@ -314,10 +308,7 @@ async function fanoutFigure(c: BenchCluster, gw: HttpClient, bare: HttpClient): 
 
 /** `--webhooks-only`: a cluster, the webhook create figures, the table. */
 async function webhooksOnly(): Promise<void> {
-  const cleanup = new Cleanup();
-  const onSignal = () => void cleanup.run().then(() => process.exit(130));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const cleanup = cleanupOnInterrupt();
   try {
     progress('starting nats-server, services and gateway');
     const c = await startBenchCluster(cleanup);
@@ -330,6 +321,15 @@ async function webhooksOnly(): Promise<void> {
   } finally {
     await cleanup.run();
   }
+}
+
+/** What a run registers to stop; run also when the bench is interrupted (Ctrl-C, SIGTERM). */
+function cleanupOnInterrupt(): Cleanup {
+  const cleanup = new Cleanup();
+  const onSignal = () => void cleanup.run().then(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return cleanup;
 }
 
 /** Cores used by other processes over one second, before we start anything. */
