@@ -75,7 +75,8 @@ function bucketReadApi(stream: string): string[] {
 
 /**
  * What the storage service alone may do: write the bucket and its change log, create and
- * reconfigure their streams, purge delete markers.
+ * reconfigure their streams, purge delete markers, and delete the consumer its scan for expired
+ * markers leaves behind (the bucket's owner; no reader may delete consumers).
  */
 function bucketWriteApi(bucket: string, stream: string, log: string): string[] {
   // Account info: the JetStream manager's probe when it provisions the bucket.
@@ -85,6 +86,7 @@ function bucketWriteApi(bucket: string, stream: string, log: string): string[] {
     `$JS.API.STREAM.CREATE.${stream}`,
     `$JS.API.STREAM.UPDATE.${stream}`,
     `$JS.API.STREAM.PURGE.${stream}`,
+    `$JS.API.CONSUMER.DELETE.${stream}.*`,
     `$JS.API.STREAM.INFO.${log}`,
     `$JS.API.STREAM.CREATE.${log}`,
     `$JS.API.STREAM.UPDATE.${log}`,
