@@ -5,9 +5,9 @@
 // - Only storage publishes to the bucket's subjects (`$KV.<bucket>.>`) and uses the JetStream API
 //   that changes the bucket's stream (create, update, purge). Nobody may delete the stream.
 // - The readers of the bucket (gateway, authn, authz, admission) may look at the stream, get
-//   entries and create the ephemeral ordered consumers a KV watch uses, and receive what those
-//   deliver; nothing else of JetStream, except that a gateway reads the bucket's change log (the
-//   stream `CHANGES_<bucket>`, which storage creates) with a consumer of its own.
+//   entries, create (and delete) the ephemeral ordered consumers a KV watch uses, and receive what
+//   those deliver; nothing else of JetStream, except that a gateway reads the bucket's change log
+//   (the stream `CHANGES_<bucket>`, which storage creates) with a consumer of its own.
 // - A service answers only its own subjects (`platform.v1.<service>.>` and its `$SRV` discovery
 //   subjects); answers go back through `allow_responses`, so no service may publish to inboxes in
 //   general, and each reads only its own inbox (`_INBOX.<user>.>`, the connection's inboxPrefix).
@@ -55,9 +55,12 @@ function discoverySubjects(name: string): string[] {
 
 /**
  * The JetStream API a reader of the bucket needs (what @nats-io/kv's watch and get send): stream
- * info, entries, the ordered consumers of a watch and their flow control. Not consumer deletion:
- * an ordered consumer is ephemeral and goes when its subscriber does, and a reader must not be able
- * to delete another service's.
+ * info, entries, the ordered consumers of a watch and their flow control, and deleting consumers:
+ * a watch retires its replay's consumer when it hands over (kv-feed.ts), because nats-server 2.9
+ * keeps paying for a last-per-subject consumer over the whole bucket until it is gone, and
+ * storage deletes its marker scan's. A reader could delete another service's consumer too; that
+ * service's watch notices and restarts (kv-feed.ts liveness), and every reader can already write
+ * through storage's subjects, which is far more.
  */
 function bucketReadApi(stream: string): string[] {
   return [
@@ -69,14 +72,14 @@ function bucketReadApi(stream: string): string[] {
     `$JS.API.CONSUMER.CREATE.${stream}`,
     `$JS.API.CONSUMER.CREATE.${stream}.>`,
     `$JS.API.CONSUMER.INFO.${stream}.*`,
+    `$JS.API.CONSUMER.DELETE.${stream}.*`,
     `$JS.FC.${stream}.>`,
   ];
 }
 
 /**
  * What the storage service alone may do: write the bucket and its change log, create and
- * reconfigure their streams, purge delete markers, and delete the consumer its scan for expired
- * markers leaves behind (the bucket's owner; no reader may delete consumers).
+ * reconfigure their streams, purge delete markers.
  */
 function bucketWriteApi(bucket: string, stream: string, log: string): string[] {
   // Account info: the JetStream manager's probe when it provisions the bucket.
@@ -86,7 +89,6 @@ function bucketWriteApi(bucket: string, stream: string, log: string): string[] {
     `$JS.API.STREAM.CREATE.${stream}`,
     `$JS.API.STREAM.UPDATE.${stream}`,
     `$JS.API.STREAM.PURGE.${stream}`,
-    `$JS.API.CONSUMER.DELETE.${stream}.*`,
     `$JS.API.STREAM.INFO.${log}`,
     `$JS.API.STREAM.CREATE.${log}`,
     `$JS.API.STREAM.UPDATE.${log}`,

@@ -155,9 +155,9 @@ authn → storage. A JSON object: role → {publish, subscribe, allow_responses}
 {{- $b := .Values.bucket }}
 {{- $s := printf "KV_%s" $b }}
 {{- $users := .Values.nats.auth.userNames }}
-{{- $read := list (printf "$JS.API.STREAM.INFO.%s" $s) (printf "$JS.API.STREAM.MSG.GET.%s" $s) (printf "$JS.API.DIRECT.GET.%s" $s) (printf "$JS.API.DIRECT.GET.%s.>" $s) (printf "$JS.API.CONSUMER.CREATE.%s" $s) (printf "$JS.API.CONSUMER.CREATE.%s.>" $s) (printf "$JS.API.CONSUMER.INFO.%s.*" $s) (printf "$JS.FC.%s.>" $s) }}
+{{- $read := list (printf "$JS.API.STREAM.INFO.%s" $s) (printf "$JS.API.STREAM.MSG.GET.%s" $s) (printf "$JS.API.DIRECT.GET.%s" $s) (printf "$JS.API.DIRECT.GET.%s.>" $s) (printf "$JS.API.CONSUMER.CREATE.%s" $s) (printf "$JS.API.CONSUMER.CREATE.%s.>" $s) (printf "$JS.API.CONSUMER.INFO.%s.*" $s) (printf "$JS.API.CONSUMER.DELETE.%s.*" $s) (printf "$JS.FC.%s.>" $s) }}
 {{- $l := printf "CHANGES_%s" $b }}
-{{- $write := list (printf "$KV.%s.>" $b) "$JS.API.INFO" (printf "$JS.API.STREAM.CREATE.%s" $s) (printf "$JS.API.STREAM.UPDATE.%s" $s) (printf "$JS.API.STREAM.PURGE.%s" $s) (printf "$JS.API.CONSUMER.DELETE.%s.*" $s) (printf "$JS.API.STREAM.INFO.%s" $l) (printf "$JS.API.STREAM.CREATE.%s" $l) (printf "$JS.API.STREAM.UPDATE.%s" $l) (printf "platform.changes.%s.>" $b) }}
+{{- $write := list (printf "$KV.%s.>" $b) "$JS.API.INFO" (printf "$JS.API.STREAM.CREATE.%s" $s) (printf "$JS.API.STREAM.UPDATE.%s" $s) (printf "$JS.API.STREAM.PURGE.%s" $s) (printf "$JS.API.STREAM.INFO.%s" $l) (printf "$JS.API.STREAM.CREATE.%s" $l) (printf "$JS.API.STREAM.UPDATE.%s" $l) (printf "platform.changes.%s.>" $b) }}
 {{- $logRead := list (printf "$JS.API.STREAM.INFO.%s" $l) (printf "$JS.API.CONSUMER.CREATE.%s" $l) (printf "$JS.API.CONSUMER.CREATE.%s.>" $l) (printf "$JS.API.CONSUMER.INFO.%s.*" $l) (printf "$JS.API.CONSUMER.MSG.NEXT.%s.*" $l) (printf "$JS.API.CONSUMER.DELETE.%s.*" $l) }}
 {{- $changed := "platform.v1.admission.interestchanged" }}
 {{- $calls := dict "storage" (list) "authn" (list "storage") "authz" (list "storage" "admission") "admission" (list "storage" "authz") }}

@@ -17,21 +17,20 @@ function covers(pattern: string, subject: string): boolean {
 const allowed = (patterns: string[], subject: string) => patterns.some((p) => covers(p, subject));
 const SERVICES = ['storage', 'authn', 'authz', 'admission'] as const;
 
-test('nats permissions - only storage may write the bucket or change its stream and consumers, and nobody may delete it', () => {
+test('nats permissions - only storage may write the bucket or change its stream, and nobody may delete it', () => {
   for (const bucket of ['objects', 'other']) {
     const perms = natsPermissions(bucket);
     const stream = `KV_${bucket}`;
-    // Deleting a consumer: storage's marker scan removes its own; readers leave theirs to expire.
-    const writes = [`$KV.${bucket}.core.configmaps.default.x`, `$JS.API.STREAM.CREATE.${stream}`, `$JS.API.STREAM.UPDATE.${stream}`, `$JS.API.STREAM.PURGE.${stream}`, `$JS.API.CONSUMER.DELETE.${stream}.c`];
+    const writes = [`$KV.${bucket}.core.configmaps.default.x`, `$JS.API.STREAM.CREATE.${stream}`, `$JS.API.STREAM.UPDATE.${stream}`, `$JS.API.STREAM.PURGE.${stream}`];
     for (const role of NATS_USER_ROLES) {
       for (const subject of writes) assert.equal(allowed(perms[role].publish, subject), role === 'storage', `${role} publishing ${subject}`);
       for (const subject of [`$JS.API.STREAM.DELETE.${stream}`, '$JS.API.STREAM.CREATE.OTHER', `$KV.${bucket === 'objects' ? 'other' : 'objects'}.k`]) {
         assert.equal(allowed(perms[role].publish, subject), false, `${role} publishing ${subject}`);
       }
     }
-    // Readers: what a KV watch sends.
+    // Readers: what a KV watch sends, and the delete that retires a replay's consumer.
     for (const role of ['gateway', 'authn', 'authz', 'admission', 'storage'] as const) {
-      for (const subject of [`$JS.API.STREAM.INFO.${stream}`, `$JS.API.CONSUMER.CREATE.${stream}.oc_1.$KV.${bucket}.>`, `$JS.API.CONSUMER.INFO.${stream}.oc_1`, `$JS.FC.${stream}.oc_1.x`]) {
+      for (const subject of [`$JS.API.STREAM.INFO.${stream}`, `$JS.API.CONSUMER.CREATE.${stream}.oc_1.$KV.${bucket}.>`, `$JS.API.CONSUMER.INFO.${stream}.oc_1`, `$JS.API.CONSUMER.DELETE.${stream}.oc_1`, `$JS.FC.${stream}.oc_1.x`]) {
         assert.ok(allowed(perms[role].publish, subject), `${role} publishing ${subject}`);
       }
     }
