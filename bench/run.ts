@@ -17,7 +17,7 @@
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { Cleanup } from './cleanup.js';
-import { MINIMAL_BUCKET, startBenchCluster, type BenchCluster, type ProcessRole } from './cluster.js';
+import { MINIMAL_BUCKET, startBenchCluster, type BenchCluster, type ProcessRole, type Topology } from './cluster.js';
 import { HttpClient } from './http.js';
 import { closedLoop, combine, interleaved, roundRatio, type LoadOptions, type LoadResult, type Operation } from './load.js';
 import { cpuByRole, MachineMeter } from './machine.js';
@@ -139,16 +139,7 @@ async function main(): Promise<void> {
 
     // Last, as `npm start` runs it: each service in its own process. A second cluster, started
     // after the first is stopped, so the two never share the machine.
-    const separate = new Cleanup();
-    cleanup.defer('stop the cluster of separate processes', () => separate.run());
-    progress('starting every service in its own process (services/<name>/main.ts)');
-    const c2 = await startBenchCluster(separate, 'processes');
-    const gw2 = new HttpClient(c2.gatewayUrl, c2.caPem, { token: c2.token, maxSockets: CONCURRENCY });
-    const bare2 = new HttpClient(c2.baselineUrl, c2.caPem, { token: c2.token, maxSockets: CONCURRENCY });
-    separate.defer('close HTTP agents', () => (gw2.destroy(), bare2.destroy()));
-    await gw2.json('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS.create } }, [201]);
-    progress('writes with every service in its own process: the minimal write server and the gateway (interleaved)');
-    const writes2 = await writeFigures(c2, gw2, bare2, 'each service in its own process');
+    const writes2 = await writesOnACluster(cleanup, 'processes');
     rows.push(...writes2.rows);
     errors.push(...writes2.results.filter((r) => r.errors > 0));
     process.stdout.write(`\nplatform-apiserver bench — ${new Date().toISOString()}\n`);
@@ -246,20 +237,10 @@ async function writesOnly(): Promise<void> {
   try {
     const rows: Row[] = [];
     const failed: LoadResult[] = [];
-    for (const [topology, label] of [['services-together', 'services in one process'], ['processes', 'each service in its own process']] as const) {
-      const one = new Cleanup();
-      cleanup.defer(`stop the cluster (${label})`, () => one.run());
-      progress(`starting the cluster, ${label}`);
-      const c = await startBenchCluster(one, topology);
-      const gw = new HttpClient(c.gatewayUrl, c.caPem, { token: c.token, maxSockets: CONCURRENCY });
-      const bare = new HttpClient(c.baselineUrl, c.caPem, { token: c.token, maxSockets: CONCURRENCY });
-      one.defer('close HTTP agents', () => (gw.destroy(), bare.destroy()));
-      await gw.json('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS.create } }, [201]);
-      progress(`writes, ${label}: the minimal write server and the gateway (interleaved)`);
-      const writes = await writeFigures(c, gw, bare, label);
+    for (const topology of ['services-together', 'processes'] as const) {
+      const writes = await writesOnACluster(cleanup, topology);
       rows.push(...writes.rows);
       failed.push(...writes.results.filter((r) => r.errors > 0));
-      await one.run();
     }
     process.stdout.write(`\nplatform-apiserver bench, writes — ${new Date().toISOString()}\n\n`);
     printTable(rows);
@@ -267,6 +248,23 @@ async function writesOnly(): Promise<void> {
   } finally {
     await cleanup.run();
   }
+}
+
+/** A cluster of `topology` of its own, the write figures on it, and the cluster stopped again. */
+async function writesOnACluster(cleanup: Cleanup, topology: Topology): Promise<{ rows: Row[]; results: LoadResult[] }> {
+  const label = topology === 'processes' ? 'each service in its own process' : 'services in one process';
+  const one = new Cleanup();
+  cleanup.defer(`stop the cluster (${label})`, () => one.run());
+  progress(topology === 'processes' ? 'starting every service in its own process (services/<name>/main.ts)' : 'starting nats-server, services, gateway and baseline');
+  const c = await startBenchCluster(one, topology);
+  const gw = new HttpClient(c.gatewayUrl, c.caPem, { token: c.token, maxSockets: CONCURRENCY });
+  const bare = new HttpClient(c.baselineUrl, c.caPem, { token: c.token, maxSockets: CONCURRENCY });
+  one.defer('close HTTP agents', () => (gw.destroy(), bare.destroy()));
+  await gw.json('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS.create } }, [201]);
+  progress(`writes with ${label}: the minimal write server and the gateway (interleaved)`);
+  const writes = await writeFigures(c, gw, bare, label);
+  await one.run();
+  return writes;
 }
 
 /** `--fanout-only`: a cluster, the watch fan-out figure, the table. */
