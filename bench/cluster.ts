@@ -101,7 +101,6 @@ export async function startBenchCluster(cleanup: Cleanup, topology: Topology = '
   const line = await baseline.waitForLine(/^listening \d+/, START_TIMEOUT_MS);
   const baselineUrl = `https://127.0.0.1:${line.split(' ')[1]}`;
 
-  const pids = [process.pid, nats.process.pid!, ...serviceProcs.map((p) => p.proc.pid!), gateway.proc.pid!, baseline.proc.pid!];
   const roles: Record<ProcessRole, number[]> = {
     gateway: [gateway.proc.pid!],
     services: serviceProcs.map((p) => p.proc.pid!),
@@ -109,6 +108,7 @@ export async function startBenchCluster(cleanup: Cleanup, topology: Topology = '
     'minimal server': [baseline.proc.pid!],
     'load generator': [process.pid],
   };
+  const pids = Object.values(roles).flat();
   return { dir, nc, caPem: ca.certPem, token, gatewayUrl, baselineUrl, gateway, pids, roles, gatewayCommand: (msg) => ipcCommand(gateway, msg) };
 }
 
