@@ -18,9 +18,9 @@
 
 import type { NatsConnection } from '@nats-io/nats-core';
 import { headers } from '@nats-io/nats-core';
-import { DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
+import { DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
 import type { Logger } from '../log.js';
-import { isStreamNotFound } from './kv-errors.js';
+import { isStreamNotFound, kvErrorKind, KvErrorKind } from './kv-errors.js';
 
 /** What a write replaced: `PREV_NONE`, `<revision>`, or `<revision> <the replaced object's JSON>`. */
 export const PREV_HEADER = 'Platform-Prev';
@@ -139,32 +139,54 @@ export interface ReadChangeLogOptions {
   log?: Logger;
 }
 
+/** Between attempts at a log that JetStream cannot serve right now. */
+const RETRY_MS = 500;
+
 /**
  * Reads the whole log (up to its end when the read starts) and returns the writes up to `through`
  * in revision order (storage replicas publish concurrently, so the log's own order may differ).
  * A write the bucket took but whose entry is still on its way is missing: the reader notices it
  * by the chain of revisions (watch-cache.ts).
+ *
+ * JetStream being unreachable or without a leader for the log (a NATS node lost, the stream's
+ * re-election still going on) is waited out until the read's deadline: giving up costs every
+ * watcher of the gateway a 410 and a relist.
  */
 export async function readChangeLog(nc: NatsConnection, opts: ReadChangeLogOptions): Promise<ChangeLogRead> {
   const stream = changeLogStream(opts.bucket);
-  const timeoutMs = opts.timeoutMs ?? 30_000;
-  const changes: LoggedChange[] = [];
-  let jsm: JetStreamManager;
-  try {
-    jsm = await jetstreamManager(nc, { checkAPI: false });
-    if ((await jsm.streams.info(stream)).state.messages === 0) return { changes, complete: true };
-  } catch (err) {
-    opts.log?.warn({ err, stream }, 'the change log cannot be read; the watch window starts now');
-    return { changes, complete: false };
+  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await readChangeLogOnce(nc, opts, deadline);
+    } catch (err) {
+      const kind = kvErrorKind(err);
+      const transient = kind === KvErrorKind.Timeout || kind === KvErrorKind.Unavailable;
+      if (!transient || Date.now() + RETRY_MS >= deadline) {
+        opts.log?.warn({ err, stream, attempt }, 'the change log cannot be read; the watch window starts now');
+        return { changes: [], complete: false };
+      }
+      opts.log?.info({ err: String(err), stream, attempt }, 'the change log cannot be read yet; trying again');
+      await new Promise((r) => setTimeout(r, RETRY_MS));
+    }
   }
+}
+
+/** One attempt; throws what JetStream answered, and gives up reading at `deadline` (incomplete). */
+async function readChangeLogOnce(nc: NatsConnection, opts: ReadChangeLogOptions, deadline: number): Promise<ChangeLogRead> {
+  const stream = changeLogStream(opts.bucket);
+  const changes: LoggedChange[] = [];
+  // No request waits past the deadline (JetStream's own default is 5 s).
+  const timeout = Math.max(100, Math.min(5_000, deadline - Date.now()));
+  const jsm = await jetstreamManager(nc, { checkAPI: false, timeout });
+  if ((await jsm.streams.info(stream)).state.messages === 0) return { changes, complete: true };
   let complete = false;
   const from = opts.since ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: opts.since.toISOString() } : { deliver_policy: DeliverPolicy.All };
-  const consumer = await jetstream(nc).consumers.get(stream, from);
+  const consumer = await jetstream(nc, { timeout }).consumers.get(stream, from);
   try {
     // Nothing to read (nothing since `since`): the iteration below would wait for a first message.
     if ((await consumer.info(true)).num_pending === 0) return { changes, complete: true };
     const messages = await consumer.consume({ max_messages: 1_000, expires: 2_000 });
-    const timer = setTimeout(() => messages.stop(), timeoutMs);
+    const timer = setTimeout(() => messages.stop(), Math.max(0, deadline - Date.now()));
     try {
       for await (const m of messages) {
         const revision = Number(m.headers?.get(REVISION_HEADER));
@@ -188,8 +210,6 @@ export async function readChangeLog(nc: NatsConnection, opts: ReadChangeLogOptio
       clearTimeout(timer);
       messages.stop();
     }
-  } catch (err) {
-    opts.log?.warn({ err, stream }, 'reading the change log failed; the watch window starts now');
   } finally {
     await consumer.delete().catch(() => undefined);
   }

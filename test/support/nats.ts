@@ -19,8 +19,11 @@ import { DEFAULT_BUCKET } from '../../shared/api/groups.js';
 export interface TestNats {
   url: string;
   connect(name?: string): Promise<NatsConnection>;
-  /** Stops the server and starts it again on the same port and store (local servers only). */
-  restart?(): Promise<void>;
+  /**
+   * Stops the server and starts it again on the same port and store (local servers only), after
+   * `whileDown` when given.
+   */
+  restart?(whileDown?: () => Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -69,8 +72,9 @@ export async function startTestNats(): Promise<TestNats> {
   return {
     url: server.url,
     connect: connectTo(server.url),
-    restart: async () => {
+    restart: async (whileDown) => {
       await server.stop();
+      await whileDown?.();
       server = await startLocalNats(dir, { port: server.port });
     },
     stop: async () => {

@@ -9,7 +9,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { startTestNats, type TestNats } from '../../../test/support/nats.js';
 import { openObjectBucket } from '../kv-bucket.js';
 import { startCacheFeed, type CacheFeed } from '../kv-feed.js';
-import { changeLogStream, ensureChangeLog, parsePrevHeader, prevHeader, readChangeLog } from '../change-log.js';
+import { changeLogStream, ensureChangeLog, parsePrevHeader, prevHeader, readChangeLog, type ChangeLogRead } from '../change-log.js';
 import { resourceKey, WatchCache, type CachedObject, type WatchSink } from '../watch-cache.js';
 import { createObjectStore, type ObjectStore } from '../../../services/storage/object-store.js';
 import { jsonWatchEncoder } from '../../codec/json.js';
@@ -147,6 +147,31 @@ test('change log - a write the log lacks starts the window at it; a log not read
   const fresh = new WatchCache();
   assert.equal(fresh.markSynced(1, { changes: read.changes, complete: false }), 0);
   assert.equal(fresh.compactedRevision, 1);
+});
+
+test('change log - a read while NATS is down waits for it until its deadline', async (t) => {
+  if (!nats.restart) return t.skip('needs a local nats-server it can restart');
+  const bucket = 'clogdown';
+  const store = await storeFor(bucket);
+  const x = await store.create(ref('x'), cm('x', '1'));
+  const y = await store.create(ref('y'), cm('y', '1'));
+  let patient!: Promise<ChangeLogRead>;
+  let hasty!: Promise<{ read: ChangeLogRead; ms: number }>;
+  const t0 = Date.now();
+  // Down for longer than one JetStream request's timeout (5 s): a single attempt would fail.
+  await nats.restart(async () => {
+    patient = readChangeLog(nc, { bucket, through: y.revision, timeoutMs: 30_000 });
+    hasty = readChangeLog(nc, { bucket, through: y.revision, timeoutMs: 1_000 }).then((read) => ({ read, ms: Date.now() - t0 }));
+    await new Promise((r) => setTimeout(r, 6_000));
+  });
+  const late = await patient;
+  assert.equal(late.complete, true);
+  assert.deepEqual(late.changes.map((c) => c.revision), [x.revision, y.revision]);
+  assert.ok(Date.now() - t0 >= 6_000);
+  // Past its deadline a read gives up: no history rather than a wait without end.
+  const given = await hasty;
+  assert.deepEqual(given.read, { changes: [], complete: false });
+  assert.ok(given.ms < 3_000, `gave up after ${given.ms} ms`);
 });
 
 test('change log - what a write replaced, as its header says it', () => {
