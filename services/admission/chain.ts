@@ -14,6 +14,7 @@ import { AdmissionPhase, type AdmissionInterest, type AdmissionReply, type Admis
 import { admissionMatches } from '../../shared/api/admission-match.js';
 import type { Logger } from '../../shared/log.js';
 import type { AdmissionContext, AdmissionPlugin, AnnotationLevel, PluginMatch } from './types.js';
+import { cloneJson } from '../../shared/patch/json-value.js';
 
 export function pluginMatches(match: PluginMatch | undefined, req: AdmissionRequest): boolean {
   return admissionMatches(match, req.operation, req.resource.group, req.resource.resource, req.userInfo?.groups ?? []);
@@ -92,7 +93,7 @@ export async function runAdmissionChain(plugins: AdmissionPlugin[], req: Admissi
       const ctx = record.context(plugin.name, log, round);
       // A mutator gets its own copy so a rejected request never leaves a half-changed object.
       if (mutating && current && !copied && plugin.mutatesObject !== false) {
-        current = structuredClone(current);
+        current = cloneJson(current);
         copied = true;
       }
       const start = observer ? performance.now() : 0;

@@ -5,7 +5,7 @@
 
 import { badRequest, failure, StatusReason } from '../api/status.js';
 import type { ApiObject, JsonSchema } from '../api/types.js';
-import { jsonEqual } from '../patch/json-value.js';
+import { cloneJson, jsonEqual } from '../patch/json-value.js';
 import { FieldSet, pathString, type Path } from './fieldset.js';
 import { merge, removeAt, toFieldSet, valueAt, type Ignore } from './typed.js';
 
@@ -211,7 +211,7 @@ export function apply(live: ApiObject | null, applied: ApiObject, schema: JsonSc
     }
   }
 
-  const base = live ? structuredClone(live) : ({ metadata: {} } as ApiObject);
+  const base = live ? cloneJson(live) : ({ metadata: {} } as ApiObject);
   delete base.metadata.managedFields;
   const merged = merge(base, applied, schema) as ApiObject;
   let mine = entries.find((e) => same(e, w, Operation.Apply));

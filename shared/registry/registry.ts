@@ -27,6 +27,7 @@ import { subresourceStrategy, subresourceStrategyProblems } from './subresources
 import { compareVersions } from './versions.js';
 import { hubForm, storageVersionOf } from './conversion.js';
 import { canonicalGroupNames, upstreamSpelling, type CanonicalGroup } from '../api/groups.js';
+import { cloneJson } from '../patch/json-value.js';
 
 export { compareVersions } from './versions.js';
 export { parseRuntimeConfig, RuntimeConfig } from './runtime-config.js';
@@ -301,7 +302,7 @@ export class Registry {
     // Go decoding reads a null as "unset"; validate what would be stored, not the raw nulls.
     let subject = obj;
     if (hasUnsetNulls(shape, obj)) {
-      subject = structuredClone(obj);
+      subject = cloneJson(obj);
       pruneUnknownFields(shape, subject);
     }
     const ok = validator(subject);

@@ -7,6 +7,7 @@ import type { ErrorObject } from 'ajv';
 import type { FieldError } from '../api/status.js';
 import { duplicate, forbidden, invalidValue, required, tooLong, tooMany, unsupported } from '../api/field-errors.js';
 import type { JsonSchema } from '../api/types.js';
+import { cloneJson } from '../patch/json-value.js';
 
 /**
  * What the walkers need to know about one schema node.
@@ -208,7 +209,7 @@ export function applySchemaDefaults(shape: ShapeNode, value: unknown): void {
   if (!shape.hasDefaults) return;
   if (shape.kind === 'object' && isPlainObject(value)) {
     for (const [k, d] of shape.defaults) {
-      if (value[k] === undefined || value[k] === null) value[k] = structuredClone(d);
+      if (value[k] === undefined || value[k] === null) value[k] = cloneJson(d);
     }
     for (const [k, v] of Object.entries(value)) {
       const child = shape.props.get(k) ?? shape.values;

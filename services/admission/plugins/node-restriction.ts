@@ -14,6 +14,7 @@ import { AdmissionOperation, type AdmissionRequest } from '../../../shared/bus/m
 import { admissionForbidden } from '../errors.js';
 import { storageReader, type ObjectReader } from '../../../shared/bus/storage-read.js';
 import type { AdmissionPlugin, PluginFactory, PluginMatch } from '../types.js';
+import { cloneJson } from '../../../shared/patch/json-value.js';
 
 export const NODE_RESTRICTION = 'NodeRestriction';
 
@@ -236,7 +237,7 @@ export function createNodeRestriction(read: ObjectReader): AdmissionPlugin {
     if (!req.object || !req.oldObject) deny(req, 'expected a PersistentVolumeClaim object');
     // A node reports capacity and conditions of a volume expansion; nothing else is its to change.
     const strip = (o: ApiObject): ApiObject => {
-      const c = structuredClone(o);
+      const c = cloneJson(o);
       if (c.metadata) {
         delete c.metadata.resourceVersion;
         delete c.metadata.managedFields;

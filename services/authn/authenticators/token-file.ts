@@ -7,6 +7,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { UserInfo } from '../../../shared/api/types.js';
 import { CsvError, parseCsv } from '../csv.js';
 import { skip, type AuthnResult, type TokenAuthenticator } from '../types.js';
+import { cloneJson } from '../../../shared/patch/json-value.js';
 
 export interface StaticTokenEntry {
   token: string;
@@ -72,7 +73,7 @@ export function createStaticTokenAuthenticator(entries: StaticTokenEntry[]): Tok
         if (timingSafeEqual(row.hash, presented) && !found) found = row.user;
       }
       if (!found) return skip;
-      return { kind: 'ok', user: structuredClone(found) };
+      return { kind: 'ok', user: cloneJson(found) };
     },
   };
 }

@@ -16,6 +16,7 @@ import type { Logger } from '../../../shared/log.js';
 import { covers } from './covers.js';
 import { readRules, readSubjects, type Subject } from './rules.js';
 import { RBAC_GROUP } from '../../../shared/api/groups.js';
+import { cloneJson } from '../../../shared/patch/json-value.js';
 
 export interface ReconcileTarget {
   resource: 'roles' | 'clusterroles' | 'rolebindings' | 'clusterrolebindings';
@@ -181,19 +182,19 @@ async function step(deps: ReconcileDeps, t: ReconcileTarget): Promise<void> {
   const current = await internal.get(target, req.namespace, name);
   if (!current) {
     if (req.namespace) await ensureNamespace(deps, req.namespace);
-    await internal.store.create(req, structuredClone(t.object));
+    await internal.store.create(req, cloneJson(t.object));
     deps.log.info({ resource: t.resource, namespace: req.namespace, name }, 'created default RBAC object');
     return;
   }
   const r = reconcileObject(t, current.object, deps.autoupdateAnnotation);
   if (r.op === 'none') return;
   if (r.op === 'update') {
-    await internal.store.update(req, () => structuredClone(r.object), current.revision);
+    await internal.store.update(req, () => cloneJson(r.object), current.revision);
     deps.log.info({ resource: t.resource, name }, 'added missing permissions to default RBAC object');
     return;
   }
   await internal.store.delete(req, { preconditions: { resourceVersion: String(current.revision) } });
-  await internal.store.create(req, structuredClone(r.object));
+  await internal.store.create(req, cloneJson(r.object));
   deps.log.info({ resource: t.resource, name }, 're-created default RBAC binding with its expected roleRef');
 }
 

@@ -12,6 +12,7 @@ import { nowTimestamp } from '../../../shared/api/time.js';
 import { fromScale, toScale } from '../../../shared/registry/rest/scale.js';
 import { decodePatchBody, mediaTypeOf, objectFromValue } from './decode.js';
 import { writeRequest, type Handler, type HandlerDeps, type Reply, type RequestContext } from './context.js';
+import { cloneJson } from '../../../shared/patch/json-value.js';
 
 export const patch: Handler = async (ctx, deps) => {
   const { registry, store } = deps;
@@ -30,7 +31,7 @@ export const patch: Handler = async (ctx, deps) => {
   const schema = registry.objectSchema(t.served);
   const updated = await store.update(req, (current) => {
     // A patch result may share subtrees with its input, and the result is changed later.
-    const patched = applyPatch(patchType, structuredClone(current), patchDoc, schema) as ApiObject;
+    const patched = applyPatch(patchType, cloneJson(current), patchDoc, schema) as ApiObject;
     if (!patched || typeof patched !== 'object' || Array.isArray(patched)) throw badRequest('the patch produced an object that is not a JSON object');
     return objectFromValue(registry, t, patched, write.fieldValidation, ctx.warnings);
   });
@@ -55,11 +56,11 @@ async function serverSideApply(ctx: RequestContext, { registry, store }: Handler
   const writer = { manager: write.fieldManager, subresource: sub, apiVersion: t.apiVersion, now: nowTimestamp() };
   const describe = { kind: t.gr.resource, group: t.gr.group };
   try {
-    const updated = await store.update(req, (current) => apply(current, structuredClone(applied), schema, writer, write.force, ignore, describe));
+    const updated = await store.update(req, (current) => apply(current, cloneJson(applied), schema, writer, write.force, ignore, describe));
     return { code: 200, body: value(updated) };
   } catch (err) {
     if (!(err instanceof StatusError && err.code === 404) || sub) throw err;
   }
-  const created = await store.create(req, apply(null, structuredClone(applied), schema, writer, write.force, ignore, describe));
+  const created = await store.create(req, apply(null, cloneJson(applied), schema, writer, write.force, ignore, describe));
   return { code: 201, body: value(created) };
 }

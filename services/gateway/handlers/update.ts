@@ -8,6 +8,7 @@ import { value } from '../../../shared/codec/index.js';
 import { fromScale, toScale } from '../../../shared/registry/rest/scale.js';
 import { decodeObject, decodeValue } from './decode.js';
 import { writeRequest, type Handler, type RequestContext } from './context.js';
+import { cloneJson } from '../../../shared/patch/json-value.js';
 
 export const update: Handler = async (ctx, { registry, store }) => {
   const { target: t, info } = ctx;
@@ -17,7 +18,7 @@ export const update: Handler = async (ctx, { registry, store }) => {
   if (info.subresource === 'scale') {
     const scale = (ctx.decoded ?? decodeValue(ctx.body, ctx.contentType ?? 'application/json')).value as ApiObject;
     if (!scale || typeof scale !== 'object' || !scale.metadata) throw badRequest('the body of the request is not a Scale object');
-    const updated = await store.update(req, (current) => fromScale(t, structuredClone(scale), current), expectedRevision(scale.metadata.resourceVersion));
+    const updated = await store.update(req, (current) => fromScale(t, cloneJson(scale), current), expectedRevision(scale.metadata.resourceVersion));
     return { code: 200, body: value(toScale(t, updated)) };
   }
   const obj = decodeObject(registry, t, ctx.body, ctx.contentType ?? 'application/json', write.fieldValidation, ctx.warnings, ctx.decoded);
@@ -25,7 +26,7 @@ export const update: Handler = async (ctx, { registry, store }) => {
   const rv = obj.metadata.resourceVersion;
   if (rv !== undefined && rv !== '' && !/^\d+$/.test(rv)) throw badRequest(`invalid resourceVersion ${JSON.stringify(rv)}`);
   // Each attempt starts from the client's object: a lost race must not see the previous attempt's changes.
-  const updated = await store.update(req, () => structuredClone(obj), expectedRevision(rv));
+  const updated = await store.update(req, () => cloneJson(obj), expectedRevision(rv));
   return { code: 200, body: value(updated) };
 };
 

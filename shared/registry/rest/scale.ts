@@ -7,6 +7,7 @@ import { at } from '../../api/object-path.js';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../../api/labels.js';
 import type { Target } from '../target.js';
 import { invalidValue } from '../../api/field-errors.js';
+import { cloneJson } from '../../patch/json-value.js';
 
 export const SCALE_API_VERSION = 'autoscaling/v1';
 
@@ -53,7 +54,7 @@ export function fromScale(t: Target, scale: ApiObject, current: ApiObject): ApiO
     throw invalid('Scale', 'autoscaling', current.metadata.name ?? '', [invalidValue('spec.replicas', replicas, 'must be greater than or equal to 0')]);
   }
   const path = t.type.subresources!.scale!.specReplicasPath.replace(/^\./, '').split('.');
-  const next = structuredClone(current);
+  const next = cloneJson(current);
   let node = next as Record<string, unknown>;
   for (const part of path.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
   node[path[path.length - 1]!] = replicas;

@@ -33,6 +33,7 @@ import {
   sameStoredValue,
   validateLifecycleUpdate,
 } from './prepare.js';
+import { cloneJson } from '../../patch/json-value.js';
 
 /** An object in its stored form with the revision of its last write. */
 export interface StoredObject {
@@ -165,7 +166,7 @@ export class GenericStore {
     const generated = !next.metadata.name && Boolean(next.metadata.generateName);
     for (let attempt = 0; ; attempt++) {
       // Only a generated name is ever retried, and each retry must start from `next` again.
-      const candidate = generated ? structuredClone(next) : next;
+      const candidate = generated ? cloneJson(next) : next;
       prepareForCreate(t.type, candidate, { user: req.user, now: nowTimestamp() });
       this.deps.dropDisabledFields?.(t.type, candidate, undefined);
       normalize(t, candidate, false);
@@ -208,7 +209,7 @@ export class GenericStore {
     let fresh = false;
     for (;;) {
       const cur = await this.current(req, fresh);
-      const currentObj = served(t, structuredClone(cur.object));
+      const currentObj = served(t, cloneJson(cur.object));
       if (expected !== undefined && expected !== cur.revision) throw conflict(t.gr, req.name, CONFLICT_MODIFIED);
       let next = compute(currentObj);
       setNamespace(t, next, req.namespace);
@@ -313,7 +314,7 @@ export class GenericStore {
   private async deleteOne(req: WriteRequest, cur: StoredObject, opts: DeleteRequestOptions): Promise<DeleteResult | null> {
     const t = req.target;
     const name = req.name;
-    const obj = served(t, structuredClone(cur.object));
+    const obj = served(t, cloneJson(cur.object));
     const pre = opts.preconditions;
     if (pre?.uid && pre.uid !== obj.metadata.uid) {
       throw conflict(t.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid ?? ''}`);

@@ -13,6 +13,7 @@ import type { AdmissionPlugin, PluginFactory, PluginMatch } from '../../types.js
 import { rec, records, type Json } from './json.js';
 import { resourceListsEqual } from '../../../../shared/api/quantity.js';
 import { mergeTolerations, type Toleration } from '../scheduling/pod-fields.js';
+import { cloneJson } from '../../../../shared/patch/json-value.js';
 
 export const RUNTIME_CLASS = 'RuntimeClass';
 
@@ -32,7 +33,7 @@ function setOverhead(req: AdmissionRequest, spec: Json, rc: ApiObject): void {
   if (!overhead) return;
   const podFixed = rec(overhead.podFixed);
   if (hasEntries(spec.overhead) && !resourceListsEqual(podFixed, rec(spec.overhead))) throw admissionForbidden(req, OVERHEAD_MISMATCH);
-  if (podFixed) spec.overhead = structuredClone(podFixed);
+  if (podFixed) spec.overhead = cloneJson(podFixed);
   else delete spec.overhead;
 }
 
@@ -53,7 +54,7 @@ function setScheduling(req: AdmissionRequest, spec: Json, rc: ApiObject): void {
     }
   }
   // Copies: the class is the cache's object, which the pod must not share.
-  const merged = mergeTolerations(records(spec.tolerations) as Toleration[], structuredClone(records(scheduling.tolerations)) as Toleration[]);
+  const merged = mergeTolerations(records(spec.tolerations) as Toleration[], cloneJson(records(scheduling.tolerations)) as Toleration[]);
   if (merged.length) spec.tolerations = merged;
 }
 

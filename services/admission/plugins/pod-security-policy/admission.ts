@@ -17,6 +17,7 @@ import { errorListText, type PspFieldError } from './field-errors.js';
 import { StrategyError } from './id-strategies.js';
 import { setAnnotation, sameJson, type Pod } from './pod.js';
 import { Provider, type PodSecurityPolicyObject } from './provider.js';
+import { cloneJson } from '../../../../shared/patch/json-value.js';
 
 export const POD_SECURITY_POLICY = 'PodSecurityPolicy';
 /** The policy that admitted a pod (upstream's `kubernetes.io/psp`). */
@@ -150,7 +151,7 @@ export function createPodSecurityPolicy(deps: PodSecurityPolicyDeps): AdmissionP
     const failed: Array<[string, PspFieldError[]]> = [];
     let mutatedPick: { pod: Pod; policy: string } | undefined;
     for (const provider of candidates) {
-      const copy = structuredClone(pod);
+      const copy = cloneJson(pod);
       provider.mutatePod(copy);
       const errors = provider.validatePod(copy);
       if (errors.length) {

@@ -12,7 +12,7 @@ import type { ApiObject, GroupVersionResource } from '../../../../shared/api/typ
 import type { AdmissionRequest } from '../../../../shared/bus/messages.js';
 import type { Logger } from '../../../../shared/log.js';
 import { applyJsonPatch } from '../../../../shared/patch/index.js';
-import { jsonEqual } from '../../../../shared/patch/json-value.js';
+import { cloneJson, jsonEqual } from '../../../../shared/patch/json-value.js';
 import type { JsonResponse } from '../../../../shared/webhook/http-json.js';
 import type { WebhookMetrics } from '../../metrics.js';
 import type { AdmissionContext } from '../../types.js';
@@ -204,7 +204,7 @@ export async function dispatchMutating(env: DispatchEnvironment, hooks: readonly
       if (err) throw err;
     }
   }
-  if (state.invoked.size) state.lastOutput = object === null ? null : structuredClone(object);
+  if (state.invoked.size) state.lastOutput = object === null ? null : cloneJson(object);
   return object;
 }
 

@@ -11,6 +11,7 @@ import { validateLabelSelector } from '../common/selector.js';
 import { atomicList, bytes, int32, mapList, mergeList, obj, str, strEnum } from '../common/schema.js';
 import { duplicate, forbidden, invalidValue, required, unsupported } from '../../../api/field-errors.js';
 import { validDnsSubdomain } from '../../../api/validation.js';
+import { cloneJson } from '../../../patch/json-value.js';
 
 export const ADMISSION_GROUP = 'admissionregistration.platform.io';
 export const SUPPORTED_REVIEW_VERSIONS = ['v1', 'v1beta1'];
@@ -95,7 +96,7 @@ export function versionDef(kind: WebhookKind, version: WebhookVersion): VersionD
     schema: configurationSchema(kind, version),
     defaults: (o) =>
       eachWebhook(o, (w) => {
-        for (const [k, v] of Object.entries(VERSION_DEFAULTS[version])) setDefault(w, k, structuredClone(v));
+        for (const [k, v] of Object.entries(VERSION_DEFAULTS[version])) setDefault(w, k, cloneJson(v));
       }),
   };
   if (version === 'v1beta1') def.deprecation = { since: '1.16', removedIn: '1.22', replacement: 'v1' };

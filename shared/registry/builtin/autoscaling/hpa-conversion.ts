@@ -14,6 +14,7 @@
 
 import type { ApiObject, ObjectMeta } from '../../../api/types.js';
 import { asArray, asObject, type Json } from '../common/field-errors.js';
+import { cloneJson } from '../../../patch/json-value.js';
 
 export const HPA_ANNOTATION = {
   metrics: 'autoscaling.alpha.platform.io/metrics',
@@ -435,8 +436,8 @@ const DEFAULT_SCALE_DOWN = { selectPolicy: 'Max', policies: [{ type: 'Percent', 
 
 function defaultRules(given: unknown, defaults: Json, fillPolicies: boolean): Json {
   const g = asObject(given);
-  if (!g) return structuredClone(defaults);
-  const pick = (k: string) => (g[k] !== undefined && g[k] !== null ? g[k] : fillPolicies || k !== 'policies' ? structuredClone(defaults[k]) : undefined);
+  if (!g) return cloneJson(defaults);
+  const pick = (k: string) => (g[k] !== undefined && g[k] !== null ? g[k] : fillPolicies || k !== 'policies' ? cloneJson(defaults[k]) : undefined);
   return fields([
     ['stabilizationWindowSeconds', pick('stabilizationWindowSeconds')],
     ['selectPolicy', pick('selectPolicy')],

@@ -13,7 +13,7 @@ import { atomicList, bytes, int32, mapList, obj, str, strEnum, time } from '../c
 import { isDerSequence, scanPem } from './pem.js';
 import { duplicate, forbidden, invalidValue, required, unsupported } from '../../../api/field-errors.js';
 import { validDnsSubdomain } from '../../../api/validation.js';
-import { jsonEqual } from '../../../patch/json-value.js';
+import { cloneJson, jsonEqual } from '../../../patch/json-value.js';
 
 export const KEY_USAGES = [
   'signing',
@@ -212,14 +212,14 @@ function requester(spec: Record<string, unknown>, user: UserInfo): Record<string
   const out: Record<string, unknown> = { ...rest, username: user.username };
   if (user.uid) out.uid = user.uid;
   if (user.groups.length) out.groups = [...user.groups];
-  if (user.extra && Object.keys(user.extra).length) out.extra = structuredClone(user.extra);
+  if (user.extra && Object.keys(user.extra).length) out.extra = cloneJson(user.extra);
   return out;
 }
 
 /** `/approval`: only the conditions come from the client. */
 function prepareApproval(o: ApiObject, old: ApiObject, ctx: StrategyContext): ApiObject {
   const conditions = populateConditionTimestamps(conditionsOf(o), conditionsOf(old), ctx.now);
-  return { ...structuredClone(old), status: withConditions(old.status, conditions) };
+  return { ...cloneJson(old), status: withConditions(old.status, conditions) };
 }
 
 /**
@@ -233,7 +233,7 @@ function prepareStatus(o: ApiObject, old: ApiObject, ctx: StrategyContext): ApiO
   for (const t of ['Approved', 'Denied']) {
     const before = conditionsOfType(old, t);
     const positions = conditions.flatMap((c, i) => (c.type === t ? [i] : []));
-    if (before.length === positions.length) positions.forEach((i, k) => (conditions[i] = structuredClone(before[k]!)));
+    if (before.length === positions.length) positions.forEach((i, k) => (conditions[i] = cloneJson(before[k]!)));
   }
   return { ...o, status: withConditions(o.status, conditions) };
 }
@@ -278,7 +278,7 @@ export const certificatesigningrequests: ResourceType = {
     },
     prepareForUpdate(o, old) {
       // Only approval and status change through their subresources; the request is fixed.
-      if (old.spec !== undefined) o.spec = structuredClone(old.spec);
+      if (old.spec !== undefined) o.spec = cloneJson(old.spec);
     },
     validate: validateCSRCreate,
     validateUpdate: (o, old) => validateCSRUpdate(o, old, {}),

@@ -5,6 +5,7 @@ import { ageColumn, fieldColumn } from '../common/columns.js';
 import { asArray, asObject, ensureObject, setDefault } from '../common/field-errors.js';
 import { conditionList, typedCondition } from '../common/meta.js';
 import { obj, setList, str, strEnum } from '../common/schema.js';
+import { cloneJson } from '../../../patch/json-value.js';
 
 const schema = obj({
   spec: obj({ finalizers: setList(str) }),
@@ -45,7 +46,7 @@ export const namespaces: ResourceType = {
     prepareForUpdate(o, old) {
       // spec.finalizers changes only through /finalize.
       const oldSpec = asObject(old.spec);
-      if (oldSpec) o.spec = structuredClone(oldSpec);
+      if (oldSpec) o.spec = cloneJson(oldSpec);
       else delete o.spec;
     },
     // Namespaces carry their own finalizer list in spec (emptied through /finalize); deleting one
@@ -60,7 +61,7 @@ export const namespaces: ResourceType = {
       // The namespace controller's last step: only spec.finalizers comes from the client.
       finalize: {
         prepareForUpdate(o, old) {
-          const next = structuredClone(old);
+          const next = cloneJson(old);
           next.spec = { ...(asObject(next.spec) ?? {}), finalizers: asObject(o.spec)?.finalizers ?? [] };
           return next;
         },

@@ -11,7 +11,7 @@ import { atomicList, obj, quantityMap, str, strEnum, strMap } from '../common/sc
 import { updateValidation } from '../common/strategy.js';
 import { ACCESS_MODES, accessModesCell } from './persistent-volume.js';
 import { forbidden, required } from '../../../api/field-errors.js';
-import { jsonEqual } from '../../../patch/json-value.js';
+import { cloneJson, jsonEqual } from '../../../patch/json-value.js';
 
 const schema = obj({
   spec: persistentVolumeClaimSpec,
@@ -41,7 +41,7 @@ function validatePVC(o: ApiObject): FieldError[] {
 
 // After creation a claim may only grow its storage request or get bound to a volume.
 function mutableMasked(spec: unknown, old: unknown): unknown {
-  const s = structuredClone(asObject(spec) ?? {});
+  const s = cloneJson(asObject(spec) ?? {});
   delete s.resources;
   if (!asObject(old)?.volumeName) delete s.volumeName;
   delete s.volumeAttributesClassName;

@@ -11,6 +11,7 @@ import { admitConnect, type RestAction, type RestCluster, type RestRequest } fro
 import { asArray, asObject } from '../common/field-errors.js';
 import { forward, nodeConnection, proxyPath, splitSchemeNamePort } from './proxy.js';
 import { required, unsupported } from '../../../api/field-errors.js';
+import { cloneJson } from '../../../patch/json-value.js';
 
 const PODS = { group: '', resource: 'pods' } as const;
 
@@ -168,7 +169,7 @@ const binding: RestAction = {
 
 /** The pod bound to `nodeName`: spec.nodeName, the binding's annotations, condition PodScheduled=True. */
 export function bindPod(pod: ApiObject, nodeName: string, annotations: Record<string, string> | undefined, now: string): ApiObject {
-  const next = structuredClone(pod);
+  const next = cloneJson(pod);
   next.spec = { ...(asObject(next.spec) ?? {}), nodeName };
   if (annotations && Object.keys(annotations).length) next.metadata.annotations = { ...(next.metadata.annotations ?? {}), ...annotations };
   const status = asObject(next.status) ?? {};

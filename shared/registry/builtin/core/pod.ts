@@ -12,7 +12,7 @@ import { updateValidation } from '../common/strategy.js';
 import { podActions } from './pod-rest.js';
 import { evictionAction } from '../policy/eviction.js';
 import { forbidden } from '../../../api/field-errors.js';
-import { jsonEqual } from '../../../patch/json-value.js';
+import { cloneJson, jsonEqual } from '../../../patch/json-value.js';
 
 const schema = obj({ spec: podSpec, status: podStatus });
 
@@ -74,7 +74,7 @@ function readinessGatesCell(o: ApiObject): string {
 
 // Fields a pod update may change; everything else in spec is fixed at creation.
 function mutableMasked(spec: unknown): Json {
-  const s = structuredClone(asObject(spec) ?? {});
+  const s = cloneJson(asObject(spec) ?? {});
   for (const list of ['containers', 'initContainers']) for (const c of asArray(s[list])) delete (asObject(c) ?? {}).image;
   delete s.activeDeadlineSeconds;
   delete s.tolerations;
@@ -161,7 +161,7 @@ export const pods: ResourceType = {
       // PodScheduled condition come from it; the binding was validated and admitted as such.
       binding: {
         prepareForUpdate(o, old) {
-          const next = structuredClone(old);
+          const next = cloneJson(old);
           next.spec = { ...(asObject(next.spec) ?? {}), nodeName: asObject(o.spec)?.nodeName };
           if (o.metadata.annotations) next.metadata.annotations = o.metadata.annotations;
           next.status = o.status;

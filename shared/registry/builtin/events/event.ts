@@ -11,6 +11,7 @@ import { int32, obj, str, time } from '../common/schema.js';
 import { eventSource } from '../core/event.js';
 import { forbidden, invalidValue, required, tooLong, unsupported } from '../../../api/field-errors.js';
 import { validQualifiedName } from '../../../api/validation.js';
+import { cloneJson } from '../../../patch/json-value.js';
 
 const nullableTime = { type: ['string', 'null'], format: 'date-time' };
 
@@ -54,7 +55,7 @@ const RENAMES: Array<[string, string]> = [
 
 function rename(o: ApiObject, pairs: Array<[string, string]>, apiVersion: string): ApiObject {
   const out: ApiObject = { apiVersion, kind: 'Event', metadata: o.metadata };
-  for (const [from, to] of pairs) if (o[from] !== undefined) out[to] = structuredClone(o[from]);
+  for (const [from, to] of pairs) if (o[from] !== undefined) out[to] = cloneJson(o[from]);
   return out;
 }
 

@@ -11,6 +11,7 @@ import { validateLabelSelector } from '../common/selector.js';
 import { updateValidation } from '../common/strategy.js';
 import { validateIntOrPercent } from '../apps/deployment.js';
 import { invalidValue } from '../../../api/field-errors.js';
+import { cloneJson } from '../../../patch/json-value.js';
 
 const schema = obj({
   spec: obj({
@@ -72,7 +73,7 @@ function withSelector(o: ApiObject, selector: Selector): ApiObject {
 /** A selector swapped for another when it is one of the special pair; the object itself otherwise. */
 function swapSelector(o: ApiObject, pairs: Array<[from: Selector, to: Selector]>): ApiObject {
   const sel = asObject(o.spec)?.selector;
-  for (const [from, to] of pairs) if (sameSelector(sel, from)) return withSelector(o, structuredClone(to));
+  for (const [from, to] of pairs) if (sameSelector(sel, from)) return withSelector(o, cloneJson(to));
   return o;
 }
 
