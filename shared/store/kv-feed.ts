@@ -64,6 +64,8 @@ const LIVENESS_FAILURES = 3;
 const LIVENESS_TIMEOUT_MS = 2_500;
 /** How soon a watch whose consumer sent more than it received looks again. */
 const RECHECK_MS = 1_000;
+/** How long a stopping feed waits for the server to delete a watch's consumer. */
+const DELETE_ON_STOP_MS = 2_000;
 
 export function bindBucket(nc: NatsConnection, bucket: string): () => Promise<KV> {
   let kv: KV | null = null;
@@ -250,6 +252,12 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
               clearInterval(liveness);
               clearTimeout(recheck);
               clearTimeout(handOverTimer);
+              // The ended watch's consumer goes now, not after the inactivity threshold: a
+              // replica stopped in a rolling restart would otherwise leave every one of its
+              // consumers costing nats-server CPU on each write for five minutes. A stopping feed
+              // waits for it (briefly); a restarting one does not.
+              const deleted = (iter as unknown as WatchInternals)._data.delete().catch(() => undefined);
+              if (!running) await withTimeout(deleted, DELETE_ON_STOP_MS).catch(() => undefined);
             }
             stoppers.delete(stop);
             if (running) opts.log.warn({ filter }, 'bucket watch ended; restarting');

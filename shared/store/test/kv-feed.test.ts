@@ -61,6 +61,19 @@ test('kv feed - a watch whose keys do not change while others do is not restarte
   }
 });
 
+// A replica stopped in a rolling restart must not leave its consumers to nats.js's inactivity
+// threshold: for five minutes each would cost nats-server CPU on every write (the soak's count
+// doubled after its rolling restart until then).
+test('kv feed - a stopped feed has deleted its consumers', async () => {
+  const before = await consumers();
+  const feed = startKvFeed({ kv, filters: ['s.>', 't.>'], onEntry: () => undefined, onResync: () => undefined, log: warnings().log, handOverMs: 50 });
+  await feed.synced;
+  await sleep(500); // past the hand-over to the consumers that follow changes
+  assert.equal(await consumers(), before + 2);
+  await feed.stop();
+  assert.equal(await consumers(), before);
+});
+
 // The replay must hold the latest entry of every key (a delete as its marker) and nothing older,
 // and the changes after it must come from a consumer that starts at a sequence: nats-server walks
 // every matching subject per delivered message for a last-per-subject consumer.
