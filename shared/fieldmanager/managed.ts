@@ -122,14 +122,17 @@ export function recordUpdate(prev: ApiObject | null, next: ApiObject, schema: Js
   else if (!Array.isArray(incoming) || incoming.length === 0) base = readEntries(prevList) ?? [];
   else base = readEntries(incoming) ?? readEntries(prevList) ?? [];
 
-  const newSet = toFieldSet(next, schema, ignore);
-  const oldSet = prev ? toFieldSet(prev, schema, ignore) : new FieldSet();
+  const newMaps = new FieldSet();
+  const oldMaps = new FieldSet();
+  const newSet = toFieldSet(next, schema, ignore, newMaps);
+  const oldSet = prev ? toFieldSet(prev, schema, ignore, oldMaps) : new FieldSet();
   const changed = new FieldSet();
   for (const p of newSet.paths()) {
     const before = prev ? valueAt(prev, p) : undefined;
     if (reset || before === undefined || (isLeaf(newSet, p) && !jsonEqual(before, valueAt(next, p)))) changed.insert(p);
   }
-  const removed = oldSet.difference(newSet);
+  for (const p of newMaps.paths()) if (reset || !prev || valueAt(prev, p) === undefined) changed.insert(p);
+  const removed = oldSet.difference(newSet).union(oldMaps.difference(newMaps));
   const entries = base.map((e) => ({ ...e, set: e.set.difference(changed).difference(removed) }));
   if (!changed.isEmpty()) {
     const mine = entries.find((e) => same(e, w, Operation.Update));

@@ -50,8 +50,12 @@ function itemElement(item: Json, kind: ListKind, index: number): PathElement {
 /** Paths a walk never reports (identity and server-written metadata, never owned). */
 export type Ignore = (path: Path) => boolean;
 
-/** The paths `value` sets: leaves, atomic values, empty containers, list items and map entries. */
-export function toFieldSet(value: Json, schema: JsonSchema | undefined, ignore: Ignore = () => false): FieldSet {
+/**
+ * The paths `value` sets: leaves, atomic values, empty containers, list items and map entries.
+ * With `maps`, also the paths of the granular maps it holds, there: an update records a map that
+ * appears or goes as a change itself, as upstream's does (the `.` of `f:data` after a create).
+ */
+export function toFieldSet(value: Json, schema: JsonSchema | undefined, ignore: Ignore = () => false, maps?: FieldSet): FieldSet {
   const set = new FieldSet();
   const walk = (v: Json, s: JsonSchema | undefined, path: PathElement[], node: FieldSet) => {
     if (ignore(path)) return;
@@ -59,6 +63,7 @@ export function toFieldSet(value: Json, schema: JsonSchema | undefined, ignore: 
       const entries = Object.entries(v);
       if (entries.length === 0) node.member = true;
       const map = isMapType(s);
+      if (map) maps?.insert(path);
       for (const [k, child] of entries) {
         const p = [...path, `f:${k}`];
         if (ignore(p)) continue;

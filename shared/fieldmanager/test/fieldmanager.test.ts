@@ -106,6 +106,26 @@ describe('field management - updates (rule 2, 3)', () => {
     assert.ok(!owned(next, 'creator').includes('.spec.replicas'));
   });
 
+  it('a granular map that appears is the writer\'s too ("."), as upstream records a create; one that goes is no one\'s', () => {
+    const created = obj({ env: { A: '1' }, containers: [{ name: 'c', image: 'i' }] });
+    recordUpdate(null, created, schema, at('creator'), ignore);
+    const v1 = (created.metadata.managedFields as any[])[0].fieldsV1;
+    assert.deepEqual(v1['f:spec']['f:env'], { '.': {}, 'f:A': {} });
+    assert.deepEqual(v1['f:spec']['f:containers'], { 'k:{"name":"c"}': { '.': {}, 'f:image': {}, 'f:name': {} } }, 'a list item, not the list');
+    // Another entry in a map that was there: the entry only.
+    const more = structuredClone(created);
+    (more.spec as any).env.B = '2';
+    recordUpdate(created, more, schema, at('adder'), ignore);
+    assert.deepEqual(owned(more, 'adder'), ['.spec.env.B']);
+    assert.ok(owned(more, 'creator').includes('.spec.env'));
+    // The map gone: its "." leaves the creator with its entries.
+    const less = structuredClone(more);
+    delete (less.spec as any).env;
+    recordUpdate(more, less, schema, at('remover'), ignore);
+    assert.ok(!owned(less, 'creator').some((p) => p.startsWith('.spec.env')), owned(less, 'creator').join());
+    assert.deepEqual(managers(less), ['creator/Update'], 'a removal owns nothing, and an owner left with nothing is dropped');
+  });
+
   it('a write that changes nothing leaves managedFields as they were (times included)', () => {
     const created = obj({ replicas: 1 });
     recordUpdate(null, created, schema, at('a', '2026-01-01T00:00:00Z'), ignore);
