@@ -160,7 +160,8 @@ export async function readChangeLog(nc: NatsConnection, opts: ReadChangeLogOptio
       return await readChangeLogOnce(nc, opts, deadline);
     } catch (err) {
       const kind = kvErrorKind(err);
-      const transient = kind === KvErrorKind.Timeout || kind === KvErrorKind.Unavailable;
+      // A connection closing (the process stopping) is not waited out.
+      const transient = (kind === KvErrorKind.Timeout || kind === KvErrorKind.Unavailable) && !nc.isClosed() && !nc.isDraining();
       if (!transient || Date.now() + RETRY_MS >= deadline) {
         opts.log?.warn({ err, stream, attempt }, 'the change log cannot be read; the watch window starts now');
         return { changes: [], complete: false };
