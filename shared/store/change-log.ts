@@ -20,6 +20,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { headers } from '@nats-io/nats-core';
 import { DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
 import type { Logger } from '../log.js';
+import { sleep } from '../client/sleep.js';
 import { isStreamNotFound, kvErrorKind, KvErrorKind } from './kv-errors.js';
 
 /** What a write replaced: `PREV_NONE`, `<revision>`, or `<revision> <the replaced object's JSON>`. */
@@ -167,7 +168,7 @@ export async function readChangeLog(nc: NatsConnection, opts: ReadChangeLogOptio
         return { changes: [], complete: false };
       }
       opts.log?.info({ err: String(err), stream, attempt }, 'the change log cannot be read yet; trying again');
-      await new Promise((r) => setTimeout(r, RETRY_MS));
+      await sleep(RETRY_MS);
     }
   }
 }
