@@ -5,16 +5,20 @@
 
 import { Composer, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, Parser, type Document, type Node as YamlNode } from 'yaml';
 import { badRequest, failure, requestEntityTooLarge, StatusReason, unsupportedMediaType } from './status.js';
+import { cloneJson, setOwn } from './own-keys.js';
 
 /** Largest request body accepted (upstream's 3 MiB). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 /** Default nesting limit of decoded bodies (objects and arrays, the outermost counting 1). */
 export const DEFAULT_MAX_DEPTH = 100;
 /**
- * yaml's alias budget (aliases resolved × aliases inside the aliased node). Manifests seldom use
- * aliases at all; a small budget stops "billion laughs" bodies before anything is expanded.
+ * How many nodes aliases and merge keys may add to a YAML document when it is expanded: the larger
+ * of this and the document's own node count. Counted over the composed document before anything
+ * is expanded (each anchored node's expanded size once), so "billion laughs" and chained merge
+ * keys, whose expansion doubles per line, are refused in time linear in the text. Upstream bounds
+ * the same thing: a budget of expansions relative to the document's size.
  */
-export const MAX_YAML_ALIAS_COUNT = 50;
+export const MAX_YAML_ALIAS_EXPANSION = 10_000;
 
 export const JSON_MEDIA_TYPES: readonly string[] = ['application/json', 'application/merge-patch+json', 'application/json-patch+json', 'application/strategic-merge-patch+json'];
 export const YAML_MEDIA_TYPES: readonly string[] = ['application/yaml', 'application/apply-patch+yaml'];
@@ -72,6 +76,28 @@ function checkCharset(contentType: string, params: Record<string, string>): void
  * Whether the value has the right shape (an object, a list of patch operations) is the caller's.
  */
 export function decodeBody(body: Buffer | string, mediaType: string, opts?: DecodeOptions): DecodedValue {
+  const { text, isJson, maxDepth } = bodyText(body, mediaType, opts);
+  return isJson ? decodeJson(text, maxDepth) : decodeYaml(text, maxDepth);
+}
+
+/**
+ * Every check decodeBody makes of a JSON body, without building its value: the duplicate fields,
+ * or undefined when the media type is not JSON. A large JSON body is vetted in a worker thread
+ * (decode-pool.ts), leaving only `parseVettedJson` (JSON.parse, the least a thread that needs the
+ * value can do) to the event loop.
+ */
+export function vetJsonBody(body: Buffer, mediaType: string, opts?: DecodeOptions): string[] | undefined {
+  const { text, isJson, maxDepth } = bodyText(body, mediaType, opts);
+  return isJson ? scanJson(text, maxDepth) : undefined;
+}
+
+/** The value of a JSON body that vetJsonBody accepted. */
+export function parseVettedJson(body: Buffer): unknown {
+  const text = body.toString('utf8');
+  return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+}
+
+function bodyText(body: Buffer | string, mediaType: string, opts?: DecodeOptions): { text: string; isJson: boolean; maxDepth: number } {
   const { mediaType: mt, params } = parseMediaType(mediaType);
   const isJson = JSON_SET.has(mt);
   if (!isJson && !YAML_SET.has(mt)) throw unsupportedMediaType(mediaType);
@@ -80,8 +106,7 @@ export function decodeBody(body: Buffer | string, mediaType: string, opts?: Deco
   if (size > MAX_BODY_BYTES) throw requestEntityTooLarge(`the request body is larger than ${MAX_BODY_BYTES} bytes`);
   let text = typeof body === 'string' ? body : body.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const maxDepth = opts?.maxDepth ?? DEFAULT_MAX_DEPTH;
-  return isJson ? decodeJson(text, maxDepth) : decodeYaml(text, maxDepth);
+  return { text, isJson, maxDepth: opts?.maxDepth ?? DEFAULT_MAX_DEPTH };
 }
 
 // ---- JSON -------------------------------------------------------------------------------
@@ -435,8 +460,12 @@ function estimateYamlDepth(text: string, limit: number): { depth: number; at: nu
       j = i;
       lineDepth = flowBase;
     }
-    let sawKey = false;
+    // Levels this line opens after its leading indicators: a mapping key's `: `, and compact
+    // block indicators that follow one (`x: - - - y`, `a: b: c`), which the library rejects
+    // only after recursing once per indicator.
+    let inline = 0;
     let tokenStart = true;
+    let afterIndicator = false;
     for (; j < n; j++) {
       const c = text.charCodeAt(j);
       if (c === 0x0a) break;
@@ -456,10 +485,11 @@ function estimateYamlDepth(text: string, limit: number): { depth: number; at: nu
       if (c === 0x23 && tokenStart) break; // comment
       if ((c === 0x22 || c === 0x27) && (tokenStart || flow > 0)) {
         quote = c;
+        afterIndicator = false;
         continue;
       }
       if ((c === 0x5b || c === 0x7b) && (flow > 0 || tokenStart)) {
-        if (flow === 0) flowBase = lineDepth + (sawKey ? 1 : 0);
+        if (flow === 0) flowBase = lineDepth + inline;
         flow++;
         if (flowBase + flow > max) max = flowBase + flow;
         if (max > limit) return { depth: max, at: j };
@@ -471,8 +501,14 @@ function estimateYamlDepth(text: string, limit: number): { depth: number; at: nu
       } else if (c === 0x2c && flow > 0) {
         tokenStart = true;
         continue;
-      } else if (c === 0x3a && flow === 0 && !sawKey && isYamlBreak(text, j + 1)) {
-        sawKey = true;
+      } else if (c === 0x3a && flow === 0 && isYamlBreak(text, j + 1)) {
+        inline++;
+        if (lineDepth + inline > limit) return { depth: lineDepth + inline, at: j };
+        tokenStart = afterIndicator = true;
+        continue;
+      } else if ((c === 0x2d || c === 0x3f) && flow === 0 && tokenStart && afterIndicator && isYamlBreak(text, j + 1)) {
+        inline++;
+        if (lineDepth + inline > limit) return { depth: lineDepth + inline, at: j };
         tokenStart = true;
         continue;
       } else if ((c === 0x7c || c === 0x3e) && tokenStart && flow === 0 && isBlockScalarHeader(text, j + 1)) {
@@ -482,8 +518,9 @@ function estimateYamlDepth(text: string, limit: number): { depth: number; at: nu
         break;
       }
       tokenStart = false;
+      afterIndicator = false;
     }
-    const depth = lineDepth + (sawKey ? 1 : 0);
+    const depth = lineDepth + inline;
     if (quote === 0 && flow === 0 && lines.length && lines[lines.length - 1]!.indent === indent) lines[lines.length - 1]!.depth = depth;
     if (depth > max) max = depth;
     if (max > limit) return { depth: max, at: i };
@@ -515,70 +552,198 @@ function lineEnd(text: string, from: number): number {
   return e < 0 ? text.length : e;
 }
 
+/**
+ * What a pass over a composed document needs. Aliases are resolved by anchor name in document
+ * order (the last anchor of that name before the alias, as YAML says), with one map kept during
+ * the pass: the library's own resolution scans every anchor and alias for each alias, which is
+ * quadratic in their number.
+ */
 interface YamlWalk {
-  doc: Document.Parsed;
   maxDepth: number;
   dups: string[];
-  heights: Map<YamlNode, number>;
+  /** Height and expanded node count of the last node anchored under each name, once walked. */
+  anchored: Map<string, Extent>;
   aliases: number;
+  /** Nodes written in the text (an alias counts one). */
+  nodes: number;
   lines: LineCounter;
   text: string;
 }
+
+interface Extent {
+  height: number;
+  /** Nodes once every alias and merge key under it is expanded. */
+  size: number;
+  /** A scalar's property name, for an alias used as a mapping key. */
+  key?: string;
+}
+
+/** An anchor whose node is still being walked: an alias to it would contain itself. */
+const OPEN: Extent = { height: 0, size: 0 };
 
 function yamlError(w: { lines: LineCounter }, offset: number, detail: string): Error {
   const { line, col } = w.lines.linePos(offset);
   return badRequest(`the YAML request body is malformed: ${detail} at line ${line}, column ${col}`);
 }
 
+function offsetOf(node: unknown): number {
+  return (node as YamlNode | null)?.range?.[0] ?? 0;
+}
+
+/** A plain `<<` key (the composer resolves it to a symbol when merge keys are on). */
+function isMergeKey(key: unknown): boolean {
+  return isScalar(key) && typeof key.value === 'symbol' && key.value.description === '<<';
+}
+
+/** The JS property name of a scalar key, as the library's own conversion names it. */
+function keyName(value: unknown): string {
+  return value === null || value === undefined ? '' : String(value);
+}
+
+function resolveAnchor<T>(w: { lines: LineCounter }, anchors: Map<string, T>, alias: YamlNode & { source: string }, open: T): T {
+  const found = anchors.get(alias.source);
+  if (found === undefined) throw yamlError(w, offsetOf(alias), `the alias *${alias.source} names no anchor before it`);
+  if (found === open) throw yamlError(w, offsetOf(alias), `the alias *${alias.source} is inside the node it names`);
+  return found;
+}
+
 /**
  * Exact depth check, duplicate keys and value checks over the composed document (its depth is
- * already bounded by the estimate, so recursion is safe). Returns the node's height; an alias
- * counts as the height of the node it names, so anchoring deep data cannot dodge the limit.
+ * already bounded by the estimate, so recursion is safe). Returns the node's height and expanded
+ * size; an alias counts as the node it names, so anchoring deep data cannot dodge the depth
+ * limit, and a merge key's alias counts the whole merged map. Linear in the text: nothing is
+ * expanded here.
  */
-function walkYaml(w: YamlWalk, node: unknown, depth: number, path: string): number {
+function walkYaml(w: YamlWalk, node: unknown, depth: number, path: string): Extent {
+  w.nodes++;
   if (isAlias(node)) {
     w.aliases++;
-    const target = node.resolve(w.doc);
-    const h = target ? (w.heights.get(target) ?? 0) : 0;
-    if (depth + h - 1 > w.maxDepth) throw depthError(w.text, node.range?.[0] ?? 0, w.maxDepth, 'YAML');
-    return h;
+    const e = resolveAnchor(w, w.anchored, node, OPEN);
+    if (depth + e.height - 1 > w.maxDepth) throw depthError(w.text, offsetOf(node), w.maxDepth, 'YAML');
+    return e;
   }
+  const anchor = (node as YamlNode | null)?.anchor;
+  if (anchor) w.anchored.set(anchor, OPEN);
   let h = 0;
+  let size = 1;
   if (isMap(node) || isSeq(node)) {
-    if (depth > w.maxDepth) throw depthError(w.text, node.range?.[0] ?? 0, w.maxDepth, 'YAML');
+    if (depth > w.maxDepth) throw depthError(w.text, offsetOf(node), w.maxDepth, 'YAML');
     if (isMap(node)) {
       const seen = new Set<string>();
       for (const pair of node.items) {
         if (!isPair(pair)) continue;
         const k = pair.key;
         let key: string;
-        if (k == null) key = 'null';
-        else if (isScalar(k)) key = String(k.value);
-        else if (isAlias(k)) {
-          const t = k.resolve(w.doc);
-          if (!isScalar(t)) throw yamlError(w, k.range?.[0] ?? 0, 'mapping keys must be scalars');
-          key = String(t.value);
+        if (k == null) key = '';
+        else if (isScalar(k)) {
+          key = keyName(k.value);
+          if (k.anchor) w.anchored.set(k.anchor, { height: 0, size: 1, key });
+        } else if (isAlias(k)) {
+          const t = resolveAnchor(w, w.anchored, k, OPEN).key;
+          if (t === undefined) throw yamlError(w, offsetOf(k), 'mapping keys must be scalars');
+          key = t;
         } else {
-          throw yamlError(w, (k as YamlNode).range?.[0] ?? 0, 'mapping keys must be scalars');
+          throw yamlError(w, offsetOf(k), 'mapping keys must be scalars');
         }
-        if (key !== '<<') {
+        if (!isMergeKey(k)) {
           if (seen.has(key)) w.dups.push(`${path}.${key}`);
           else seen.add(key);
         }
-        h = Math.max(h, walkYaml(w, pair.value, depth + 1, `${path}.${key}`));
+        w.nodes++; // the key
+        const e = walkYaml(w, pair.value, depth + 1, `${path}.${key}`);
+        h = Math.max(h, e.height);
+        size += 1 + e.size;
       }
     } else {
       node.items.forEach((item, idx) => {
-        h = Math.max(h, walkYaml(w, item, depth + 1, `${path}[${idx}]`));
+        const e = walkYaml(w, item, depth + 1, `${path}[${idx}]`);
+        h = Math.max(h, e.height);
+        size += e.size;
       });
     }
     h += 1;
   } else if (isScalar(node) && typeof node.value === 'number') {
-    checkYamlNumber(w, node.value, node.source, node.format, node.range?.[0] ?? 0, path);
+    checkYamlNumber(w, node.value, node.source, node.format, offsetOf(node), path);
   }
-  if (node && typeof node === 'object' && (node as YamlNode).anchor) w.heights.set(node as YamlNode, h);
-  return h;
+  const e: Extent = { height: h, size };
+  if (isScalar(node)) e.key = keyName(node.value);
+  if (anchor) w.anchored.set(anchor, e);
+  return e;
 }
+
+/** An anchored node and the value built for it. */
+interface Built {
+  node: YamlNode;
+  value: unknown;
+}
+
+/**
+ * Builds the JSON value of a walked document. Every alias gets its own copy of the value it
+ * names, so changing one place later (defaulting, patching) never shows in another; merge keys
+ * follow YAML's merge type (a key already in the map, or from an earlier source, wins). The walk
+ * bounded the expanded size, and the work here is linear in it.
+ */
+class YamlBuilder {
+  private readonly anchors = new Map<string, Built>();
+  private readonly open: Built = { node: null as unknown as YamlNode, value: undefined };
+
+  constructor(private readonly w: { lines: LineCounter }) {}
+
+  value(node: unknown): unknown {
+    if (node == null) return null;
+    if (isAlias(node)) return cloneJson(resolveAnchor(this.w, this.anchors, node, this.open).value);
+    const anchor = (node as YamlNode).anchor;
+    if (anchor) this.anchors.set(anchor, this.open);
+    let v: unknown;
+    if (isMap(node)) v = this.map(node.items);
+    else if (isSeq(node)) v = node.items.map((item) => this.value(item));
+    else if (isScalar(node)) v = node.value;
+    else throw yamlError(this.w, offsetOf(node), 'unsupported node');
+    if (anchor) this.anchors.set(anchor, { node: node as YamlNode, value: v });
+    return v;
+  }
+
+  private map(pairs: unknown[]): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const pair of pairs) {
+      if (!isPair(pair)) continue;
+      if (isMergeKey(pair.key)) {
+        for (const source of this.mergeSources(pair.value)) {
+          for (const [k, v] of Object.entries(source)) if (!Object.hasOwn(out, k)) setOwn(out, k, cloneJson(v));
+        }
+        continue;
+      }
+      setOwn(out, this.key(pair.key), this.value(pair.value));
+    }
+    return out;
+  }
+
+  private key(k: unknown): string {
+    if (isAlias(k)) return keyName(this.value(k));
+    if (isScalar(k)) {
+      const name = keyName(k.value);
+      if (k.anchor) this.anchors.set(k.anchor, { node: k, value: k.value });
+      return name;
+    }
+    return '';
+  }
+
+  /** The maps a merge key's value names: a map, an alias of one, or a sequence of those. */
+  private mergeSources(value: unknown): Record<string, unknown>[] {
+    const target = isAlias(value) ? resolveAnchor(this.w, this.anchors, value, this.open) : undefined;
+    const node = target ? target.node : value;
+    if (isSeq(node)) return node.items.map((item) => this.mergeSource(item));
+    return [target && isMap(target.node) ? (target.value as Record<string, unknown>) : this.mergeSource(value)];
+  }
+
+  private mergeSource(item: unknown): Record<string, unknown> {
+    const target = isAlias(item) ? resolveAnchor(this.w, this.anchors, item, this.open) : undefined;
+    const node = target ? target.node : item;
+    if (!isMap(node)) throw yamlError(this.w, offsetOf(item), 'merge sources must be maps or aliases of maps');
+    return (target ? target.value : this.value(item)) as Record<string, unknown>;
+  }
+}
+
 
 /**
  * A YAML number must be what the JSON it stands for would hold: finite (no `.inf`, `.nan` or
@@ -643,19 +808,12 @@ function decodeYaml(text: string, maxDepth: number): DecodedValue {
   const doc = nonEmpty[0];
   if (!doc) return { value: null, duplicateFields: [] };
 
-  const w: YamlWalk = { doc, maxDepth, dups: [], heights: new Map(), aliases: 0, lines, text };
-  walkYaml(w, doc.contents, 1, '');
-  let value: unknown;
-  try {
-    value = doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_COUNT });
-  } catch (err) {
-    if (err instanceof ReferenceError) {
-      throw badRequest(`the YAML request body uses too many aliases (more than ${MAX_YAML_ALIAS_COUNT} alias expansions): ${err.message}`);
-    }
-    throw badRequest(`the YAML request body is malformed: ${(err as Error).message}`);
+  const w: YamlWalk = { maxDepth, dups: [], anchored: new Map(), aliases: 0, nodes: 0, lines, text };
+  const { size } = walkYaml(w, doc.contents, 1, '');
+  const allowed = w.nodes + Math.max(MAX_YAML_ALIAS_EXPANSION, w.nodes);
+  if (size > allowed) {
+    const expanded = Number.isFinite(size) && size < 1e15 ? String(size) : 'more than 10^15';
+    throw badRequest(`the YAML request body uses aliases or merge keys that expand its ${w.nodes} nodes to ${expanded}; at most ${allowed} are allowed`);
   }
-  // toJS shares one JS object among an anchor and its aliases; later mutation (defaulting,
-  // patching) of one place must not show up in the others.
-  if (w.aliases > 0) value = JSON.parse(JSON.stringify(value));
-  return { value, duplicateFields: w.dups };
+  return { value: new YamlBuilder(w).value(doc.contents), duplicateFields: w.dups };
 }

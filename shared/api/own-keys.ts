@@ -16,3 +16,23 @@ export function setOwn(o: Record<string, unknown>, key: string, value: unknown):
     o[key] = value;
   }
 }
+
+/**
+ * A deep copy, so results never share structure with the caller's inputs. With a `meter`, each
+ * object or array charges one unit plus one per member before it is copied, so a copy that would
+ * exceed the meter's budget stops early (see shared/patch/limits.ts).
+ */
+export function cloneJson<T>(v: T, meter?: { charge(units: number): void }): T {
+  if (Array.isArray(v)) {
+    meter?.charge(1 + v.length);
+    return v.map((item) => cloneJson(item, meter)) as T;
+  }
+  if (typeof v === 'object' && v !== null) {
+    const keys = Object.keys(v);
+    meter?.charge(1 + keys.length);
+    const out: Record<string, unknown> = {};
+    for (const k of keys) setOwn(out, k, cloneJson((v as Record<string, unknown>)[k], meter));
+    return out as T;
+  }
+  return v;
+}

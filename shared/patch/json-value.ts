@@ -15,28 +15,8 @@ export function hasOwn(o: JsonObject, key: string): boolean {
 }
 
 // One rule for client-chosen keys across the API machinery (see shared/api/own-keys.ts).
-import { getOwn, setOwn } from '../api/own-keys.js';
-export { getOwn, setOwn };
-
-/**
- * A deep copy, so results never share structure with the caller's inputs. With a `meter`, each
- * object or array charges one unit plus one per member before it is copied, so a copy that would
- * exceed the meter's budget stops early (see limits.ts).
- */
-export function cloneJson<T>(v: T, meter?: { charge(units: number): void }): T {
-  if (Array.isArray(v)) {
-    meter?.charge(1 + v.length);
-    return v.map((item) => cloneJson(item, meter)) as T;
-  }
-  if (isJsonObject(v)) {
-    const keys = Object.keys(v);
-    meter?.charge(1 + keys.length);
-    const out: JsonObject = {};
-    for (const k of keys) setOwn(out, k, cloneJson(v[k], meter));
-    return out as T;
-  }
-  return v;
-}
+import { cloneJson, getOwn, setOwn } from '../api/own-keys.js';
+export { cloneJson, getOwn, setOwn };
 
 /** JSON equality: member order does not matter, types do (`10` is not `"10"`), undefined members are absent. */
 export function jsonEqual(a: unknown, b: unknown): boolean {

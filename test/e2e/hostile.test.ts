@@ -84,6 +84,39 @@ describe('hostile input', () => {
     assertOk(await c.request('GET', CM));
   });
 
+  it('limits - YAML merge-key chains and compact sequences are 400 in milliseconds while /healthz keeps answering', async () => {
+    // `bK: &bK {<<: [*b(K-1), *b(K-1)], kK: v}` doubles what each line expands: 39 lines once
+    // kept the gateway busy for minutes. `x: - - - … y` on one line overflowed the parser's stack.
+    const chain = (levels: number) => {
+      let s = 'b0: &b0 {k0: v}\n';
+      for (let k = 1; k <= levels; k++) s += `b${k}: &b${k} {<<: [*b${k - 1}, *b${k - 1}], k${k}: v}\n`;
+      return s;
+    };
+    const SSR = '/apis/authentication.platform.io/v1/selfsubjectreviews';
+    const bodies = [chain(16), chain(24), chain(39), `x: ${'- '.repeat(30_000)}y\n`, `x: ${'- '.repeat(100_000)}y\n`];
+    for (const body of bodies) {
+      let done = false;
+      const t0 = performance.now();
+      const sent = c.request('POST', SSR, { rawBody: body, headers: { 'content-type': 'application/yaml' } }).finally(() => (done = true));
+      let slowest = 0;
+      while (!done) {
+        const t = performance.now();
+        assert.equal((await c.request('GET', '/healthz')).status, 200);
+        slowest = Math.max(slowest, performance.now() - t);
+      }
+      const r = await sent;
+      const elapsed = performance.now() - t0;
+      const st = assertStatus(r, 400, 'BadRequest');
+      assert.match(st.message, /aliases or merge keys|nesting depth/);
+      assert.ok(elapsed < 1000, `${body.length} bytes answered after ${elapsed.toFixed(0)} ms`);
+      assert.ok(slowest < 1000, `/healthz took ${slowest.toFixed(0)} ms meanwhile`);
+    }
+    // Anchors and merge keys as manifests use them still work.
+    const cm = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${uniq('merged')}\n  labels: &l {app: web, tier: front}\n  annotations:\n    <<: *l\n    tier: back\ndata: {a: x}\n`;
+    const created = assertOk(await c.request('POST', CM, { rawBody: cm, headers: { 'content-type': 'application/yaml' } }), 201);
+    assert.deepEqual(created.metadata.annotations, { app: 'web', tier: 'back' });
+  });
+
   it('decoding - malformed JSON is 400', async () => {
     const r = await c.request('POST', CM, { rawBody: '{"metadata": {"name": "x"', headers: { 'content-type': 'application/json' } });
     assertStatus(r, 400, 'BadRequest');

@@ -1,9 +1,11 @@
-// Worker thread that decodes large YAML bodies, so the gateway's event loop keeps serving while
-// the YAML parser runs (about 0.25 s per MiB). Replies with JSON text, which the main thread parses
-// far faster than structured clone would copy the object tree.
+// Worker thread that decodes large YAML bodies and vets large JSON ones, so the gateway's event
+// loop keeps serving while the YAML parser runs (about 0.25 s per MiB) or the JSON scanner checks
+// nesting, numbers and duplicate fields. A YAML value comes back as JSON text, which the main
+// thread parses far faster than structured clone would copy the object tree; a JSON body comes
+// back as vetted, and the main thread parses the body it already holds.
 
 import { parentPort } from 'node:worker_threads';
-import { decodeBody } from '../../../shared/api/decode.js';
+import { decodeBody, vetJsonBody } from '../../../shared/api/decode.js';
 import { toStatus } from '../../../shared/api/status.js';
 
 export interface DecodeJob {
@@ -12,13 +14,19 @@ export interface DecodeJob {
   contentType: string;
 }
 
-export type DecodeResult = { id: number; json: string; duplicateFields: string[] } | { id: number; status: ReturnType<typeof toStatus> };
+/** `json` is the value as JSON text; absent for a vetted JSON body, which the caller parses itself. */
+export type DecodeResult = { id: number; json?: string; duplicateFields: string[] } | { id: number; status: ReturnType<typeof toStatus> };
 
 parentPort?.on('message', (job: DecodeJob) => {
   let result: DecodeResult;
   try {
-    const { value, duplicateFields } = decodeBody(Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength), job.contentType);
-    result = { id: job.id, json: JSON.stringify(value), duplicateFields };
+    const body = Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength);
+    const vetted = vetJsonBody(body, job.contentType);
+    if (vetted) result = { id: job.id, duplicateFields: vetted };
+    else {
+      const { value, duplicateFields } = decodeBody(body, job.contentType);
+      result = { id: job.id, json: JSON.stringify(value), duplicateFields };
+    }
   } catch (err) {
     result = { id: job.id, status: toStatus(err) };
   }
