@@ -20,7 +20,7 @@ import { silentLogger } from '../../shared/log.js';
 import { gatewayOptionSpecs } from '../../services/gateway/options.js';
 import { auditOptionsFrom, loadAudit } from '../../services/gateway/audit.js';
 import { findKubectl, Kubectl } from '../support/kubectl.js';
-import { assertOk, assertStatus, configMap, eventually, sleep, uniq } from './helpers.js';
+import { assertOk, assertStatus, configMap, eventually, hostAddress, sleep, uniq } from './helpers.js';
 
 const G = 'admissionregistration.platform.io';
 const AUDITED_AT_REQUEST = 'wh-audit-request';
@@ -119,7 +119,8 @@ describe('admission webhooks', () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'admission-webhooks-'));
     ca = await createCA('webhook-test-ca');
     const [serving, svcServing] = await Promise.all([issueServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] }), issueServingCert(ca, { dnsNames: ['guard.hooks.svc'], ipAddresses: [] })]);
-    [hooks, svcHooks] = await Promise.all([startHttpsServer(serving, answer), startHttpsServer(svcServing, answer)]);
+    // The service's webhook is reached through its Endpoints, which may not hold a loopback address.
+    [hooks, svcHooks] = await Promise.all([startHttpsServer(serving, answer), startHttpsServer(svcServing, answer, { host: '0.0.0.0' })]);
     // What the API server presents: a token to the service's host, another to everything else.
     await writeFile(path.join(dir, 'webhook-kubeconfig.yaml'), YAML.stringify({ apiVersion: 'v1', kind: 'Config', users: [{ name: '*.hooks.svc', user: { token: 'service-token' } }, { name: '*', user: { token: 'default-token' } }] }));
     const webhookAdmission = { apiVersion: 'apiserver.config.platform.io/v1', kind: 'WebhookAdmissionConfiguration', kubeConfigFile: 'webhook-kubeconfig.yaml' };
@@ -286,12 +287,14 @@ describe('admission webhooks', () => {
     assert.equal(received(hooks, '/allow').length, calls, 'the webhook was not called');
   });
 
-  it('a webhook named by a Service: reached through its Endpoints, its certificate checked for <svc>.<ns>.svc, the service\'s kubeConfigFile user presented', async () => {
+  it('a webhook named by a Service: reached through its Endpoints, its certificate checked for <svc>.<ns>.svc, the service\'s kubeConfigFile user presented', async (t) => {
+    const ip = hostAddress();
+    if (!ip) return t.skip('no non-loopback address on this machine');
     const ns = await namespace('wh-service');
     const svcNs = await namespace('hooks', {}, 'hooks');
     assertOk(await c.request('POST', `/api/v1/namespaces/${svcNs}/services`, { body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'guard' }, spec: { ports: [{ name: 'https', port: 443 }] } } }), 201);
     assertOk(
-      await c.request('POST', `/api/v1/namespaces/${svcNs}/endpoints`, { body: { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'guard' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: svcHooks.port }] }] } }),
+      await c.request('POST', `/api/v1/namespaces/${svcNs}/endpoints`, { body: { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'guard' }, subsets: [{ addresses: [{ ip }], ports: [{ name: 'https', port: svcHooks.port }] }] } }),
       201,
     );
     await configure('Validating', [{ ...webhook('service.hooks.test', '/deny', ns), clientConfig: { service: { namespace: svcNs, name: 'guard', path: '/deny' }, caBundle: b64(ca.certPem) } }]);

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import https from 'node:https';
 import type { IncomingMessage, ClientRequest } from 'node:http';
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import type { TestCluster } from '../support/cluster.js';
 
 export function uniq(prefix: string): string {
@@ -216,4 +217,10 @@ export function names(list: any): string[] {
 export async function createNamespace(c: TestCluster, name: string): Promise<void> {
   const r = await c.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
   assert.equal(r.status, 201, `creating namespace ${name}: ${r.text.slice(0, 300)}`);
+}
+
+/** This machine's first non-loopback IPv4 address: Endpoints may not hold loopback, and the proxies refuse it. */
+export function hostAddress(): string | undefined {
+  for (const list of Object.values(os.networkInterfaces())) for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  return undefined;
 }

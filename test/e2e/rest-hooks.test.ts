@@ -6,22 +6,15 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { findKubectl, Kubectl } from '../support/kubectl.js';
-import { assertOk, assertStatus, createNamespace, uniq } from './helpers.js';
+import { assertOk, assertStatus, createNamespace, hostAddress, uniq } from './helpers.js';
 
 const RBAC = 'rbac.authorization.platform.io';
 
 function pod(name: string, labels: Record<string, string> = {}, containers = ['app']) {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name, labels }, spec: { containers: containers.map((c) => ({ name: c, image: 'busybox' })) } };
-}
-
-/** This machine's first non-loopback IPv4 address (the proxies refuse loopback, as upstream). */
-function hostAddress(): string | undefined {
-  for (const list of Object.values(os.networkInterfaces())) for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
-  return undefined;
 }
 
 describe('REST hooks', () => {
@@ -170,9 +163,52 @@ describe('REST hooks', () => {
     assert.equal(r.text, 'backend saw POST /some/path?q=1');
     assert.deepEqual(seen.at(-1), { method: 'POST', url: '/some/path?q=1', body: 'hello' });
     assert.ok(!('authorization' in (seen.at(-1) ?? {})));
+    // A loopback endpoint cannot be stored, so the proxy keeps to the one it has.
     const current = assertOk(await c.request('GET', `/api/v1/namespaces/${ns}/endpoints/echo`));
-    assertOk(await c.request('PUT', `/api/v1/namespaces/${ns}/endpoints/echo`, { body: { ...endpoints('127.0.0.1'), metadata: current.metadata } }));
-    assertStatus(await c.request('GET', `/api/v1/namespaces/${ns}/services/echo/proxy/`), 400, 'BadRequest');
+    const loopback = assertStatus(await c.request('PUT', `/api/v1/namespaces/${ns}/endpoints/echo`, { body: { ...endpoints('127.0.0.1'), metadata: current.metadata } }), 422, 'Invalid');
+    assert.equal(loopback.details.causes[0].field, 'subsets[0].addresses[0].ip');
+    assert.equal((await c.request('GET', `/api/v1/namespaces/${ns}/services/echo/proxy/`)).status, 418);
+  });
+
+  it('no proxy reaches a loopback port through another spelling of its address', async () => {
+    // The attacker's target: an unauthenticated loopback listener, like the storage service's metrics.
+    let hits = 0;
+    const metrics = http.createServer((_req, res) => {
+      hits++;
+      res.end('loopback metrics');
+    });
+    await new Promise<void>((r) => metrics.listen(0, '127.0.0.1', r));
+    const port = (metrics.address() as AddressInfo).port;
+    try {
+      assertOk(await c.request('POST', `/api/v1/namespaces/${ns}/services`, { body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'sneaky' }, spec: { ports: [{ name: 'http', port: 80 }] } } }), 201);
+      for (const ip of ['::ffff:7f00:1', '0:0:0:0:0:ffff:7f00:1', '::ffff:127.0.0.1', '169.254.169.254', '0.0.0.0', 'not-an-ip']) {
+        const body = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'sneaky' }, subsets: [{ addresses: [{ ip }], ports: [{ name: 'http', port }] }] };
+        const refused = assertStatus(await c.request('POST', `/api/v1/namespaces/${ns}/endpoints`, { body }), 422, 'Invalid');
+        assert.deepEqual(refused.details.causes.map((x: { field: string }) => x.field), ['subsets[0].addresses[0].ip'], ip);
+      }
+      const slice = { apiVersion: 'discovery.platform.io/v1', kind: 'EndpointSlice', metadata: { name: 'sneaky-1' }, addressType: 'IPv6', endpoints: [{ addresses: ['::ffff:7f00:1'] }], ports: [{ name: 'http', port }] };
+      assertStatus(await c.request('POST', `/apis/discovery.platform.io/v1/namespaces/${ns}/endpointslices`, { body: slice }), 422, 'Invalid');
+      assertStatus(await c.request('GET', `/api/v1/namespaces/${ns}/services/sneaky/proxy/metrics`), 503, 'ServiceUnavailable');
+
+      // Pod status is not validated for this (as upstream): the pod proxy refuses the address.
+      assertOk(await c.request('POST', podPath(), { body: pod('sneaky') }), 201);
+      const status = { status: { podIP: '::ffff:7f00:1', podIPs: [{ ip: '::ffff:7f00:1' }] } };
+      assertOk(await c.request('PATCH', podPath('sneaky', 'status'), { body: status, headers: { 'content-type': 'application/merge-patch+json' } }));
+      const viaPod = assertStatus(await c.request('GET', podPath(`sneaky:${port}`, 'proxy/metrics')), 400, 'BadRequest');
+      assert.equal(viaPod.message, 'address not allowed');
+
+      assertOk(await c.request('POST', '/api/v1/nodes', { body: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n-sneaky' } } }), 201);
+      const node = assertOk(await c.request('GET', '/api/v1/nodes/n-sneaky'));
+      assertOk(await c.request('PUT', '/api/v1/nodes/n-sneaky/status', { body: { ...node, status: { addresses: [{ type: 'InternalIP', address: '0:0:0:0:0:ffff:7f00:1' }] } } }));
+      assertStatus(await c.request('GET', `/api/v1/nodes/n-sneaky:${port}/proxy/metrics`), 400, 'BadRequest');
+
+      assertOk(await c.request('POST', `/api/v1/namespaces/${ns}/services`, { body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'numeric' }, spec: { type: 'ExternalName', externalName: '2130706433' } } }), 201);
+      assertStatus(await c.request('GET', `/api/v1/namespaces/${ns}/services/numeric:${port}/proxy/metrics`), 400, 'BadRequest');
+
+      assert.equal(hits, 0, 'the loopback listener was never reached');
+    } finally {
+      metrics.close();
+    }
   });
 
   it('nodes/proxy forwards to a port of the node', async (t) => {

@@ -62,8 +62,26 @@ describe('EndpointSlice validation', () => {
     ['duplicate port names', { addressType: 'IPv4', endpoints: [], ports: [{ name: 'a', port: 1 }, { name: 'a', port: 2 }] }, ['ports[1].name: Duplicate value']],
     ['a port out of range', { addressType: 'IPv4', endpoints: [], ports: [{ port: 70000 }] }, ['ports[0].port: Invalid value']],
     ['a bad hostname', { addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'], hostname: 'Not_A_Label' }] }, ['endpoints[0].hostname: Invalid value']],
+    ['an IPv6 slice', { addressType: 'IPv6', endpoints: [{ addresses: ['2001:db8::1', 'fd00::2'] }] }, []],
+    ['not an address', { addressType: 'IPv4', endpoints: [{ addresses: ['not-an-ip'] }] }, ['endpoints[0].addresses[0]: Invalid value']],
+    ['IPv4 loopback', { addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1', '127.0.0.1'] }] }, ['endpoints[0].addresses[1]: Invalid value']],
+    ['the metadata address', { addressType: 'IPv4', endpoints: [{ addresses: ['169.254.169.254'] }] }, ['endpoints[0].addresses[0]: Invalid value']],
+    ['IPv4 unspecified', { addressType: 'IPv4', endpoints: [{ addresses: ['0.0.0.0'] }] }, ['endpoints[0].addresses[0]: Invalid value']],
+    ['IPv4 link-local multicast', { addressType: 'IPv4', endpoints: [{ addresses: ['224.0.0.5'] }] }, ['endpoints[0].addresses[0]: Invalid value']],
+    ['IPv6 loopback', { addressType: 'IPv6', endpoints: [{ addresses: ['::1'] }] }, ['endpoints[0].addresses[0]: Invalid value']],
+    ['IPv6 unspecified', { addressType: 'IPv6', endpoints: [{ addresses: ['::'] }] }, ['endpoints[0].addresses[0]: Invalid value']],
+    ['IPv6 link-local', { addressType: 'IPv6', endpoints: [{ addresses: ['fe80::1'] }] }, ['endpoints[0].addresses[0]: Invalid value']],
+    ['IPv6 link-local multicast', { addressType: 'IPv6', endpoints: [{ addresses: ['ff02::1'] }] }, ['endpoints[0].addresses[0]: Invalid value']],
+    ['IPv4-mapped loopback in an IPv6 slice', { addressType: 'IPv6', endpoints: [{ addresses: ['::ffff:7f00:1'] }] }, ['endpoints[0].addresses[0]: Invalid value']],
+    ['IPv4-mapped loopback in an IPv4 slice', { addressType: 'IPv4', endpoints: [{ addresses: ['::ffff:127.0.0.1'] }] }, ['endpoints[0].addresses[0]: Invalid value']],
   ];
   for (const [name, body, want] of cases) it(name, () => assert.deepEqual(errs(body), want));
+
+  it('says why a special address is refused, in v1beta1 too', () => {
+    const body = { apiVersion: 'discovery.platform.io/v1beta1', kind: 'EndpointSlice', metadata: { name: 's', namespace: 'ns' }, addressType: 'IPv6', endpoints: [{ addresses: ['::1', 'fe80::1'] }] } as ApiObject;
+    const { errors } = createFlow(endpointslices, beta.toStored(body));
+    assert.deepEqual(errors.map((e) => e.detail), ['may not be in the loopback range (127.0.0.0/8, ::1/128)', 'may not be in the link-local range (169.254.0.0/16, fe80::/10)']);
+  });
 
   it('defaults a port to TCP with an empty name', () => {
     const { obj } = createFlow(endpointslices, { apiVersion: 'discovery.platform.io/v1', kind: 'EndpointSlice', metadata: { name: 's' }, addressType: 'IPv4', endpoints: [], ports: [{ port: 80 }] } as ApiObject);

@@ -2,13 +2,16 @@
 // eviction asks and what it answers, which container a log or exec addresses, which backend a
 // proxy reaches and which addresses it must never reach.
 
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { ApiObject } from '../../api/types.js';
 import type { StatusError } from '../../api/status.js';
 import { decide, Decision, ignoresBudget, matchingBudgets, recordDisruption } from '../builtin/policy/eviction.js';
-import { bindPod, connectOptions, resolveContainer } from '../builtin/core/pod-rest.js';
-import { nodeConnection, pickEndpoint, proxyableIP, splitSchemeNamePort } from '../builtin/core/proxy.js';
+import { bindPod, connectOptions, podActions, resolveContainer } from '../builtin/core/pod-rest.js';
+import { nodeActions, nodeConnection, pickEndpoint, proxyableIP, serviceActions, splitSchemeNamePort } from '../builtin/core/proxy.js';
+import type { RestCluster, RestRequest } from '../rest/hooks.js';
 
 const pod = (over: Partial<ApiObject> & { ready?: boolean; phase?: string } = {}): ApiObject => ({
   apiVersion: 'v1',
@@ -107,7 +110,19 @@ describe('proxy', () => {
     ['::', false],
     ['fe80::1', false],
     ['::ffff:127.0.0.1', false],
+    ['::ffff:7f00:1', false],
+    ['0:0:0:0:0:ffff:7f00:1', false],
+    ['::FFFF:A9FE:A9FE', false],
+    ['::7f00:1', false],
+    ['64:ff9b::7f00:1', false],
+    ['fe80::1%eth0', false],
+    ['2130706433', false],
+    ['0x7f.1', false],
+    ['ff02::1', false],
+    ['224.0.0.1', false],
+    ['255.255.255.255', false],
     ['2001:db8::1', true],
+    ['::ffff:10.0.0.1', true],
     ['not-an-ip', false],
   ];
   for (const [ip, ok] of ips) it(`${ip} is ${ok ? '' : 'not '}proxyable`, () => assert.equal(proxyableIP(ip), ok));
@@ -146,4 +161,52 @@ describe('connect admission', () => {
     ['proxy: the path below the subresource', request('proxy', '', 'api/healthz'), { kind: 'PodProxyOptions', options: { path: '/api/healthz' } }],
   ];
   for (const [name, req, want] of cases) it(name, () => assert.deepEqual(connectOptions(req), want));
+});
+
+describe('proxy - every path refuses a loopback address in another spelling', () => {
+  // A real listener on loopback: a refused request must never reach it.
+  let server: http.Server;
+  let port: number;
+  let hits = 0;
+  before(async () => {
+    server = http.createServer((_req, res) => {
+      hits++;
+      res.end('loopback metrics');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+  });
+  after(() => server.close());
+
+  const cluster = (objects: Record<string, ApiObject>): RestCluster =>
+    ({
+      get: async (_g: string, resource: string, _ns: string | undefined, name: string) => objects[`${resource}/${name}`],
+      admit: async () => null,
+      hijack: () => assert.fail('the proxy connected'),
+    }) as unknown as RestCluster;
+  const request = (name: string): RestRequest => ({ method: 'GET', verb: 'get', namespace: 'ns', name, subresource: 'proxy', subpath: 'metrics', query: new URLSearchParams(), headers: {}, body: undefined }) as unknown as RestRequest;
+  const refused = (e: StatusError) => e.code === 400 && e.status.message === 'address not allowed';
+
+  for (const ip of ['::ffff:7f00:1', '0:0:0:0:0:ffff:7f00:1', '::FFFF:127.0.0.1', '::7f00:1', '2130706433', '0x7f.1']) {
+    it(`services: stored Endpoints at ${ip}`, async () => {
+      const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{ name: 'http', port: 80 }] } } as ApiObject;
+      const ep = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 's' }, subsets: [{ addresses: [{ ip }], ports: [{ name: 'http', port }] }] } as ApiObject;
+      await assert.rejects(serviceActions.proxy!.handle(request('s'), cluster({ 'services/s': svc, 'endpoints/s': ep })), refused);
+    });
+    it(`pods: status.podIP ${ip}`, async () => {
+      const p = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'a' }] }, status: { podIP: ip } } as ApiObject;
+      await assert.rejects(podActions.proxy!.handle(request(`p:${port}`), cluster({ 'pods/p': p })), refused);
+    });
+    it(`nodes: InternalIP ${ip}`, async () => {
+      const n = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n' }, status: { addresses: [{ type: 'InternalIP', address: ip }] } } as ApiObject;
+      await assert.rejects(nodeActions.proxy!.handle(request(`n:${port}`), cluster({ 'nodes/n': n })), refused);
+    });
+  }
+
+  it('services: an ExternalName spelling loopback as a number', async () => {
+    const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'x' }, spec: { type: 'ExternalName', externalName: '2130706433' } } as ApiObject;
+    await assert.rejects(serviceActions.proxy!.handle(request(`x:${port}`), cluster({ 'services/x': svc })), refused);
+  });
+
+  it('nothing reached the listener', () => assert.equal(hits, 0));
 });

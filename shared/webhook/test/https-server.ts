@@ -1,5 +1,5 @@
-// A real HTTPS server on 127.0.0.1:0 for webhook and OIDC tests: the handler gets the request
-// with its body already read, and the peer certificate when one was presented.
+// A real HTTPS server on 127.0.0.1:0 (or another host) for webhook and OIDC tests: the handler
+// gets the request with its body already read, and the peer certificate when one was presented.
 
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -33,7 +33,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(text);
 }
 
-export async function startHttpsServer(serving: PemPair, handler: TestHandler, opts: { clientCAPem?: string; port?: number } = {}): Promise<TestHttpsServer> {
+export async function startHttpsServer(serving: PemPair, handler: TestHandler, opts: { clientCAPem?: string; port?: number; host?: string } = {}): Promise<TestHttpsServer> {
   const received: ReceivedRequest[] = [];
   const server = https.createServer(
     { cert: serving.certPem, key: serving.keyPem, ...(opts.clientCAPem ? { ca: opts.clientCAPem, requestCert: true, rejectUnauthorized: true } : {}) },
@@ -54,7 +54,7 @@ export async function startHttpsServer(serving: PemPair, handler: TestHandler, o
   );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   return {

@@ -1,6 +1,8 @@
 // Endpoints: the addresses behind a service, written by the endpoints controller.
 
+import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
+import { validateEndpointIP } from '../../../api/special-ip.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
 import { asArray, asObject, setDefault } from '../common/field-errors.js';
@@ -13,6 +15,18 @@ const endpointPort = obj({ name: str, port: int32, protocol: strEnum('TCP', 'UDP
 const schema = obj({
   subsets: atomicList(obj({ addresses: atomicList(endpointAddress), notReadyAddresses: atomicList(endpointAddress), ports: atomicList(endpointPort) })),
 });
+
+/** Every address's IP (upstream's validateEndpointAddress): a valid IP, not loopback, link-local or unspecified. */
+function validateEndpoints(o: ApiObject): FieldError[] {
+  const errs: FieldError[] = [];
+  asArray(o.subsets).forEach((s, i) => {
+    const subset = asObject(s) ?? {};
+    for (const list of ['addresses', 'notReadyAddresses'] as const) {
+      asArray(subset[list]).forEach((a, j) => errs.push(...validateEndpointIP(asObject(a)?.ip, `subsets[${i}].${list}[${j}].ip`)));
+    }
+  });
+  return errs;
+}
 
 /** kubectl shows at most three `ip:port` pairs and a count of the rest. */
 function endpointsCell(o: ApiObject): string {
@@ -52,5 +66,6 @@ export const endpoints: ResourceType = {
         if (port) setDefault(port, 'protocol', 'TCP');
       }
     },
+    validate: validateEndpoints,
   },
 };

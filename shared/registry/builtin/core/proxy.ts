@@ -1,16 +1,21 @@
 // The proxy subresources (`services/<name>/proxy`, `nodes/<name>/proxy`, and the forwarding under
 // `pods/<name>/proxy`): the request is forwarded to the backend's address and the answer streamed
 // back, as upstream's proxy handlers do. As upstream, loopback, link-local and unspecified
-// addresses are refused: a proxy must never reach the API server's own host.
+// addresses are refused (and multicast and broadcast), in whatever spelling: a proxy must never
+// reach the API server's own host or the cloud's metadata service.
 
 import http from 'node:http';
 import https from 'node:https';
 import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import { canonicalIP, proxyableIP } from '../../../api/special-ip.js';
 import type { ApiObject } from '../../../api/types.js';
 import { badRequest, failure, notFound, StatusReason } from '../../../api/status.js';
 import { admitConnect, type RestAction, type RestCluster, type RestRequest, type RestResult } from '../../rest/hooks.js';
 import { asArray, asObject } from '../common/field-errors.js';
+
+// Every proxy (and the aggregation proxy) checks addresses with the one pure rule.
+export { canonicalIP, proxyableIP };
 
 export interface Backend {
   scheme: string;
@@ -26,26 +31,27 @@ function unavailable(message: string) {
   return failure(503, StatusReason.ServiceUnavailable, message);
 }
 
-/** Whether an IP may be proxied to: not loopback, link-local or unspecified (upstream's IsProxyableIP). */
-export function proxyableIP(ip: string): boolean {
-  const v = isIP(ip);
-  if (v === 4) {
-    const [a, b] = ip.split('.').map(Number);
-    return !(a === 127 || a === 0 || (a === 169 && b === 254));
-  }
-  if (v === 6) {
-    const low = ip.toLowerCase();
-    if (low === '::1' || low === '::' || /^fe[89ab]/.test(low)) return false;
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(low);
-    return mapped ? proxyableIP(mapped[1]!) : true;
-  }
-  return false;
-}
-
-async function checkProxyable(host: string): Promise<void> {
-  const addresses = isIP(host) ? [host] : (await lookup(host, { all: true }).catch(() => [])).map((a) => a.address);
+/**
+ * The address a proxy connects to for `host`: the address itself, or the first one the name
+ * resolves to. Refused (400, as upstream) unless every address is proxyable, so that a name with
+ * one public and one loopback address cannot be used either.
+ */
+export async function proxyAddress(host: string): Promise<string> {
+  const literal = canonicalIP(host);
+  const addresses = literal ? [literal] : (await lookup(host, { all: true, verbatim: true }).catch(() => [])).map((a) => a.address);
   if (addresses.length === 0) throw unavailable(`error trying to reach service: cannot resolve ${host}`);
   if (!addresses.every(proxyableIP)) throw badRequest('address not allowed');
+  return addresses[0]!;
+}
+
+/**
+ * Answers every lookup with the address already checked: the connection goes where the check
+ * looked, with no second resolution a rebinding DNS server could answer differently. (An IP
+ * literal is not looked up at all; this catches names and inet_aton spellings like `0x0a.1`.)
+ */
+function pinnedLookup(address: string): LookupFunction {
+  const family = isIP(address);
+  return (_hostname, options, callback) => (options.all ? callback(null, [{ address, family }]) : callback(null, address, family));
 }
 
 /** `[scheme:]name[:port]`, as proxy subresources address their target. */
@@ -62,14 +68,14 @@ export function splitSchemeNamePort(id: string): [scheme: string, name: string, 
 
 /** Forwards the request to `backend` and streams the answer back. */
 export async function forward(req: RestRequest, cluster: RestCluster, backend: Backend): Promise<RestResult> {
-  await checkProxyable(backend.host);
+  const address = await proxyAddress(backend.host);
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_HEADERS.has(k)) headers[k] = v;
   const query = req.query.toString();
   const path = `/${req.subpath}${query ? `?${query}` : ''}`;
   const lib = backend.scheme === 'https' ? https : http;
   const answer = await new Promise<http.IncomingMessage>((resolve, reject) => {
-    const out = lib.request({ host: backend.host, port: backend.port, method: req.method, path, headers, timeout: PROXY_TIMEOUT_MS }, resolve);
+    const out = lib.request({ host: backend.host, lookup: pinnedLookup(address), port: backend.port, method: req.method, path, headers, timeout: PROXY_TIMEOUT_MS }, resolve);
     out.on('timeout', () => out.destroy(new Error('timed out')));
     out.on('error', (err) => reject(unavailable(`error trying to reach service: ${err.message}`)));
     out.end(req.body && req.body.length ? req.body : undefined);

@@ -7,6 +7,7 @@ import type { ApiObject } from '../../../api/types.js';
 import { duplicate, immutable, invalidValue, required, tooMany, unsupported } from '../../../api/field-errors.js';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue, validateLabels } from '../../../api/validation.js';
 import { parseIP } from '../../../api/ip.js';
+import { specialEndpointIPErrors } from '../../../api/special-ip.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
 import { asArray, asObject, setDefault } from '../common/field-errors.js';
@@ -81,9 +82,11 @@ function endpointToV1beta1(e: Json): Json {
 function validateAddress(addressType: unknown, a: unknown, f: string): FieldError[] {
   if (typeof a !== 'string') return [invalidValue(f, a, 'must be a string')];
   if (addressType === 'FQDN') return isDNS1123Subdomain(a, f);
+  // As upstream, an IPv4-mapped address is an IPv4 address, and only in the IPv4 spelling.
   const ip = parseIP(a);
-  if (!ip || a.includes(':') !== (addressType === 'IPv6')) return [invalidValue(f, a, `must be a valid ${addressType} address`)];
-  return [];
+  const valid = addressType === 'IPv6' ? ip?.family === 'IPv6' : ip?.family === 'IPv4' && !a.includes(':');
+  if (!valid) return [invalidValue(f, a, `must be a valid ${addressType} address`)];
+  return specialEndpointIPErrors(a, f);
 }
 
 function validateEndpoints(o: ApiObject): FieldError[] {
