@@ -167,3 +167,24 @@ test('decode budget - YAML larger than the inline size goes to the worker, and i
     await pool.close();
   }
 });
+
+test('decode budget - the worker gives its memory back once idle', async () => {
+  const pool = new DecodePool(300);
+  try {
+    const rssBefore = process.memoryUsage().rss;
+    // Dense YAML: the parser's nodes for 700 k sequence items grow the worker's heap by hundreds of MB.
+    const value = (await pool.decode(utf8(`l:\n${'- a\n'.repeat(700_000)}`), 'application/yaml')).value as { l: string[] };
+    assert.equal(value.l.length, 700_000);
+    assert.ok(pool.running);
+    const grown = process.memoryUsage().rss - rssBefore;
+    for (let i = 0; i < 50 && pool.running; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(pool.running, false, 'the idle worker was stopped');
+    await new Promise((r) => setTimeout(r, 200));
+    const left = process.memoryUsage().rss - rssBefore;
+    assert.ok(left < grown / 2, `RSS grew ${(grown / 2 ** 20).toFixed(0)} MiB while decoding and kept ${(left / 2 ** 20).toFixed(0)} MiB once idle`);
+    // A new body starts a new worker.
+    assert.deepEqual((await pool.decode(utf8(`a: [${'1,'.repeat(10_000)}1]\n`), 'application/yaml')).value, { a: Array(10_001).fill(1) });
+  } finally {
+    await pool.close();
+  }
+});
