@@ -133,7 +133,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   instrumentBus(nc, metrics.bus);
   const auditor = config.audit ? await createAuditor(config.audit, metrics.audit, log) : null;
   const decoder = new DecodePool();
-  const handlerDeps: HandlerDeps = { registry, store, reader, bus, metrics, watchBudget: new WatchBudget(opts.maxWatchBufferedBytes), options: opts, features: config.featureGates };
+  const handlerDeps: HandlerDeps = { registry, store, reader, bus, metrics, watchBudget: new WatchBudget(opts.maxWatchBufferedBytes), options: opts, features: config.featureGates, authorize: (attrs) => identity.authorize(attrs) };
   let shuttingDown = false;
   let draining = false;
   const routes: NonResourceDeps = {

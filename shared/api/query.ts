@@ -3,7 +3,8 @@
 // strings are passed through raw: parseLabelSelector / parseFieldSelector validate them where
 // the resource type's supported fields are known.
 
-import { badRequest, type StatusCause } from './status.js';
+import { badRequest, invalid, type StatusCause } from './status.js';
+import { tooLong } from './field-errors.js';
 
 export const ResourceVersionMatch = {
   Exact: 'Exact',
@@ -27,6 +28,10 @@ export type PropagationPolicy = (typeof PropagationPolicy)[keyof typeof Propagat
 
 export const DRY_RUN_ALL = 'All';
 export const MAX_FIELD_MANAGER_BYTES = 128;
+
+/** The options kind a write's parameters are validated as (upstream's CreateOptions, UpdateOptions, PatchOptions). */
+const WRITE_OPTIONS_KINDS: Readonly<Record<string, string>> = { create: 'CreateOptions', update: 'UpdateOptions', patch: 'PatchOptions' };
+const OPTIONS_GROUP = 'meta.platform.io';
 
 export interface ListOptions {
   labelSelector?: string;
@@ -178,8 +183,11 @@ function parseDryRunValues(values: readonly unknown[]): boolean {
 // Unicode's printable set (Go's unicode.IsPrint): graphic characters plus the ASCII space.
 const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]*$/u;
 
-/** create / update / patch parameters. fieldValidation defaults to Warn (kube-apiserver 1.23+). */
-export function parseWriteOptions(q: URLSearchParams): WriteOptions {
+/**
+ * create / update / patch parameters (`verb` names the options kind a 422 speaks of).
+ * fieldValidation defaults to Warn (kube-apiserver 1.23+).
+ */
+export function parseWriteOptions(q: URLSearchParams, verb = 'create'): WriteOptions {
   const out: WriteOptions = {
     dryRun: parseDryRunValues(q.getAll('dryRun')),
     fieldValidation: FieldValidation.Warn,
@@ -188,7 +196,10 @@ export function parseWriteOptions(q: URLSearchParams): WriteOptions {
   };
   const fm = q.get('fieldManager');
   if (fm !== null && fm !== '') {
-    if (Buffer.byteLength(fm) > MAX_FIELD_MANAGER_BYTES) throw invalidParam('fieldManager', fm, `must have at most ${MAX_FIELD_MANAGER_BYTES} bytes`, 'Too long');
+    // Upstream validates the length with the options object (ValidateFieldManager): 422, not 400.
+    if (Buffer.byteLength(fm) > MAX_FIELD_MANAGER_BYTES) {
+      throw invalid(WRITE_OPTIONS_KINDS[verb] ?? 'CreateOptions', OPTIONS_GROUP, '', [tooLong('fieldManager', MAX_FIELD_MANAGER_BYTES)]);
+    }
     if (!PRINTABLE.test(fm)) throw invalidParam('fieldManager', fm, 'must only contain printable characters');
     out.fieldManager = fm;
   }

@@ -16,6 +16,8 @@ import type { GatewayMetrics } from '../filters/metrics.js';
 import type { WatchBudget } from './watch-sink.js';
 import type { FeatureGates } from '../../../shared/config/feature-gates.js';
 import type { AuditAnnotator } from '../../../shared/audit/event.js';
+import type { AuthzAttributes } from '../../../shared/bus/messages.js';
+import { attributesFor } from '../identity.js';
 
 export interface HandlerOptions {
   busTimeoutMs: number;
@@ -53,6 +55,8 @@ export interface HandlerDeps {
   options: HandlerOptions;
   /** `--feature-gates`, for the handlers whose behaviour a gate changes (list: APIListChunking). */
   features: FeatureGates;
+  /** Asks the authorizers (through the gateway's decision cache); rejects with the upstream-shaped 403. */
+  authorize(attrs: AuthzAttributes): Promise<void>;
 }
 
 export interface RequestContext {
@@ -94,6 +98,16 @@ export function managerOf(ctx: RequestContext): string {
 /** The generic store's view of this request's write. */
 export function writeRequest(ctx: RequestContext, dryRun: boolean, name = ctx.info.name): WriteRequest {
   return { target: ctx.target, user: ctx.user, namespace: namespaceOf(ctx), name, subresource: ctx.info.subresource, dryRun, warnings: ctx.warnings, manager: managerOf(ctx), audit: ctx.audit };
+}
+
+/**
+ * The store's view of an apply or PUT: the filter authorized its patch or update, and if it ends
+ * up creating the object the store asks for `create` too, as the same (possibly impersonated)
+ * user on the same object, as upstream's patch and update handlers do.
+ */
+export function writeRequestMayCreate(ctx: RequestContext, deps: HandlerDeps, dryRun: boolean): WriteRequest {
+  const attrs: AuthzAttributes = { ...attributesFor(ctx.user, ctx.info), verb: 'create' };
+  return { ...writeRequest(ctx, dryRun), authorizeCreate: () => deps.authorize(attrs) };
 }
 
 /** A stored object in the target's served form. */

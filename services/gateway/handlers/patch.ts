@@ -11,13 +11,13 @@ import { apply, ownable } from '../../../shared/fieldmanager/managed.js';
 import { nowTimestamp } from '../../../shared/api/time.js';
 import { fromScale, toScale } from '../../../shared/registry/rest/scale.js';
 import { decodePatchBody, mediaTypeOf, objectFromValue } from './decode.js';
-import { writeRequest, type Handler, type HandlerDeps, type Reply, type RequestContext } from './context.js';
+import { writeRequest, writeRequestMayCreate, type Handler, type HandlerDeps, type Reply, type RequestContext } from './context.js';
 import { cloneJson } from '../../../shared/patch/json-value.js';
 
 export const patch: Handler = async (ctx, deps) => {
   const { registry, store } = deps;
   const t = ctx.target;
-  const write = parseWriteOptions(ctx.query);
+  const write = parseWriteOptions(ctx.query, 'patch');
   if (!ctx.body || ctx.body.length === 0) throw badRequest('the request body is empty');
   const patchType = mediaTypeOf(ctx.contentType ?? '');
   const patchDoc = decodePatchBody(ctx.body, patchType, ctx.decoded);
@@ -39,9 +39,10 @@ export const patch: Handler = async (ctx, deps) => {
 };
 
 /** Server-side apply: merge by ownership into the live object, or create it from the configuration. */
-async function serverSideApply(ctx: RequestContext, { registry, store }: HandlerDeps, body: unknown): Promise<Reply> {
+async function serverSideApply(ctx: RequestContext, deps: HandlerDeps, body: unknown): Promise<Reply> {
+  const { registry, store } = deps;
   const t = ctx.target;
-  const write = parseWriteOptions(ctx.query);
+  const write = parseWriteOptions(ctx.query, 'patch');
   if (!write.fieldManager) throw badRequest('fieldManager is required for apply requests');
   const sub = ctx.info.subresource ?? '';
   if (sub === 'scale') throw badRequest('server-side apply is not supported for the scale subresource');
@@ -50,7 +51,7 @@ async function serverSideApply(ctx: RequestContext, { registry, store }: Handler
     throw badRequest(`the name of the object (${applied.metadata.name}) does not match the name on the URL (${ctx.info.name})`);
   }
   applied.metadata.name = ctx.info.name;
-  const req = { ...writeRequest(ctx, write.dryRun), manager: write.fieldManager, applied: true };
+  const req = { ...writeRequestMayCreate(ctx, deps, write.dryRun), manager: write.fieldManager, applied: true };
   const schema = registry.fieldSchema(t.served);
   const ignore = ownable(sub, !!t.type.subresources?.status);
   const writer = { manager: write.fieldManager, subresource: sub, apiVersion: t.apiVersion, now: nowTimestamp() };

@@ -29,7 +29,7 @@ function answer(r: RestResult): Reply {
 
 function restRequest(ctx: RequestContext, deps: HandlerDeps): RestRequest {
   const { info, target: t } = ctx;
-  const write = parseWriteOptions(ctx.query);
+  const write = parseWriteOptions(ctx.query, info.verb);
   let decoded: { value: unknown } | undefined;
   return {
     target: t,
@@ -78,7 +78,7 @@ function restCluster(ctx: RequestContext, deps: HandlerDeps, targets: Targets): 
     if (w.admit === false) req.admit = false;
     return req;
   };
-  const own = writeRequest(ctx, parseWriteOptions(ctx.query).dryRun);
+  const own = writeRequest(ctx, parseWriteOptions(ctx.query, ctx.info.verb).dryRun);
   return {
     async get(group, resource, namespace, name) {
       const t = targetOf(group, resource);

@@ -7,14 +7,17 @@ import { parseWriteOptions } from '../../../shared/api/query.js';
 import { value } from '../../../shared/codec/index.js';
 import { fromScale, toScale } from '../../../shared/registry/rest/scale.js';
 import { decodeObject, decodeValue } from './decode.js';
-import { writeRequest, type Handler, type RequestContext } from './context.js';
+import { writeRequestMayCreate, type Handler, type RequestContext } from './context.js';
 import { cloneJson } from '../../../shared/patch/json-value.js';
 
-export const update: Handler = async (ctx, { registry, store }) => {
+export const update: Handler = async (ctx, deps) => {
+  const { registry, store } = deps;
   const { target: t, info } = ctx;
-  const write = parseWriteOptions(ctx.query);
+  const write = parseWriteOptions(ctx.query, 'update');
   if (!ctx.body || ctx.body.length === 0) throw badRequest('the request body is empty');
-  const req = writeRequest(ctx, write.dryRun);
+  // No PUT creates today (a missing object is 404); a create-on-update goes through the store's
+  // create, which then asks for the create verb this request carries.
+  const req = writeRequestMayCreate(ctx, deps, write.dryRun);
   if (info.subresource === 'scale') {
     const scale = (ctx.decoded ?? decodeValue(ctx.body, ctx.contentType ?? 'application/json')).value as ApiObject;
     if (!scale || typeof scale !== 'object' || !scale.metadata) throw badRequest('the body of the request is not a Scale object');

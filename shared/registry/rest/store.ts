@@ -71,6 +71,13 @@ export interface WriteRequest {
   audit?: AuditAnnotator | null;
   /** A deletion's options, shown to admission webhooks as the request's DeleteOptions. */
   deleteOptions?: DeleteRequestOptions;
+  /**
+   * Set by a write that was authorized for another verb (an apply's patch, a PUT's update): when
+   * it turns out to create the object, `create` must be allowed too (upstream's
+   * createAuthorizerAttributes), asked before admission or storage see the object, dry run or
+   * not. A POST leaves it unset: the authorization filter asked for create already.
+   */
+  authorizeCreate?: () => Promise<void>;
 }
 
 /** One admission phase of a write; `kind` overrides the target's for a subresource of another kind. */
@@ -151,10 +158,15 @@ export class GenericStore {
     return (await this.deps.source.current(t, namespace, name, true)) !== undefined;
   }
 
-  /** Creates `obj` (served form, namespace already checked); returns what was stored, or would be under dry-run. */
+  /**
+   * Creates `obj` (served form, namespace already checked); returns what was stored, or would be
+   * under dry-run. Every write that creates comes through here, a create-on-update included, so
+   * `authorizeCreate` is asked in one place.
+   */
   async create(req: WriteRequest, obj: ApiObject): Promise<ApiObject> {
     const t = req.target;
     if (req.subresource) throw methodNotSupported(t.gr, 'create');
+    await req.authorizeCreate?.();
     setNamespace(t, obj, req.namespace);
     if (!obj.metadata.name && !obj.metadata.generateName) {
       throw invalid(t.kind, t.gr.group, '', [required('metadata.name', 'name or generateName is required')]);

@@ -143,6 +143,24 @@ describe('generic store - create', () => {
     assert.deepEqual(guarded, ['r']);
     assert.deepEqual(storage.writes, []);
   });
+
+  it('asks a write authorized for another verb (apply, PUT) for create before admission, dry run too', async () => {
+    const { store, storage, admitted } = setup();
+    const asked: string[] = [];
+    const refuse = async () => {
+      asked.push('create');
+      throw forbidden({ group: '', resource: 'configmaps' }, 'c1', 'User "jane" cannot create resource "configmaps"');
+    };
+    for (const dryRun of [false, true]) {
+      await assert.rejects(store.create(request(configmaps, 'c1', { dryRun, authorizeCreate: refuse }), cm('c1')), (e: StatusError) => e.code === 403);
+    }
+    assert.deepEqual(asked, ['create', 'create']);
+    assert.deepEqual(admitted, [], 'admission never saw the object');
+    assert.deepEqual(storage.writes, []);
+    await store.create(request(configmaps, 'c1', { authorizeCreate: async () => void asked.push('allowed') }), cm('c1'));
+    assert.deepEqual(asked.at(-1), 'allowed');
+    assert.deepEqual(storage.writes, ['create c1']);
+  });
 });
 
 describe('generic store - update', () => {
