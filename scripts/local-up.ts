@@ -25,6 +25,7 @@ import { freePort, startLocalNats, type LocalNats } from '../shared/local/nats-s
 import { ensureNatsAuth, natsAuthFlags, natsUserEntries, type LocalNatsAuth } from '../shared/local/nats-auth.js';
 import { ADMIN_GROUPS, ADMIN_USER, ensurePki, type LocalPki } from '../shared/local/pki.js';
 import { CONTROLLER_MANAGER_USER } from '../shared/api/groups.js';
+import type { ListenerReport } from '../shared/service-main.js';
 import { isEntryPoint } from './entry-point.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -279,6 +280,32 @@ async function waitForPing(nc: NatsConnection, service: string, child: ChildProc
   return false;
 }
 
+/** How many ports a listener is tried on before bring-up gives up. */
+const LISTEN_ATTEMPTS = 5;
+
+type ListenOutcome = { kind: 'listening'; port: number } | { kind: 'address-in-use' } | { kind: 'exited'; how: string } | { kind: 'silent' };
+
+/** What a just-started child says about its port (ListenerReport over its IPC channel), or its exit. */
+function listenOutcome(child: ChildProcess, reportMs: number): Promise<ListenOutcome> {
+  return new Promise((resolve) => {
+    let inUse = false;
+    const done = (o: ListenOutcome) => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      resolve(o);
+    };
+    const onMessage = (m: ListenerReport) => {
+      if (m?.type === 'listening') done({ kind: 'listening', port: m.port });
+      else if (m?.type === 'address-in-use') inUse = true; // the exit follows
+    };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => done(inUse ? { kind: 'address-in-use' } : { kind: 'exited', how: signal ?? `code ${code}` });
+    const timer = setTimeout(() => done({ kind: 'silent' }), reportMs);
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
+}
+
 function getReadyz(url: string, ca: string, token: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = https.get(url, { ca, headers: { authorization: `Bearer ${token}` }, timeout: 2_000, agent: false }, (res) => {
@@ -382,10 +409,51 @@ class Supervisor {
   }
 
   spawnService(name: LocalServiceName, args: string[], servicesDir: string, index: number): ChildProcess {
+    const spawnOne = this.spawner(name, args, servicesDir, index);
+    const child = spawnOne();
+    this.watch(child, { name, failures: 0, startedAt: Date.now(), start: async () => spawnOne() });
+    return child;
+  }
+
+  /**
+   * Starts a service on a port chosen here (the controllers' --secure-port) and resolves with the
+   * port it reports bound, or null once bring-up is stopping. A port another program took between
+   * the choice and the bind is no reason to stop: the service is started again on another free
+   * port, unless the user named the port. A service that says nothing within `reportMs` is taken
+   * to serve on the port it was given.
+   */
+  async spawnListening(name: LocalServiceName, argsAt: (port: number) => string[], at: { port: number; named: boolean; reportMs: number }, servicesDir: string, index: number): Promise<number | null> {
+    let port = at.port;
+    for (let attempt = 1; ; attempt++) {
+      const spawnOne = this.spawner(name, argsAt(port), servicesDir, index);
+      const child = spawnOne();
+      const outcome = await listenOutcome(child, at.reportMs);
+      if (outcome.kind === 'listening' || outcome.kind === 'silent') {
+        const r: Restartable = { name, failures: 0, startedAt: Date.now(), start: async () => spawnOne() };
+        this.watch(child, r);
+        return outcome.kind === 'listening' ? outcome.port : port;
+      }
+      if (this.stopping) return null;
+      const taken = outcome.kind === 'address-in-use';
+      if (taken && !at.named && attempt < LISTEN_ATTEMPTS) {
+        const next = await freePort();
+        process.stdout.write(`local-up: port ${port} was taken before ${name} could bind it; starting ${name} on ${next}\n`);
+        port = next;
+        continue;
+      }
+      const why = taken ? `port ${port} is in use${at.named ? ' — set another one' : ''}` : `exited unexpectedly (${outcome.how})`;
+      process.stderr.write(`\nlocal-up: ${name}: ${why}; stopping everything\n`);
+      void this.shutdown(1);
+      return null;
+    }
+  }
+
+  /** Starts `name` (again on each call), piping its output and keeping its slot in `running`. */
+  private spawner(name: LocalServiceName, args: string[], servicesDir: string, index: number): () => ChildProcess {
     const main = path.join(servicesDir, name, 'main.ts');
     if (!existsSync(main)) throw new Error(`${main} does not exist`);
     const log = prefixer(name, index);
-    const spawnOne = (): ChildProcess => {
+    return (): ChildProcess => {
       // detached: a terminal Ctrl-C reaches only this process, which then stops the services in
       // order. The IPC channel is the service's lifeline: it exits when this process is gone.
       const child = spawn(process.execPath, ['--import', 'tsx', main, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], detached: true, env: process.env });
@@ -398,9 +466,6 @@ class Supervisor {
       this.tellReaper();
       return child;
     };
-    const child = spawnOne();
-    this.watch(child, { name, failures: 0, startedAt: Date.now(), start: async () => spawnOne() });
-    return child;
   }
 
   async shutdown(code: number): Promise<void> {
@@ -502,11 +567,24 @@ async function main(argv: string[]): Promise<number> {
     name: 'platform-local-up',
     ...(monitor && natsAuth ? { user: monitor.user, password: monitor.password, tls: { caFile: natsAuth.caFile }, inboxPrefix: userInboxPrefix(monitor.user) } : {}),
   });
+  // The port the controllers bound, once they say so (another, if theirs was taken meanwhile).
+  let controllersBound: Promise<number | null> = Promise.resolve(controllersPort);
   try {
     let index = 0;
     for (const stage of SERVICE_STAGES) {
       if (sup.isStopping) break;
-      const started = stage.map((name) => ({ name, child: sup.spawnService(name, serviceArgs(name, { natsUrl: natsUrl!, state, port: cfg.port, controllersPort, metricsPorts, ...(natsAuth ? { natsAuth } : {}) }), cfg.servicesDir, index++) }));
+      const argsOf = (name: LocalServiceName, onPort: number) => serviceArgs(name, { natsUrl: natsUrl!, state, port: cfg.port, controllersPort: onPort, metricsPorts, ...(natsAuth ? { natsAuth } : {}) });
+      const started: Array<{ name: LocalServiceName; child: ChildProcess }> = [];
+      for (const name of stage) {
+        if (name !== 'controllers') {
+          started.push({ name, child: sup.spawnService(name, argsOf(name, controllersPort), cfg.servicesDir, index++) });
+          continue;
+        }
+        // Its port may be taken between the check above and its bind: it then binds another.
+        const at = { port: controllersPort, named: cfg.controllersPortExplicit, reportMs: cfg.readyTimeoutMs };
+        controllersBound = sup.spawnListening(name, (port) => argsOf(name, port), at, cfg.servicesDir, index++);
+        controllersBound.catch(() => undefined); // awaited below; not unhandled meanwhile
+      }
       if (stage.includes('gateway')) break;
       // Wait until each answers $SRV.PING so the next stage finds its dependencies; a service that
       // never registers is reported but not fatal — /readyz below is the real verdict.
@@ -540,7 +618,8 @@ async function main(argv: string[]): Promise<number> {
     await new Promise((r) => setTimeout(r, 500));
   }
 
-  if (!sup.isStopping) {
+  const boundControllersPort = await controllersBound;
+  if (!sup.isStopping && boundControllersPort !== null) {
     sup.up = true;
     const lines = [
       '',
@@ -549,7 +628,7 @@ async function main(argv: string[]): Promise<number> {
       ...(natsAuth ? [`             TLS (CA ${rel(natsAuth.caFile)}), one user per service; passwords in ${rel(natsAuth.dir)}/`] : []),
       ...sup.running.map((r) => `  ${r.name.padEnd(10)} pid ${r.child.pid}`),
       `  API        ${url}`,
-      `  controllers https://127.0.0.1:${controllersPort}/readyz  (health; each controller as its own service account)`,
+      `  controllers https://127.0.0.1:${boundControllersPort}/readyz  (health; each controller as its own service account)`,
       `  metrics    ${url}/metrics (system:monitoring or admin); unauthenticated, loopback only:`,
       `             ${METRICS_LISTENERS.map((n) => `${n} http://127.0.0.1:${metricsPorts[n]}/metrics`).join('\n             ')}`,
       '',

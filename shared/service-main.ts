@@ -59,6 +59,22 @@ export function exitWithParent(stop: () => void): void {
   process.once('disconnect', stop);
 }
 
+/**
+ * What a service tells the supervisor that started it with an IPC channel (`npm start`) about a
+ * port it was given: bound, or taken by another program before it could bind it (the supervisor
+ * then starts it again on another port).
+ */
+export type ListenerReport =
+  | { type: 'listening'; listener: string; port: number }
+  | { type: 'address-in-use'; listener: string; port: number };
+
+/** Sends `report` to the supervisor, if there is one; resolves once it is handed over (an exit right after must not lose it). */
+export function reportToSupervisor(report: ListenerReport): Promise<void> {
+  const send = process.send?.bind(process);
+  if (!send || !process.connected) return Promise.resolve();
+  return new Promise((resolve) => send(report, undefined, undefined, () => resolve()));
+}
+
 /** The service's options from its flags, PLATFORM_* env vars and `--config`; `--help` prints them and exits. */
 export function serviceOptions<S extends OptionSpecs>(title: string, specs: S): Options<S> & { config?: string } {
   const argv = process.argv.slice(2);

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import https from 'node:https';
+import net from 'node:net';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -272,6 +274,61 @@ describe('local-up processes', { timeout: 120_000 }, () => {
     const until = Date.now() + 15_000;
     while (pids.some(alive) && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
     assert.deepEqual(pids.filter(alive), [], 'processes still running after npm start was killed');
+  });
+
+  /** Starts local-up with the controllers' bind held back; takes the port they were given before letting them bind it. */
+  const raceForControllersPort = async (sub: string, env: Record<string, string> = {}) => {
+    const rec = path.join(dir, `rec-${sub}`);
+    await import('node:fs/promises').then((fs) => fs.mkdir(rec, { recursive: true }));
+    const gate = path.join(dir, `bind-${sub}`);
+    const run = startLocalUp({ PLATFORM_LOCAL_DIR: path.join(dir, sub), PLATFORM_PORT: String(await freePort()), FAKE_RECORD_DIR: rec, FAKE_CONTROLLERS_BIND_AFTER: gate, ...env });
+    const controllers = async () => recorded(rec, 'controllers').catch(() => [] as Array<{ pid: number; argv: string[] }>);
+    for (let i = 0; i < 300 && !(await controllers()).length; i++) await new Promise((r) => setTimeout(r, 100));
+    const portOf = (r: { argv: string[] } | undefined) => Number(r?.argv.find((a) => a.startsWith('--secure-port='))?.split('=')[1]);
+    const chosen = portOf((await controllers())[0]);
+    assert.ok(chosen > 0, `the controllers were started with a port:\n${run.output()}`);
+    // Another program takes the port after local-up checked it and before the controllers bind it.
+    const thief = net.createServer();
+    await new Promise<void>((resolve, reject) => thief.once('error', reject).listen(chosen, '127.0.0.1', resolve));
+    await writeFile(gate, '');
+    return { run, chosen, thief, bound: async () => portOf((await controllers()).at(-1)) };
+  };
+
+  test('local-up - the controllers\' port taken before they bind it: they bind another one, which is the one printed', async () => {
+    const { run, chosen, thief, bound } = await raceForControllersPort('g');
+    try {
+      await run.waitFor(/Ctrl-C stops everything/);
+      const out = run.output();
+      assert.match(out, new RegExp(`port ${chosen} was taken before controllers could bind it; starting controllers on \\d+`));
+      const port = await bound();
+      assert.notEqual(port, chosen);
+      assert.match(out, new RegExp(`controllers https://127\\.0\\.0\\.1:${port}/readyz`), 'the port bound is printed');
+      assert.doesNotMatch(out, new RegExp(`127\\.0\\.0\\.1:${chosen}/readyz`));
+      const body = await new Promise<string>((resolve, reject) => {
+        https.get(`https://127.0.0.1:${port}/readyz`, { rejectUnauthorized: false, agent: false }, (res) => {
+          let b = '';
+          res.on('data', (d) => (b += d));
+          res.on('end', () => resolve(b));
+        }).on('error', reject);
+      });
+      assert.equal(body, 'ok', 'the controllers serve on the printed port');
+      run.child.kill('SIGINT');
+      assert.equal(await run.exited, 0, run.output());
+    } finally {
+      run.child.kill('SIGINT');
+      thief.close();
+    }
+  });
+
+  test('local-up - a PLATFORM_CONTROLLERS_PORT taken before the controllers bind it stops bring-up with a clear message', async () => {
+    const { run, chosen, thief } = await raceForControllersPort('h', { PLATFORM_CONTROLLERS_PORT: String(await freePort()) });
+    try {
+      assert.equal(await run.exited, 1, run.output());
+      assert.match(run.output(), new RegExp(`controllers: port ${chosen} is in use — set another one; stopping everything`));
+    } finally {
+      run.child.kill('SIGINT');
+      thief.close();
+    }
   });
 
   test('local-up - gives up with a clear message when /readyz never answers 200', async () => {

@@ -2,7 +2,7 @@
 // runs the controllers while it leads, and serves its health endpoints on --secure-port.
 
 import { readFile } from 'node:fs/promises';
-import { runMain, serviceOptions, stopOnSignals } from '../../shared/service-main.js';
+import { reportToSupervisor, runMain, serviceOptions, stopOnSignals } from '../../shared/service-main.js';
 import { createLogger } from '../../shared/log.js';
 import { metricsOptionsFrom } from '../../shared/metrics/options.js';
 import { ClientConfigError, inClusterConfig, loadClientConfig, loadClientConfigFiles, resolveClientConfig, type ClientConfig } from '../../shared/client/config.js';
@@ -99,15 +99,22 @@ async function main(): Promise<void> {
   log.info({ server: cfg.server.origin, controllers }, 'controllers service started');
   let server: SecureServer | undefined;
   if (port !== 0) {
-    server = await startSecureServing(
-      { port, bindAddress: o['bind-address'], alwaysAllowPaths: o['authorization-always-allow-paths'], ...(servingCert ? { cert: servingCert } : {}) },
-      {
-        health: controllersHealth({ client, election: () => service.election(), controllerStates: () => service.controllerStates(), stopping: () => service.stopping() }),
-        auth: delegatedAuth(client),
-        metrics: controllersMetrics({ election: () => service.election(), leaseName: o['leader-elect-resource-name'], options: metricsOptions }).text,
-        log,
-      },
-    );
+    try {
+      server = await startSecureServing(
+        { port, bindAddress: o['bind-address'], alwaysAllowPaths: o['authorization-always-allow-paths'], ...(servingCert ? { cert: servingCert } : {}) },
+        {
+          health: controllersHealth({ client, election: () => service.election(), controllerStates: () => service.controllerStates(), stopping: () => service.stopping() }),
+          auth: delegatedAuth(client),
+          metrics: controllersMetrics({ election: () => service.election(), leaseName: o['leader-elect-resource-name'], options: metricsOptions }).text,
+          log,
+        },
+      );
+    } catch (err) {
+      // `npm start` chose this port and starts us again on another one if something took it meanwhile.
+      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') await reportToSupervisor({ type: 'address-in-use', listener: 'secure-port', port });
+      throw err;
+    }
+    await reportToSupervisor({ type: 'listening', listener: 'secure-port', port: server.port });
   }
   stopOnSignals(async () => {
     await service.stop();
