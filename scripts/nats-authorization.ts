@@ -1,7 +1,8 @@
-// Prints the nats-server `authorization` block for the platform's NATS users, for an existing
-// NATS (the Helm chart's nats.url with nats.auth.mode users) — the same block the chart's bundled
-// NATS and `npm start` run with: one user per service with the permissions of
-// shared/bus/permissions.ts. Passwords are nats-server environment references
+// Prints the nats-server `accounts` block for the platform's NATS users, for an existing NATS (the
+// Helm chart's nats.url with nats.auth.mode users) — the same block the chart's bundled NATS and
+// `npm start` run with: the store account holding JetStream and the bus account with one user per
+// service, with the permissions, exports and imports of shared/bus/permissions.ts. The server
+// needs JetStream enabled (a `jetstream {}` block); the bucket's streams live in PLATFORM_STORE. Passwords are nats-server environment references
 // ($NATS_PASSWORD_STORAGE, …): set them in the server's environment (or replace them with bcrypt
 // hashes), and give the services the same passwords (the chart's nats.auth.existingSecret).
 //
@@ -18,7 +19,7 @@ export function natsAuthorizationBlock(o: { bucket?: string; monitor?: boolean; 
   const users = { ...NatsUser, ...o.names };
   const permissions = natsPermissions(o.bucket ?? DEFAULT_BUCKET, users);
   const roles = NATS_USER_ROLES.filter((r) => r !== 'monitor' || o.monitor);
-  return natsAuthorizationTemplate(roles.map((role) => ({ role, user: users[role], permissions: permissions[role] })));
+  return natsAuthorizationTemplate(roles.map((role) => ({ role, user: users[role], permissions: permissions[role] })), o.bucket ?? DEFAULT_BUCKET);
 }
 
 if (isEntryPoint(import.meta.url)) {

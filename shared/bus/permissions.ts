@@ -1,21 +1,50 @@
-// Who may do what on NATS: one user per service with the subjects it needs and no more. The one
+// Who may do what on NATS: one user per service with the subjects it uses and no more. The one
 // table every deployment is generated from (`npm start`, docker compose through `local-up
 // --init-only`, and the Helm chart, whose template the chart's tests compare with this table).
 //
-// - Only storage publishes to the bucket's subjects (`$KV.<bucket>.>`) and uses the JetStream API
-//   that changes the bucket's stream (create, update, purge). Nobody may delete the stream.
-// - The readers of the bucket (gateway, authn, authz, admission) may look at the stream, get
-//   entries, create (and delete) the ephemeral ordered consumers a KV watch uses, and receive what
-//   those deliver; nothing else of JetStream, except that a gateway reads the bucket's change log
-//   (the stream `CHANGES_<bucket>`, which storage creates) with a consumer of its own.
-// - A service answers only its own subjects (`platform.v1.<service>.>` and its `$SRV` discovery
-//   subjects); answers go back through `allow_responses`, so no service may publish to inboxes in
-//   general, and each reads only its own inbox (`_INBOX.<user>.>`, the connection's inboxPrefix).
-// - A service calls only the services it needs: the gateway all of them, admission storage and
-//   authz, authz storage and admission (its own writes pass the generic store), authn storage;
-//   storage none.
+// Two NATS accounts, because subject permissions cannot see where a JetStream consumer delivers
+// (its `deliver_subject` is in the request's payload, which nats-server 2.9 does not inspect):
+//
+// - The store account (`PLATFORM_STORE`) holds JetStream: the bucket's stream and its change log.
+//   No user connects to it. It exports to the bus account, and to no other, the JetStream API
+//   (`$JS.API.>`, flow control `$JS.FC.>`), the bucket's put subjects and the change log's, and, as
+//   streams, the inbox prefix (`_INBOX.<user>.>`) of each user that reads the bucket. A consumer
+//   delivers inside the store account, so its messages reach the bus account only under one of
+//   those inbox prefixes: a consumer pointed at the monitor's inbox, at a service's request
+//   subjects (`platform.v1.…`) or at anything else delivers to nobody. The account's JetStream
+//   limit bounds the consumers (STORE_MAX_CONSUMERS, every user together).
+// - The bus account (`PLATFORM`) holds every user and has no JetStream of its own: nobody can make
+//   streams or consumers outside the store account.
+//
+// Within the bus account, per user:
+// - Only storage publishes to the bucket's subjects (`$KV.<bucket>.>`) and the change log's, and
+//   uses the JetStream API that changes their streams (create, update, purge). Nobody may delete a
+//   stream or create a durable (`DURABLE.CREATE`) consumer.
+// - The readers of the bucket (gateway, authn, authz, admission, storage) may look at the stream,
+//   get entries, create, inspect and delete consumers on it (a KV watch's ordered push consumers,
+//   delivered to their own inbox) and send their flow control; a gateway also reads the change log
+//   with an ordered pull consumer. The monitor reads stream info and pings, nothing else.
+// - A service answers only its own endpoint subjects and its `$SRV` discovery subjects; answers go
+//   back through `allow_responses`, so no user may publish to inboxes, and each reads only its
+//   own inbox (`_INBOX.<user>.>`, the connection's inboxPrefix).
+// - A service calls only the endpoints it uses (CALLS below): authn storage.get; authz storage's
+//   four (its RBAC reconcile deletes and re-creates) and admission's admit and interest; admission
+//   storage.get/create/update and authz.authorize; the gateway every endpoint; storage none.
+//
+// Not enforced (nats-server 2.9.10 has no way to express it):
+// - What kind of consumer a reader creates: the consumer's configuration is payload. A reader may
+//   create a push consumer (or one with a durable name through CONSUMER.CREATE) and point it at
+//   any subject; what leaves the store account is only what lands under a reader's inbox prefix,
+//   so only users that may read the bucket anyway can receive it (and only on an inbox
+//   subscription whose random token the sender would have to know).
+// - A limit per user: JetStream limits are per account, so STORE_MAX_CONSUMERS is shared, and one
+//   reader could take all of them and make every watch fail until its consumers go (ephemeral
+//   ones are removed by the server once their subscriber is gone).
+// - Which consumers a reader may inspect or delete: ordered consumers' names are `<prefix>_<n>`
+//   with a growing `n`, and a permission can match only whole subject tokens; another service's
+//   watch that loses its consumer notices and restarts (kv-feed.ts liveness).
 
-import { ServiceName, SubjectGroup, Subjects, serviceSubjects } from './subjects.js';
+import { ServiceName, Subjects, serviceSubjects } from './subjects.js';
 import { streamName } from '../store/kv-bucket.js';
 import { changeLogStream, changeLogSubject } from '../store/change-log.js';
 
@@ -36,6 +65,34 @@ export interface NatsPermissions {
   subscribe: string[];
   /** May answer the requests it receives (publish once to their reply subject). */
   allowResponses: boolean;
+  /** What the store account's consumers may deliver to this user (its inbox prefix, for a bucket reader): the stream exports. */
+  deliveries: string[];
+}
+
+/** The account holding JetStream (the bucket's and the change log's streams); no user connects to it. */
+export const STORE_ACCOUNT = 'PLATFORM_STORE';
+/** The account of every user; it has no JetStream of its own. */
+export const BUS_ACCOUNT = 'PLATFORM';
+/**
+ * The store account's JetStream limit on consumers, all users together. What runs needs a few per
+ * replica (a watch per reader, its replay's while it hands over, a gateway's change-log reader).
+ */
+export const STORE_MAX_CONSUMERS = 128;
+
+/** A service the store account exports to the bus account; `stream` responses for requests answered by many messages (a pull's batch). */
+export interface NatsServiceExport {
+  subject: string;
+  responses: 'singleton' | 'stream';
+}
+
+/** What the bus account imports from the store account as services, for the bucket `bucket`. */
+export function natsStoreServices(bucket: string): NatsServiceExport[] {
+  return [
+    { subject: '$JS.API.>', responses: 'stream' },
+    { subject: '$JS.FC.>', responses: 'singleton' },
+    { subject: `$KV.${bucket}.>`, responses: 'singleton' },
+    { subject: changeLogSubject(bucket, '>'), responses: 'singleton' },
+  ];
 }
 
 /** The inbox every connection of `user` takes its replies on (nats.js `inboxPrefix`). */
@@ -53,14 +110,37 @@ function discoverySubjects(name: string): string[] {
   });
 }
 
+type ServiceRole = Exclude<NatsUserRole, 'gateway' | 'monitor'>;
+
+/** The endpoints each service answers. */
+const ANSWERS: Record<ServiceRole, string[]> = {
+  storage: [Subjects.storageCreate, Subjects.storageUpdate, Subjects.storageDelete, Subjects.storageGet],
+  authn: [Subjects.authnAuthenticate, Subjects.authnInterest, Subjects.authnIssueToken],
+  authz: [Subjects.authzAuthorize, Subjects.authzRules, Subjects.authzEscalation],
+  admission: [Subjects.admissionAdmit, Subjects.admissionInterest],
+};
+
+/**
+ * The endpoints each user calls. authn reads objects its feed has not seen yet (storage-read.ts);
+ * authz writes its bootstrap policy and aggregated roles through the generic store (reads,
+ * creates, updates, and a delete and re-create when a role's reference changes), which asks
+ * admission; admission reads and writes through storage-read.ts and storage-writer.ts (namespace
+ * auto-provisioning) and asks authz (signer authorization); the gateway calls every endpoint.
+ */
+const CALLS: Record<Exclude<NatsUserRole, 'monitor'>, string[]> = {
+  storage: [],
+  authn: [Subjects.storageGet],
+  authz: [Subjects.storageGet, Subjects.storageCreate, Subjects.storageUpdate, Subjects.storageDelete, Subjects.admissionAdmit, Subjects.admissionInterest],
+  admission: [Subjects.storageGet, Subjects.storageCreate, Subjects.storageUpdate, Subjects.authzAuthorize],
+  gateway: Object.values(ANSWERS).flat(),
+};
+
 /**
  * The JetStream API a reader of the bucket needs (what @nats-io/kv's watch and get send): stream
  * info, entries, the ordered consumers of a watch and their flow control, and deleting consumers:
  * a watch retires its replay's consumer when it hands over (kv-feed.ts), because nats-server 2.9
  * keeps paying for a last-per-subject consumer over the whole bucket until it is gone, and
- * storage deletes its marker scan's. A reader could delete another service's consumer too; that
- * service's watch notices and restarts (kv-feed.ts liveness), and every reader can already write
- * through storage's subjects, which is far more.
+ * storage deletes its marker scan's.
  */
 function bucketReadApi(stream: string): string[] {
   return [
@@ -112,16 +192,19 @@ function changeLogReadApi(log: string): string[] {
   ];
 }
 
-function service(name: string, user: string, group: string, calls: string[], extra: { publish?: string[]; subscribe?: string[] } = {}): NatsPermissions {
+function service(role: ServiceRole, user: string, extra: { publish?: string[]; subscribe?: string[] } = {}): NatsPermissions {
+  const name = ServiceName[role];
+  const inbox = userInboxPrefix(user) + '.>';
   return {
     publish: [
       // Its own readiness probe (scripts/ping-service.ts runs with the service's credentials).
       serviceSubjects.ping(name),
-      ...calls.map((g) => `${g}.>`),
+      ...CALLS[role],
       ...(extra.publish ?? []),
     ],
-    subscribe: [`${group}.>`, ...discoverySubjects(name), userInboxPrefix(user) + '.>', ...(extra.subscribe ?? [])],
+    subscribe: [...ANSWERS[role], ...discoverySubjects(name), inbox, ...(extra.subscribe ?? [])],
     allowResponses: true,
+    deliveries: [inbox],
   };
 }
 
@@ -134,24 +217,24 @@ export function natsPermissions(bucket: string, users: Record<NatsUserRole, stri
   const log = changeLogStream(bucket);
   const read = bucketReadApi(stream);
   const pings = Object.values(ServiceName).map((n) => serviceSubjects.ping(n));
+  const gatewayInbox = userInboxPrefix(users.gateway) + '.>';
   return {
-    storage: service(ServiceName.storage, users.storage, SubjectGroup.storage, [], { publish: [...read, ...bucketWriteApi(bucket, stream, log)] }),
-    authn: service(ServiceName.authn, users.authn, SubjectGroup.authn, [SubjectGroup.storage], { publish: read }),
-    // Writes its default policy and aggregated roles through the generic store: storage and admission.
-    authz: service(ServiceName.authz, users.authz, SubjectGroup.authz, [SubjectGroup.storage, SubjectGroup.admission], { publish: read, subscribe: [Subjects.admissionInterestChanged] }),
-    admission: service(ServiceName.admission, users.admission, SubjectGroup.admission, [SubjectGroup.storage, SubjectGroup.authz], {
-      // Tells the gateways that its interest changed (a subject of its own group).
-      publish: [...read, Subjects.admissionInterestChanged],
-    }),
+    storage: service('storage', users.storage, { publish: [...read, ...bucketWriteApi(bucket, stream, log)] }),
+    authn: service('authn', users.authn, { publish: read }),
+    authz: service('authz', users.authz, { publish: read, subscribe: [Subjects.admissionInterestChanged] }),
+    // Tells the gateways and authz that its interest changed (a subject of its own group).
+    admission: service('admission', users.admission, { publish: [...read, Subjects.admissionInterestChanged] }),
     gateway: {
-      publish: [...Object.values(SubjectGroup).map((g) => `${g}.>`), ...pings, ...read, ...changeLogReadApi(log)],
-      subscribe: [Subjects.admissionInterestChanged, userInboxPrefix(users.gateway) + '.>'],
+      publish: [...CALLS.gateway, ...pings, ...read, ...changeLogReadApi(log)],
+      subscribe: [Subjects.admissionInterestChanged, gatewayInbox],
       allowResponses: false,
+      deliveries: [gatewayInbox],
     },
     monitor: {
       publish: [...VERBS.map((v) => `${serviceSubjects[v]('')}>`), '$JS.API.INFO', `$JS.API.STREAM.INFO.${stream}`],
       subscribe: [userInboxPrefix(users.monitor) + '.>'],
       allowResponses: false,
+      deliveries: [],
     },
   };
 }

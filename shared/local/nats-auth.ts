@@ -1,7 +1,7 @@
 // NATS credentials of a local installation (`npm start`, and docker compose through `local-up
 // --init-only`): a server certificate for NATS signed by the dev CA, one password per NATS user
-// (created once, kept across restarts, 0600), and the `authorization` block that gives each user
-// the permissions of shared/bus/permissions.ts, rewritten on every start so it follows the code.
+// (created once, kept across restarts, 0600), and the `accounts` block that gives each user the
+// permissions (and the store account's exports) of shared/bus/permissions.ts, rewritten on every start so it follows the code.
 
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -29,7 +29,7 @@ export interface LocalNatsAuth {
   serverCertFile: string;
   serverKeyFile: string;
   users: Record<NatsUserRole, LocalNatsUser>;
-  /** The `authorization` block alone, for a nats-server configuration to include (docker compose). */
+  /** The `accounts` block alone, for a nats-server configuration to include (docker compose). */
   authorizationFile: string;
 }
 
@@ -75,7 +75,7 @@ export async function ensureNatsAuth(dir: string, pki: LocalPki, opts: { serverN
   }
   const authorizationFile = path.join(authDir, 'authorization.conf');
   const header = '# Written by `npm start` / `local-up --init-only` from shared/bus/permissions.ts on every start: edits are lost.\n';
-  await writePrivate(authorizationFile, header + natsAuthorizationConfig(natsUserEntries({ users }, opts.bucket)));
+  await writePrivate(authorizationFile, header + natsAuthorizationConfig(natsUserEntries({ users }, opts.bucket), opts.bucket));
   return { dir: authDir, caFile: pki.files.caCert, serverCertFile, serverKeyFile, users, authorizationFile };
 }
 

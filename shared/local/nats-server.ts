@@ -8,7 +8,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import type { NatsPermissions } from '../bus/permissions.js';
+import { BUS_ACCOUNT, STORE_ACCOUNT, STORE_MAX_CONSUMERS, natsStoreServices, type NatsPermissions } from '../bus/permissions.js';
+import { DEFAULT_BUCKET } from '../api/groups.js';
 
 export const NATS_MAX_PAYLOAD = 8 * 1024 * 1024;
 
@@ -33,9 +34,11 @@ export interface NatsConfigOptions {
   host?: string;
   /** TLS required on every client connection. */
   tls?: NatsServerTls;
-  /** Only these users may connect (inline `authorization` block). */
+  /** Only these users may connect (inline `accounts` block). */
   users?: NatsUserEntry[];
-  /** Or an `include` of an authorization file written by natsAuthorizationConfig (docker compose). */
+  /** The bucket the users' permissions were made for (its streams' subjects are exported to them); default `objects`. */
+  bucket?: string;
+  /** Or an `include` of an accounts file written by natsAuthorizationConfig (docker compose). */
   include?: string;
   /** The HTTP monitoring port (/varz, /jsz, …) on 127.0.0.1. */
   monitorPort?: number;
@@ -70,7 +73,7 @@ export function natsConfig(o: NatsConfigOptions): string {
     `  store_dir: ${JSON.stringify(o.storeDir)}`,
     `}`,
     ...(o.tls ? natsTlsConfig(o.tls) : []),
-    ...(o.users ? [natsAuthorizationConfig(o.users)] : []),
+    ...(o.users ? [natsAuthorizationConfig(o.users, o.bucket)] : []),
     ...(o.include ? [`include ${JSON.stringify(o.include)}`] : []),
     ...(o.monitorPort ? [`http: "127.0.0.1:${o.monitorPort}"`] : []),
     ...(o.profPort ? [`prof_port: ${o.profPort}`] : []),
@@ -93,19 +96,51 @@ export function natsTlsConfig(t: NatsServerTls): string[] {
 }
 
 /**
- * An `authorization` block with one entry per user and its publish/subscribe allow lists. Written
- * as JSON, which the nats-server configuration format includes: quoted strings are never read as
- * `$VARIABLE` references, so subjects such as `$KV.objects.>` stay literal.
+ * The two accounts of shared/bus/permissions.ts: the store account (JetStream, no user) exporting
+ * to the bus account its JetStream API, the bucket's and change log's put subjects and, as
+ * streams, the inbox prefix of each user whose `deliveries` name it; the bus account with the
+ * users (one line each, from `userLine`) importing exactly those. One text for every renderer, so
+ * the Helm chart's template can be compared with it byte for byte. Subjects are quoted strings:
+ * nats-server never reads those as `$VARIABLE` references, so `$KV.objects.>` stays literal.
  */
-export function natsAuthorizationConfig(users: NatsUserEntry[]): string {
-  const entries = users.map((u) =>
-    JSON.stringify({
-      user: u.user,
-      password: u.password,
-      permissions: { publish: { allow: u.permissions.publish }, subscribe: { allow: u.permissions.subscribe }, ...(u.permissions.allowResponses ? { allow_responses: true } : {}) },
-    }),
+function accountsBlock(bucket: string, users: Array<{ line: string; permissions: NatsPermissions }>): string {
+  const q = (x: string) => JSON.stringify(x);
+  const services = natsStoreServices(bucket);
+  const deliveries = users.flatMap((u) => u.permissions.deliveries);
+  return [
+    'accounts {',
+    `  ${STORE_ACCOUNT}: {`,
+    `    jetstream: {max_consumers: ${STORE_MAX_CONSUMERS}}`,
+    '    exports: [',
+    ...services.map((e) => `      {service: ${q(e.subject)}, response_type: ${e.responses}, accounts: [${BUS_ACCOUNT}]}`),
+    ...deliveries.map((d) => `      {stream: ${q(d)}, accounts: [${BUS_ACCOUNT}]}`),
+    '    ]',
+    '  }',
+    `  ${BUS_ACCOUNT}: {`,
+    '    users: [',
+    ...users.map((u) => `      ${u.line}`),
+    '    ]',
+    '    imports: [',
+    ...services.map((e) => `      {service: {account: ${STORE_ACCOUNT}, subject: ${q(e.subject)}}}`),
+    ...deliveries.map((d) => `      {stream: {account: ${STORE_ACCOUNT}, subject: ${q(d)}}}`),
+    '    ]',
+    '  }',
+    '}',
+    '',
+  ].join('\n');
+}
+
+/** A user's permissions as nats-server reads them (JSON, which its configuration format includes). */
+function permissionsJson(p: NatsPermissions): string {
+  return JSON.stringify({ publish: { allow: p.publish }, subscribe: { allow: p.subscribe }, ...(p.allowResponses ? { allow_responses: true } : {}) });
+}
+
+/** The `accounts` block with each user, its password and its permissions, for the bucket `bucket`. */
+export function natsAuthorizationConfig(users: NatsUserEntry[], bucket: string = DEFAULT_BUCKET): string {
+  return accountsBlock(
+    bucket,
+    users.map((u) => ({ line: `{user: ${JSON.stringify(u.user)}, password: ${JSON.stringify(u.password)}, permissions: ${permissionsJson(u.permissions)}}`, permissions: u.permissions })),
   );
-  return ['authorization {', '  users: [', ...entries.map((e) => `    ${e}`), '  ]', '}', ''].join('\n');
 }
 
 /** The environment variable a templated authorization block reads a user's password from. */
@@ -114,18 +149,20 @@ export function natsPasswordVariable(role: string): string {
 }
 
 /**
- * An `authorization` block whose passwords are nats-server environment references
+ * The `accounts` block whose passwords are nats-server environment references
  * (`$NATS_PASSWORD_STORAGE`, …), for a configuration that must hold no secret: the Helm chart's
  * bundled NATS renders exactly this (its tests compare), and scripts/nats-authorization.ts prints
  * it for an existing NATS.
  */
-export function natsAuthorizationTemplate(entries: Array<{ role: string; user: string; permissions: NatsPermissions }>): string {
+export function natsAuthorizationTemplate(entries: Array<{ role: string; user: string; permissions: NatsPermissions }>, bucket: string = DEFAULT_BUCKET): string {
   const list = (xs: string[]) => xs.map((x) => JSON.stringify(x)).join(', ');
-  const lines = entries.map(
-    ({ role, user, permissions: p }) =>
-      `    {user: ${JSON.stringify(user)}, password: $${natsPasswordVariable(role)}, permissions: {"publish": {"allow": [${list(p.publish)}]}, "subscribe": {"allow": [${list(p.subscribe)}]}${p.allowResponses ? ', "allow_responses": true' : ''}}}`,
+  return accountsBlock(
+    bucket,
+    entries.map(({ role, user, permissions: p }) => ({
+      line: `{user: ${JSON.stringify(user)}, password: $${natsPasswordVariable(role)}, permissions: {"publish": {"allow": [${list(p.publish)}]}, "subscribe": {"allow": [${list(p.subscribe)}]}${p.allowResponses ? ', "allow_responses": true' : ''}}}`,
+      permissions: p,
+    })),
   );
-  return ['authorization {', '  users: [', ...lines, '  ]', '}', ''].join('\n');
 }
 
 /**
@@ -163,7 +200,7 @@ function waitForReady(child: ChildProcess, port: number, deadlineMs: number): Pr
  */
 export async function startLocalNats(
   dataDir: string,
-  opts: { port?: number; binary?: string; log?: (line: string) => void; detached?: boolean } & Pick<NatsConfigOptions, 'tls' | 'users' | 'monitorPort' | 'profPort'> = {},
+  opts: { port?: number; binary?: string; log?: (line: string) => void; detached?: boolean } & Pick<NatsConfigOptions, 'tls' | 'users' | 'bucket' | 'monitorPort' | 'profPort'> = {},
 ): Promise<LocalNats> {
   const port = opts.port ?? (await freePort());
   await mkdir(dataDir, { recursive: true });
@@ -174,6 +211,7 @@ export async function startLocalNats(
       storeDir: path.join(dataDir, 'jetstream'),
       ...(opts.tls ? { tls: opts.tls } : {}),
       ...(opts.users ? { users: opts.users } : {}),
+      ...(opts.bucket ? { bucket: opts.bucket } : {}),
       ...(opts.monitorPort ? { monitorPort: opts.monitorPort } : {}),
       ...(opts.profPort ? { profPort: opts.profPort } : {}),
     }), { mode: 0o600 });

@@ -144,6 +144,7 @@ export async function startSecureTestNats(opts: { bucket?: string; verifyClients
   const nats = await startLocalNats(path.join(dir, 'nats'), {
     tls,
     users: NATS_USER_ROLES.map((role) => ({ user: users[role].user, password: users[role].password, permissions: permissions[role] })),
+    bucket: opts.bucket ?? DEFAULT_BUCKET,
     log: (line) => (log += line),
   });
   const conns: NatsConnection[] = [];

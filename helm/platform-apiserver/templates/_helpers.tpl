@@ -145,11 +145,12 @@ nats-tls-key-file: /etc/platform/nats-client/tls.key
 {{/*
 Each NATS user's permissions, as shared/bus/permissions.ts defines them (the chart's tests compare
 the two): only storage writes the bucket and its change log and changes their streams, nobody
-deletes them; the readers get stream info, entries, ordered consumers and their flow control, and the
-gateway reads the change log with a consumer it deletes when done; a service answers only its
-own subjects and $SRV discovery, replies through allow_responses and reads only its own inbox;
-calls: gateway → every service, admission → storage and authz, authz → storage and admission,
-authn → storage. A JSON object: role → {publish, subscribe, allow_responses}.
+deletes them; the readers get stream info, entries, consumers and their flow control, and the
+gateway reads the change log with a consumer it deletes when done; a service answers only its own
+endpoints and $SRV discovery, replies through allow_responses and reads only its own inbox; each
+calls only the endpoints it uses: the gateway every one, authz storage's four and admission's admit
+and interest, admission storage get/create/update and authz authorize, authn storage get.
+A JSON object: role → {publish, subscribe, allow_responses}.
 */}}
 {{- define "platform.natsPermissions" -}}
 {{- $b := .Values.bucket }}
@@ -160,45 +161,77 @@ authn → storage. A JSON object: role → {publish, subscribe, allow_responses}
 {{- $write := list (printf "$KV.%s.>" $b) "$JS.API.INFO" (printf "$JS.API.STREAM.CREATE.%s" $s) (printf "$JS.API.STREAM.UPDATE.%s" $s) (printf "$JS.API.STREAM.PURGE.%s" $s) (printf "$JS.API.STREAM.INFO.%s" $l) (printf "$JS.API.STREAM.CREATE.%s" $l) (printf "$JS.API.STREAM.UPDATE.%s" $l) (printf "platform.changes.%s.>" $b) }}
 {{- $logRead := list (printf "$JS.API.STREAM.INFO.%s" $l) (printf "$JS.API.CONSUMER.CREATE.%s" $l) (printf "$JS.API.CONSUMER.CREATE.%s.>" $l) (printf "$JS.API.CONSUMER.INFO.%s.*" $l) (printf "$JS.API.CONSUMER.MSG.NEXT.%s.*" $l) (printf "$JS.API.CONSUMER.DELETE.%s.*" $l) }}
 {{- $changed := "platform.v1.admission.interestchanged" }}
-{{- $calls := dict "storage" (list) "authn" (list "storage") "authz" (list "storage" "admission") "admission" (list "storage" "authz") }}
+{{- $sGet := "platform.v1.storage.get" }}
+{{- $sCreate := "platform.v1.storage.create" }}
+{{- $sUpdate := "platform.v1.storage.update" }}
+{{- $sDelete := "platform.v1.storage.delete" }}
+{{- $answers := dict "storage" (list $sCreate $sUpdate $sDelete $sGet) "authn" (list "platform.v1.authn.authenticate" "platform.v1.authn.interest" "platform.v1.authn.issuetoken") "authz" (list "platform.v1.authz.authorize" "platform.v1.authz.rules" "platform.v1.authz.escalation") "admission" (list "platform.v1.admission.admit" "platform.v1.admission.interest") }}
+{{- $calls := dict "storage" (list) "authn" (list $sGet) "authz" (list $sGet $sCreate $sUpdate $sDelete "platform.v1.admission.admit" "platform.v1.admission.interest") "admission" (list $sGet $sCreate $sUpdate "platform.v1.authz.authorize") }}
 {{- $pubs := dict "storage" (concat $read $write) "authn" $read "authz" $read "admission" (append $read $changed) }}
 {{- $subs := dict "storage" (list) "authn" (list) "authz" (list $changed) "admission" (list) }}
 {{- $out := dict }}
 {{- $pings := list }}
+{{- $gwPub := list }}
 {{- range $role := list "storage" "authn" "authz" "admission" }}
 {{- $name := printf "platform-%s" $role }}
 {{- $pings = append $pings (printf "$SRV.PING.%s" $name) }}
-{{- $pub := list (printf "$SRV.PING.%s" $name) }}
-{{- range index $calls $role }}
-{{- $pub = append $pub (printf "platform.v1.%s.>" .) }}
-{{- end }}
-{{- $sub := list (printf "platform.v1.%s.>" $role) }}
+{{- $gwPub = concat $gwPub (index $answers $role) }}
+{{- $pub := concat (list (printf "$SRV.PING.%s" $name)) (index $calls $role) }}
+{{- $sub := index $answers $role }}
 {{- range $verb := list "PING" "INFO" "STATS" }}
 {{- $sub = concat $sub (list (printf "$SRV.%s" $verb) (printf "$SRV.%s.%s" $verb $name) (printf "$SRV.%s.%s.*" $verb $name)) }}
 {{- end }}
 {{- $sub = append $sub (printf "_INBOX.%s.>" (index $users $role)) }}
 {{- $_ := set $out $role (dict "publish" (concat $pub (index $pubs $role)) "subscribe" (concat $sub (index $subs $role)) "allow_responses" true) }}
 {{- end }}
-{{- $gwPub := list "platform.v1.storage.>" "platform.v1.authn.>" "platform.v1.authz.>" "platform.v1.admission.>" }}
 {{- $_ := set $out "gateway" (dict "publish" (concat $gwPub $pings $read $logRead) "subscribe" (list $changed (printf "_INBOX.%s.>" $users.gateway)) "allow_responses" false) }}
 {{- toJson $out }}
 {{- end }}
 
 {{/*
-The bundled NATS's `authorization` block: one line per service user, its password taken from the
-server's environment ($NATS_PASSWORD_<SERVICE>, from the passwords Secret) so the ConfigMap holds
-no secret. Subjects are quoted strings (toJson would escape `>`, which nats-server cannot read).
+The bundled NATS's `accounts` block, as shared/local/nats-server.ts writes it: the store account
+PLATFORM_STORE holds JetStream (the bucket's streams) and no user, and exports to the bus account
+alone its JetStream API, the bucket's and change log's put subjects and, as streams, each
+service's inbox prefix, so a consumer can deliver to nothing but a bucket reader's inbox; the bus
+account PLATFORM has one line per service user, its password taken from the server's environment
+($NATS_PASSWORD_<SERVICE>, from the passwords Secret) so the ConfigMap holds no secret, and
+imports exactly those. Subjects are quoted strings (toJson would escape `>`, which nats-server
+cannot read).
 */}}
 {{- define "platform.natsAuthorization" -}}
 {{- $perms := include "platform.natsPermissions" . | fromJson }}
 {{- $users := .Values.nats.auth.userNames }}
-authorization {
-  users: [
-    {{- range $role := include "platform.natsRoles" . | fromJsonArray }}
-    {{- $p := index $perms $role }}
-    {user: {{ index $users $role | quote }}, password: $NATS_PASSWORD_{{ upper $role }}, permissions: {"publish": {"allow": [{{ include "platform.quotedList" $p.publish }}]}, "subscribe": {"allow": [{{ include "platform.quotedList" $p.subscribe }}]}{{ if $p.allow_responses }}, "allow_responses": true{{ end }}}}
-    {{- end }}
-  ]
+{{- $b := .Values.bucket }}
+{{- $roles := include "platform.natsRoles" . | fromJsonArray }}
+{{- $services := list (list "$JS.API.>" "stream") (list "$JS.FC.>" "singleton") (list (printf "$KV.%s.>" $b) "singleton") (list (printf "platform.changes.%s.>" $b) "singleton") }}
+accounts {
+  PLATFORM_STORE: {
+    jetstream: {max_consumers: 128}
+    exports: [
+      {{- range $services }}
+      {service: {{ index . 0 | quote }}, response_type: {{ index . 1 }}, accounts: [PLATFORM]}
+      {{- end }}
+      {{- range $role := $roles }}
+      {stream: {{ printf "_INBOX.%s.>" (index $users $role) | quote }}, accounts: [PLATFORM]}
+      {{- end }}
+    ]
+  }
+  PLATFORM: {
+    users: [
+      {{- range $role := $roles }}
+      {{- $p := index $perms $role }}
+      {user: {{ index $users $role | quote }}, password: $NATS_PASSWORD_{{ upper $role }}, permissions: {"publish": {"allow": [{{ include "platform.quotedList" $p.publish }}]}, "subscribe": {"allow": [{{ include "platform.quotedList" $p.subscribe }}]}{{ if $p.allow_responses }}, "allow_responses": true{{ end }}}}
+      {{- end }}
+    ]
+    imports: [
+      {{- range $services }}
+      {service: {account: PLATFORM_STORE, subject: {{ index . 0 | quote }}}}
+      {{- end }}
+      {{- range $role := $roles }}
+      {stream: {account: PLATFORM_STORE, subject: {{ printf "_INBOX.%s.>" (index $users $role) | quote }}}}
+      {{- end }}
+    ]
+  }
 }
 {{- end }}
 

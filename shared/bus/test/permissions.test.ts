@@ -42,7 +42,9 @@ test('nats permissions - a service answers only its own subjects and reads only 
   for (const own of SERVICES) {
     const name = ServiceName[own];
     const p = perms[own];
-    assert.ok(allowed(p.subscribe, `${SubjectGroup[own]}.anything`), `${own} answering its own group`);
+    const endpoints = Object.values(Subjects).filter((x) => x.startsWith(`${SubjectGroup[own]}.`) && x !== Subjects.admissionInterestChanged);
+    for (const e of endpoints) assert.ok(allowed(p.subscribe, e), `${own} answering ${e}`);
+    assert.equal(allowed(p.subscribe, `${SubjectGroup[own]}.anything`), false, `${own} answering what it does not serve`);
     for (const verb of ['ping', 'info', 'stats'] as const) {
       assert.ok(allowed(p.subscribe, serviceSubjects[verb](name)));
       assert.ok(allowed(p.subscribe, `${serviceSubjects[verb](name)}.instance`));
@@ -64,7 +66,8 @@ test('nats permissions - a service answers only its own subjects and reads only 
 
 test('nats permissions - who may call whom', () => {
   const perms = natsPermissions('objects');
-  const calls = (role: NatsUserRole, service: (typeof SERVICES)[number]) => allowed(perms[role].publish, `${SubjectGroup[service]}.x`);
+  const calls = (role: NatsUserRole, service: (typeof SERVICES)[number]) =>
+    Object.values(Subjects).some((x) => x.startsWith(`${SubjectGroup[service]}.`) && x !== Subjects.admissionInterestChanged && allowed(perms[role].publish, x));
   const table = Object.fromEntries(NATS_USER_ROLES.map((r) => [r, SERVICES.filter((s) => calls(r, s))]));
   assert.deepEqual(table, {
     storage: [],
@@ -81,4 +84,9 @@ test('nats permissions - who may call whom', () => {
   assert.ok(allowed(perms.monitor.publish, serviceSubjects.ping(ServiceName.storage)));
   assert.ok(allowed(perms.monitor.publish, '$JS.API.STREAM.INFO.KV_objects'));
   assert.equal(allowed(perms.monitor.publish, '$JS.API.CONSUMER.CREATE.KV_objects'), false);
+  // authn reads through storage and cannot write through it.
+  assert.deepEqual(Object.values(Subjects).filter((x) => allowed(perms.authn.publish, x)), [Subjects.storageGet]);
+  // Only the bucket's readers receive what its consumers deliver; the monitor nothing.
+  assert.deepEqual(perms.monitor.deliveries, []);
+  for (const role of NATS_USER_ROLES.filter((r) => r !== 'monitor')) assert.deepEqual(perms[role].deliveries, [`${userInboxPrefix(NatsUser[role])}.>`]);
 });
