@@ -5,11 +5,13 @@
 // bodies 3 MiB.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rename, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { BUS_ACCOUNT, STORE_ACCOUNT, STORE_MAX_CONSUMERS, natsStoreServices, type NatsPermissions } from '../bus/permissions.js';
 import { DEFAULT_BUCKET } from '../api/groups.js';
+import { streamName } from '../store/kv-bucket.js';
+import { changeLogStream } from '../store/change-log.js';
 
 export const NATS_MAX_PAYLOAD = 8 * 1024 * 1024;
 
@@ -194,6 +196,27 @@ function waitForReady(child: ChildProcess, port: number, deadlineMs: number): Pr
 }
 
 /**
+ * Moves the bucket's streams written before JetStream had an account of its own (nats-server's
+ * global account, `$G`) into the store account, so a data directory from an earlier version keeps
+ * its objects. nats-server keeps an account's streams in `<store_dir>/jetstream/<account>/streams`
+ * and restores whatever it finds there; it must not be running.
+ */
+export async function adoptGlobalStreams(storeDir: string, bucket: string): Promise<string[]> {
+  const from = path.join(storeDir, 'jetstream', '$G', 'streams');
+  const to = path.join(storeDir, 'jetstream', STORE_ACCOUNT, 'streams');
+  const present = new Set(await readdir(from).catch(() => [] as string[]));
+  const already = new Set(await readdir(to).catch(() => [] as string[]));
+  const moved: string[] = [];
+  for (const stream of [streamName(bucket), changeLogStream(bucket)]) {
+    if (!present.has(stream) || already.has(stream)) continue;
+    await mkdir(to, { recursive: true });
+    await rename(path.join(from, stream), path.join(to, stream));
+    moved.push(stream);
+  }
+  return moved;
+}
+
+/**
  * Starts nats-server with JetStream storing under `dataDir`, with TLS and users when given.
  * `detached` puts it in its own process group, so a terminal's Ctrl-C reaches only its supervisor,
  * which stops it last.
@@ -204,6 +227,7 @@ export async function startLocalNats(
 ): Promise<LocalNats> {
   const port = opts.port ?? (await freePort());
   await mkdir(dataDir, { recursive: true });
+  if (opts.users) await adoptGlobalStreams(path.join(dataDir, 'jetstream'), opts.bucket ?? DEFAULT_BUCKET);
   const conf = path.join(dataDir, 'nats-server.conf');
   // 0600: it may hold the users' passwords.
   await writeFile(conf, natsConfig({
