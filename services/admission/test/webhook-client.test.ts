@@ -93,10 +93,13 @@ test('webhook service resolver - a Service\'s endpoints for the named port; erro
     svc('hook', { ports: [{ name: 'https', port: 443, targetPort: 8443 }, { name: 'metrics', port: 9090 }] }),
     svc('external', { type: 'ExternalName', externalName: 'example.com' }),
     svc('empty', { ports: [{ port: 443 }] }),
+    svc('loopback', { ports: [{ port: 443 }] }),
   ]);
   const endpoints = cache('endpoints', [
     { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'hook', namespace: 'apps' }, subsets: [{ addresses: [{ ip: '10.0.0.7' }, { ip: '10.0.0.8' }], ports: [{ name: 'metrics', port: 9090 }, { name: 'https', port: 8443 }] }] } as ApiObject,
     { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'empty', namespace: 'apps' }, subsets: [{ notReadyAddresses: [{ ip: '10.0.0.9' }], ports: [{ port: 8443 }] }] } as ApiObject,
+    // Stored before Endpoints were validated, or written past validation: never dialled.
+    { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'loopback', namespace: 'apps' }, subsets: [{ addresses: [{ ip: '::ffff:7f00:1' }, { ip: '169.254.169.254' }, { ip: '0.0.0.0' }], ports: [{ port: 8443 }] }] } as ApiObject,
   ]);
   const r = new ServiceResolver({ mappings: parseServiceResolver(['mapped.apps.svc=127.0.0.1:1234']), services: () => services, endpoints: () => endpoints, pick: (n) => n - 1 });
   const ref = (name: string, port = 443) => ({ namespace: 'apps', name, path: '/', port });
@@ -107,6 +110,7 @@ test('webhook service resolver - a Service\'s endpoints for the named port; erro
     ['external', 443, 'unsupported service type "ExternalName"'],
     ['hook', 8443, 'no service port 8443 found for service "hook"'],
     ['empty', 443, 'no endpoints available for service "empty"'],
+    ['loopback', 443, 'no endpoints available for service "loopback"'],
   ];
   for (const [name, port, message] of failures) await assert.rejects(r.resolve(ref(name, port)), (err: Error) => err.message === message, name);
 });

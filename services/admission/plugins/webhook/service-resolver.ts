@@ -2,9 +2,12 @@
 // addresses of the Service's Endpoints for the Service port the reference names (upstream's
 // endpoint resolver). Running locally, where no pod network exists, `--webhook-service-resolver`
 // maps `<svc>.<ns>.svc[:<port>]` to a host:port instead. Either way the serving certificate is
-// checked for `<svc>.<ns>.svc`, not for the address dialled.
+// checked for `<svc>.<ns>.svc`, not for the address dialled. An Endpoints address the proxy
+// subresources would refuse (loopback, link-local, … in any spelling) is never dialled: whoever
+// may write Endpoints must not point the admission service at its own host.
 
 import { notFound, serviceUnavailable } from '../../../../shared/api/status.js';
+import { proxyableIP } from '../../../../shared/api/special-ip.js';
 import type { ApiObject } from '../../../../shared/api/types.js';
 import { AdmissionConfigError } from '../../config.js';
 import type { ObjectCache } from '../../object-cache.js';
@@ -89,7 +92,7 @@ export class ServiceResolver {
     const portName = typeof port.name === 'string' ? port.name : '';
     const eps = await this.deps.endpoints().lookup(ref.namespace, ref.name);
     for (const subset of list(eps?.subsets)) {
-      const addresses = list(subset.addresses).filter((a) => typeof a.ip === 'string' && a.ip);
+      const addresses = list(subset.addresses).filter((a) => typeof a.ip === 'string' && proxyableIP(a.ip));
       if (!addresses.length) continue;
       const p = list(subset.ports).find((x) => (typeof x.name === 'string' ? x.name : '') === portName);
       if (!p || typeof p.port !== 'number') continue;
