@@ -105,7 +105,8 @@ describe('local-up state', () => {
     }
     assert.equal(new Set(Object.values(a.nats.users).map((u) => u.password)).size, 6, 'a password per user');
     const auth = await readFile(a.nats.authorizationFile, 'utf8');
-    assert.match(auth, /"user":"platform-storage"/);
+    assert.match(auth, /\{user: "platform-storage", password: "/);
+    assert.match(auth, /^accounts \{/m);
     assert.equal((await stat(a.nats.authorizationFile)).mode & 0o777, 0o600);
 
     const ctx = { natsUrl: 'nats://127.0.0.1:4222', state: a, port: 6443, natsAuth: a.nats };
