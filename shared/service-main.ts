@@ -1,9 +1,11 @@
 // What every service's main.ts does after wiring: serve until SIGINT/SIGTERM, then stop the
-// service and drain NATS; report option errors (exit 2) and failures (exit 1) the same way.
+// service and drain NATS; give memory back when idle; report option errors (exit 2) and failures
+// (exit 1) the same way.
 
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
 import { describeOptions, OptionsError, parseOptions, type Options, type OptionSpecs } from './config/options.js';
+import { reclaimWhenIdle } from './idle-reclaim.js';
 
 export interface RunningService {
   stop(): Promise<void>;
@@ -11,9 +13,11 @@ export interface RunningService {
 
 /**
  * SIGINT, SIGTERM or the supervisor's exit stop the service once (`stop`), then the process: an
- * unclean stop exits 1. Returns whether a stop has begun.
+ * unclean stop exits 1. Returns whether a stop has begun. Every service's main calls it once it
+ * serves, so this is also where the idle memory reclaim starts.
  */
 export function stopOnSignals(stop: () => Promise<void>, log: Logger): () => boolean {
+  reclaimWhenIdle({ onCollect: (e) => log.debug({ beforeBytes: e.beforeBytes, afterBytes: e.afterBytes, ms: Math.round(e.ms) }, 'idle: heap collected') });
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;

@@ -1,0 +1,44 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import v8 from 'node:v8';
+import { reclaimWhenIdle } from '../idle-reclaim.js';
+
+test('idle reclaim - garbage left by a burst is collected once the process is idle', async () => {
+  const collected: Array<{ beforeBytes: number; afterBytes: number }> = [];
+  const stop = reclaimWhenIdle({ intervalMs: 200, growthBytes: 32 * 1024 * 1024, onCollect: (e) => collected.push(e) });
+  try {
+    // A burst: ~100 MB of objects that die at once, as a request's body does when it is answered.
+    let burst: unknown[] | undefined = Array.from({ length: 400 }, (_, i) => ({ i, rows: Array.from({ length: 1000 }, (_, j) => `row ${i}.${j} ${'x'.repeat(200)}`) }));
+    const heldMiB = v8.getHeapStatistics().used_heap_size / 2 ** 20;
+    assert.ok(burst.length === 400 && heldMiB > 64, `the burst holds ${heldMiB.toFixed(0)} MiB`);
+    burst = undefined;
+    for (let i = 0; i < 50 && collected.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(collected.length, 1, 'one collection once idle');
+    const [c] = collected;
+    assert.ok(c!.afterBytes < c!.beforeBytes - 64 * 2 ** 20, `collected ${(c!.beforeBytes / 2 ** 20).toFixed(0)} → ${(c!.afterBytes / 2 ** 20).toFixed(0)} MiB`);
+    // Nothing grew since: no further collection.
+    await new Promise((r) => setTimeout(r, 600));
+    assert.equal(collected.length, 1);
+  } finally {
+    stop();
+  }
+});
+
+test('idle reclaim - a busy event loop is left to V8', async () => {
+  const collected: unknown[] = [];
+  const stop = reclaimWhenIdle({ intervalMs: 100, growthBytes: 1, onCollect: (e) => collected.push(e) });
+  try {
+    const until = Date.now() + 700;
+    // Busy: the loop runs work nearly all of the time, yielding only briefly.
+    while (Date.now() < until) {
+      const end = Date.now() + 20;
+      let junk: string[] = [];
+      while (Date.now() < end) junk.push('y'.repeat(100));
+      junk = [];
+      await new Promise((r) => setImmediate(r));
+    }
+    assert.equal(collected.length, 0);
+  } finally {
+    stop();
+  }
+});
