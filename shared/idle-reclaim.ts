@@ -34,24 +34,41 @@ function heapUsed(): number {
   return v8.getHeapStatistics().used_heap_size;
 }
 
-/** Starts looking; returns a function that stops. The timer never keeps the process alive. */
+/**
+ * Starts looking; returns a function that stops. The timer never keeps the process alive.
+ *
+ * What is garbage cannot be known without collecting, and data alive at one collection (a watch
+ * window's events) may die minutes later with nothing allocating after it. So an idle process
+ * whose heap stands `growthBytes` above the lowest it has been collects, then waits before the
+ * next try: one interval after a collection that freed much, twice as long each time one freed
+ * little (up to MAX_BACKOFF_MS), so a heap that is simply large costs a collection every half
+ * hour at rest, not every interval.
+ */
 export function reclaimWhenIdle(o: IdleReclaimOptions = {}): () => void {
+  const interval = o.intervalMs ?? 30_000;
   const growth = o.growthBytes ?? 64 * 1024 * 1024;
   const idle = o.idleUtilization ?? 0.02;
   let mark = performance.eventLoopUtilization();
-  let baseline = heapUsed();
+  let floor = heapUsed();
+  let wait = interval;
+  let next = 0;
   const timer = setInterval(() => {
     const { utilization } = performance.eventLoopUtilization(mark);
     mark = performance.eventLoopUtilization();
     const before = heapUsed();
-    // V8's own collections lower the heap too: growth counts from the lowest point seen.
-    if (before < baseline) baseline = before;
-    if (utilization > idle || before - baseline < growth) return;
+    floor = Math.min(floor, before);
+    if (utilization > idle || before - floor < growth || performance.now() < next) return;
     const t = performance.now();
     fullCollection()();
-    baseline = heapUsed();
-    o.onCollect?.({ beforeBytes: before, afterBytes: baseline, ms: performance.now() - t });
-  }, o.intervalMs ?? 30_000);
+    const after = heapUsed();
+    floor = Math.min(floor, after);
+    wait = before - after >= growth / 2 ? interval : Math.min(wait * 2, MAX_BACKOFF_MS);
+    next = performance.now() + wait;
+    o.onCollect?.({ beforeBytes: before, afterBytes: after, ms: performance.now() - t });
+  }, interval);
   timer.unref();
   return () => clearInterval(timer);
 }
+
+/** The longest wait between collections of an idle heap that stays large. */
+export const MAX_BACKOFF_MS = 30 * 60_000;
