@@ -1,9 +1,8 @@
-// Test harness: a real NATS with JetStream per suite. Uses NATS_URL when given, a testcontainer
-// when a Docker engine is reachable, and otherwise spawns nats-server from PATH on a free port
-// with a temporary store. The broker is never mocked. startSecureTestNats runs one with TLS and
-// the per-service users, as `npm start` does.
+// Test harness: a real NATS with JetStream per suite. Uses NATS_URL when given, a container when a
+// Docker engine answers and holds the image (nats-container.ts: never a pull), and otherwise
+// spawns nats-server from PATH on a free port with a temporary store. The broker is never mocked. startSecureTestNats runs one with
+// TLS and the per-service users, as `npm start` does.
 
-import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -15,6 +14,7 @@ import { natsConfig, startLocalNats } from '../../shared/local/nats-server.js';
 import { createCA, issueClientCert, issueServingCert, type CertificateAuthority } from '../../shared/local/pki.js';
 import { NATS_USER_ROLES, NatsUser, natsPermissions, userInboxPrefix, type NatsUserRole } from '../../shared/bus/permissions.js';
 import { DEFAULT_BUCKET } from '../../shared/api/groups.js';
+import { containerNatsChoice, startContainerNats } from './nats-container.js';
 
 export interface TestNats {
   url: string;
@@ -25,11 +25,6 @@ export interface TestNats {
    */
   restart?(whileDown?: () => Promise<void>): Promise<void>;
   stop(): Promise<void>;
-}
-
-function dockerAvailable(): boolean {
-  if (process.env.PLATFORM_TEST_NO_DOCKER) return false;
-  return Boolean(process.env.DOCKER_HOST) || existsSync('/var/run/docker.sock');
 }
 
 export async function startTestNats(): Promise<TestNats> {
@@ -48,21 +43,18 @@ export async function startTestNats(): Promise<TestNats> {
     return { url, connect: connectTo(url), stop: closeAll };
   }
 
-  if (dockerAvailable()) {
-    const { GenericContainer, Wait } = await import('testcontainers');
-    const container = await new GenericContainer('nats:2.10')
-      .withCopyContentToContainer([{ content: natsConfig({ port: 4222, storeDir: '/data', host: '0.0.0.0' }), target: '/etc/nats/platform.conf' }])
-      .withCommand(['-c', '/etc/nats/platform.conf'])
-      .withExposedPorts(4222)
-      .withWaitStrategy(Wait.forLogMessage(/Server is ready/))
-      .start();
-    const url = `nats://${container.getHost()}:${container.getMappedPort(4222)}`;
+  const image = await containerNatsChoice();
+  if (image) {
+    // The same configuration as the local server's (JetStream, max_payload), listening on all of
+    // the container's interfaces.
+    const server = await startContainerNats(image, natsConfig({ port: 4222, storeDir: '/data', host: '0.0.0.0' }));
     return {
-      url,
-      connect: connectTo(url),
+      url: server.url,
+      connect: connectTo(server.url),
+      restart: server.restart,
       stop: async () => {
         await closeAll();
-        await container.stop();
+        await server.stop();
       },
     };
   }
