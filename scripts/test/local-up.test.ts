@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import { freePort } from '../../shared/local/nats-server.js';
+import { issueServingCert } from '../../shared/local/pki.js';
 import { ensureTokenFile, prepareLocalState, serviceArgs } from '../local-up.js';
 import { controllersOptionSpecs } from '../../services/controllers/options.js';
 import { gatewayOptionSpecs } from '../../services/gateway/options.js';
@@ -118,6 +119,24 @@ describe('local-up state', () => {
       assert.ok(!args.some((f) => f.startsWith('--nats-password=')), 'no password on a command line');
     }
     assert.ok(!serviceArgs('controllers', ctx).some((f) => f.startsWith('--nats-')), 'the controllers do not speak NATS');
+  });
+
+  test('local-up - NATS: the server certificate is also a client certificate (the cluster routes dial with it); one made without that is reissued', async () => {
+    const serverAuth = '1.3.6.1.5.5.7.3.1';
+    const clientAuth = '1.3.6.1.5.5.7.3.2';
+    const a = await prepareLocalState({ dir, port: 6443, servingNames: ['gateway'] });
+    assert.deepEqual(new X509Certificate(await readFile(a.nats.serverCertFile)).keyUsage?.sort(), [serverAuth, clientAuth].sort());
+    // What an earlier init wrote: serverAuth only, every name.
+    const old = await issueServingCert(a.pki.ca, { commonName: 'platform-nats', dnsNames: ['nats', 'nats-1', 'nats-2', 'nats-3', 'gateway'] });
+    await writeFile(a.nats.serverCertFile, old.certPem);
+    await writeFile(a.nats.serverKeyFile, old.keyPem);
+    const b = await prepareLocalState({ dir, port: 6443, servingNames: ['gateway'] });
+    const reissued = await readFile(b.nats.serverCertFile, 'utf8');
+    assert.notEqual(reissued, old.certPem, 'reissued');
+    assert.ok(new X509Certificate(reissued).keyUsage?.includes(clientAuth), 'with clientAuth');
+    assert.deepEqual(b.nats.users, a.nats.users, 'the passwords stay');
+    const c = await prepareLocalState({ dir, port: 6443, servingNames: ['gateway'] });
+    assert.equal(await readFile(c.nats.serverCertFile, 'utf8'), reissued, 'and kept from then on');
   });
 
   test('local-up - token file edited by the user keeps its lines and gains the admin', async () => {

@@ -59,7 +59,7 @@ export function natsUserEntries(auth: Pick<LocalNatsAuth, 'users'>, bucket = DEF
 
 /**
  * NATS's server certificate (`<pki>/nats-server.crt`, for 127.0.0.1, localhost, the compose nodes and
- * `serverNames`), the users' passwords (`<dir>/nats-auth/<role>.password`) and the authorization
+ * `serverNames`; serverAuth and clientAuth, for the routes), the users' passwords (`<dir>/nats-auth/<role>.password`) and the authorization
  * file, under the local directory `dir`.
  */
 export async function ensureNatsAuth(dir: string, pki: LocalPki, opts: { serverNames?: string[]; bucket?: string } = {}): Promise<LocalNatsAuth> {
@@ -67,7 +67,9 @@ export async function ensureNatsAuth(dir: string, pki: LocalPki, opts: { serverN
   await mkdir(authDir, { recursive: true, mode: 0o700 });
   const serverCertFile = path.join(pki.files.dir, 'nats-server.crt');
   const serverKeyFile = path.join(pki.files.dir, 'nats-server.key');
-  await ensureServingPair(pki.ca, { cert: serverCertFile, key: serverKeyFile }, { commonName: 'platform-nats', dnsNames: [...COMPOSE_NATS_HOSTS, ...(opts.serverNames ?? [])] });
+  // clientAuth too: a cluster's nodes dial each other's routes with this same pair. A pair written
+  // before without it is reissued, as one missing a name is.
+  await ensureServingPair(pki.ca, { cert: serverCertFile, key: serverKeyFile }, { commonName: 'platform-nats', dnsNames: [...COMPOSE_NATS_HOSTS, ...(opts.serverNames ?? [])], clientAuth: true });
   const users = {} as Record<NatsUserRole, LocalNatsUser>;
   for (const role of NATS_USER_ROLES) {
     const passwordFile = path.join(authDir, `${role}.password`);

@@ -48,6 +48,12 @@ export interface ServingCertOptions {
   dnsNames?: string[];
   /** Extra IP addresses; 127.0.0.1 and ::1 are always included. */
   ipAddresses?: string[];
+  /**
+   * Also a TLS client certificate (extended key usage clientAuth beside serverAuth): for a server
+   * that dials its peers with the same pair, as NATS routes do; Go's TLS refuses a serverAuth-only
+   * certificate offered by the dialling side.
+   */
+  clientAuth?: boolean;
   validityDays?: number;
 }
 
@@ -142,7 +148,7 @@ export async function issueServingCert(ca: CertificateAuthority, opts: ServingCe
   const san = new x509.SubjectAlternativeNameExtension([...dnsNames.map((value) => ({ type: 'dns' as const, value })), ...ipAddresses.map((value) => ({ type: 'ip' as const, value }))]);
   return issue(ca, [{ CN: [opts.commonName ?? 'platform-apiserver'] }], opts.validityDays ?? LEAF_VALIDITY_DAYS, [
     new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-    new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+    new x509.ExtendedKeyUsageExtension(opts.clientAuth ? [x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth] : [x509.ExtendedKeyUsage.serverAuth]),
     san,
   ]);
 }
@@ -231,8 +237,8 @@ function canonicalIP(ip: string): string {
   return groups.map((g) => parseInt(g, 16).toString(16)).join(':');
 }
 
-/** True when `pair` was issued by `ca`, is not close to expiry and (for serving) covers `names`. */
-function stillGood(ca: CertificateAuthority, pair: PemPair | undefined, names?: { dnsNames: string[]; ipAddresses: string[] }): boolean {
+/** True when `pair` was issued by `ca`, is not close to expiry and (for serving) covers `names` and allows `usages` (extended key usage OIDs). */
+function stillGood(ca: CertificateAuthority, pair: PemPair | undefined, names?: { dnsNames: string[]; ipAddresses: string[] }, usages: string[] = []): boolean {
   if (!pair) return false;
   try {
     const cert = new NodeX509Certificate(pair.certPem);
@@ -243,6 +249,8 @@ function stillGood(ca: CertificateAuthority, pair: PemPair | undefined, names?: 
       const have = sanEntries(cert);
       if (!names.dnsNames.every((n) => have.has(n.toLowerCase())) || !names.ipAddresses.every((ip) => have.has(canonicalIP(ip)))) return false;
     }
+    // Node lists the extended key usages' OIDs (undefined when the extension is absent: any use).
+    if (cert.keyUsage && !usages.every((oid) => cert.keyUsage.includes(oid))) return false;
     return true;
   } catch {
     return false;
@@ -250,14 +258,16 @@ function stillGood(ca: CertificateAuthority, pair: PemPair | undefined, names?: 
 }
 
 /**
- * The serving pair in `files`, reused while `ca` signed it, it is not near expiry and it covers the
- * default names and `opts`' names; else issued anew (key 0600) and both paths added to `written`.
+ * The serving pair in `files`, reused while `ca` signed it, it is not near expiry, it covers the
+ * default names and `opts`' names and (with `clientAuth`) it may also be a client's; else issued
+ * anew (key 0600) and both paths added to `written`.
  */
 export async function ensureServingPair(ca: CertificateAuthority, files: { cert: string; key: string }, opts: Omit<ServingCertOptions, 'validityDays'>, written: string[] = []): Promise<PemPair> {
   const names = servingNames(opts);
+  const usages = opts.clientAuth ? [x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth] : [x509.ExtendedKeyUsage.serverAuth];
   const existing = await readPair(files.cert, files.key);
-  if (existing && stillGood(ca, existing, names)) return existing;
-  const pair = await issueServingCert(ca, { ...names, ...(opts.commonName ? { commonName: opts.commonName } : {}) });
+  if (existing && stillGood(ca, existing, names, usages)) return existing;
+  const pair = await issueServingCert(ca, { ...names, ...(opts.commonName ? { commonName: opts.commonName } : {}), ...(opts.clientAuth ? { clientAuth: true } : {}) });
   await writeAtomic(files.key, pair.keyPem, 0o600);
   await writeAtomic(files.cert, pair.certPem, 0o644);
   written.push(files.key, files.cert);
