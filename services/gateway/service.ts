@@ -15,6 +15,7 @@ import { GenericStore } from '../../shared/registry/rest/store.js';
 import { admissionClient } from '../../shared/registry/rest/admission.js';
 import type { BusRequest } from '../../shared/registry/rest/hooks.js';
 import { BucketNotFoundError, lastRevision, openObjectBucket } from '../../shared/store/kv-bucket.js';
+import { waitForJetStream } from '../../shared/store/wait-for-jetstream.js';
 import { escapeToken } from '../../shared/store/key-codec.js';
 import { startCacheFeed } from '../../shared/store/kv-feed.js';
 import { namespaceFacts, WatchCache } from '../../shared/store/watch-cache.js';
@@ -194,15 +195,14 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   };
 }
 
-/** The storage service provisions the bucket; a gateway started first waits for it (up to a minute). */
-async function openBucketWhenProvisioned(nc: NatsConnection, bucket: string, log: Logger): Promise<KV> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await openObjectBucket(nc, { bucket, create: false });
-    } catch (err) {
-      if (!(err instanceof BucketNotFoundError) || attempt >= 60) throw err;
-      if (attempt === 0) log.info({ bucket }, 'waiting for the storage service to provision the bucket');
-      await new Promise((r) => setTimeout(r, 1_000));
-    }
-  }
+/**
+ * The storage service provisions the bucket; a gateway started first, or before JetStream has a
+ * leader, waits for it (up to a minute, a log line per attempt), then exits for its supervisor.
+ */
+function openBucketWhenProvisioned(nc: NatsConnection, bucket: string, log: Logger): Promise<KV> {
+  return waitForJetStream(nc, () => openObjectBucket(nc, { bucket, create: false }), {
+    what: `open bucket ${bucket} (the storage service provisions it)`,
+    log,
+    alsoWaitFor: (err) => err instanceof BucketNotFoundError,
+  });
 }

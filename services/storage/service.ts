@@ -22,6 +22,7 @@ import { MAX_VALUE_BYTES, openObjectBucket } from '../../shared/store/kv-bucket.
 import { createObjectStore, type ObjectStore } from './object-store.js';
 import { checkCompactorTiming, startMarkerCompactor } from './marker-compactor.js';
 import { ensureChangeLog } from '../../shared/store/change-log.js';
+import { waitForJetStream } from '../../shared/store/wait-for-jetstream.js';
 import { DEFAULT_WINDOW_MS } from '../../shared/store/watch-cache.js';
 import { DEFAULT_BUCKET } from '../../shared/api/groups.js';
 import { instrumentBus } from '../../shared/bus/client.js';
@@ -46,6 +47,8 @@ export interface StorageServiceDeps {
   log?: Logger;
   /** Where the operations are counted (main.ts serves it at /metrics); default: a registry of its own. */
   metrics?: MetricsRegistry;
+  /** How long start-up waits for JetStream to provision the bucket and the change log (default a minute). */
+  startDeadlineMs?: number;
 }
 
 export interface StorageService {
@@ -73,14 +76,16 @@ export async function createStorageService(deps: StorageServiceDeps): Promise<St
     log.warn({ maxPayload, needed: MAX_VALUE_BYTES }, 'NATS max_payload is below the object size limit; large objects will be refused with 413 (raise max_payload in the server configuration)');
   }
 
-  const kv = await openObjectBucket(nc, {
-    bucket,
-    create: true,
-    replicas: deps.replicas ?? 1,
-    onConfigDrift: (message) => log.warn({ bucket }, message),
-  });
   const windowMs = deps.watchWindowMs ?? DEFAULT_WINDOW_MS;
-  await ensureChangeLog(nc, bucket, { windowMs, replicas: deps.replicas ?? 1, onConfigDrift: (message) => log.warn({ bucket }, message) });
+  const replicas = deps.replicas ?? 1;
+  const onConfigDrift = (message: string) => log.warn({ bucket }, message);
+  // Both steps are idempotent, so a retry after a half-done attempt just repeats them.
+  const provision = async () => {
+    const kv = await openObjectBucket(nc, { bucket, create: true, replicas, onConfigDrift });
+    await ensureChangeLog(nc, bucket, { windowMs, replicas, onConfigDrift });
+    return kv;
+  };
+  const kv = await waitForJetStream(nc, provision, { what: `provision bucket ${bucket}`, log, ...(deps.startDeadlineMs !== undefined ? { deadlineMs: deps.startDeadlineMs } : {}) });
   const jsm = await jetstreamManager(nc, { checkAPI: false });
   const compactor = startMarkerCompactor({ kv, jsm, bucket, ttlMs, intervalMs, log });
   const store = createObjectStore({ kv, js: jetstream(nc), nc, bucket, windowMs, onMarker: compactor.noteMarker });
