@@ -22,6 +22,9 @@ const compose = YAML.parse(readFileSync(path.join(root, 'docker-compose.yml'), '
   volumes?: Record<string, unknown>;
 };
 const platformServices = ['storage', 'authn', 'authz', 'admission', 'gateway'];
+// The state directory init writes and everything mounts: ./.local, the one `npm start` uses, unless
+// PLATFORM_LOCAL_DIR names another (test/e2e/compose.test.ts brings it up in a directory of its own).
+const LOCAL = '${PLATFORM_LOCAL_DIR:-./.local}';
 const natsNodes = ['nats-1', 'nats-2', 'nats-3'];
 
 function natsConf(): string {
@@ -76,7 +79,7 @@ test('compose - NATS is a three-node cluster with JetStream, a store each and a 
 test('compose - NATS requires TLS and the users init writes; each service connects as its own user with the dev CA', async () => {
   for (const name of natsNodes) {
     const nats = compose.services[name]!;
-    assert.ok(nats.volumes.includes('./.local:/etc/nats/local:ro'), 'the files init writes, where deploy/nats.conf names them');
+    assert.ok(nats.volumes.includes(`${LOCAL}:/etc/nats/local:ro`), 'the files init writes, where deploy/nats.conf names them');
     assert.equal(nats.depends_on.init.condition, 'service_completed_successfully');
   }
   const conf = natsConf();
@@ -87,7 +90,7 @@ test('compose - NATS requires TLS and the users init writes; each service connec
     assert.equal(env.PLATFORM_NATS_USER, NatsUser[name as NatsUserRole], name);
     assert.equal(env.PLATFORM_NATS_PASSWORD_FILE, `/local/nats-auth/${name}.password`, name);
     assert.equal(env.PLATFORM_NATS_TLS_CA_FILE, '/local/pki/ca.crt', name);
-    assert.ok(compose.services[name]!.volumes.includes('./.local:/local:ro'), `${name} mounts the password file`);
+    assert.ok(compose.services[name]!.volumes.includes(`${LOCAL}:/local:ro`), `${name} mounts the password file`);
   }
 
   // What init writes (local-up --init-only with compose's settings) and deploy/nats.conf, laid out as
@@ -171,7 +174,7 @@ test('compose - gateways serve 6443 with the certificates written by init', () =
   assert.equal(gw.environment.PLATFORM_TLS_CERT_FILE, '/local/pki/serving.crt');
   assert.equal(gw.environment.PLATFORM_TLS_PRIVATE_KEY_FILE, '/local/pki/serving.key');
   assert.equal(gw.environment.PLATFORM_CLIENT_CA_FILE, '/local/pki/ca.crt');
-  assert.ok(gw.volumes.includes('./.local:/local:ro'));
+  assert.ok(gw.volumes.includes(`${LOCAL}:/local:ro`));
   const init = compose.services.init!;
   assert.deepEqual(init.entrypoint, ['node', 'dist/scripts/local-up.js', '--init-only']);
   assert.equal(init.environment.PLATFORM_LOCAL_DIR, '/local');

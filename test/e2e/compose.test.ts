@@ -1,0 +1,232 @@
+// docker-compose.yml as it ships, brought up: the three-node NATS cluster (routes over TLS, the
+// bucket and its change log at three replicas in the store account), two of every service, HAProxy
+// publishing the gateways. kubectl with the admin kubeconfig init writes lists namespaces and
+// creates, lists and watches config maps through the balancer; `--scale gateway=3` adds a gateway
+// the balancer sends to; `down -v` leaves no container, network or volume. A project and state
+// directory of its own (PLATFORM_LOCAL_DIR), so nothing collides with `npm start`'s ./.local or
+// another compose project. Skipped when no Docker engine answers, no compose is installed or a base
+// image is missing (scripts/containers.sh provides the engine and the stand-in images).
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { chown, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { freePort } from '../../shared/local/nats-server.js';
+import { findKubectl, Kubectl } from '../support/kubectl.js';
+import { eventually, uniq } from './helpers.js';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const COMPOSE_FILE = path.join(ROOT, 'docker-compose.yml');
+/** Every base image the compose file's build and services name (none is pulled: no registry is assumed). */
+const BASE_IMAGES = ['node:20-bookworm-slim', ...new Set([...readFileSync(COMPOSE_FILE, 'utf8').matchAll(/^\s*image: *((?:nats|haproxy):\S+)/gm)].map((m) => m[1]!))];
+
+async function docker(args: string[], timeoutMs = 60_000): Promise<string> {
+  const { stdout } = await run('docker', args, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+  return stdout.trim();
+}
+
+/** `docker compose` (the plugin) when the CLI has it, else docker-compose v1; undefined when neither runs. */
+async function composeCommand(): Promise<string[] | undefined> {
+  for (const cmd of [['docker', 'compose'], ['docker-compose']]) {
+    try {
+      await run(cmd[0]!, [...cmd.slice(1), 'version'], { timeout: 30_000 });
+      return cmd;
+    } catch {
+      // not this one
+    }
+  }
+  return undefined;
+}
+
+/** Why this suite cannot run here, or undefined. */
+async function unavailable(compose: string[] | undefined): Promise<string | undefined> {
+  try {
+    await docker(['info', '--format', '{{.ServerVersion}}'], 15_000);
+  } catch {
+    return 'no Docker engine answers `docker info` (scripts/containers.sh starts one)';
+  }
+  if (!compose) return 'neither `docker compose` nor docker-compose is installed';
+  for (const image of BASE_IMAGES) {
+    try {
+      await docker(['image', 'inspect', '--format', '{{.Id}}', image], 15_000);
+    } catch {
+      return `image ${image} is not present and no registry is assumed (scripts/containers.sh builds a stand-in)`;
+    }
+  }
+  if (!findKubectl()) return 'kubectl is not on PATH';
+  return undefined;
+}
+
+const compose = await composeCommand();
+const skip = await unavailable(compose);
+
+describe('docker compose', { skip, timeout: 20 * 60_000 }, () => {
+  const project = uniq('platform-e2e').toLowerCase();
+  const label = `label=com.docker.compose.project=${project}`;
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  let kubectl: Kubectl;
+  let down = false;
+  const watches: ChildProcess[] = [];
+
+  const composeRun = async (args: string[], timeoutMs = 120_000): Promise<string> => {
+    const [bin, ...pre] = compose!;
+    try {
+      const { stdout } = await run(bin!, [...pre, '-p', project, '-f', COMPOSE_FILE, ...args], { cwd: ROOT, env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+      return stdout.trim();
+    } catch (err) {
+      const e = err as Error & { stderr?: string };
+      throw new Error(`${compose!.join(' ')} ${args.join(' ')} failed: ${e.message}\n${(e.stderr ?? '').split('\n').slice(-30).join('\n')}`);
+    }
+  };
+  const containers = async (service?: string): Promise<string[]> => {
+    const filters = ['--filter', label, ...(service ? ['--filter', `label=com.docker.compose.service=${service}`] : [])];
+    return (await docker(['ps', '-a', '-q', '--no-trunc', ...filters])).split('\n').filter(Boolean);
+  };
+  const logs = async (): Promise<string> => {
+    const out: string[] = [];
+    for (const id of await containers()) {
+      const name = await docker(['inspect', '--format', '{{.Name}} restarts={{.RestartCount}} {{.State.Status}}', id]).catch(() => id);
+      out.push(`--- ${name}\n${await docker(['logs', '--tail', '8', id]).catch(() => '')}`);
+    }
+    return out.join('\n');
+  };
+  const jsz = async (node: string, query: string): Promise<any> => JSON.parse(await composeRun(['exec', '-T', node, 'wget', '-q', '-O', '-', `http://127.0.0.1:8222/jsz?${query}`]));
+  /** A stream of the store account (JetStream lives there, not in the users' account) as `/jsz` reports it. */
+  const streamOf = (info: any, name: string): any => {
+    const store = (info.account_details as any[] | undefined)?.find((a) => a.name === 'PLATFORM_STORE');
+    assert.ok(store, `accounts with JetStream: ${(info.account_details as any[] | undefined)?.map((a) => a.name).join(', ')}`);
+    const stream = (store.stream_detail as any[]).find((s) => s.name === name);
+    assert.ok(stream, `${name} in the store account`);
+    return stream;
+  };
+
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'platform-compose-'));
+    const port = await freePort();
+    // The containers run as PLATFORM_UID:PLATFORM_GID: this user, or the image's `node` (the
+    // directory handed to it) when this is root, as the compose file's header says.
+    const uid = process.getuid?.() ?? 0;
+    if (uid === 0) await chown(dir, 1000, 1000);
+    env = { ...process.env, PLATFORM_LOCAL_DIR: dir, PLATFORM_PORT: String(port), ...(uid !== 0 ? { PLATFORM_UID: String(uid), PLATFORM_GID: String(process.getgid!()) } : {}) };
+    // Builds the image (cached layer by layer) and waits for what depends_on says: NATS healthy,
+    // the gateways healthy before the balancer and the controllers.
+    await composeRun(['up', '--build', '-d'], 900_000).catch(async (err: Error) => {
+      throw new Error(`${err.message}\n${await logs()}`);
+    });
+    kubectl = new Kubectl(findKubectl()!, path.join(dir, 'kubeconfig'));
+    await eventually('the balancer answers kubectl', async () => {
+      const r = await kubectl.run(['get', '--raw', '/readyz'], { timeoutMs: 10_000 });
+      assert.equal(r.code, 0, r.stderr);
+    }, { timeoutMs: 120_000, intervalMs: 1_000 }).catch(async (err: Error) => {
+      throw new Error(`${err.message}\n${await logs()}`);
+    });
+  });
+
+  after(async () => {
+    for (const w of watches) w.kill();
+    if (dir === undefined) return;
+    if (!down) await composeRun(['down', '-v', '--remove-orphans', '-t', '5'], 180_000).catch(() => undefined);
+    // What the containers wrote as uid 1000 is this root's to remove; a non-root run wrote its own.
+    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  });
+
+  it('compose - every container runs and none has restarted', async () => {
+    const states: string[] = [];
+    for (const id of await containers()) {
+      const [name, status, restarts, exit] = (await docker(['inspect', '--format', '{{.Name}}|{{.State.Status}}|{{.RestartCount}}|{{.State.ExitCode}}', id])).split('|');
+      if (name!.includes('init')) assert.equal(`${status} ${exit}`, 'exited 0', `${name}: init ran once and succeeded`);
+      else states.push(`${name} ${status} ${restarts}`);
+    }
+    // Three NATS nodes, two of storage, authn, authz, admission, gateway and controllers, the balancer.
+    assert.equal(states.length, 3 + 2 * 6 + 1, states.join('\n'));
+    const bad = states.filter((s) => !s.endsWith(' running 0'));
+    assert.deepEqual(bad, [], `${bad.join('\n')}\n${await logs()}`);
+  });
+
+  it('compose - NATS is one cluster; the bucket and the change log have three current replicas in the store account', async () => {
+    // Only a leader (the meta group's, a stream's) knows how current its followers are.
+    await eventually('the meta group has a leader and two current followers', async () => {
+      const leader = (await jsz('nats-1', '')).meta_cluster?.leader as string;
+      assert.match(leader, /^nats-[123]$/);
+      const meta = (await jsz(leader, '')).meta_cluster;
+      assert.equal(meta?.cluster_size, 3, JSON.stringify(meta));
+      assert.deepEqual((meta.replicas as any[] | undefined)?.map((r) => r.current), [true, true], JSON.stringify(meta));
+    }, { timeoutMs: 20_000, intervalMs: 1_000 });
+    for (const name of ['KV_objects', 'CHANGES_objects']) {
+      await eventually(`${name} has a leader and two current followers`, async () => {
+        const leader = streamOf(await jsz('nats-1', 'accounts=true&streams=true&config=true'), name).cluster?.leader as string;
+        assert.match(leader, /^nats-[123]$/);
+        const stream = streamOf(await jsz(leader, 'accounts=true&streams=true&config=true'), name);
+        assert.equal(stream.config.num_replicas, 3);
+        assert.equal(stream.cluster.leader, leader);
+        assert.deepEqual((stream.cluster.replicas as any[]).map((r) => r.current), [true, true], JSON.stringify(stream.cluster));
+      }, { timeoutMs: 20_000, intervalMs: 1_000 });
+    }
+  });
+
+  it('compose - kubectl lists the namespaces through the balancer', async () => {
+    const r = await kubectl.run(['get', 'ns', '-o', 'name']);
+    assert.equal(r.code, 0, r.stderr);
+    for (const ns of ['default', 'platform-system']) assert.match(r.stdout, new RegExp(`^namespace/${ns}$`, 'm'));
+  });
+
+  it('compose - kubectl creates, lists and watches config maps through the balancer', async () => {
+    const name = uniq('cm');
+    const watch = kubectl.spawn(['get', 'configmaps', '--watch', '--output-watch-events', '-o', 'custom-columns=EVENT:.type,NAME:.object.metadata.name,V:.object.data.v', '--no-headers']);
+    watches.push(watch);
+    let seen = '';
+    watch.stdout!.on('data', (d) => (seen += d));
+    watch.stderr!.on('data', (d) => (seen += d));
+    // The watch is established before the writes (its initial list is what it prints first).
+    await new Promise((r) => setTimeout(r, 2_000));
+    const created = await kubectl.run(['create', 'configmap', name, '--from-literal=v=1']);
+    assert.equal(created.code, 0, created.stderr);
+    const listed = await kubectl.run(['get', 'configmaps', '-o', 'name']);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, new RegExp(`^configmap/${name}$`, 'm'));
+    const patched = await kubectl.run(['patch', 'configmap', name, '-p', '{"data":{"v":"2"}}']);
+    assert.equal(patched.code, 0, patched.stderr);
+    await eventually('the watch reports the create and the update', () => {
+      assert.match(seen, new RegExp(`ADDED\\s+${name}\\s+1`));
+      assert.match(seen, new RegExp(`MODIFIED\\s+${name}\\s+2`));
+    }, { timeoutMs: 20_000, intervalMs: 200 });
+    watch.kill();
+  });
+
+  it('compose - --scale gateway=3 adds a gateway that serves through the balancer', async () => {
+    const first = await containers('gateway');
+    assert.equal(first.length, 2);
+    // --no-recreate: the running replicas are left alone, only the third is added.
+    await composeRun(['up', '-d', '--no-recreate', '--scale', 'gateway=3'], 300_000);
+    const all = await containers('gateway');
+    assert.equal(all.length, 3);
+    const added = all.find((id) => !first.includes(id))!;
+    await eventually('the added gateway is healthy', async () => {
+      assert.equal(await docker(['inspect', '--format', '{{.State.Health.Status}}', added]), 'healthy');
+    }, { timeoutMs: 90_000, intervalMs: 1_000 });
+    // With the first two stopped, whatever the balancer still serves comes from the added one.
+    await docker(['stop', '-t', '10', ...first], 60_000);
+    await eventually('the balancer sends to the added gateway', async () => {
+      const r = await kubectl.run(['get', 'configmaps', '-o', 'name'], { timeoutMs: 10_000 });
+      assert.equal(r.code, 0, r.stderr);
+      const name = uniq('after-scale');
+      const c = await kubectl.run(['create', 'configmap', name, '--from-literal=v=1'], { timeoutMs: 10_000 });
+      assert.equal(c.code, 0, c.stderr);
+    }, { timeoutMs: 60_000, intervalMs: 1_000 });
+  });
+
+  it('compose - down -v leaves no container, network or volume', async () => {
+    await composeRun(['down', '-v', '--remove-orphans', '-t', '10'], 180_000);
+    down = true;
+    assert.deepEqual(await containers(), []);
+    assert.equal(await docker(['network', 'ls', '-q', '--filter', label]), '');
+    assert.equal(await docker(['volume', 'ls', '-q', '--filter', label]), '');
+  });
+});
