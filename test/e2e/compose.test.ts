@@ -9,27 +9,21 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { freePort } from '../../shared/local/nats-server.js';
 import { findKubectl, Kubectl } from '../support/kubectl.js';
+import { containersUnavailable, docker, run } from '../support/docker.js';
 import { eventually, uniq } from './helpers.js';
 
-const run = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const COMPOSE_FILE = path.join(ROOT, 'docker-compose.yml');
 /** Every base image the compose file's build and services name (none is pulled: no registry is assumed). */
 const BASE_IMAGES = ['node:20-bookworm-slim', ...new Set([...readFileSync(COMPOSE_FILE, 'utf8').matchAll(/^\s*image: *((?:nats|haproxy):\S+)/gm)].map((m) => m[1]!))];
-
-async function docker(args: string[], timeoutMs = 60_000): Promise<string> {
-  const { stdout } = await run('docker', args, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
-  return stdout.trim();
-}
 
 /** `docker compose` (the plugin) when the CLI has it, else docker-compose v1; undefined when neither runs. */
 async function composeCommand(): Promise<string[] | undefined> {
@@ -44,27 +38,8 @@ async function composeCommand(): Promise<string[] | undefined> {
   return undefined;
 }
 
-/** Why this suite cannot run here, or undefined. */
-async function unavailable(compose: string[] | undefined): Promise<string | undefined> {
-  try {
-    await docker(['info', '--format', '{{.ServerVersion}}'], 15_000);
-  } catch {
-    return 'no Docker engine answers `docker info` (scripts/containers.sh starts one)';
-  }
-  if (!compose) return 'neither `docker compose` nor docker-compose is installed';
-  for (const image of BASE_IMAGES) {
-    try {
-      await docker(['image', 'inspect', '--format', '{{.Id}}', image], 15_000);
-    } catch {
-      return `image ${image} is not present and no registry is assumed (scripts/containers.sh builds a stand-in)`;
-    }
-  }
-  if (!findKubectl()) return 'kubectl is not on PATH';
-  return undefined;
-}
-
 const compose = await composeCommand();
-const skip = await unavailable(compose);
+const skip = compose ? await containersUnavailable(BASE_IMAGES) : 'neither `docker compose` nor docker-compose is installed';
 
 describe('docker compose', { skip, timeout: 20 * 60_000 }, () => {
   const project = uniq('platform-e2e').toLowerCase();

@@ -7,46 +7,21 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { freePort, natsConfig } from '../../shared/local/nats-server.js';
 import { findKubectl, Kubectl } from '../support/kubectl.js';
+import { containersUnavailable, docker } from '../support/docker.js';
 import { eventually, uniq } from './helpers.js';
 
-const run = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const IMAGE = process.env.PLATFORM_TEST_IMAGE ?? 'platform-apiserver:dev';
 const NATS_IMAGE = process.env.PLATFORM_TEST_NATS_IMAGE ?? 'nats:2.10-alpine';
 const SERVICES = ['storage', 'authn', 'authz', 'admission', 'gateway'] as const;
 
-async function docker(args: string[], timeoutMs = 60_000): Promise<string> {
-  const { stdout } = await run('docker', args, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
-  return stdout.trim();
-}
-
-/** Why this suite cannot run here, or undefined. */
-async function unavailable(): Promise<string | undefined> {
-  try {
-    await docker(['info', '--format', '{{.ServerVersion}}'], 15_000);
-  } catch {
-    return 'no Docker engine answers `docker info` (scripts/containers.sh starts one)';
-  }
-  for (const image of ['node:20-bookworm-slim', NATS_IMAGE]) {
-    try {
-      await docker(['image', 'inspect', '--format', '{{.Id}}', image], 15_000);
-    } catch {
-      return `image ${image} is not present and no registry is assumed (scripts/containers.sh builds a stand-in)`;
-    }
-  }
-  if (!findKubectl()) return 'kubectl is not on PATH';
-  return undefined;
-}
-
-const skip = await unavailable();
+const skip = await containersUnavailable(['node:20-bookworm-slim', NATS_IMAGE]);
 
 describe('container image', { skip }, () => {
   const id = uniq('img').toLowerCase();
