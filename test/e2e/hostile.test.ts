@@ -234,10 +234,12 @@ describe('hostile input', () => {
       return { r, ms: performance.now() - started };
     });
     // Probe all along the create: whichever probe meets the parse would wait for it if it ran inline.
+    // /livez is answered by the gateway alone, so a probe measures its event loop, not a NATS round
+    // trip that another suite on this machine may slow down.
     let slowest = 0;
     while (!done) {
       const t = performance.now();
-      assert.equal((await c.request('GET', '/api/v1/namespaces/default')).status, 200);
+      assert.equal((await c.request('GET', '/livez')).status, 200);
       slowest = Math.max(slowest, performance.now() - t);
       await new Promise((r) => setTimeout(r, 10));
     }
