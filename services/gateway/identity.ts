@@ -1,10 +1,18 @@
 // Authentication and authorization of a request through the authn and authz services, each
 // answer cached briefly so a busy client does not cost a bus round trip per request.
+//
+// Probes are the exception to "no answer without the services": a health check without
+// credentials (a load balancer's, a kubelet's) that the services cannot answer because NATS is
+// unreachable gets the services' last answer for it. Otherwise /livez would time out with the bus
+// and a NATS outage would have every gateway restarted, and /readyz could not say why it fails.
+// Nothing is granted that the services did not grant: only their own earlier answer, for the same
+// anonymous request to a health path, and only while they cannot be asked.
 
 import { hash } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { UserInfo } from '../../shared/api/types.js';
-import { forbidden, forbiddenMessage, unauthorized } from '../../shared/api/status.js';
+import { forbidden, forbiddenMessage, StatusError, unauthorized } from '../../shared/api/status.js';
+import { HEALTH_PATH } from '../../shared/health/checks.js';
 import { busRequest } from '../../shared/bus/client.js';
 import { Subjects } from '../../shared/bus/subjects.js';
 import type { AuthnReply, AuthnRequest, AuthzAttributes, AuthzReply } from '../../shared/bus/messages.js';
@@ -39,6 +47,9 @@ export class Identity {
   private readonly authzCache = new TtlCache<AuthzReply>(50_000);
   /** Revision of the newest RBAC change this gateway's watch cache has applied. */
   private rbacRevision = 0;
+  /** The services' last answers to probes (see the header): authentication without credentials, decisions by path. */
+  private lastAnonymous: AuthnReply | undefined;
+  private readonly lastProbeDecisions = new Map<string, AuthzReply>();
 
   constructor(
     private readonly nc: NatsConnection,
@@ -53,7 +64,14 @@ export class Identity {
       if (creds.token !== undefined) req.token = creds.token;
       if (creds.certificates?.length) req.certificates = creds.certificates;
       if (creds.headers && Object.keys(creds.headers).length) req.headers = creds.headers;
-      reply = await busRequest<AuthnReply>(this.nc, Subjects.authnAuthenticate, req, this.opts.busTimeoutMs);
+      const anonymous = key === ANONYMOUS_KEY;
+      try {
+        reply = await busRequest<AuthnReply>(this.nc, Subjects.authnAuthenticate, req, this.opts.busTimeoutMs);
+      } catch (err) {
+        if (!anonymous || !this.lastAnonymous || !unreachable(err)) throw err;
+        reply = this.lastAnonymous;
+      }
+      if (anonymous) this.lastAnonymous = reply;
       this.authnCache.set(key, reply, reply.authenticated ? this.opts.authnCacheTtlMs : this.opts.authnFailureCacheTtlMs);
     }
     if (!reply.authenticated || !reply.user) throw unauthorized();
@@ -74,7 +92,17 @@ export class Identity {
   }
 
   private async fetchDecision(key: string, attrs: AuthzAttributes): Promise<AuthzReply> {
-    const reply = await busRequest<AuthzReply>(this.nc, Subjects.authzAuthorize, attrs, this.opts.busTimeoutMs);
+    const probe = !attrs.isResourceRequest && attrs.verb === 'get' && attrs.user.username === 'system:anonymous' && HEALTH_PATH.test(attrs.path ?? '');
+    let reply: AuthzReply;
+    try {
+      reply = await busRequest<AuthzReply>(this.nc, Subjects.authzAuthorize, attrs, this.opts.busTimeoutMs);
+    } catch (err) {
+      const last = probe ? this.lastProbeDecisions.get(key) : undefined;
+      if (!last || !unreachable(err)) throw err;
+      return last;
+    }
+    // Health paths are few (the checks' names); the map stays small.
+    if (probe && this.lastProbeDecisions.size < 256) this.lastProbeDecisions.set(key, reply);
     // An answer given before the authz service saw the newest RBAC change is used once, never kept.
     if ((reply.revision ?? Infinity) >= this.rbacRevision) {
       this.authzCache.set(key, reply, reply.decision === 'Allow' ? this.opts.authzAllowCacheTtlMs : this.opts.authzDenyCacheTtlMs);
@@ -87,7 +115,13 @@ export class Identity {
     if (revision <= this.rbacRevision) return;
     this.rbacRevision = revision;
     this.authzCache.clear();
+    this.lastProbeDecisions.clear();
   }
+}
+
+/** The services could not be asked (no responders, or no answer in time). */
+function unreachable(err: unknown): boolean {
+  return err instanceof StatusError && (err.code === 503 || err.code === 504);
 }
 
 function authzKey(a: AuthzAttributes): string {
@@ -96,6 +130,8 @@ function authzKey(a: AuthzAttributes): string {
 
 // One-shot hash of the same byte sequence an incremental Hash would see: the digest (and so the
 // cache key) is unchanged, without a Hash object per request.
+const ANONYMOUS_KEY = credentialKey({});
+
 function credentialKey(c: Credentials): string {
   let s = (c.token ?? '') + '\0';
   if (c.certificates) for (const cert of c.certificates) s += cert;

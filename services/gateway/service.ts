@@ -8,6 +8,8 @@ import type { Logger } from 'pino';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_BUCKET, RBAC_GROUP } from '../../shared/api/groups.js';
 import { busRequest, instrumentBus } from '../../shared/bus/client.js';
+import { BUS_LOST_GRACE_MS, linkOf } from '../../shared/bus/link.js';
+import { serviceUnavailable } from '../../shared/api/status.js';
 import { AdmissionInterestCache, AuthnInterestCache } from '../../shared/bus/service-interest.js';
 import type { Registry } from '../../shared/registry/registry.js';
 import { Targets } from '../../shared/registry/target.js';
@@ -137,10 +139,24 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   const handlerDeps: HandlerDeps = { registry, store, reader, bus, metrics, watchBudget: new WatchBudget(opts.maxWatchBufferedBytes), options: opts, features: config.featureGates, authorize: (attrs) => identity.authorize(attrs) };
   let shuttingDown = false;
   let draining = false;
+  // A gateway cut off from NATS (a partition: its pings go unanswered) cannot follow the store:
+  // its watches end with an error once the connection has been down for the grace period, rather
+  // than stay open and silent, and /readyz fails so balancers send its clients elsewhere.
+  const link = linkOf(nc);
+  const stopFollowing = link.listen({
+    onLost: () => {
+      log.warn({ graceMs: BUS_LOST_GRACE_MS }, 'NATS connection lost; ending every watch');
+      cache.failWatches(serviceUnavailable('the gateway lost its connection to NATS and cannot follow changes; watch again').status);
+    },
+    onBack: () => {
+      log.info('NATS connection back; serving watches again');
+      cache.followingAgain();
+    },
+  });
   const routes: NonResourceDeps = {
     discovery: new Discovery(registry),
     metrics,
-    health: gatewayHealth({ nc, cacheReady: () => cache.synced && feed.healthy(), shuttingDown: () => shuttingDown, pingTimeoutMs: config.servicePingTimeoutMs, livezGraceUntil: Date.now() + config.livezGracePeriodMs }),
+    health: gatewayHealth({ nc, busUp: () => link.up(), cacheReady: () => cache.synced && feed.healthy(), shuttingDown: () => shuttingDown, pingTimeoutMs: config.servicePingTimeoutMs, livezGraceUntil: Date.now() + config.livezGracePeriodMs }),
   };
 
   const app = createServer(config.tls, log);
@@ -189,6 +205,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
       await auditor?.shutdown();
       admissionInterest.stop();
       authnInterest.stop();
+      stopFollowing();
       await decoder.close();
       await feed.stop();
     },

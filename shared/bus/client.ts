@@ -15,6 +15,7 @@ import { ClosedConnectionError, createInbox, DrainingConnectionError, Permission
 import { StatusError, isStatus, serviceUnavailable, timeout, internalError } from '../api/status.js';
 import { ERROR_CODE_HEADER, IDEMPOTENT_SUBJECTS } from './subjects.js';
 import { BusOutcome, type BusMetrics } from './metrics.js';
+import { linkOf, type Link } from './link.js';
 
 export const DEFAULT_BUS_TIMEOUT_MS = 5_000;
 
@@ -67,8 +68,11 @@ class RequestMux {
   /** Where this connection's round trips are timed (instrumentBus); none: not timed. */
   metrics: BusMetrics | undefined;
 
+  private readonly link: Link;
+
   constructor(private readonly nc: NatsConnection) {
     this.metrics = observers.get(nc);
+    this.link = linkOf(nc);
     const prefix = (nc as { options?: { inboxPrefix?: string } }).options?.inboxPrefix;
     this.inbox = `${createInbox(prefix)}.`;
     this.sub = nc.subscribe(`${this.inbox}*`, { callback: (err, msg) => this.dispatch(err, msg) });
@@ -102,6 +106,8 @@ class RequestMux {
     // The checks nc.request makes before sending, so a closing connection fails at once.
     if (this.nc.isClosed()) return Promise.reject(requestFailed(subject, new ClosedConnectionError()));
     if (this.nc.isDraining()) return Promise.reject(requestFailed(subject, new DrainingConnectionError()));
+    // Cut off from NATS past the grace period: no use waiting for the timeout.
+    if (this.link.lost()) return Promise.reject(serviceUnavailable(`request on ${subject} failed: the connection to NATS is lost (reconnecting)`));
     return new Promise<Msg>((resolve, reject) => {
       const p: PendingRequest = { subject, data, timeoutMs, resolve, reject, timer: undefined, sent: false };
       const token = (this.next++).toString(36);

@@ -191,6 +191,11 @@ class Watcher implements WatchHandle {
   expire(compacted: number): void {
     const status = gone(`too old resource version: ${this.position} (${compacted})`).status;
     status.reason = 'Expired';
+    this.fail(status);
+  }
+
+  /** Ends the watch with an ERROR event carrying `status`. */
+  fail(status: Status): void {
     this.opts.sink.write(this.opts.encoder.event({ type: 'ERROR', status }));
     this.stop();
     this.opts.sink.close();
@@ -344,6 +349,8 @@ export class WatchCache {
   private readonly decoder = new TextDecoder();
   /** Delete markers of the initial load, by resource and sort key (see restoreWindow). */
   private initialMarkers = new Map<string, number>();
+  /** Set while the cache cannot follow the store (see failWatches): what a new watch is refused with. */
+  private failing: Status | null = null;
 
   constructor(opts: WatchCacheOptions = {}) {
     this.windowMs = opts.windowMs ?? DEFAULT_WINDOW_MS;
@@ -633,6 +640,10 @@ export class WatchCache {
   watch(resource: string, opts: WatchOptions): WatchHandle {
     const st = this.state(resource);
     const w = new Watcher(st, opts);
+    if (this.failing) {
+      w.fail(this.failing);
+      return w;
+    }
     if (opts.afterRevision < this.compactedRevision && !opts.initial) {
       w.expire(this.compactedRevision);
       return w;
@@ -763,6 +774,23 @@ export class WatchCache {
     this.compactedRevision = at;
     this.advance(at);
     return missed.length + gone.length;
+  }
+
+  /**
+   * The cache has stopped following the store (its gateway lost NATS): every watch ends with an
+   * ERROR event carrying `status` rather than going silent, and new ones are refused with it until
+   * `followingAgain`. Their clients watch again, through another gateway or once this one is back;
+   * the feed's resync expires whatever it missed meanwhile.
+   */
+  failWatches(status: Status): void {
+    this.failing = status;
+    for (const st of this.resources.values()) {
+      for (const w of [...st.watchers]) w.fail(status);
+    }
+  }
+
+  followingAgain(): void {
+    this.failing = null;
   }
 
   /**

@@ -62,6 +62,38 @@ describe('bucket feed restart', { timeout: 90_000 }, () => {
     w.close();
   });
 
+  it('feed - NATS gone past the grace period: open watches end with ERROR 503, new ones are refused, /readyz fails; all back after', async (t) => {
+    if (!c.nats.restart) return t.skip('the test NATS is not a local server');
+    const start = assertOk(await c.request('GET', cmPath())).metadata.resourceVersion;
+    const w = await openWatch(c, `${cmPath()}?watch=1&resourceVersion=${start}`);
+    // A probe as load balancers and kubelets send them (anonymous), before the outage.
+    for (const probe of ['/readyz', '/livez']) assert.equal((await c.request('GET', probe, { token: null })).status, 200);
+    await c.nats.restart(async () => {
+      // Not silent: the open watch is told, within the grace period (3 s) of the loss.
+      const e = await w.waitFor((e) => e.type === 'ERROR', 10_000, 'an ERROR event');
+      assert.equal(e.object.code, 503);
+      assert.equal(e.object.reason, 'ServiceUnavailable');
+      await w.ended;
+      // A new one is refused: by the cache, or already by its authorization, which needs NATS too.
+      const again = await openWatch(c, `${cmPath()}?watch=1&resourceVersion=${start}`);
+      const refused = await again.waitFor((e) => e.type === 'ERROR' || e.type === 'HTTP', 10_000, 'a refused watch');
+      assert.ok([503, 504].includes(refused.object.code), JSON.stringify(refused));
+      // Probes are answered without the services (their last answer): /readyz says why it fails,
+      // /livez stays ok, so an outage of NATS does not get the gateway restarted.
+      const ready = await c.request('GET', '/readyz?verbose', { token: null });
+      assert.equal(ready.status, 500, ready.text);
+      assert.match(ready.text, /\[-\]nats failed/);
+      assert.equal((await c.request('GET', '/livez', { token: null })).status, 200);
+      // Anything else still needs the services: refused at once, not after a timeout.
+      assert.equal((await c.request('GET', '/version', { token: null })).status, 503);
+    });
+    await eventually('the gateway is ready again', async () => assert.equal((await c.request('GET', '/readyz')).status, 200), { timeoutMs: 20_000, intervalMs: 200 });
+    const after = await openWatch(c, `${cmPath()}?watch=1&resourceVersion=${start}`);
+    await put('d', '1');
+    await after.waitFor((e) => e.type === 'ADDED' && e.object.metadata.name === 'd', 10_000, 'ADDED d');
+    after.close();
+  });
+
   it('feed - NATS restarted: the gateway is ready again and serves new changes', async (t) => {
     if (!c.nats.restart) return t.skip('the test NATS is not a local server');
     await c.nats.restart();

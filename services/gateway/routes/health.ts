@@ -12,6 +12,8 @@ export interface GatewayHealth {
 
 export interface GatewayHealthDeps {
   nc: NatsConnection;
+  /** The connection is up (not reconnecting after a lost server or unanswered pings). */
+  busUp(): boolean;
   /** The watch cache holds the initial state and its feed is running. */
   cacheReady(): boolean;
   shuttingDown(): boolean;
@@ -28,6 +30,8 @@ export function gatewayHealth(d: GatewayHealthDeps): GatewayHealth {
   const pingedUntil = new Map<string, number>();
   const pingService = (name: string) => async () => {
     if ((pingedUntil.get(name) ?? 0) > Date.now()) return;
+    // Not a second per service of waiting when the connection is known to be down.
+    if (!d.busUp()) throw new Error('NATS connection lost');
     await d.nc.request(serviceSubjects.ping(name), undefined, { timeout: d.pingTimeoutMs });
     pingedUntil.set(name, Date.now() + 1_000);
   };
@@ -50,7 +54,13 @@ export function gatewayHealth(d: GatewayHealthDeps): GatewayHealth {
   const livez: HealthCheck[] = [{ name: 'ping', check: () => undefined }, graceful(nats)];
   const readyz: HealthCheck[] = [
     { name: 'ping', check: () => undefined },
-    nats,
+    {
+      name: 'nats',
+      check: () => {
+        nats.check();
+        if (!d.busUp()) throw new Error('NATS connection lost; reconnecting');
+      },
+    },
     {
       name: 'watch-cache',
       check: () => {

@@ -362,3 +362,27 @@ test('watch cache - namespace facts: active namespaces and whether a namespace h
   c.apply({ key: encodeKey({ group: '', resource: 'resourcequotas', namespace: 'a', name: 'q' }), revision: 6, operation: 'DEL' });
   assert.equal(facts.holds('a', '', 'resourcequotas'), false);
 });
+
+test('watch cache - failWatches ends every watch with an ERROR carrying the status and refuses new ones until followingAgain', () => {
+  const c = synced();
+  put(c, 1, 'a');
+  const open = [sink(), sink()];
+  for (const w of open) c.watch(CM, { afterRevision: 1, encoder: jsonWatchEncoder, sink: w.s });
+  const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'lost', reason: 'ServiceUnavailable', code: 503 } as const;
+  c.failWatches(status);
+  for (const w of open) {
+    assert.deepEqual(w.events.map((e) => [e.type, e.object.code]), [['ERROR', 503]]);
+    assert.ok(w.closed());
+  }
+  assert.equal(c.watcherCount(), 0);
+  const refused = sink();
+  c.watch(CM, { afterRevision: 1, encoder: jsonWatchEncoder, sink: refused.s });
+  assert.deepEqual(refused.events.map((e) => e.type), ['ERROR']);
+  assert.ok(refused.closed());
+  c.followingAgain();
+  const served = sink();
+  c.watch(CM, { afterRevision: 1, encoder: jsonWatchEncoder, sink: served.s });
+  put(c, 2, 'b');
+  assert.deepEqual(served.events.map((e) => `${e.type} ${e.object.metadata.name}`), ['ADDED b']);
+  assert.ok(!served.closed());
+});
