@@ -18,7 +18,9 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '../../shared/local/nats-server.js';
 import { findKubectl, Kubectl } from '../support/kubectl.js';
 import { containersUnavailable, docker, run } from '../support/docker.js';
-import { eventually, uniq } from './helpers.js';
+import { parse as parseYaml } from 'yaml';
+import { Informer, startWriteLoad, send, type Endpoint, type LoadResult } from '../support/write-load.js';
+import { eventually, sleep, uniq } from './helpers.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const COMPOSE_FILE = path.join(ROOT, 'docker-compose.yml');
@@ -173,6 +175,146 @@ describe('docker compose', { skip, timeout: 20 * 60_000 }, () => {
       assert.match(seen, new RegExp(`MODIFIED\\s+${name}\\s+2`));
     }, { timeoutMs: 20_000, intervalMs: 200 });
     watch.kill();
+  });
+
+  // ---- Failures under load: what a client sees, and what is stored afterwards ----
+
+  const endpoint = (): Endpoint => {
+    const cfg = parseYaml(readFileSync(path.join(dir, 'kubeconfig'), 'utf8'));
+    return { url: cfg.clusters[0].cluster.server, ca: Buffer.from(cfg.clusters[0].cluster['certificate-authority-data'], 'base64').toString(), token: cfg.users[0].user.token };
+  };
+  const CM = '/api/v1/namespaces/default/configmaps';
+  const container = async (service: string, index = 1): Promise<string> => {
+    const ids = await containers(service);
+    for (const id of ids) if ((await docker(['inspect', '--format', '{{index .Config.Labels "com.docker.compose.container-number"}}', id])) === String(index)) return id;
+    throw new Error(`no ${service} container number ${index}`);
+  };
+  const busNetwork = () => `${project}_bus`;
+  /** The leader of the bucket's stream, as the meta leader reports it. */
+  const bucketLeader = async (): Promise<string> => {
+    const leader = streamOf(await jsz('nats-1', 'accounts=true&streams=true'), 'KV_objects').cluster?.leader as string;
+    assert.match(leader, /^nats-[123]$/);
+    return leader;
+  };
+  /** Writes and two informers (the balancer places them on either gateway) around `during`. */
+  const underLoad = async (prefix: string, during: () => Promise<void>): Promise<LoadResult & { informers: Informer[] }> => {
+    const e = endpoint();
+    const informers = [new Informer(e, CM), new Informer(e, CM)];
+    await sleep(1_000);
+    const load = startWriteLoad(e, 'default', prefix);
+    await sleep(2_000);
+    await during();
+    const before = load.acked();
+    await eventually('writes are acknowledged again', () => assert.ok(load.acked() > before + 5), { timeoutMs: 120_000, intervalMs: 250 });
+    const result = await load.stop();
+    return { ...result, informers };
+  };
+  /** Every acknowledged write is stored as acknowledged, and every informer ends with what is stored. */
+  const assertNothingLost = async (prefix: string, r: LoadResult & { informers: Informer[] }, t: { diagnostic(m: string): void }) => {
+    const e = endpoint();
+    let list: { status: number; body: string } = { status: 0, body: '' };
+    await eventually('a consistent list', async () => {
+      list = await send(e, 'GET', CM);
+      assert.equal(list.status, 200, list.body);
+    }, { timeoutMs: 60_000, intervalMs: 500 });
+    const final = JSON.parse(list.body);
+    const stored = new Map<string, string>(final.items.map((o: any) => [o.metadata.name, o.metadata.resourceVersion]));
+    for (const [name, rv] of r.acked) assert.equal(stored.get(name), rv, `acknowledged ${name} is stored at its acknowledged version`);
+    for (const [i, inf] of r.informers.entries()) {
+      await eventually(`informer ${i} caught up`, () => assert.ok(Number(inf.rv) >= Number(final.metadata.resourceVersion), `at ${inf.rv} of ${final.metadata.resourceVersion}`), { timeoutMs: 60_000, intervalMs: 250 });
+      await inf.stop();
+      const mine = (m: Map<string, string>) => [...m].filter(([n]) => n.startsWith(`${prefix}-`)).sort();
+      assert.deepEqual(mine(inf.seen), mine(stored), `informer ${i} ends with what is stored`);
+    }
+    const unexpected = r.failures.filter((s) => ![-1, 429, 500, 503, 504].includes(s));
+    assert.deepEqual(unexpected, [], `failures: ${r.failures.join(',')}`);
+    t.diagnostic(`${prefix}: ${r.acked.size} writes acknowledged, ${r.failures.length} failed (${[...new Set(r.failures)].join(',') || 'none'}), longest gap between acknowledged writes ${Math.round(r.longestGapMs)} ms, slowest answer ${Math.round(r.slowestMs)} ms; informers relisted ${r.informers.map((i) => i.relists - 1).join('/')} times, watch errors ${r.informers.map((i) => i.errors.join(',') || 'none').join(' / ')}`);
+  };
+
+  it('compose - a NATS node and then a gateway killed under a steady write load: nothing acknowledged lost, every watcher saw every change or relisted', async (t) => {
+    const r = await underLoad('kill', async () => {
+      const node = await container(await bucketLeader());
+      await docker(['kill', node]);
+      await sleep(4_000);
+      await docker(['start', node]);
+      await sleep(3_000);
+      const gateway = await container('gateway', 1);
+      await docker(['kill', gateway]);
+      await sleep(4_000);
+      await docker(['start', gateway]);
+    });
+    await assertNothingLost('kill', r, t);
+  });
+
+  it('compose - partition: one NATS node cut off, writes go on, the node rejoins and catches up', async (t) => {
+    // The harder case: the node that leads the bucket's stream.
+    const cut = await bucketLeader();
+    const id = await container(cut);
+    let healedAt = 0;
+    const r = await underLoad('one-node', async () => {
+      await docker(['network', 'disconnect', busNetwork(), id]);
+      await sleep(8_000);
+      await docker(['network', 'connect', '--alias', cut, busNetwork(), id]);
+      healedAt = Date.now();
+    });
+    await assertNothingLost('one-node', r, t);
+    await eventually(`${cut} caught up`, async () => {
+      const now = await bucketLeader();
+      const lead = streamOf(await jsz(now, 'accounts=true&streams=true'), 'KV_objects');
+      const mine = streamOf(await jsz(cut, 'accounts=true&streams=true'), 'KV_objects');
+      assert.equal(mine.state.last_seq, lead.state.last_seq);
+      assert.deepEqual((lead.cluster.replicas as any[]).map((x) => x.current), [true, true]);
+    }, { timeoutMs: 120_000, intervalMs: 500 });
+    t.diagnostic(`one-node: ${cut} rejoined and caught up ${Date.now() - healedAt} ms after the partition healed`);
+  });
+
+  it('compose - partition: two NATS nodes cut off, writes answer 503/504 in time, nothing acknowledged lost, service resumes when healed', async (t) => {
+    const cut = ['nats-2', 'nats-3'];
+    const ids = await Promise.all(cut.map((n) => container(n)));
+    let healedAt = 0;
+    let resumedAfter = 0;
+    const r = await underLoad('two-nodes', async () => {
+      for (const id of ids) await docker(['network', 'disconnect', busNetwork(), id]);
+      await sleep(15_000);
+      for (const [i, id] of ids.entries()) await docker(['network', 'connect', '--alias', cut[i]!, busNetwork(), id]);
+      healedAt = Date.now();
+    });
+    resumedAfter = Date.now() - healedAt;
+    // No write hangs: every answer came within the client's 20 s (a no-answer is -1 and would show).
+    assert.ok(r.slowestMs < 20_000, `slowest answer ${r.slowestMs} ms`);
+    assert.ok(r.failures.some((s) => s === 503 || s === 504), `writes were refused while JetStream had no majority: ${r.failures.join(',')}`);
+    await assertNothingLost('two-nodes', r, t);
+    t.diagnostic(`two-nodes: writes acknowledged again within ${resumedAfter} ms of the partition healing`);
+  });
+
+  it('compose - partition: a gateway cut off from NATS fails /readyz, ends its watches with an error, and its clients move to the other gateway', async (t) => {
+    const gw = await container('gateway', 1);
+    const readyz = async () => (await run('docker', ['exec', gw, 'node', '-e', "require('https').get({host:'127.0.0.1',port:6443,path:'/readyz?verbose',ca:require('fs').readFileSync('/local/pki/ca.crt')},r=>{let b='';r.on('data',d=>b+=d);r.on('end',()=>{console.log(r.statusCode);console.log(b)})}).on('error',e=>console.log(0,e.message))"], { timeout: 30_000 })).stdout;
+    let cutAt = 0;
+    let notReadyAfter = 0;
+    const r = await underLoad('gateway', async () => {
+      await docker(['network', 'disconnect', busNetwork(), gw]);
+      cutAt = Date.now();
+      await eventually('the cut-off gateway is not ready', async () => assert.match(await readyz(), /^500\n[\s\S]*\[-\]nats failed/), { timeoutMs: 60_000, intervalMs: 500 });
+      notReadyAfter = Date.now() - cutAt;
+      await sleep(5_000);
+      await docker(['network', 'connect', busNetwork(), gw]);
+    });
+    // One informer was on each gateway (least connections): the cut-off one's was told, not left silent.
+    assert.ok(r.informers.some((i) => i.errors.includes(503)), `watch errors: ${r.informers.map((i) => i.errors.join(',')).join(' / ')}`);
+    await assertNothingLost('gateway', r, t);
+    await eventually('the gateway is ready again', async () => assert.match(await readyz(), /^200/), { timeoutMs: 60_000, intervalMs: 500 });
+    t.diagnostic(`gateway: /readyz failed ${notReadyAfter} ms after the gateway was cut off from NATS`);
+  });
+
+  it('compose - partition: a storage replica cut off mid-write; nothing acknowledged lost, writes go on through the other', async (t) => {
+    const st = await container('storage', 1);
+    const r = await underLoad('storage', async () => {
+      await docker(['network', 'disconnect', busNetwork(), st]);
+      await sleep(20_000);
+      await docker(['network', 'connect', busNetwork(), st]);
+    });
+    await assertNothingLost('storage', r, t);
   });
 
   it('compose - --scale gateway=3 adds a gateway that serves through the balancer', async () => {
