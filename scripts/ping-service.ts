@@ -23,7 +23,7 @@ import { authnOptionSpecs } from '../services/authn/options.js';
 import { authzOptionSpecs } from '../services/authz/options.js';
 import { storageOptionSpecs } from '../services/storage/options.js';
 import { isEntryPoint } from './entry-point.js';
-import { withTimeout } from '../shared/with-timeout.js';
+import { withTimeout } from '../shared/ground/with-timeout.js';
 
 type PingedService = keyof typeof ServiceName;
 

@@ -164,7 +164,9 @@ test('compose - two replicas of every service; the gateways serve 6443 behind a 
   assert.ok(lb.volumes.includes('./deploy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro'));
   assert.match(cfg, /^\s*mode tcp$/m, 'TLS passes through: the gateways read client certificates');
   assert.match(cfg, /^\s*bind :6443$/m);
-  assert.match(cfg, /server-template gateway \d+ gateway:6443 check resolvers docker/, 'every gateway replica Docker DNS reports');
+  assert.match(cfg, /server-template gateway \d+ gateway:6443 resolvers docker/, 'every gateway replica Docker DNS reports');
+  assert.match(cfg, /^\s*option httpchk GET \/readyz$/m, 'a gateway that is not ready gets no new clients');
+  assert.match(cfg, /^\s*default-server check check-ssl /m, 'every replica is checked, over TLS');
 });
 
 test('compose - gateways serve 6443 with the certificates written by init', () => {

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { AUTHENTICATION_GROUP, AUTHORIZATION_GROUP } from '../../shared/api/groups.js';
 import type { ApiClient } from '../../shared/client/rest.js';
-import { TtlCache } from '../../shared/ttl-cache.js';
+import { TtlCache } from '../../shared/ground/ttl-cache.js';
 
 export interface DelegatedUser {
   username: string;

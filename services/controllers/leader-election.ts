@@ -6,7 +6,7 @@
 
 import type { ApiObject } from '../../shared/api/types.js';
 import { ApiClient, isAlreadyExists, isConflict, isNotFound, type ResourceRef } from '../../shared/client/rest.js';
-import { sleep } from '../../shared/client/sleep.js';
+import { sleep } from '../../shared/ground/sleep.js';
 
 export interface LeaderElectionConfig {
   namespace: string;

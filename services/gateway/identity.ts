@@ -16,7 +16,7 @@ import { HEALTH_PATH } from '../../shared/health/checks.js';
 import { busRequest } from '../../shared/bus/client.js';
 import { Subjects } from '../../shared/bus/subjects.js';
 import type { AuthnReply, AuthnRequest, AuthzAttributes, AuthzReply } from '../../shared/bus/messages.js';
-import { TtlCache } from '../../shared/ttl-cache.js';
+import { TtlCache } from '../../shared/ground/ttl-cache.js';
 import type { RequestInfo } from '../../shared/api/request-info.js';
 
 export interface IdentityOptions {

@@ -25,7 +25,7 @@ import { readChangeLog } from '../../shared/store/change-log.js';
 import { defaultIdentityOptions, Identity, type IdentityOptions } from './identity.js';
 import { filterChain, installFilters } from './filters/chain.js';
 import { apiState } from './filters/request-info.js';
-import { GatewayMetrics } from './filters/metrics.js';
+import { GatewayMetrics } from './metrics.js';
 import type { InFlightLimits } from './filters/max-in-flight.js';
 import { defaultHandlerOptions, type HandlerDeps, type HandlerOptions } from './handlers/context.js';
 import { serveResource } from './handlers/index.js';

@@ -17,7 +17,8 @@ import type { JetStreamManager } from '@nats-io/jetstream';
 import type { KV, KvWatchEntry } from '@nats-io/kv';
 import type { QueuedIterator } from '@nats-io/nats-core';
 import type { Logger } from '../../shared/log.js';
-import { keySubject, streamName } from '../../shared/store/kv-bucket.js';
+import { keySubject } from '../../shared/store/kv-bucket.js';
+import { streamName } from '../../shared/bus/streams.js';
 
 export interface MarkerCompactorOptions {
   kv: KV;

@@ -7,7 +7,7 @@ import type { ObjectRef } from '../../shared/api/types.js';
 import { SeriesIndex, type HistogramCell } from '../../shared/metrics/families.js';
 import type { MetricsRegistry } from '../../shared/metrics/registry.js';
 import { StabilityLevel } from '../../shared/metrics/stability.js';
-import { withTimeout } from '../../shared/with-timeout.js';
+import { withTimeout } from '../../shared/ground/with-timeout.js';
 
 export type StorageOperation = 'create' | 'update' | 'delete' | 'get';
 

@@ -6,6 +6,7 @@
 import type { WebhookClient } from '../webhook/client-config.js';
 import type { AuditErrors, AuditWriter } from './backend.js';
 import { serializeEvents, type TruncateOptions } from './log-backend.js';
+import { sleep } from '../ground/sleep.js';
 
 export const WEBHOOK_PLUGIN = 'webhook';
 export const DEFAULT_INITIAL_BACKOFF_MS = 10_000;
@@ -34,9 +35,8 @@ export function webhookWriter(client: WebhookClient, opts: WebhookWriterOptions)
         failure = err;
       }
       if (attempt >= ATTEMPTS || stop.signal.aborted) throw failure;
-      await sleep(delay * (1 + Math.random() * JITTER), stop.signal).catch(() => {
-        throw failure;
-      });
+      await sleep(delay * (1 + Math.random() * JITTER), stop.signal);
+      if (stop.signal.aborted) throw failure;
       delay *= FACTOR;
     }
   };
@@ -73,17 +73,3 @@ export function eventLists(texts: readonly string[], apiVersion: string, maxByte
   return out;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new Error('aborted'));
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(new Error('aborted'));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}

@@ -45,8 +45,8 @@
 //   watch that loses its consumer notices and restarts (kv-feed.ts liveness).
 
 import { ServiceName, Subjects, serviceSubjects } from './subjects.js';
-import { streamName } from '../store/kv-bucket.js';
-import { changeLogStream, changeLogSubject } from '../store/change-log.js';
+import { streamName } from './streams.js';
+import { changeLogStream, changeLogSubject } from './streams.js';
 
 /** The NATS users: one per service, and a monitor (readiness pings and stream statistics for `npm start` and tools). */
 export const NatsUser = {

@@ -6,7 +6,7 @@
 
 import type { ApiObject } from '../api/types.js';
 import { ApiClient, isGone, PARTIAL_OBJECT_METADATA, PARTIAL_OBJECT_METADATA_LIST, type ResourceRef } from './rest.js';
-import { sleep } from './sleep.js';
+import { sleep } from '../ground/sleep.js';
 
 export interface InformerHandlers<T extends ApiObject = ApiObject> {
   onAdd?(obj: T): void;

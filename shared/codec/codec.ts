@@ -6,7 +6,7 @@
 
 import type { Status } from '../api/status.js';
 import type { ApiObject } from '../api/types.js';
-import type { CachedObject, EventType } from '../store/watch-cache.js';
+import type { CachedObject, EventType } from './cached-object.js';
 
 /** Stored form → served form (another version or kind); null when they are the same. */
 export type Transform = ((obj: ApiObject) => ApiObject) | null;

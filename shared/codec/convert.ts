@@ -6,7 +6,7 @@
 
 import { badRequest } from '../api/status.js';
 import type { ApiObject } from '../api/types.js';
-import type { TableColumn } from '../registry/types.js';
+import type { TableColumn } from '../api/table-column.js';
 import { served, value, type Body, type Encoder, type WatchEncoder, type WatchEvent } from './codec.js';
 
 export const META_GROUPS = ['meta.platform.io', 'meta.k8s.io'] as const;

@@ -1,7 +1,7 @@
 // JSON: the default codec. Cached objects are serialized once (CachedObject.json) and lists are
 // assembled from those texts, so a list or a watch fan-out costs string joins, not re-encoding.
 
-import type { CachedObject } from '../store/watch-cache.js';
+import type { CachedObject } from './cached-object.js';
 import { bodyValue, type Body, type Encoder, type Transform, type WatchEncoder, type WatchEvent } from './codec.js';
 
 /** A cached object's JSON, serialized on first use and kept with it. */

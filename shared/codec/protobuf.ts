@@ -6,7 +6,7 @@ import { notAcceptable } from '../api/status.js';
 import type { ApiObject } from '../api/types.js';
 import { encodeObject, envelope, messageOf, PROTOBUF_MEDIA_TYPES } from '../proto/envelope.js';
 import { encode, withRepeated } from '../proto/wire.js';
-import type { CachedObject } from '../store/watch-cache.js';
+import type { CachedObject } from './cached-object.js';
 import { bodyValue, served, type Body, type Encoder, type Transform, type WatchEncoder, type WatchEvent } from './codec.js';
 
 function enveloped(value: unknown): Buffer {

@@ -10,8 +10,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { BUS_ACCOUNT, STORE_ACCOUNT, STORE_MAX_CONSUMERS, natsStoreServices, type NatsPermissions } from '../bus/permissions.js';
 import { DEFAULT_BUCKET } from '../api/groups.js';
-import { streamName } from '../store/kv-bucket.js';
-import { changeLogStream } from '../store/change-log.js';
+import { streamName } from '../bus/streams.js';
+import { changeLogStream } from '../bus/streams.js';
 
 export const NATS_MAX_PAYLOAD = 8 * 1024 * 1024;
 

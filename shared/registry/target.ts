@@ -7,7 +7,7 @@ import type { RequestInfo } from '../api/request-info.js';
 import type { GroupResource } from '../api/status.js';
 import type { Registry, ServedResource } from './registry.js';
 import type { ResourceType } from './types.js';
-import { resourceKey } from '../store/watch-cache.js';
+import { resourceKey } from '../api/resource-key.js';
 import { renameApiVersionGroup, upstreamSpelling } from '../api/groups.js';
 
 export interface Target {

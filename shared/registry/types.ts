@@ -4,19 +4,9 @@
 import type { FieldError } from '../api/status.js';
 import type { ApiObject, JsonSchema, NameRule, UserInfo } from '../api/types.js';
 import type { RestHooks } from './rest/hooks.js';
+import type { TableColumn } from '../api/table-column.js';
 
 export type Scope = 'Namespaced' | 'Cluster';
-
-export interface TableColumn {
-  name: string;
-  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
-  format?: string;
-  description?: string;
-  /** 0 = always shown, 1 = shown with `-o wide`. */
-  priority?: number;
-  /** Cell value for one object. */
-  cell(obj: ApiObject): unknown;
-}
 
 export interface VersionDeprecation {
   /** Release that deprecated it (`1.21`). */

@@ -20,8 +20,9 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { headers } from '@nats-io/nats-core';
 import { DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
 import type { Logger } from '../log.js';
-import { sleep } from '../client/sleep.js';
+import { sleep } from '../ground/sleep.js';
 import { isStreamNotFound, kvErrorKind, KvErrorKind } from './kv-errors.js';
+import { changeLogStream, changeLogSubject } from '../bus/streams.js';
 
 /** What a write replaced: `PREV_NONE`, `<revision>`, or `<revision> <the replaced object's JSON>`. */
 export const PREV_HEADER = 'Platform-Prev';
@@ -33,15 +34,6 @@ export const KV_OPERATION_HEADER = 'KV-Operation';
 
 /** Beyond twice the window: clocks of storage and NATS may differ by this much. */
 const CLOCK_MARGIN_MS = 60_000;
-
-export function changeLogStream(bucket: string): string {
-  return `CHANGES_${bucket}`;
-}
-
-/** The log's subjects: one per key, as in the bucket. */
-export function changeLogSubject(bucket: string, key: string): string {
-  return `platform.changes.${bucket}.${key}`;
-}
 
 /** How long the log keeps a change: the window, the carrying threshold (also the window), a margin. */
 export function changeLogMaxAgeMs(windowMs: number): number {

@@ -7,6 +7,7 @@ import { jetstreamManager, StorageType, type JetStreamManager } from '@nats-io/j
 import { Kvm, type KV } from '@nats-io/kv';
 import { isStreamNotFound } from './kv-errors.js';
 import { DEFAULT_BUCKET } from '../api/groups.js';
+import { streamName } from '../bus/streams.js';
 
 
 /** Largest stored object (the encoded value), as with the upstream API server's etcd limit. */
@@ -36,11 +37,6 @@ export interface OpenBucketOptions {
 
 export class BucketNotFoundError extends Error {
   override name = 'BucketNotFoundError';
-}
-
-/** The JetStream stream behind a KV bucket. */
-export function streamName(bucket: string): string {
-  return `KV_${bucket}`;
 }
 
 /** The subject a key's messages are stored under (no JetStream domain/API prefix is used). */

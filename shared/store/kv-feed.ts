@@ -12,7 +12,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { Logger } from '../log.js';
-import { withTimeout } from '../with-timeout.js';
+import { withTimeout } from '../ground/with-timeout.js';
 import { WatchCache, type KvChange } from './watch-cache.js';
 import type { ChangeLogRead } from './change-log.js';
 

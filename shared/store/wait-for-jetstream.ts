@@ -6,7 +6,7 @@
 
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from '../log.js';
-import { sleep } from '../client/sleep.js';
+import { sleep } from '../ground/sleep.js';
 import { kvErrorKind, KvErrorKind } from './kv-errors.js';
 
 /** How long start-up waits for JetStream (or the bucket) before giving up. */

@@ -7,25 +7,13 @@ import type { ApiObject, ObjectRef } from '../api/types.js';
 import { resourceExpired, gone, tooLargeResourceVersion, type Status } from '../api/status.js';
 import { decodeKey, encodeKey } from './key-codec.js';
 import type { WatchEncoder } from '../codec/codec.js';
+import type { CachedObject, EventType } from '../codec/cached-object.js';
+import { resourceKey } from '../api/resource-key.js';
 import type { ChangeLogRead, LoggedChange } from './change-log.js';
 import type { NamespaceFacts } from '../api/admission-match.js';
 
 export const DEFAULT_WINDOW_MS = 5 * 60_000;
 const DEFAULT_MAX_LOG_EVENTS = 500_000;
-
-export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
-
-/** One object as the cache holds it. `object` is shared: callers must clone before changing it. */
-export interface CachedObject {
-  readonly ref: ObjectRef;
-  readonly sortKey: string;
-  readonly object: ApiObject;
-  readonly revision: number;
-  /** The JSON codec's serialization of `object`, made once (see codec/json.ts). */
-  json?: string;
-  /** The protobuf codec's message bytes of `object` (no envelope), made when first asked for. */
-  protobuf?: Uint8Array;
-}
 
 interface ChangeEvent {
   readonly revision: number;
@@ -292,9 +280,6 @@ function indexOf(keys: string[], key: string): number {
   return lo;
 }
 
-export function resourceKey(group: string, resource: string): string {
-  return `${group}/${resource}`;
-}
 
 export function sortKeyOf(ref: ObjectRef): string {
   return ref.namespace ? `${ref.namespace}/${ref.name}` : ref.name;

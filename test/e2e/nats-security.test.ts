@@ -24,7 +24,8 @@ import { issueServingCert } from '../../shared/local/pki.js';
 import { startSecureTestNats, type SecureTestNats } from '../support/nats.js';
 import { cleanEnv, spawnProcess, tail, type Proc } from '../support/processes.js';
 import { eventually, sleep } from './helpers.js';
-import { changeLogStream, changeLogSubject, ensureChangeLog, logChange, readChangeLog } from '../../shared/store/change-log.js';
+import { ensureChangeLog, logChange, readChangeLog } from '../../shared/store/change-log.js';
+import { changeLogStream, changeLogSubject } from '../../shared/bus/streams.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BUCKET = 'objects';

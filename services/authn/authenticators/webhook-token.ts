@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { UserInfo } from '../../../shared/api/types.js';
 import type { Logger } from '../../../shared/log.js';
-import { TtlCache } from '../../../shared/ttl-cache.js';
+import { TtlCache } from '../../../shared/ground/ttl-cache.js';
 import { loadWebhookClient, WebhookConfigError, type WebhookClient } from '../../../shared/webhook/client-config.js';
 import type { AuthnResult, TokenAuthenticator } from '../types.js';
 import { AUTHENTICATION_GROUP } from '../../../shared/api/groups.js';

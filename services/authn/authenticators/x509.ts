@@ -11,7 +11,7 @@
 import 'reflect-metadata';
 import { hash, X509Certificate as NodeCertificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import { TtlCache } from '../../../shared/ttl-cache.js';
+import { TtlCache } from '../../../shared/ground/ttl-cache.js';
 import { skip, type AuthnResult, type RequestAuthenticator } from '../types.js';
 
 export const X509_ERRORS = {

@@ -7,7 +7,7 @@
 
 import { Decision, type AuthzAttributes } from '../../../shared/bus/messages.js';
 import type { Logger } from '../../../shared/log.js';
-import { TtlCache } from '../../../shared/ttl-cache.js';
+import { TtlCache } from '../../../shared/ground/ttl-cache.js';
 import { OptionsError } from '../../../shared/config/options.js';
 import { loadWebhookClient, WebhookConfigError, type WebhookClient } from '../../../shared/webhook/client-config.js';
 import type { Authorizer, AuthorizerDecision, ModeFactory } from '../types.js';

@@ -17,6 +17,7 @@ import { covers } from './covers.js';
 import { readRules, readSubjects, type Subject } from './rules.js';
 import { RBAC_GROUP } from '../../../shared/api/groups.js';
 import { cloneJson } from '../../../shared/patch/json-value.js';
+import { sleep } from '../../../shared/ground/sleep.js';
 
 export interface ReconcileTarget {
   resource: 'roles' | 'clusterroles' | 'rolebindings' | 'clusterrolebindings';
@@ -135,22 +136,6 @@ const MAX_RETRY_MS = 5_000;
 /** Conflicts in a row before pausing: only another writer racing on the same object causes one. */
 const CONFLICTS_BEFORE_PAUSE = 5;
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const onAbort = () => {
-      clearTimeout(t);
-      resolve();
-    };
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    t.unref();
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 function codeOf(err: unknown): number {
   return err instanceof StatusError ? err.code : 0;
 }
@@ -217,7 +202,7 @@ export async function reconcileAll(deps: ReconcileDeps, targets: ReconcileTarget
           // Another writer got in between (a replica doing the same, or an administrator).
           if (++conflicts < CONFLICTS_BEFORE_PAUSE) continue;
           conflicts = 0;
-          await sleep(wait, deps.signal);
+          await sleep(wait, deps.signal, { unref: true });
           continue;
         }
         if (code >= 400 && code < 500) {
@@ -225,7 +210,7 @@ export async function reconcileAll(deps: ReconcileDeps, targets: ReconcileTarget
           break;
         }
         deps.log.debug({ err, resource: t.resource, name: t.object.metadata.name }, 'storage or admission unavailable for RBAC bootstrap; retrying');
-        await sleep(wait, deps.signal);
+        await sleep(wait, deps.signal, { unref: true });
         wait = Math.min(wait * 2, MAX_RETRY_MS);
         continue;
       }

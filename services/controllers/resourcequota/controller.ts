@@ -11,7 +11,7 @@ import type { Logger } from '../../../shared/log.js';
 import { discoverResources, type DiscoveredResource } from '../../../shared/client/discovery.js';
 import { Informer } from '../../../shared/client/informer.js';
 import { ApiClient, isConflict, isNotFound } from '../../../shared/client/rest.js';
-import { sleep } from '../../../shared/client/sleep.js';
+import { sleep } from '../../../shared/ground/sleep.js';
 import type { Evaluator } from '../../../shared/quota/evaluators.js';
 import { toResourceList, resourceNames, equalLists } from '../../../shared/quota/resource-list.js';
 import { WorkQueue } from '../queue.js';

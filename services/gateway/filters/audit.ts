@@ -20,7 +20,7 @@ import type { ApiRequestState } from '../request.js';
 import { NOBODY } from '../request.js';
 import { decodeValue, mediaTypeOf } from '../handlers/decode.js';
 import { isLongRunning } from './max-in-flight.js';
-import type { Filter } from './chain.js';
+import type { Filter } from './filter.js';
 import { apiState } from './request-info.js';
 
 const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);

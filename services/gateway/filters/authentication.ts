@@ -8,8 +8,8 @@ import { bearerToken } from '../../../shared/api/bearer-token.js';
 import type { AuthnInterestCache } from '../../../shared/bus/service-interest.js';
 import { StatusError } from '../../../shared/api/status.js';
 import type { Credentials, Identity } from '../identity.js';
-import type { Filter } from './chain.js';
-import type { GatewayMetrics } from './metrics.js';
+import type { Filter } from './filter.js';
+import type { GatewayMetrics } from '../metrics.js';
 import { distinctHeaders } from './impersonation.js';
 import { apiState } from './request-info.js';
 

@@ -5,7 +5,7 @@
 import { AuditAnnotation } from '../../../shared/audit/types.js';
 import type { Identity } from '../identity.js';
 import { attributesFor, denial } from '../identity.js';
-import type { Filter } from './chain.js';
+import type { Filter } from './filter.js';
 import { apiState } from './request-info.js';
 
 export function authorizationFilter(identity: Identity): Filter {

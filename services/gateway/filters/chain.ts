@@ -1,7 +1,8 @@
 // The filter chain, in the order every request passes it (kube-apiserver's handler chain). Each
 // filter is one file. Audit is in the chain only when a policy is configured.
 
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import type { Filter } from './filter.js';
 import type { Logger } from 'pino';
 import type { AuthnInterestCache } from '../../../shared/bus/service-interest.js';
 import type { Targets } from '../../../shared/registry/target.js';
@@ -11,20 +12,12 @@ import { authenticationFilter } from './authentication.js';
 import { impersonationFilter } from './impersonation.js';
 import { routeFilter } from './route.js';
 import { authorizationFilter } from './authorization.js';
-import { metricsFilter, type GatewayMetrics } from './metrics.js';
+import { metricsFilter } from './metrics.js';
+import type { GatewayMetrics } from '../metrics.js';
 import { maxInFlightFilter, type InFlightLimits } from './max-in-flight.js';
 import { shutdownFilter } from './shutdown.js';
 import { auditFilter } from './audit.js';
 import type { Auditor } from '../../../shared/audit/backend.js';
-
-/** A filter acts before the handler (`onRequest`, throwing a Status to answer early) and/or once the response is done. */
-export interface Filter {
-  readonly name: string;
-  onRequest?(req: FastifyRequest, reply: FastifyReply): void | Promise<void>;
-  onResponse?(req: FastifyRequest, reply: FastifyReply): void | Promise<void>;
-  /** Before a (non-hijacked) response's headers and body go out; may hold them back. */
-  onSend?(req: FastifyRequest, reply: FastifyReply): void | Promise<void>;
-}
 
 export interface FilterDeps {
   identity: Identity;

@@ -8,7 +8,7 @@ import { badRequest } from '../../../shared/api/status.js';
 import type { AuthzAttributes } from '../../../shared/bus/messages.js';
 import { AUTHENTICATION_GROUP } from '../../../shared/api/groups.js';
 import type { FastifyRequest } from 'fastify';
-import type { Filter } from './chain.js';
+import type { Filter } from './filter.js';
 import type { Identity } from '../identity.js';
 import { apiState } from './request-info.js';
 

@@ -7,8 +7,8 @@
 import type { RequestInfo } from '../../../shared/api/request-info.js';
 import { tooManyRequests } from '../../../shared/api/status.js';
 import { SYSTEM_MASTERS } from '../../../shared/api/groups.js';
-import type { Filter } from './chain.js';
-import type { GatewayMetrics } from './metrics.js';
+import type { Filter } from './filter.js';
+import type { GatewayMetrics } from '../metrics.js';
 import { apiState } from './request-info.js';
 
 export interface InFlightLimits {

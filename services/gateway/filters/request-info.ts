@@ -7,7 +7,7 @@ import { internalError } from '../../../shared/api/status.js';
 import { parseRequestInfo } from '../../../shared/api/request-info.js';
 import type { CanonicalGroup } from '../../../shared/api/groups.js';
 import { NOBODY, type ApiRequestState } from '../request.js';
-import type { Filter } from './chain.js';
+import type { Filter } from './filter.js';
 
 /** `canonicalGroup` names the group an alias in the URL stands for (upstream spellings, when served). */
 export function requestInfoFilter(canonicalGroup: CanonicalGroup): Filter {

@@ -6,7 +6,7 @@
 
 import { methodNotAllowed, pathNotFound } from '../../../shared/api/status.js';
 import { Route, routeOf, type Targets } from '../../../shared/registry/target.js';
-import type { Filter } from './chain.js';
+import type { Filter } from './filter.js';
 import { apiState } from './request-info.js';
 
 export function routeFilter(targets: Targets): Filter {

@@ -3,7 +3,7 @@
 // retries on another gateway instead of losing the request (upstream's WithRetryAfter).
 
 import { tooManyRequests } from '../../../shared/api/status.js';
-import type { Filter } from './chain.js';
+import type { Filter } from './filter.js';
 
 export function shutdownFilter(refuse: () => boolean): Filter {
   return {

@@ -12,7 +12,7 @@ import type { GenericStore, WriteRequest } from '../../../shared/registry/rest/s
 import { defaultManager } from '../../../shared/fieldmanager/managed.js';
 import type { BusRequest } from '../../../shared/registry/rest/hooks.js';
 import type { CacheReader } from '../store/reader.js';
-import type { GatewayMetrics } from '../filters/metrics.js';
+import type { GatewayMetrics } from '../metrics.js';
 import type { WatchBudget } from './watch-sink.js';
 import type { FeatureGates } from '../../../shared/config/feature-gates.js';
 import type { AuditAnnotator } from '../../../shared/audit/event.js';

@@ -4,7 +4,7 @@
 
 import type { ServerResponse } from 'node:http';
 import type { WatchSink } from '../../../shared/store/watch-cache.js';
-import type { WatchCells } from '../filters/metrics.js';
+import type { WatchCells } from '../metrics.js';
 
 /** Unsent watch bytes of every response of one gateway; new watches are refused once it is spent. */
 export class WatchBudget {

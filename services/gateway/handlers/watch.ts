@@ -5,7 +5,7 @@ import { tooManyRequests } from '../../../shared/api/status.js';
 import { escapeFieldValue } from '../../../shared/api/fields.js';
 import { parseListOptions } from '../../../shared/api/query.js';
 import { planWatch } from '../../../shared/store/read-plan.js';
-import type { CachedObject } from '../../../shared/store/watch-cache.js';
+import type { CachedObject } from '../../../shared/codec/cached-object.js';
 import { parseIncludeObject, watchEncoder } from '../../../shared/codec/index.js';
 import { objectFilter } from '../store/selectors.js';
 import { responseSink } from './watch-sink.js';

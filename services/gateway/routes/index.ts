@@ -3,7 +3,7 @@
 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { methodNotAllowed, pathNotFound } from '../../../shared/api/status.js';
-import type { GatewayMetrics } from '../filters/metrics.js';
+import type { GatewayMetrics } from '../metrics.js';
 import type { ApiRequestState } from '../request.js';
 import { send } from '../respond.js';
 import type { Discovery } from './discovery.js';

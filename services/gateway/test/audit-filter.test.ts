@@ -14,10 +14,11 @@ import { auditErrors, Auditor, createBackend, type AuditWriter, type BackendMode
 import { openLogWriter } from '../../../shared/audit/log-backend.js';
 import { parsePolicy, PolicyChecker } from '../../../shared/audit/policy.js';
 import { createServer } from '../server.js';
-import { installFilters, type Filter } from '../filters/chain.js';
+import { installFilters } from '../filters/chain.js';
+import { type Filter } from '../filters/filter.js';
 import { requestInfoFilter } from '../filters/request-info.js';
 import { auditFilter } from '../filters/audit.js';
-import { GatewayMetrics } from '../filters/metrics.js';
+import { GatewayMetrics } from '../metrics.js';
 import { apiState } from '../filters/request-info.js';
 import { send } from '../respond.js';
 

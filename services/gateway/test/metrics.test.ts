@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseRequestInfo } from '../../../shared/api/request-info.js';
-import { cleanScope, dryRunLabel, GatewayMetrics, metricVerb } from '../filters/metrics.js';
+import { cleanScope, dryRunLabel, GatewayMetrics, metricVerb } from '../metrics.js';
 
 test('gateway metrics - reported verb and scope as upstream cleans them', () => {
   const cases: Array<[string, string, string | undefined, string, string]> = [

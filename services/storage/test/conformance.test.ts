@@ -12,7 +12,8 @@ import type { StorageDeleteReply, StorageGetReply, StorageWriteReply } from '../
 import { CONFLICT_MODIFIED, StatusError } from '../../../shared/api/status.js';
 import type { ApiObject, ObjectRef } from '../../../shared/api/types.js';
 import { decodeKey, encodeKey } from '../../../shared/store/key-codec.js';
-import { lastRevision, openObjectBucket, streamName } from '../../../shared/store/kv-bucket.js';
+import { lastRevision, openObjectBucket } from '../../../shared/store/kv-bucket.js';
+import { streamName } from '../../../shared/bus/streams.js';
 import { createStorageService, type StorageService } from '../service.js';
 
 const MARKER_TTL_MS = 1_500;

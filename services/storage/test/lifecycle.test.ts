@@ -13,7 +13,8 @@ import { startTestNats, type TestNats } from '../../../test/support/nats.js';
 import { busRequest } from '../../../shared/bus/client.js';
 import { Subjects } from '../../../shared/bus/subjects.js';
 import { StatusError } from '../../../shared/api/status.js';
-import { openObjectBucket, streamName } from '../../../shared/store/kv-bucket.js';
+import { openObjectBucket } from '../../../shared/store/kv-bucket.js';
+import { streamName } from '../../../shared/bus/streams.js';
 import { startMarkerCompactor } from '../marker-compactor.js';
 
 let nats: TestNats;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import YAML from 'yaml';
 import type { ApiObject } from '../../api/types.js';
 import { StatusError } from '../../api/status.js';
-import type { CachedObject } from '../../store/watch-cache.js';
+import type { CachedObject } from '../cached-object.js';
 import { bodyValue, errorEncoder, responseEncoder, watchEncoder, type Body } from '../index.js';
 import { jsonEncoder, jsonWatchEncoder } from '../json.js';
 import { yamlEncoder } from '../yaml.js';

@@ -4,8 +4,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { StatusError } from '../../api/status.js';
-import type { TableColumn } from '../../registry/types.js';
-import type { CachedObject } from '../../store/watch-cache.js';
+import type { TableColumn } from '../../api/table-column.js';
+import type { CachedObject } from '../cached-object.js';
 import { parseIncludeObject, responseEncoder, watchEncoder, type Body, type Convertible } from '../index.js';
 
 const cached = (name: string, revision: number, replicas: number): CachedObject => ({

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { WatchCache, namespaceFacts, resourceKey, type WatchSink } from '../watch-cache.js';
+import { WatchCache, namespaceFacts, type WatchSink } from '../watch-cache.js';
+import { resourceKey } from '../../api/resource-key.js';
 import { jsonWatchEncoder } from '../../codec/json.js';
 import { encodeKey } from '../key-codec.js';
 

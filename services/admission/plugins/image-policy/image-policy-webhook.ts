@@ -14,7 +14,7 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { HttpJsonError } from '../../../../shared/webhook/http-json.js';
 import { loadWebhookClient, WebhookConfigError, type WebhookClient } from '../../../../shared/webhook/client-config.js';
-import { TtlCache } from '../../../../shared/ttl-cache.js';
+import { TtlCache } from '../../../../shared/ground/ttl-cache.js';
 import { AdmissionOperation, type AdmissionRequest } from '../../../../shared/bus/messages.js';
 import type { ApiObject } from '../../../../shared/api/types.js';
 import { admissionForbidden } from '../../errors.js';

@@ -3,7 +3,8 @@
 // without loss (hpa-conversion.ts). Rules are upstream's, on the v2 form (hpa-validation.ts).
 
 import type { ApiObject } from '../../../api/types.js';
-import type { ResourceType, TableColumn } from '../../types.js';
+import type { ResourceType } from '../../types.js';
+import type { TableColumn } from '../../../api/table-column.js';
 import { ageColumn } from '../common/columns.js';
 import { asArray, asObject, at, ensureObject, setDefault, type Json } from '../common/field-errors.js';
 import {

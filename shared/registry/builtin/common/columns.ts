@@ -2,7 +2,7 @@
 // formatters the built-in types' columns share.
 
 import type { ApiObject } from '../../../api/types.js';
-import type { TableColumn } from '../../types.js';
+import type { TableColumn } from '../../../api/table-column.js';
 import { asArray, asObject, at } from './field-errors.js';
 
 /** kubectl's HumanDuration: "5s", "3m20s", "5h", "3d4h", "2y"... */

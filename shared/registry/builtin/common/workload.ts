@@ -3,7 +3,7 @@
 
 import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
-import type { TableColumn } from '../../types.js';
+import type { TableColumn } from '../../../api/table-column.js';
 import { selectorString, templateContainers } from './columns.js';
 import { asObject, at } from './field-errors.js';
 import { validatePodTemplate } from './pod-spec.js';

@@ -1,7 +1,7 @@
 // Table columns of RoleBindings and ClusterRoleBindings (Role, then subjects with -o wide).
 
 import type { ApiObject } from '../../../api/types.js';
-import type { TableColumn } from '../../types.js';
+import type { TableColumn } from '../../../api/table-column.js';
 import { asArray, asObject } from '../common/field-errors.js';
 
 function subjects(o: ApiObject, kind: string): string {

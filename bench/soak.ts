@@ -20,8 +20,8 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { parseDuration } from '../shared/config/options.js';
 import { freePort, startLocalNats, type LocalNats } from '../shared/local/nats-server.js';
-import { REPO_ROOT, rssMiBOf, spawnNode, type Child } from '../bench/procs.js';
-import { isEntryPoint } from './entry-point.js';
+import { REPO_ROOT, rssMiBOf, spawnNode, type Child } from './procs.js';
+import { isEntryPoint } from '../scripts/entry-point.js';
 import { changeLogMaxAgeMs } from '../shared/store/change-log.js';
 import { DEFAULT_WINDOW_MS } from '../shared/store/watch-cache.js';
 
