@@ -9,7 +9,8 @@ import { StatusError } from '../../shared/api/status.js';
 import { API_SERVER_MANAGER, API_SERVER_USER } from '../../shared/registry/rest/internal-store.js';
 import { NODE_LEASE_NAMESPACE } from '../../shared/api/node-identity.js';
 import type { GenericStore } from '../../shared/registry/rest/store.js';
-import type { Target, Targets } from '../../shared/registry/target.js';
+import type { Targets } from '../../shared/registry/target.js';
+import type { Target } from '../../shared/registry/types.js';
 import type { ApiObject } from '../../shared/api/types.js';
 
 const SCHEDULING_GROUP = 'scheduling.platform.io';
@@ -36,7 +37,7 @@ async function ensureObject(store: GenericStore, target: Target, obj: ApiObject,
     } catch (err) {
       if (err instanceof StatusError && err.status.reason === 'AlreadyExists') return false;
       if (attempt >= MAX_ATTEMPTS || stopped()) throw err;
-      if (attempt === 1) log.warn({ err: (err as Error).message, kind: obj.kind, name }, 'cannot create a system object yet; retrying');
+      if (attempt === 1) log.warn({ err: (err as Error).message, kind: obj.kind, object: name }, 'cannot create a system object yet; retrying');
       await new Promise((r) => setTimeout(r, RETRY_MS));
     }
   }

@@ -14,7 +14,7 @@ import { BusMetrics } from '../../shared/bus/metrics.js';
 import { exponentialBuckets, SeriesIndex, type CounterCell, type GaugeCell, type HistogramCell } from '../../shared/metrics/families.js';
 import { MetricsRegistry, type MetricsOptions } from '../../shared/metrics/registry.js';
 import { StabilityLevel } from '../../shared/metrics/stability.js';
-import type { Target } from '../../shared/registry/target.js';
+import type { Target } from '../../shared/registry/types.js';
 import type { WatchCache } from '../../shared/store/watch-cache.js';
 import type { ApiRequestState } from './request.js';
 

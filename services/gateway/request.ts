@@ -4,7 +4,7 @@
 
 import type { RequestInfo } from '../../shared/api/request-info.js';
 import type { UserInfo } from '../../shared/api/types.js';
-import type { Target } from '../../shared/registry/target.js';
+import type { Target } from '../../shared/registry/types.js';
 import type { AuditRequest } from '../../shared/audit/event.js';
 
 export interface ApiRequestState {

@@ -15,7 +15,7 @@ import type { Registry } from '../../shared/registry/registry.js';
 import { Targets } from '../../shared/registry/target.js';
 import { GenericStore } from '../../shared/registry/rest/store.js';
 import { admissionClient } from '../../shared/registry/rest/admission.js';
-import type { BusRequest } from '../../shared/registry/rest/hooks.js';
+import type { BusRequest } from '../../shared/registry/types.js';
 import { BucketNotFoundError, lastRevision, openObjectBucket } from '../../shared/store/kv-bucket.js';
 import { waitForJetStream } from '../../shared/store/wait-for-jetstream.js';
 import { escapeToken } from '../../shared/store/key-codec.js';

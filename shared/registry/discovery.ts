@@ -4,7 +4,8 @@
 
 import { createHash } from 'node:crypto';
 import { DEFAULT_VERBS } from './types.js';
-import type { ApiGroupInfo, ServedResource } from './registry.js';
+import type { ApiGroupInfo } from './registry.js';
+import type { ServedResource } from './types.js';
 import type { ResourceType } from './types.js';
 import { UPDATE_SUBRESOURCE_VERBS } from './subresources.js';
 import { storageVersionOf as typeStorageVersion } from './conversion.js';

@@ -22,7 +22,7 @@ import {
   pruneUnknownFields,
   type ShapeNode,
 } from './schema-tools.js';
-import type { ResourceType, VersionDef } from './types.js';
+import type { ResourceType, ServedResource, VersionDef } from './types.js';
 import { subresourceStrategy, subresourceStrategyProblems } from './subresources.js';
 import { compareVersions } from './versions.js';
 import { hubForm, storageVersionOf } from './conversion.js';
@@ -33,12 +33,6 @@ export { compareVersions } from './versions.js';
 export { parseRuntimeConfig, RuntimeConfig } from './runtime-config.js';
 export type { RuntimeConfigEntry, RuntimeConfigTarget } from './runtime-config.js';
 
-export interface ServedResource {
-  type: ResourceType;
-  /** The group as served: the type's own, or its upstream alias (then `type.group` is the canonical name). */
-  group: string;
-  version: VersionDef;
-}
 
 export interface ApiGroupInfo {
   name: string;

@@ -4,35 +4,11 @@
 
 import type { ApiObject } from '../api/types.js';
 import type { RequestInfo } from '../api/request-info.js';
-import type { GroupResource } from '../api/status.js';
-import type { Registry, ServedResource } from './registry.js';
-import type { ResourceType } from './types.js';
+import type { Registry } from './registry.js';
+import type { ServedResource, Target } from './types.js';
 import { resourceKey } from '../api/resource-key.js';
 import { renameApiVersionGroup, upstreamSpelling } from '../api/groups.js';
 
-export interface Target {
-  served: ServedResource;
-  type: ResourceType;
-  /** `v1` or `<group>/<version>` of the served version. */
-  apiVersion: string;
-  /**
-   * The same group/version in the group's other spelling, when both are served (upstream
-   * aliases): a body may name it, and is read as naming `apiVersion`.
-   */
-  otherSpelling?: string;
-  kind: string;
-  listKind: string;
-  /** For error messages: the served group and plural. */
-  gr: GroupResource;
-  /** The storage identity (group/resource) and its watch-cache key. */
-  storage: { group: string; resource: string };
-  cacheKey: string;
-  namespaced: boolean;
-  /** Stored form → served form; null when they are the same. */
-  fromStored: ((obj: ApiObject) => ApiObject) | null;
-  /** Served form → stored form. */
-  toStored(obj: ApiObject): ApiObject;
-}
 
 export function gvString(group: string, version: string): string {
   return group ? `${group}/${version}` : version;

@@ -730,15 +730,22 @@ export class WatchCache {
   resync(replay: KvChange[], through: number): number {
     const seen = new Set<string>();
     const missed: KvChange[] = [];
+    // Older than the cache's revision yet not what the cache holds for its key: a change the feed
+    // skipped while later ones arrived (a message lost in flight when a NATS node went away).
+    const skipped: KvChange[] = [];
     for (const e of replay) {
       seen.add(e.key);
       if (e.revision > this.revision) missed.push(e);
+      else {
+        const held = this.heldRevision(e.key);
+        if (held !== undefined && held !== (e.operation === 'PUT' ? e.revision : 0)) skipped.push(e);
+      }
     }
     const gone: ObjectRef[] = [];
     for (const st of this.resources.values()) {
       for (const o of st.objects.values()) if (!seen.has(encodeKey(o.ref))) gone.push(o.ref);
     }
-    if (missed.length === 0 && gone.length === 0) {
+    if (missed.length === 0 && skipped.length === 0 && gone.length === 0) {
       if (through > this.revision) this.advance(through);
       return 0;
     }
@@ -746,6 +753,7 @@ export class WatchCache {
     for (const st of this.resources.values()) {
       for (const w of [...st.watchers]) w.expire(at);
     }
+    for (const e of skipped) this.overwrite(e);
     missed.sort((a, b) => a.revision - b.revision);
     for (const e of missed) this.apply(e);
     for (const ref of gone) this.record(ref, at, null);
@@ -758,7 +766,30 @@ export class WatchCache {
     this.initializations++;
     this.compactedRevision = at;
     this.advance(at);
-    return missed.length + gone.length;
+    return missed.length + skipped.length + gone.length;
+  }
+
+  /** The revision the cache holds for a bucket key (0: no object); undefined for a key that names no object. */
+  private heldRevision(key: string): number | undefined {
+    let ref: ObjectRef;
+    try {
+      ref = decodeKey(key);
+    } catch {
+      return undefined;
+    }
+    return this.get(resourceKey(ref.group, ref.resource), ref.namespace, ref.name)?.revision ?? 0;
+  }
+
+  /** Sets a key to an entry older than the cache's revision (resync only: the window restarts after). */
+  private overwrite(change: KvChange): void {
+    let ref: ObjectRef;
+    try {
+      ref = decodeKey(change.key);
+    } catch {
+      return;
+    }
+    const obj = change.operation === 'PUT' && change.value ? this.parseLogged(ref, sortKeyOf(ref), change.value, change.revision) : undefined;
+    this.record(ref, change.revision, obj ? obj.object : null);
   }
 
   /**

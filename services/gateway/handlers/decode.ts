@@ -7,7 +7,7 @@ import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../../.
 import { decodeBody, MAX_BODY_BYTES, parseMediaType, type DecodedValue } from '../../../shared/api/decode.js';
 import { decodeObject as decodeProtobuf, isProtobufMediaType, PROTOBUF_MEDIA_TYPES } from '../../../shared/proto/envelope.js';
 import type { Registry } from '../../../shared/registry/registry.js';
-import type { Target } from '../../../shared/registry/target.js';
+import type { Target } from '../../../shared/registry/types.js';
 
 const OBJECT_MEDIA_TYPES = new Set(['application/json', 'application/yaml', ...PROTOBUF_MEDIA_TYPES]);
 const PATCH_MEDIA_TYPES = new Set(['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml']);

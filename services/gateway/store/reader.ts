@@ -11,7 +11,7 @@ import { type WatchCache } from '../../../shared/store/watch-cache.js';
 import type { CachedObject } from '../../../shared/codec/cached-object.js';
 import { resourceKey } from '../../../shared/api/resource-key.js';
 import type { ObjectSource, StoredObject } from '../../../shared/registry/rest/store.js';
-import type { Target } from '../../../shared/registry/target.js';
+import type { Target } from '../../../shared/registry/types.js';
 import type { ObjectFilter } from './selectors.js';
 
 export interface ReaderOptions {

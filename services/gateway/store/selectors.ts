@@ -5,7 +5,7 @@ import type { ApiObject } from '../../../shared/api/types.js';
 import { badRequest } from '../../../shared/api/status.js';
 import { parseLabelSelector } from '../../../shared/api/labels.js';
 import { parseFieldSelector } from '../../../shared/api/fields.js';
-import type { Target } from '../../../shared/registry/target.js';
+import type { Target } from '../../../shared/registry/types.js';
 
 export type ObjectFilter = (o: ApiObject) => boolean;
 

@@ -56,7 +56,6 @@ test('gateway metrics - the reference release hides apiserver_registered_watcher
   assert.deepEqual(warned.sort(), [
     'Hidden metrics (apiserver_longrunning_gauge) have been manually overridden, showing this very deprecated metric.',
     'Hidden metrics (apiserver_registered_watchers) have been manually overridden, showing this very deprecated metric.',
-    'metric apiserver_dropped_requests_total is deprecated since 1.24.0',
   ]);
   assert.doesNotMatch(await new GatewayMetrics({ disabledMetrics: ['apiserver_request_total'] }).text(), /^# HELP apiserver_request_total /m);
 });

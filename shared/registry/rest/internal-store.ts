@@ -12,9 +12,10 @@ import { Subjects } from '../../bus/subjects.js';
 import type { StorageGetReply, StorageGetRequest } from '../../bus/messages.js';
 import { AdmissionInterestCache } from '../../bus/service-interest.js';
 import type { Registry } from '../registry.js';
-import { Targets, type Target } from '../target.js';
+import { Targets } from '../target.js';
+import { type Target } from '../types.js';
 import { admissionClient } from './admission.js';
-import type { BusRequest } from './hooks.js';
+import type { BusRequest } from '../types.js';
 import { GenericStore, type ObjectSource, type StoredObject, type WriteRequest } from './store.js';
 
 /** Who the API server's own writes run as (upstream's loopback client, a member of system:masters). */

@@ -5,7 +5,7 @@ import type { ApiObject } from '../../api/types.js';
 import { badRequest, invalid } from '../../api/status.js';
 import { at } from '../../api/object-path.js';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../../api/labels.js';
-import type { Target } from '../target.js';
+import type { Target } from '../types.js';
 import { invalidValue } from '../../api/field-errors.js';
 import { cloneJson } from '../../patch/json-value.js';
 

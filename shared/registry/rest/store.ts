@@ -17,9 +17,9 @@ import { normalizeObject } from '../../proto/envelope.js';
 import { Subjects } from '../../bus/subjects.js';
 import { AdmissionOperation, AdmissionPhase, type StorageDeleteReply, type StorageWriteReply } from '../../bus/messages.js';
 import type { Registry } from '../registry.js';
-import type { Target } from '../target.js';
+import type { Target } from '../types.js';
 import type { ResourceType } from '../types.js';
-import type { BusRequest } from './hooks.js';
+import type { BusRequest } from '../types.js';
 import {
   DeleteOutcome,
   markTerminating,

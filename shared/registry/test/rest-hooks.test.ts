@@ -11,7 +11,7 @@ import type { StatusError } from '../../api/status.js';
 import { decide, Decision, ignoresBudget, matchingBudgets, recordDisruption } from '../builtin/policy/eviction.js';
 import { bindPod, connectOptions, podActions, resolveContainer } from '../builtin/core/pod-rest.js';
 import { nodeActions, nodeConnection, pickEndpoint, proxyableIP, serviceActions, splitSchemeNamePort } from '../builtin/core/proxy.js';
-import type { RestCluster, RestRequest } from '../rest/hooks.js';
+import type { RestCluster, RestRequest } from '../types.js';
 
 const pod = (over: Partial<ApiObject> & { ready?: boolean; phase?: string } = {}): ApiObject => ({
   apiVersion: 'v1',

@@ -5,7 +5,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiObject } from '../../api/types.js';
 import { createBuiltinRegistry } from '../builtin-registry.js';
-import { Targets, type Target } from '../target.js';
+import { Targets } from '../target.js';
+import { type Target } from '../types.js';
 import { deprecationWarning } from '../versions.js';
 import { PDB_V1BETA1_LABEL } from '../builtin/policy/pod-disruption-budget.js';
 

@@ -387,3 +387,22 @@ test('watch cache - failWatches ends every watch with an ERROR carrying the stat
   assert.deepEqual(served.events.map((e) => `${e.type} ${e.object.metadata.name}`), ['ADDED b']);
   assert.ok(!served.closed());
 });
+
+test('watch cache - resync finds a change the feed skipped while later ones arrived: the window restarts and the cache holds it', () => {
+  const c = synced();
+  put(c, 1, 'a');
+  // Revision 2 (b) never reached the cache; 3 did.
+  put(c, 3, 'c');
+  const w = sink();
+  c.watch(CM, { afterRevision: 3, encoder: jsonWatchEncoder, sink: w.s });
+  const entry = (name: string, revision: number) => ({ key: encodeKey({ group: '', resource: 'configmaps', namespace: 'default', name }), revision, operation: 'PUT' as const, value: enc.encode(`{"metadata":{"name":"${name}","namespace":"default"}}`) });
+  assert.equal(c.resync([entry('a', 1), entry('b', 2), entry('c', 3)], 3), 1);
+  assert.deepEqual(w.events.map((e) => [e.type, e.object.code]), [['ERROR', 410]]);
+  assert.deepEqual(c.current(CM).map((o) => `${o.object.metadata.name}@${o.revision}`), ['default/a@1', 'default/b@2', 'default/c@3'].map((s) => s.slice('default/'.length)));
+  // Nothing skipped: watchers go on.
+  const w2 = sink();
+  c.watch(CM, { afterRevision: c.revision, encoder: jsonWatchEncoder, sink: w2.s });
+  assert.equal(c.resync([entry('a', 1), entry('b', 2), entry('c', 3)], c.revision), 0);
+  assert.equal(w2.events.length, 0);
+  assert.ok(!w2.closed());
+});

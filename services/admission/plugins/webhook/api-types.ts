@@ -11,7 +11,8 @@ import type { ApiObject, GroupVersionKind, GroupVersionResource } from '../../..
 import type { ResourceMatch } from '../../../../shared/api/admission-match.js';
 import { createBuiltinRegistry } from '../../../../shared/registry/builtin-registry.js';
 import type { Registry } from '../../../../shared/registry/registry.js';
-import { Targets, type Target } from '../../../../shared/registry/target.js';
+import { Targets } from '../../../../shared/registry/target.js';
+import { type Target } from '../../../../shared/registry/types.js';
 
 export interface Equivalent {
   resource: GroupVersionResource;

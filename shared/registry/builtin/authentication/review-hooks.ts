@@ -4,7 +4,7 @@
 import { badRequest } from '../../../api/status.js';
 import { Subjects } from '../../../bus/subjects.js';
 import type { AuthnReply, AuthnRequest } from '../../../bus/messages.js';
-import type { RestHooks } from '../../rest/hooks.js';
+import type { RestHooks } from '../../types.js';
 
 export const tokenReviewHooks: RestHooks = {
   async create(req, cluster) {

@@ -5,7 +5,7 @@ import type { ApiObject, UserInfo } from '../../../api/types.js';
 import { badRequest } from '../../../api/status.js';
 import { Subjects } from '../../../bus/subjects.js';
 import type { AuthzAttributes, AuthzReply, RulesReviewReply, RulesReviewRequest } from '../../../bus/messages.js';
-import type { BusRequest, RestHooks, RestResult } from '../../rest/hooks.js';
+import type { BusRequest, RestHooks, RestResult } from '../../types.js';
 
 interface ResourceAttributesSpec {
   namespace?: string;

@@ -7,7 +7,8 @@
 import type { ApiObject } from '../../../api/types.js';
 import { badRequest, conflict, failure, invalid, notFound, StatusReason, successStatus, type FieldError } from '../../../api/status.js';
 import { nowTimestamp } from '../../../api/time.js';
-import { admitConnect, type RestAction, type RestCluster, type RestRequest } from '../../rest/hooks.js';
+import { admitConnect } from '../../rest/hooks.js';
+import { type RestAction, type RestCluster, type RestRequest } from '../../types.js';
 import { asArray, asObject } from '../common/field-errors.js';
 import { forward, nodeConnection, proxyPath, splitSchemeNamePort } from './proxy.js';
 import { required, unsupported } from '../../../api/field-errors.js';

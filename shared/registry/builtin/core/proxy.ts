@@ -11,7 +11,8 @@ import { isIP, type LookupFunction } from 'node:net';
 import { canonicalIP, proxyableIP } from '../../../api/special-ip.js';
 import type { ApiObject } from '../../../api/types.js';
 import { badRequest, failure, notFound, StatusReason } from '../../../api/status.js';
-import { admitConnect, type RestAction, type RestCluster, type RestRequest, type RestResult } from '../../rest/hooks.js';
+import { admitConnect } from '../../rest/hooks.js';
+import { type RestAction, type RestCluster, type RestRequest, type RestResult } from '../../types.js';
 import { asArray, asObject } from '../common/field-errors.js';
 
 // Every proxy (and the aggregation proxy) checks addresses with the one pure rule.

@@ -10,7 +10,7 @@ import { AUTHENTICATION_GROUP, upstreamSpelling } from '../../../api/groups.js';
 import { podServiceAccount } from '../../../api/node-references.js';
 import { Subjects } from '../../../bus/subjects.js';
 import { AdmissionOperation, AdmissionPhase, type TokenIssueReply, type TokenIssueRequest } from '../../../bus/messages.js';
-import type { RestAction } from '../../rest/hooks.js';
+import type { RestAction } from '../../types.js';
 import { invalidValue, required, unsupported } from '../../../api/field-errors.js';
 
 const TOKEN_REQUEST_KIND = { group: AUTHENTICATION_GROUP, version: 'v1', kind: 'TokenRequest' };

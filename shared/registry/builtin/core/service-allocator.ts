@@ -14,7 +14,7 @@ import { invalidValue } from '../../../api/field-errors.js';
 import { addressAt, cidrSize, formatIP, offsetIn, parseIP, type Cidr, type IPFamily } from '../../../api/ip.js';
 import { Subjects } from '../../../bus/subjects.js';
 import type { StorageGetReply, StorageWriteReply } from '../../../bus/messages.js';
-import type { BusRequest } from '../../rest/hooks.js';
+import type { BusRequest } from '../../types.js';
 import type { Allocator, Claim } from '../../rest/store.js';
 import { asArray, asObject, type Json } from '../common/field-errors.js';
 import {

@@ -8,7 +8,7 @@ import type { ApiObject } from '../../../api/types.js';
 import { badRequest, failure, forbidden, notFound, StatusError, StatusReason, successStatus } from '../../../api/status.js';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../../../api/labels.js';
 import { nowTimestamp } from '../../../api/time.js';
-import type { RestAction, RestCluster, RestRequest } from '../../rest/hooks.js';
+import type { RestAction, RestCluster, RestRequest } from '../../types.js';
 import { asArray, asObject } from '../common/field-errors.js';
 
 const PDB_CAUSE = 'DisruptionBudget';

@@ -6,7 +6,7 @@
 import { forbidden } from '../../../api/status.js';
 import { Subjects } from '../../../bus/subjects.js';
 import type { EscalationCheckReply, EscalationCheckRequest } from '../../../bus/messages.js';
-import type { RestHooks } from '../../rest/hooks.js';
+import type { RestHooks } from '../../types.js';
 import { SYSTEM_MASTERS } from '../../../api/groups.js';
 
 

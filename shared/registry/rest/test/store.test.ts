@@ -8,9 +8,10 @@ import type { ApiObject, ObjectRef, UserInfo } from '../../../api/types.js';
 import { alreadyExists, conflict, CONFLICT_MODIFIED, forbidden, StatusError } from '../../../api/status.js';
 import { Subjects } from '../../../bus/subjects.js';
 import { createBuiltinRegistry } from '../../builtin-registry.js';
-import { Targets, type Target } from '../../target.js';
+import { Targets } from '../../target.js';
+import { type Target } from '../../types.js';
 import { GenericStore, type ObjectSource, type StoredObject, type WriteRequest } from '../store.js';
-import type { BusRequest } from '../hooks.js';
+import type { BusRequest } from '../../types.js';
 
 const registry = createBuiltinRegistry();
 const targets = new Targets(registry);
