@@ -51,6 +51,8 @@ describe('docker compose', { skip, timeout: 20 * 60_000 }, () => {
   let kubectl: Kubectl;
   let down = false;
   const watches: ChildProcess[] = [];
+  // Stopped in `after` whatever a test left running: a live informer would keep this process alive.
+  const running = new Set<{ stop(): Promise<unknown> }>();
 
   const composeRun = async (args: string[], timeoutMs = 120_000): Promise<string> => {
     const [bin, ...pre] = compose!;
@@ -108,6 +110,7 @@ describe('docker compose', { skip, timeout: 20 * 60_000 }, () => {
 
   after(async () => {
     for (const w of watches) w.kill();
+    await Promise.all([...running].map((r) => r.stop().catch(() => undefined)));
     if (dir === undefined) return;
     if (!down) await composeRun(['down', '-v', '--remove-orphans', '-t', '5'], 180_000).catch(() => undefined);
     // What the containers wrote as uid 1000 is this root's to remove; a non-root run wrote its own.
@@ -200,12 +203,18 @@ describe('docker compose', { skip, timeout: 20 * 60_000 }, () => {
   const underLoad = async (prefix: string, during: () => Promise<void>): Promise<LoadResult & { informers: Informer[] }> => {
     const e = endpoint();
     const informers = [new Informer(e, CM), new Informer(e, CM)];
+    for (const i of informers) running.add(i);
     await sleep(1_000);
     const load = startWriteLoad(e, 'default', prefix);
-    await sleep(2_000);
-    await during();
-    const before = load.acked();
-    await eventually('writes are acknowledged again', () => assert.ok(load.acked() > before + 5), { timeoutMs: 120_000, intervalMs: 250 });
+    running.add(load);
+    try {
+      await sleep(2_000);
+      await during();
+      const before = load.acked();
+      await eventually('writes are acknowledged again', () => assert.ok(load.acked() > before + 5), { timeoutMs: 120_000, intervalMs: 250 });
+    } finally {
+      running.delete(load);
+    }
     const result = await load.stop();
     return { ...result, informers };
   };
@@ -226,6 +235,7 @@ describe('docker compose', { skip, timeout: 20 * 60_000 }, () => {
     for (const [i, inf] of r.informers.entries()) {
       await eventually(`informer ${i} caught up`, () => assert.ok(Number(inf.rv) >= Number(final.metadata.resourceVersion), `at ${inf.rv} of ${final.metadata.resourceVersion}`), { timeoutMs: 60_000, intervalMs: 250 });
       await inf.stop();
+      running.delete(inf);
       const mine = (m: Map<string, string>) => [...m].filter(([n]) => n.startsWith(`${prefix}-`)).sort();
       const wrong = mine(stored).filter(([n, rv]) => inf.seen.get(n) !== rv).map(([n, rv]) => `${n}@${rv} seen as ${inf.seen.get(n) ?? 'absent'}`);
       if (wrong.length) {
