@@ -1,13 +1,15 @@
 // `--admission-control-config-file`: an AdmissionConfiguration naming, per plugin, its
 // configuration inline (`configuration`) or in a file (`path`, relative to the configuration's
 // own directory). Read once at start; every mistake is a start-up error naming the file and the
-// plugin. Each plugin validates the shape of its own configuration when it is built.
+// plugin. Each plugin validates the shape of its own configuration when it is built
+// (plugin-configuration.ts).
 
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import YAML from 'yaml';
-import { AdmissionConfigError } from './config.js';
-import { isKnownPlugin } from './plugin-names.js';
+import { AdmissionConfigError } from './errors.js';
+import type { PluginConfiguration } from './plugin-configuration.js';
+import { isKnownPlugin } from './plugins.js';
 
 export const ADMISSION_CONFIGURATION_KIND = 'AdmissionConfiguration';
 
@@ -19,15 +21,6 @@ export const ADMISSION_CONFIGURATION_VERSIONS: readonly string[] = [
   'apiserver.config.k8s.io/v1alpha1',
   'apiserver.k8s.io/v1alpha1',
 ];
-
-export interface PluginConfiguration {
-  /** The plugin's configuration document as parsed (YAML or JSON). */
-  configuration: unknown;
-  /** The directory relative paths inside it (kubeconfig files) are resolved from. */
-  dir: string;
-  /** Where it was read from, for error messages. */
-  source: string;
-}
 
 export type AdmissionConfiguration = ReadonlyMap<string, PluginConfiguration>;
 
@@ -91,26 +84,4 @@ export function parseAdmissionConfiguration(doc: unknown, path: string): Admissi
 export function loadAdmissionConfiguration(path: string | undefined): AdmissionConfiguration {
   if (!path) return new Map();
   return parseAdmissionConfiguration(readDocument(path, '--admission-control-config-file'), path);
-}
-
-/**
- * Checks a plugin's configuration document: an object of one of `kinds` spelled with one of the
- * `apiVersions`, with no field outside `fields`. Returns it for the plugin to read.
- */
-export function checkPluginConfiguration(
-  plugin: string,
-  cfg: PluginConfiguration,
-  expect: { apiVersions: readonly string[]; kind: string; fields: readonly string[] },
-): Record<string, unknown> {
-  const at = `admission plugin ${plugin}: configuration from ${cfg.source}`;
-  const doc = cfg.configuration;
-  if (!isObject(doc)) throw new AdmissionConfigError(`${at} must be an object`);
-  if (doc.kind !== expect.kind) throw new AdmissionConfigError(`${at}: kind must be ${expect.kind}, not ${JSON.stringify(doc.kind)}`);
-  if (typeof doc.apiVersion !== 'string' || !expect.apiVersions.includes(doc.apiVersion)) {
-    throw new AdmissionConfigError(`${at}: apiVersion ${JSON.stringify(doc.apiVersion)} is not one of ${expect.apiVersions.join(', ')}`);
-  }
-  for (const key of Object.keys(doc)) {
-    if (key !== 'apiVersion' && key !== 'kind' && !expect.fields.includes(key)) throw new AdmissionConfigError(`${at}: unknown field ${JSON.stringify(key)}`);
-  }
-  return doc;
 }

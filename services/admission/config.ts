@@ -2,7 +2,7 @@
 // plugins to run: the default-enabled ones plus those enabled, minus those disabled, in the
 // fixed chain order. Every mistake is a start-up error naming the offending plugin.
 
-import { knownPlugins, isKnownPlugin } from './plugin-names.js';
+import { admissionPlugins, isKnownPlugin } from './plugins.js';
 import { AdmissionConfigError } from './errors.js';
 
 export { AdmissionConfigError } from './errors.js';
@@ -28,7 +28,7 @@ function clean(list: string[] | undefined): string[] {
 export function resolvePlugins(config: AdmissionConfig): ResolvedPlugins {
   const enable = clean(config.enable);
   const disable = clean(config.disable);
-  const known = knownPlugins.map((p) => p.name).sort().join(', ');
+  const known = admissionPlugins.map((p) => p.name).sort().join(', ');
   for (const [flag, list] of [
     ['--enable-admission-plugins', enable],
     ['--disable-admission-plugins', disable],
@@ -40,6 +40,6 @@ export function resolvePlugins(config: AdmissionConfig): ResolvedPlugins {
   for (const name of enable) {
     if (disable.includes(name)) throw new AdmissionConfigError(`admission plugin "${name}" is in both --enable-admission-plugins and --disable-admission-plugins`);
   }
-  const enabled = knownPlugins.filter((p) => (p.defaultEnabled || enable.includes(p.name)) && !disable.includes(p.name)).map((p) => p.name);
+  const enabled = admissionPlugins.filter((p) => (p.defaultEnabled || enable.includes(p.name)) && !disable.includes(p.name)).map((p) => p.name);
   return { enabled };
 }

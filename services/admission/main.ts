@@ -9,7 +9,7 @@ import { resolvePlugins } from './config.js';
 import { createAdmissionService } from './service.js';
 import { loadAdmissionConfiguration } from './admission-configuration.js';
 import { processRegistry, serveMetrics } from '../../shared/metrics/serve.js';
-import { parseServiceResolver } from './plugins/webhook/service-resolver.js';
+import { parseServiceResolver } from './plugins/webhooks/service-resolver.js';
 
 
 async function main(): Promise<void> {

@@ -10,7 +10,7 @@ import { ServiceName, Subjects } from '../../shared/bus/subjects.js';
 import { resolvePlugins, type AdmissionConfig } from './config.js';
 import { admissionInterest, runAdmissionChain } from './chain.js';
 import { startNamespaceFeed, type NamespaceFeed } from './namespace-feed.js';
-import { implementedPlugins } from './registry.js';
+import { pluginDefinition } from './plugins.js';
 import type { AdmissionPlugin, PluginDeps } from './types.js';
 import { DEFAULT_BUCKET } from '../../shared/api/groups.js';
 import { instrumentBus } from '../../shared/bus/client.js';
@@ -91,7 +91,7 @@ export async function createAdmissionService(deps: AdmissionServiceDeps): Promis
   try {
     for (const name of enabled) {
       const config = configuration.get(name);
-      plugins.push(await implementedPlugins[name]!({ ...shared, ...(config ? { config } : {}) }));
+      plugins.push(await pluginDefinition(name)!.create({ ...shared, ...(config ? { config } : {}) }));
     }
   } catch (err) {
     for (const p of plugins) await p.stop?.();

@@ -1,5 +1,6 @@
-// The contract every admission plugin implements. A plugin is one file exporting a PluginFactory
-// and is registered by name in registry.ts; the chain (chain.ts) decides when it runs.
+// The contract every admission plugin implements. A plugin is one file exporting a
+// PluginDefinition, listed in plugins.ts at its place in the run order; the chain (chain.ts)
+// runs the built plugins.
 
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from '../../shared/log.js';
@@ -10,7 +11,7 @@ import type { AdmissionMatch } from '../../shared/api/admission-match.js';
 import type { AuthzAttributes, AuthzReply } from '../../shared/bus/messages.js';
 import type { ObjectReader } from '../../shared/bus/storage-read.js';
 import type { MetricsRegistry } from '../../shared/metrics/registry.js';
-import type { PluginConfiguration } from './admission-configuration.js';
+import type { PluginConfiguration } from './plugin-configuration.js';
 import type { ObjectCache } from './object-cache.js';
 import type { StorageWriter } from './storage-writer.js';
 import type { AdmissionServiceOptions } from './options.js';
@@ -100,3 +101,13 @@ export interface PluginDeps {
 }
 
 export type PluginFactory = (deps: PluginDeps) => AdmissionPlugin | Promise<AdmissionPlugin>;
+
+/** One admission plugin as its file exports it and plugins.ts lists it. */
+export interface PluginDefinition {
+  /** The name the flags and `--admission-control-config-file` use. */
+  readonly name: string;
+  /** On unless `--disable-admission-plugins` names it (the spec's default-enabled set). */
+  readonly defaultEnabled: boolean;
+  /** Builds the plugin once, at start, when it is enabled. */
+  readonly create: PluginFactory;
+}

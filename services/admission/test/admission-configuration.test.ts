@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkPluginConfiguration, loadAdmissionConfiguration, parseAdmissionConfiguration } from '../admission-configuration.js';
+import { loadAdmissionConfiguration, parseAdmissionConfiguration } from '../admission-configuration.js';
+import { checkPluginConfiguration } from '../plugin-configuration.js';
 import { AdmissionConfigError } from '../config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'admission-config-'));

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../shared/api/types.js';
-import { createAlwaysPullImages } from '../plugins/scheduling/always-pull-images.js';
+import { createAlwaysPullImages } from '../plugins/pods/always-pull-images.js';
 import { pluginMatches } from '../chain.js';
 import { CTX, pod, rejects, request } from './scheduling-fixtures.js';
 

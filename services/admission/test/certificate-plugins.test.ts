@@ -7,10 +7,10 @@ import type { AdmissionRequest, AuthzAttributes } from '../../../shared/bus/mess
 import { csrPem, csrRequest } from '../../../test/support/csr.js';
 import { runAdmissionChain } from '../chain.js';
 import type { AdmissionPlugin } from '../types.js';
-import { createCertificateApproval } from '../plugins/certificate-approval.js';
-import { createCertificateSigning } from '../plugins/certificate-signing.js';
-import { createCertificateSubjectRestriction } from '../plugins/certificate-subject-restriction.js';
-import type { Authorize } from '../plugins/signer-authorization.js';
+import { createCertificateApproval } from '../plugins/certificates/certificate-approval.js';
+import { createCertificateSigning } from '../plugins/certificates/certificate-signing.js';
+import { createCertificateSubjectRestriction } from '../plugins/certificates/certificate-subject-restriction.js';
+import type { Authorize } from '../plugins/certificates/signer-authorization.js';
 
 const GROUP = 'certificates.platform.io';
 const CERT = Buffer.from('-----BEGIN CERTIFICATE-----\nMAMCAQA=\n-----END CERTIFICATE-----\n').toString('base64');

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../shared/api/types.js';
-import { createDefaultIngressClassPlugin } from '../plugins/defaulting/default-ingress-class.js';
+import { createDefaultIngressClassPlugin } from '../plugins/networking/default-ingress-class.js';
 import { admitted, cacheOf, request, run, type RequestInit } from './defaulting-fixtures.js';
 
 const NETWORKING = 'networking.platform.io';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../shared/api/types.js';
-import { createDefaultStorageClassPlugin } from '../plugins/defaulting/default-storage-class.js';
+import { createDefaultStorageClassPlugin } from '../plugins/volumes/default-storage-class.js';
 import { admitted, cacheOf, request, run, type RequestInit } from './defaulting-fixtures.js';
 
 const STORAGE = 'storage.platform.io';

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createDefaultTolerationSeconds } from '../plugins/scheduling/default-toleration-seconds.js';
+import { createDefaultTolerationSeconds } from '../plugins/pods/default-toleration-seconds.js';
 import { pluginMatches } from '../chain.js';
 import { CTX, pod, request } from './scheduling-fixtures.js';
 

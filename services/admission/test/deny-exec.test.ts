@@ -5,7 +5,7 @@ import type { ApiObject, ObjectRef } from '../../../shared/api/types.js';
 import type { ObjectReader } from '../../../shared/bus/storage-read.js';
 import { silentLogger } from '../../../shared/log.js';
 import { pluginMatches } from '../chain.js';
-import { createDenyExec, denyEscalatingExecPlugin, denyExecOnPrivilegedPlugin, DENY_ESCALATING_EXEC } from '../plugins/scheduling/deny-exec.js';
+import { createDenyExec, denyEscalatingExecPlugin, denyExecOnPrivilegedPlugin, DENY_ESCALATING_EXEC } from '../plugins/pods/deny-exec.js';
 import type { PluginDeps } from '../types.js';
 import { CTX, pod, rejects, request } from './scheduling-fixtures.js';
 
@@ -72,10 +72,10 @@ describe('DenyEscalatingExec and DenyExecOnPrivileged', () => {
   });
 
   it('warns at start that the plugins are deprecated', async () => {
-    for (const factory of [denyEscalatingExecPlugin, denyExecOnPrivilegedPlugin]) {
+    for (const definition of [denyEscalatingExecPlugin, denyExecOnPrivilegedPlugin]) {
       const warnings: string[] = [];
       const log = Object.assign(Object.create(silentLogger()), { warn: (m: string) => warnings.push(m) });
-      const plugin = await factory({ log, read } as unknown as PluginDeps);
+      const plugin = await definition.create({ log, read } as unknown as PluginDeps);
       assert.match(warnings[0]!, new RegExp(`^the ${plugin.name} admission plugin is deprecated and will be removed in v1.18$`));
       assert.equal(warnings.length, 2);
     }

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import type { ApiObject } from '../../../shared/api/types.js';
-import { createDenyServiceExternalIPs } from '../plugins/scheduling/deny-service-external-ips.js';
+import { createDenyServiceExternalIPs } from '../plugins/networking/deny-service-external-ips.js';
 import { CTX, rejects, request } from './scheduling-fixtures.js';
 
 const svc = (externalIPs?: string[]): ApiObject => ({

@@ -14,7 +14,7 @@ import {
   parseEventRateLimitConfiguration,
   TokenBucket,
   type EventLimit,
-} from '../plugins/image-policy/event-rate-limit.js';
+} from '../plugins/events/event-rate-limit.js';
 
 const API = 'eventratelimit.admission.platform.io/v1alpha1';
 const cfg = (configuration: unknown) => ({ configuration, dir: '/etc', source: '/etc/admission.yaml (plugins[0])' });

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../shared/api/types.js';
-import { createExtendedResourceToleration, isExtendedResourceName } from '../plugins/scheduling/extended-resource-toleration.js';
+import { createExtendedResourceToleration, isExtendedResourceName } from '../plugins/pods/extended-resource-toleration.js';
 import { CTX, pod, request } from './scheduling-fixtures.js';
 
 describe('ExtendedResourceToleration', () => {

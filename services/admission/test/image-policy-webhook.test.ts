@@ -92,7 +92,7 @@ test('the backend\'s client configuration is read at start; a bad one stops the 
   const dir = await mkdtemp(path.join(os.tmpdir(), 'image-policy-config-'));
   try {
     const start = async (kubeConfigFile: string) =>
-      imagePolicyWebhookPlugin({ config: { configuration: { imagePolicy: { kubeConfigFile } }, dir, source: path.join(dir, 'admission.yaml') } } as unknown as PluginDeps);
+      imagePolicyWebhookPlugin.create({ config: { configuration: { imagePolicy: { kubeConfigFile } }, dir, source: path.join(dir, 'admission.yaml') } } as unknown as PluginDeps);
     await assert.rejects(start('missing.kubeconfig'), (err: Error) => err instanceof AdmissionConfigError && err.message.includes(path.join(dir, 'missing.kubeconfig')) && err.message.includes('ENOENT'));
     await writeFile(path.join(dir, 'http.kubeconfig'), 'clusters:\n- name: b\n  cluster:\n    server: http://127.0.0.1:9/review\n');
     await assert.rejects(start('http.kubeconfig'), (err: Error) => err instanceof AdmissionConfigError && /server must be an https URL/.test(err.message));

@@ -1,5 +1,5 @@
 import { describe, it } from 'node:test';
-import { createLimitPodHardAntiAffinityTopology } from '../plugins/scheduling/limit-pod-hard-anti-affinity-topology.js';
+import { createLimitPodHardAntiAffinityTopology } from '../plugins/pods/limit-pod-hard-anti-affinity-topology.js';
 import { CTX, pod, rejects, request } from './scheduling-fixtures.js';
 
 const term = (topologyKey: string) => ({ labelSelector: { matchLabels: { app: 'web' } }, topologyKey });

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../shared/api/types.js';
 // The service's configuration module first: it loads every plugin folder in order.
 import '../config.js';
-import { limitRangerPlugin } from '../plugins/quota/limit-ranger.js';
-import { LIMIT_RANGER_ANNOTATION } from '../plugins/quota/limits.js';
+import { limitRangerPlugin } from '../plugins/limits/limit-ranger.js';
+import { LIMIT_RANGER_ANNOTATION } from '../plugins/limits/limits.js';
 import { StatusError } from '../../../shared/api/status.js';
 import { container, CTX, depsOf, FakeStore, forbiddenPod, NS, pod, request, validate, type Outcome } from './resource-quota-fixtures.js';
 
@@ -16,7 +16,7 @@ function limitRange(name: string, ...limits: Json[]): ApiObject {
 
 function setup(...ranges: ApiObject[]) {
   const store = new FakeStore('', 'limitranges', ranges);
-  return { store, plugin: limitRangerPlugin(depsOf([store])) as Awaited<ReturnType<typeof limitRangerPlugin>> };
+  return { store, plugin: limitRangerPlugin.create(depsOf([store])) as Awaited<ReturnType<typeof limitRangerPlugin.create>> };
 }
 
 async function mutate(ranges: ApiObject[], p: ApiObject): Promise<ApiObject> {

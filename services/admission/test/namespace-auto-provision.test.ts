@@ -4,7 +4,7 @@ import { alreadyExists, serviceUnavailable } from '../../../shared/api/status.js
 import type { ApiObject, ObjectRef } from '../../../shared/api/types.js';
 import type { StorageWriteReply } from '../../../shared/bus/messages.js';
 import { NamespaceCache } from '../namespace-cache.js';
-import { createNamespaceAutoProvision, newNamespace } from '../plugins/scheduling/namespace-auto-provision.js';
+import { createNamespaceAutoProvision, newNamespace } from '../plugins/namespaces/namespace-auto-provision.js';
 import type { StorageWriter } from '../storage-writer.js';
 import { CTX, rejects, request } from './scheduling-fixtures.js';
 

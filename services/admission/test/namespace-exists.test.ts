@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { NamespaceCache } from '../namespace-cache.js';
-import { createNamespaceExists } from '../plugins/scheduling/namespace-exists.js';
+import { createNamespaceExists } from '../plugins/namespaces/namespace-exists.js';
 import { pluginMatches } from '../chain.js';
 import { CTX, rejects, request } from './scheduling-fixtures.js';
 

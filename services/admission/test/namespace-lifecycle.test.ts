@@ -4,7 +4,7 @@ import { StatusError } from '../../../shared/api/status.js';
 import type { AdmissionRequest } from '../../../shared/bus/messages.js';
 import type { FeedEvent } from '../../../shared/store/object-feed.js';
 import { NamespaceCache, type NamespaceState } from '../namespace-cache.js';
-import { createNamespaceLifecycle, FORCE_LIVE_LOOKUP_MS } from '../plugins/namespace-lifecycle.js';
+import { createNamespaceLifecycle, FORCE_LIVE_LOOKUP_MS } from '../plugins/namespaces/namespace-lifecycle.js';
 
 function nsEntry(name: string, revision: number, phase: string): FeedEvent {
   return { key: `core.namespaces._.${name}`, ref: { group: '', resource: 'namespaces', name }, revision, object: { metadata: { name }, status: { phase } } };

@@ -4,7 +4,7 @@ import { StatusError } from '../../../shared/api/status.js';
 import type { ApiObject, ObjectRef, UserInfo } from '../../../shared/api/types.js';
 import type { AdmissionRequest } from '../../../shared/bus/messages.js';
 import { admissionInterest, pluginMatches } from '../chain.js';
-import { createNodeRestriction, forbiddenNodeLabels, modifiedLabels, NODE_RESTRICTION_MATCH } from '../plugins/node-restriction.js';
+import { createNodeRestriction, forbiddenNodeLabels, modifiedLabels, NODE_RESTRICTION_MATCH } from '../plugins/nodes/node-restriction.js';
 
 const node = (name: string): UserInfo => ({ username: `system:node:${name}`, groups: ['system:nodes', 'system:authenticated'] });
 const N1 = node('n1');

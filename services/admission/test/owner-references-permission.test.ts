@@ -12,7 +12,7 @@ import {
   kindResolver,
   newBlockingOwnerReferences,
   parseGroupVersion,
-} from '../plugins/image-policy/owner-references.js';
+} from '../plugins/ownership/owner-references.js';
 
 const rs = (name: string, uid: string, extra: Partial<OwnerReference> = {}): OwnerReference => ({ apiVersion: 'apps/v1', kind: 'ReplicaSet', name, uid, ...extra });
 const obj = (refs?: OwnerReference[]): ApiObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'team-a', ...(refs ? { ownerReferences: refs } : {}) } });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../shared/api/types.js';
-import { createPersistentVolumeClaimResize } from '../plugins/defaulting/persistent-volume-claim-resize.js';
+import { createPersistentVolumeClaimResize } from '../plugins/volumes/persistent-volume-claim-resize.js';
 import { admitted, cacheOf, request, run, type Outcome } from './defaulting-fixtures.js';
 
 const STORAGE = 'storage.platform.io';

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../shared/api/types.js';
 import { silentLogger } from '../../../shared/log.js';
-import { createPersistentVolumeLabel, labelZones, persistentVolumeLabelPlugin } from '../plugins/scheduling/persistent-volume-label.js';
+import { createPersistentVolumeLabel, labelZones, persistentVolumeLabelPlugin } from '../plugins/volumes/persistent-volume-label.js';
 import type { PluginDeps } from '../types.js';
 import { CTX, rejects, request } from './scheduling-fixtures.js';
 
@@ -93,7 +93,7 @@ describe('PersistentVolumeLabel (no cloud provider)', () => {
   it('warns at start that it is deprecated', async () => {
     const warnings: string[] = [];
     const log = Object.assign(Object.create(silentLogger()), { warn: (m: string) => warnings.push(m) });
-    await persistentVolumeLabelPlugin({ log } as unknown as PluginDeps);
+    await persistentVolumeLabelPlugin.create({ log } as unknown as PluginDeps);
     assert.deepEqual(warnings, ['PersistentVolumeLabel admission controller is deprecated. Please remove this controller from your configuration files and scripts.']);
   });
 });

@@ -1,11 +1,9 @@
-// The plugin registry first: config.ts (AdmissionConfigError) imports it, and it imports this plugin.
-import '../registry.js';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../shared/api/types.js';
-import { createPodNodeSelector, parsePodNodeSelectorConfig, type PodNodeSelectorConfig } from '../plugins/scheduling/pod-node-selector.js';
-import { namespaceReader } from '../plugins/scheduling/namespace-objects.js';
-import { selectorToLabels } from '../plugins/scheduling/pod-fields.js';
+import { createPodNodeSelector, parsePodNodeSelectorConfig, type PodNodeSelectorConfig } from '../plugins/pods/pod-node-selector.js';
+import { namespaceReader } from '../plugins/pods/namespace-objects.js';
+import { selectorToLabels } from '../plugins/pods/pod-fields.js';
 import { AdmissionConfigError } from '../config.js';
 import { pluginMatches } from '../chain.js';
 import { CTX, namespace, namespaceObjects, pod, rejects, request } from './scheduling-fixtures.js';

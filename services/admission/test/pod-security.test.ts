@@ -5,11 +5,10 @@ import type { AdmissionRequest } from '../../../shared/bus/messages.js';
 import { MetricsRegistry } from '../../../shared/metrics/registry.js';
 import { ObjectCache } from '../object-cache.js';
 import { AdmissionConfigError } from '../config.js';
-import { createPodSecurity, isSignificantPodUpdate, PodSecurityAdmission, type PodSecurityAdmissionDeps } from '../plugins/pod-security/admission.js';
+import { createPodSecurity, isSignificantPodUpdate, PodSecurityAdmission, podSecurityPlugin, type PodSecurityAdmissionDeps } from '../plugins/pod-security/admission.js';
 import { DEFAULT_POD_SECURITY_CONFIGURATION, loadPodSecurityConfiguration, type PodSecurityConfiguration } from '../plugins/pod-security/configuration.js';
 import { PodSecurityMetrics } from '../plugins/pod-security/metrics.js';
 import { ALL_PRIVILEGED, LATEST, Level, levelVersionString, minorVersion, policyToEvaluate, type Policy } from '../plugins/pod-security/policy.js';
-import { plugins } from '../plugins/pod-security/index.js';
 
 type Json = Record<string, any>;
 
@@ -495,9 +494,8 @@ test('pod security plugin - warnings, prefixed audit annotations and refusals re
 });
 
 test('pod security plugin - registered with a configuration read at start', async () => {
-  assert.ok(plugins.PodSecurity);
   const deps = { config: cfg(doc({ defaults: { enforce: 'nope' } })), objects: () => new ObjectCache('', 'x'), metrics: new MetricsRegistry(), log: undefined } as never;
-  await assert.rejects(async () => plugins.PodSecurity!(deps), AdmissionConfigError);
+  await assert.rejects(async () => podSecurityPlugin.create(deps), AdmissionConfigError);
 });
 
 test('pod security metrics - evaluations, exemptions and errors', async () => {

@@ -1,5 +1,3 @@
-// The plugin registry first: config.ts (AdmissionConfigError) imports it, and it imports this plugin.
-import '../registry.js';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../shared/api/types.js';
@@ -9,9 +7,9 @@ import {
   parsePodTolerationRestrictionConfig,
   parseTolerationAnnotation,
   type PodTolerationRestrictionConfig,
-} from '../plugins/scheduling/pod-toleration-restriction.js';
-import { namespaceReader } from '../plugins/scheduling/namespace-objects.js';
-import { isSuperset, mergeTolerations, verifyAgainstWhitelist, type Toleration } from '../plugins/scheduling/pod-fields.js';
+} from '../plugins/pods/pod-toleration-restriction.js';
+import { namespaceReader } from '../plugins/pods/namespace-objects.js';
+import { isSuperset, mergeTolerations, verifyAgainstWhitelist, type Toleration } from '../plugins/pods/pod-fields.js';
 import { AdmissionConfigError } from '../config.js';
 import { CTX, namespace, namespaceObjects, pod, rejects, request } from './scheduling-fixtures.js';
 

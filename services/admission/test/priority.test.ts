@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../shared/api/types.js';
-import { createPriorityPlugin, defaultPriorityClass } from '../plugins/defaulting/priority.js';
+import { createPriorityPlugin, defaultPriorityClass } from '../plugins/pods/priority.js';
 import { admitted, cacheOf, pod, request, run, type Outcome, type RequestInit } from './defaulting-fixtures.js';
 
 const SCHEDULING = 'scheduling.platform.io';

@@ -7,7 +7,7 @@ import type { AdmissionOperation, AdmissionRequest } from '../../../shared/bus/m
 import { silentLogger } from '../../../shared/log.js';
 import { ObjectCache } from '../object-cache.js';
 import type { AdmissionContext, AdmissionPlugin, PluginDeps } from '../types.js';
-import type { PluginConfiguration } from '../admission-configuration.js';
+import type { PluginConfiguration } from '../plugin-configuration.js';
 
 export const CTX: AdmissionContext = { log: silentLogger(), warn: () => undefined, annotate: () => undefined };
 export const NS = 'team';

@@ -5,7 +5,7 @@ import type { ApiObject } from '../../../shared/api/types.js';
 import { AdmissionConfigError } from '../config.js';
 import { claimEvaluator, EvaluatorRegistry, podEvaluator, podMatchesScope, serviceEvaluator, type ScopeRequirement } from '../../../shared/quota/evaluators.js';
 import { resourceListJson } from '../../../shared/quota/resource-list.js';
-import { resourceQuotaPlugin } from '../plugins/quota/resource-quota.js';
+import { resourceQuotaPlugin } from '../plugins/limits/resource-quota.js';
 import { container, depsOf, FakeStore, forbiddenPod, NS, pod, quota, request, validate, type Outcome } from './resource-quota-fixtures.js';
 
 const NOW = Date.parse('2024-01-01T00:00:00Z');
@@ -145,7 +145,7 @@ test('ResourceQuota scopes - which pods each scope selects', () => {
 
 function setup(quotas: ApiObject[], config?: unknown) {
   const store = new FakeStore('', 'resourcequotas', quotas);
-  const plugin = resourceQuotaPlugin(depsOf([store], config)) as Awaited<ReturnType<typeof resourceQuotaPlugin>>;
+  const plugin = resourceQuotaPlugin.create(depsOf([store], config)) as Awaited<ReturnType<typeof resourceQuotaPlugin.create>>;
   return { store, plugin, used: (name: string) => (store.get(NS, name)?.status as { used?: Record<string, string> } | undefined)?.used };
 }
 
@@ -285,8 +285,8 @@ test('ResourceQuota admission - concurrent requests are charged exactly, within 
     const store = new FakeStore('', 'resourcequotas', [quota('q', { pods: '5' }, { used: { pods: '0' } })]);
     store.delayMs = 1;
     store.feedWrites = false;
-    const a = resourceQuotaPlugin(depsOf([store])) as Awaited<ReturnType<typeof resourceQuotaPlugin>>;
-    const b = resourceQuotaPlugin(depsOf([store])) as Awaited<ReturnType<typeof resourceQuotaPlugin>>;
+    const a = resourceQuotaPlugin.create(depsOf([store])) as Awaited<ReturnType<typeof resourceQuotaPlugin.create>>;
+    const b = resourceQuotaPlugin.create(depsOf([store])) as Awaited<ReturnType<typeof resourceQuotaPlugin.create>>;
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => validate(i % 2 ? a : b, request('pods', pod(`p${i}`)))));
     const allowed = results.filter((r) => r === 'allowed').length;
     const used = (store.get(NS, 'q')!.status as { used: Record<string, string> }).used;

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../shared/api/types.js';
-import { createRuntimeClassPlugin } from '../plugins/defaulting/runtime-class.js';
+import { createRuntimeClassPlugin } from '../plugins/pods/runtime-class.js';
 import { compareQuantities, resourceListsEqual } from '../../../shared/api/quantity.js';
-import { mergeTolerations } from '../plugins/scheduling/pod-fields.js';
+import { mergeTolerations } from '../plugins/pods/pod-fields.js';
 import { admitted, cacheOf, pod, request, run, type Outcome, type RequestInit } from './defaulting-fixtures.js';
 
 const NODE = 'node.platform.io';

@@ -1,4 +1,5 @@
-// Requests, objects and caches for the unit tests of the scheduling plugins (plugins/scheduling).
+// Requests, objects and caches for the unit tests of the small plugins that look at pods, nodes,
+// namespaces, services and volumes (plugins/pods, nodes, namespaces, networking, volumes).
 
 import assert from 'node:assert/strict';
 import { StatusError } from '../../../shared/api/status.js';

@@ -1,5 +1,5 @@
 import { describe, it } from 'node:test';
-import { createSecurityContextDeny } from '../plugins/scheduling/security-context-deny.js';
+import { createSecurityContextDeny } from '../plugins/pods/security-context-deny.js';
 import { CTX, pod, rejects, request } from './scheduling-fixtures.js';
 
 describe('SecurityContextDeny', () => {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../shared/api/types.js';
-import { createServiceAccountPlugin, tokenVolume, TOKEN_MOUNT_PATH } from '../plugins/defaulting/service-account.js';
+import { createServiceAccountPlugin, tokenVolume, TOKEN_MOUNT_PATH } from '../plugins/pods/service-account.js';
 import { admitted, cacheOf, pod, request, run, type Outcome, type RequestInit } from './defaulting-fixtures.js';
 
 const account = (name: string, extra: Record<string, unknown> = {}, meta: Record<string, unknown> = {}): ApiObject => ({

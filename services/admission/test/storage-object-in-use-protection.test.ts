@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../shared/api/types.js';
-import { createStorageObjectInUseProtection } from '../plugins/defaulting/storage-object-in-use-protection.js';
+import { createStorageObjectInUseProtection } from '../plugins/volumes/storage-object-in-use-protection.js';
 import { admitted, request, run, type RequestInit } from './defaulting-fixtures.js';
 
 const obj = (kind: string, finalizers?: string[]): ApiObject => ({ apiVersion: 'v1', kind, metadata: { name: 'x', ...(finalizers ? { finalizers } : {}) }, spec: {} });

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../shared/api/types.js';
-import { createTaintNodesByCondition } from '../plugins/scheduling/taint-nodes-by-condition.js';
+import { createTaintNodesByCondition } from '../plugins/nodes/taint-nodes-by-condition.js';
 import { pluginMatches } from '../chain.js';
 import { CTX, request } from './scheduling-fixtures.js';
 

@@ -13,10 +13,10 @@ import { createCA, issueClientCert, issueServingCert, type CertificateAuthority,
 import { sendJson, startHttpsServer, type TestHttpsServer } from '../../../shared/webhook/test/https-server.js';
 import { AdmissionConfigError } from '../config.js';
 import { ObjectCache } from '../object-cache.js';
-import { WebhookCaller } from '../plugins/webhook/client.js';
-import { CredentialResolver, loadWebhookCredentials, parseWebhookKubeconfig } from '../plugins/webhook/credentials.js';
-import { parseServiceResolver, ServiceResolver } from '../plugins/webhook/service-resolver.js';
-import { webhooksOf, type Webhook } from '../plugins/webhook/webhooks.js';
+import { WebhookCaller } from '../plugins/webhooks/client.js';
+import { CredentialResolver, loadWebhookCredentials, parseWebhookKubeconfig } from '../plugins/webhooks/credentials.js';
+import { parseServiceResolver, ServiceResolver } from '../plugins/webhooks/service-resolver.js';
+import { webhooksOf, type Webhook } from '../plugins/webhooks/webhooks.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 

@@ -15,9 +15,9 @@ import { runAdmissionChain } from '../chain.js';
 import { ObjectCache } from '../object-cache.js';
 import { DEFAULT_ADMISSION_SERVICE_OPTIONS } from '../options.js';
 import type { AdmissionPlugin, PluginDeps } from '../types.js';
-import { registryApiTypes } from '../plugins/webhook/api-types.js';
-import { createWebhookPlugin } from '../plugins/webhook/plugin.js';
-import type { Webhook } from '../plugins/webhook/webhooks.js';
+import { registryApiTypes } from '../plugins/webhooks/api-types.js';
+import { createWebhookPlugin } from '../plugins/webhooks/plugin.js';
+import type { Webhook } from '../plugins/webhooks/webhooks.js';
 
 const types = registryApiTypes(createBuiltinRegistry());
 const G = 'admissionregistration.platform.io';

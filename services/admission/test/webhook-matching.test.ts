@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../shared/api/types.js';
 import type { AdmissionRequest } from '../../../shared/bus/messages.js';
 import { createBuiltinRegistry } from '../../../shared/registry/builtin-registry.js';
-import { registryApiTypes } from '../plugins/webhook/api-types.js';
-import { invocationFor, type MatchEnvironment } from '../plugins/webhook/matcher.js';
-import { isWebhookConfigurationResource, ruleMatches, type RuleSubject, type WebhookRule } from '../plugins/webhook/rules.js';
-import { interestOf, webhooksOf, type Webhook } from '../plugins/webhook/webhooks.js';
+import { registryApiTypes } from '../plugins/webhooks/api-types.js';
+import { invocationFor, type MatchEnvironment } from '../plugins/webhooks/matcher.js';
+import { isWebhookConfigurationResource, ruleMatches, type RuleSubject, type WebhookRule } from '../plugins/webhooks/rules.js';
+import { interestOf, webhooksOf, type Webhook } from '../plugins/webhooks/webhooks.js';
 
 const types = registryApiTypes(createBuiltinRegistry());
 

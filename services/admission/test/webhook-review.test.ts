@@ -8,9 +8,9 @@ import type { AdmissionRequest } from '../../../shared/bus/messages.js';
 import { createBuiltinRegistry } from '../../../shared/registry/builtin-registry.js';
 import { admissionOptions } from '../../../shared/registry/rest/admission.js';
 import type { WriteRequest } from '../../../shared/registry/rest/store.js';
-import { parseReviewResponse, rejectionStatus, reviewRequest } from '../plugins/webhook/review.js';
-import type { Invocation } from '../plugins/webhook/matcher.js';
-import { webhooksOf } from '../plugins/webhook/webhooks.js';
+import { parseReviewResponse, rejectionStatus, reviewRequest } from '../plugins/webhooks/review.js';
+import type { Invocation } from '../plugins/webhooks/matcher.js';
+import { webhooksOf } from '../plugins/webhooks/webhooks.js';
 
 const hook = webhooksOf('validating', [{ apiVersion: 'x', kind: 'x', metadata: { name: 'c' }, webhooks: [{ name: 'h.example.com' }] }])[0]!;
 const pod: ApiObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'a' } };

@@ -17,10 +17,9 @@ import { loadWebhookClient, WebhookConfigError, type WebhookClient } from '../..
 import { TtlCache } from '../../../../shared/ground/ttl-cache.js';
 import { AdmissionOperation, type AdmissionRequest } from '../../../../shared/bus/messages.js';
 import type { ApiObject } from '../../../../shared/api/types.js';
-import { admissionForbidden } from '../../errors.js';
-import { AdmissionConfigError } from '../../config.js';
-import type { PluginConfiguration } from '../../admission-configuration.js';
-import type { AdmissionContext, AdmissionPlugin, PluginFactory, PluginMatch } from '../../types.js';
+import { AdmissionConfigError, admissionForbidden } from '../../errors.js';
+import type { PluginConfiguration } from '../../plugin-configuration.js';
+import type { AdmissionContext, AdmissionPlugin, PluginDefinition, PluginDeps, PluginMatch } from '../../types.js';
 import { goDuration } from './go-duration.js';
 
 export const IMAGE_POLICY_WEBHOOK = 'ImagePolicyWebhook';
@@ -328,7 +327,7 @@ export function createImagePolicyWebhook(opts: ImagePolicyWebhookOptions): Admis
   return plugin;
 }
 
-export const imagePolicyWebhookPlugin: PluginFactory = async (deps) => {
+async function buildImagePolicyWebhook(deps: PluginDeps): Promise<AdmissionPlugin> {
   const settings = parseImagePolicyConfiguration(deps.config);
   let client: WebhookClient;
   try {
@@ -339,4 +338,10 @@ export const imagePolicyWebhookPlugin: PluginFactory = async (deps) => {
   }
   const { kubeConfigFile: _file, ...rest } = settings;
   return createImagePolicyWebhook({ settings: rest, client });
+}
+
+export const imagePolicyWebhookPlugin: PluginDefinition = {
+  name: IMAGE_POLICY_WEBHOOK,
+  defaultEnabled: false,
+  create: buildImagePolicyWebhook,
 };

@@ -12,7 +12,7 @@ import type { Logger } from '../../../../shared/log.js';
 import { serviceAccountUsername } from '../../../../shared/serviceaccount/tokens.js';
 import { admissionForbidden } from '../../errors.js';
 import type { ObjectCache } from '../../object-cache.js';
-import type { AdmissionPlugin, PluginFactory, PluginMatch } from '../../types.js';
+import type { AdmissionPlugin, PluginDefinition, PluginMatch } from '../../types.js';
 import { errorListText, type PspFieldError } from './field-errors.js';
 import { StrategyError } from './id-strategies.js';
 import { setAnnotation, sameJson, type Pod } from './pod.js';
@@ -201,5 +201,9 @@ export function createPodSecurityPolicy(deps: PodSecurityPolicyDeps): AdmissionP
   };
 }
 
-export const podSecurityPolicyPlugin: PluginFactory = (deps) =>
-  createPodSecurityPolicy({ policies: deps.objects('policy', PSP_RESOURCE), authorize: (attrs) => deps.authorize(attrs), log: deps.log });
+export const podSecurityPolicyPlugin: PluginDefinition = {
+  name: POD_SECURITY_POLICY,
+  defaultEnabled: false,
+  create: (deps) =>
+    createPodSecurityPolicy({ policies: deps.objects('policy', PSP_RESOURCE), authorize: (attrs) => deps.authorize(attrs), log: deps.log }),
+};

@@ -16,10 +16,10 @@ import { AdmissionOperation, type AdmissionRequest } from '../../../../shared/bu
 import type { Logger } from '../../../../shared/log.js';
 import { admissionForbidden, requestObjectName } from '../../errors.js';
 import type { ObjectCache } from '../../object-cache.js';
-import type { AdmissionPlugin, PluginMatch } from '../../types.js';
+import type { AdmissionPlugin, PluginDefinition, PluginMatch } from '../../types.js';
 import { Evaluator, forbiddenDetail, forbiddenReason, SECCOMP_CONTAINER_ANNOTATION_PREFIX, SECCOMP_POD_ANNOTATION, type EvaluationResult } from './checks.js';
-import { POD_SECURITY, type PodSecurityConfiguration } from './configuration.js';
-import type { PodSecurityMetrics } from './metrics.js';
+import { loadPodSecurityConfiguration, POD_SECURITY, type PodSecurityConfiguration } from './configuration.js';
+import { PodSecurityMetrics } from './metrics.js';
 import {
   aggregateFieldErrors,
   compareLevels,
@@ -444,3 +444,20 @@ export function createPodSecurity(deps: PodSecurityAdmissionDeps): AdmissionPlug
     },
   };
 }
+
+/**
+ * Reads its configuration at start (a mistake stops the service) and watches namespaces at once,
+ * for their labels; the pods cache starts only when a namespace's enforce level first tightens.
+ */
+export const podSecurityPlugin: PluginDefinition = {
+  name: POD_SECURITY,
+  defaultEnabled: true,
+  create: (deps) =>
+    createPodSecurity({
+      configuration: loadPodSecurityConfiguration(deps.config),
+      namespaces: deps.objects('', 'namespaces'),
+      pods: () => deps.objects('', 'pods'),
+      metrics: new PodSecurityMetrics(deps.metrics),
+      log: deps.log,
+    }),
+};

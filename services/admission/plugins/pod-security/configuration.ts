@@ -8,8 +8,8 @@
 
 import type { FieldError } from '../../../../shared/api/status.js';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../../../shared/api/validation.js';
-import { checkPluginConfiguration, type PluginConfiguration } from '../../admission-configuration.js';
-import { AdmissionConfigError } from '../../config.js';
+import { checkPluginConfiguration, type PluginConfiguration } from '../../plugin-configuration.js';
+import { AdmissionConfigError } from '../../errors.js';
 import { aggregateFieldErrors, ALL_PRIVILEGED, parseLevel, parseVersion, type Policy } from './policy.js';
 
 export const POD_SECURITY = 'PodSecurity';

@@ -1,0 +1,51 @@
+// What the certificate plugins share: which requests concern CertificateSigningRequests, and the
+// `signers` permission check (upstream's IsAuthorizedForSignerName) asked of the authz service:
+// may the user <verb> the signer by its exact name, or else by `<domain>/*`?
+
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { ApiObject, UserInfo } from '../../../../shared/api/types.js';
+import { busRequest, DEFAULT_BUS_TIMEOUT_MS } from '../../../../shared/bus/client.js';
+import { Decision, type AdmissionRequest, type AuthzAttributes, type AuthzReply } from '../../../../shared/bus/messages.js';
+import { Subjects } from '../../../../shared/bus/subjects.js';
+
+export const CERTIFICATES_GROUP = 'certificates.platform.io';
+export const CSR_RESOURCE = 'certificatesigningrequests';
+
+/** Asks the authorizer chain one question. */
+export type Authorize = (attrs: AuthzAttributes) => Promise<AuthzReply>;
+
+export function authorizeOverBus(nc: NatsConnection, timeoutMs = DEFAULT_BUS_TIMEOUT_MS): Authorize {
+  return (attrs) => busRequest<AuthzReply>(nc, Subjects.authzAuthorize, attrs, timeoutMs);
+}
+
+export function isCsrRequest(req: AdmissionRequest): boolean {
+  return req.resource.group === CERTIFICATES_GROUP && req.resource.resource === CSR_RESOURCE;
+}
+
+export function signerNameOf(obj: ApiObject | null): string {
+  const name = (obj?.spec as { signerName?: unknown } | undefined)?.signerName;
+  return typeof name === 'string' ? name : '';
+}
+
+export function signerAttributes(user: UserInfo, verb: string, name: string): AuthzAttributes {
+  return { user, verb, isResourceRequest: true, path: '', apiGroup: CERTIFICATES_GROUP, apiVersion: '*', resource: 'signers', name };
+}
+
+/**
+ * Whether `user` may `verb` the signer. When the authorizer could not be asked at all (no
+ * responder, timeout) that error is thrown rather than a "no": the request is still refused,
+ * but with a 503/504 the caller can retry instead of a 403 that blames their permissions.
+ */
+export async function authorizedForSigner(authorize: Authorize, user: UserInfo, verb: string, signerName: string): Promise<boolean> {
+  const domain = signerName.split('/')[0]!;
+  let failure: unknown;
+  for (const name of [signerName, `${domain}/*`]) {
+    try {
+      if ((await authorize(signerAttributes(user, verb, name))).decision === Decision.Allow) return true;
+    } catch (err) {
+      failure ??= err;
+    }
+  }
+  if (failure !== undefined) throw failure;
+  return false;
+}

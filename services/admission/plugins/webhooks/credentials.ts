@@ -1,0 +1,121 @@
+// What the API server presents to admission webhooks (spec: Authentication to webhooks). The
+// plugin's entry of --admission-control-config-file is a WebhookAdmissionConfiguration naming a
+// `kubeConfigFile`; that file's `users[]` are matched by the webhook's host: the service name
+// `<svc>.<ns>.svc` (with `:<port>` when not 443) or the URL's host[:port], exactly, then by a
+// leading `*.` wildcard from the most specific, then without a `:443`, then `*`, then the
+// current context's user; otherwise nothing is presented. Read and checked once at start-up.
+
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { AdmissionConfigError } from '../../errors.js';
+import { checkPluginConfiguration, type PluginConfiguration } from '../../plugin-configuration.js';
+import { parseConfigYaml, parseUserCredentials, readTokenFile, WebhookConfigError, type UserCredentials } from '../../../../shared/webhook/client-config.js';
+import { authorizationSource } from '../../../../shared/client/credentials.js';
+
+const CONFIG_GROUPS = ['apiserver.config.platform.io', 'apiserver.config.k8s.io'];
+
+/** The credentials for one webhook host. */
+export interface WebhookCredentials {
+  /** The `users[]` entry's name (agents are shared per entry). */
+  user: string;
+  clientCertPem?: string;
+  clientKeyPem?: string;
+  /** The Authorization header of a call (token, token file, basic auth), if any. */
+  authorization(): Promise<string | undefined>;
+}
+
+export class CredentialResolver {
+  constructor(
+    private readonly users: ReadonlyMap<string, WebhookCredentials> = new Map(),
+    private readonly currentUser?: string,
+  ) {}
+
+  /** `target`: `<host>` or `<host>:<port>`, as the spec's matching rules spell it. */
+  forTarget(target: string): WebhookCredentials | undefined {
+    const found = this.lookup(target);
+    if (found) return found;
+    const m = /^(.*):443$/.exec(target);
+    if (m) {
+      const withoutPort = this.lookup(m[1]!);
+      if (withoutPort) return withoutPort;
+    }
+    return this.users.get('*') ?? (this.currentUser ? this.users.get(this.currentUser) : undefined);
+  }
+
+  private lookup(target: string): WebhookCredentials | undefined {
+    const exact = this.users.get(target);
+    if (exact) return exact;
+    const steps = target.split('.');
+    for (let i = 1; i < steps.length; i++) {
+      const hit = this.users.get(`*.${steps.slice(i).join('.')}`);
+      if (hit) return hit;
+    }
+    return undefined;
+  }
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function credentialsOf(name: string, c: UserCredentials): WebhookCredentials {
+  const out: WebhookCredentials = { user: name, authorization: authorizationSource(c, (file) => readTokenFile(file, `user ${JSON.stringify(name)}: tokenFile`)) };
+  if (c.clientCertPem && c.clientKeyPem) {
+    out.clientCertPem = c.clientCertPem;
+    out.clientKeyPem = c.clientKeyPem;
+  }
+  return out;
+}
+
+/** Parses a kubeconfig's users (and the current context's user, the fallback) for webhook calls. */
+export async function parseWebhookKubeconfig(text: string, baseDir: string): Promise<CredentialResolver> {
+  const doc = parseConfigYaml(text);
+  if (!isObj(doc)) throw new WebhookConfigError('expected a mapping with users');
+  const users = new Map<string, WebhookCredentials>();
+  const list = doc.users ?? [];
+  if (!Array.isArray(list)) throw new WebhookConfigError('users must be a list');
+  for (const [i, entry] of list.entries()) {
+    if (!isObj(entry) || typeof entry.name !== 'string' || !entry.name) throw new WebhookConfigError(`users[${i}] needs a name`);
+    if (users.has(entry.name)) throw new WebhookConfigError(`users: ${JSON.stringify(entry.name)} appears twice`);
+    users.set(entry.name, credentialsOf(entry.name, await parseUserCredentials(entry, baseDir)));
+  }
+  let currentUser: string | undefined;
+  const current = doc['current-context'];
+  if (typeof current === 'string' && current && Array.isArray(doc.contexts)) {
+    const ctx = doc.contexts.find((c) => isObj(c) && c.name === current) as Record<string, unknown> | undefined;
+    const user = isObj(ctx?.context) ? ctx.context.user : undefined;
+    if (typeof user === 'string' && user) currentUser = user;
+  }
+  return new CredentialResolver(users, currentUser);
+}
+
+/**
+ * The credentials of a webhook plugin from its configuration entry (none: webhooks are called
+ * without credentials). A bad entry or file is an AdmissionConfigError naming both.
+ */
+export async function loadWebhookCredentials(plugin: string, cfg: PluginConfiguration | undefined): Promise<CredentialResolver> {
+  if (!cfg) return new CredentialResolver();
+  const raw = cfg.configuration;
+  // v1 calls it WebhookAdmissionConfiguration; v1alpha1 called it WebhookAdmission.
+  const legacy = isObj(raw) && raw.kind === 'WebhookAdmission';
+  const doc = checkPluginConfiguration(plugin, cfg, {
+    apiVersions: CONFIG_GROUPS.map((g) => `${g}/${legacy ? 'v1alpha1' : 'v1'}`),
+    kind: legacy ? 'WebhookAdmission' : 'WebhookAdmissionConfiguration',
+    fields: ['kubeConfigFile'],
+  });
+  const file = doc.kubeConfigFile;
+  if (file === undefined || file === '') return new CredentialResolver();
+  const at = `admission plugin ${plugin}: configuration from ${cfg.source}`;
+  if (typeof file !== 'string') throw new AdmissionConfigError(`${at}: kubeConfigFile must be a string`);
+  const full = path.resolve(cfg.dir, file);
+  let text: string;
+  try {
+    text = await readFile(full, 'utf8');
+  } catch (err) {
+    throw new AdmissionConfigError(`${at}: kubeConfigFile: cannot read ${full}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  try {
+    return await parseWebhookKubeconfig(text, path.dirname(full));
+  } catch (err) {
+    if (err instanceof WebhookConfigError) throw new AdmissionConfigError(`${at}: kubeConfigFile ${full}: ${err.message}`);
+    throw err;
+  }
+}

@@ -1,0 +1,142 @@
+// MutatingAdmissionWebhook and ValidatingAdmissionWebhook: the webhooks of the stored
+// Mutating/ValidatingWebhookConfigurations, fed from the bucket (not read per request), called for
+// the requests they match. When the configurations change, the plugin's match follows and the
+// gateways are told at once, so a new webhook takes effect within moments.
+
+import { MAX_ADMISSION_SECONDS } from '../../../../shared/api/admission-match.js';
+import { ADMISSION_GROUP } from '../../../../shared/registry/builtin/admissionregistration/webhook.js';
+import { announceAdmissionInterestChange } from '../../../../shared/bus/service-interest.js';
+import type { ObjectCache } from '../../object-cache.js';
+import { webhookMetrics } from '../../metrics.js';
+import type { AdmissionPlugin, PluginDefinition, PluginDeps, PluginMatch } from '../../types.js';
+import { builtinApiTypes, type ApiTypes } from './api-types.js';
+import { WebhookCaller } from './client.js';
+import { loadWebhookCredentials } from './credentials.js';
+import { dispatchMutating, dispatchValidating, type DispatchEnvironment } from './dispatch.js';
+import { isWebhookConfigurationResource } from './rules.js';
+import { parseServiceResolver, ServiceResolver } from './service-resolver.js';
+import { interestOf, webhooksOf, type Webhook, type WebhookKind } from './webhooks.js';
+
+/** Before the configurations are known: every request, waited for as long as any may take. */
+const UNKNOWN_MATCH: PluginMatch = { timeoutSeconds: MAX_ADMISSION_SECONDS };
+
+export const MUTATING_ADMISSION_WEBHOOK = 'MutatingAdmissionWebhook';
+export const VALIDATING_ADMISSION_WEBHOOK = 'ValidatingAdmissionWebhook';
+
+const CONFIGURATIONS: Record<WebhookKind, { plugin: string; resource: string }> = {
+  mutating: { plugin: MUTATING_ADMISSION_WEBHOOK, resource: 'mutatingwebhookconfigurations' },
+  validating: { plugin: VALIDATING_ADMISSION_WEBHOOK, resource: 'validatingwebhookconfigurations' },
+};
+
+export interface WebhookPluginOptions {
+  /** The API types (equivalents, conversion, defaults); default the built-in registry, built on first use. */
+  types?: () => ApiTypes;
+  /** Sends a review in place of the HTTPS client (unit tests). */
+  post?: DispatchEnvironment['post'];
+}
+
+export async function createWebhookPlugin(kind: WebhookKind, deps: PluginDeps, opts: WebhookPluginOptions = {}): Promise<AdmissionPlugin> {
+  const { plugin: name, resource } = CONFIGURATIONS[kind];
+  const credentials = await loadWebhookCredentials(name, deps.config);
+  const resolver = new ServiceResolver({
+    mappings: parseServiceResolver(deps.options.webhookServiceResolver ?? []),
+    services: () => deps.objects('', 'services'),
+    endpoints: () => deps.objects('', 'endpoints'),
+  });
+  const caller = new WebhookCaller(resolver, credentials);
+  const types = opts.types ?? builtinApiTypes;
+  let namespaces: ObjectCache | undefined;
+  const env: DispatchEnvironment = {
+    types,
+    async namespaceLabels(ns) {
+      const obj = await (namespaces ??= deps.objects('', 'namespaces')).lookup(undefined, ns);
+      return obj ? ((obj.metadata.labels as Record<string, string> | undefined) ?? {}) : null;
+    },
+    post: opts.post ?? ((hook, text) => caller.post(hook, text)),
+    metrics: webhookMetrics(deps.metrics),
+    log: deps.log.child({ plugin: name }),
+  };
+
+  const configurations = deps.objects(ADMISSION_GROUP, resource);
+  let hooks: readonly Webhook[] = [];
+  // Unknown until the configurations are loaded: every request is then offered to the plugin, which waits for them.
+  let match: PluginMatch | undefined;
+  let synced = false;
+  let stopped = false;
+  const rebuild = () => {
+    hooks = webhooksOf(kind, configurations.list());
+    let next: PluginMatch | undefined;
+    try {
+      next = interestOf(hooks, (group, res) => (hooks.some((h) => h.matchPolicy === 'Equivalent') ? types().related(group, res) : []));
+    } catch (err) {
+      // Without the equivalents the match could leave requests out: offer the plugin every request instead.
+      env.log.error({ err }, 'cannot work out which requests the webhooks match; every request is offered to them');
+    }
+    const changed = JSON.stringify(next) !== JSON.stringify(match);
+    match = next;
+    if (changed) announceAdmissionInterestChange(deps.nc);
+  };
+  // Events come in bursts (a watch's first sync): one rebuild per burst.
+  let pending: NodeJS.Immediate | undefined;
+  const off = configurations.onChange(() => {
+    if (synced && !pending) {
+      pending = setImmediate(() => {
+        pending = undefined;
+        if (!stopped) rebuild();
+      });
+    }
+  });
+  const loaded = () => {
+    if (stopped || synced) return;
+    synced = true;
+    rebuild();
+  };
+  // No deadline here: a store that never comes up leaves the plugin waiting, not the process running.
+  void configurations.whenSynced().then(loaded);
+
+  const ready = async () => {
+    if (synced) return;
+    await configurations.ready();
+    loaded();
+  };
+
+  const plugin: AdmissionPlugin = {
+    name,
+    get match() {
+      return match ?? UNKNOWN_MATCH;
+    },
+    async stop() {
+      stopped = true;
+      off();
+      if (pending) clearImmediate(pending);
+      caller.close();
+    },
+  };
+  if (kind === 'mutating') {
+    plugin.mutate = async (req, ctx) => {
+      if (isWebhookConfigurationResource(req.resource)) return;
+      await ready();
+      if (!hooks.length) return;
+      return (await dispatchMutating(env, hooks, req, ctx)) ?? undefined;
+    };
+  } else {
+    plugin.validate = async (req, ctx) => {
+      if (isWebhookConfigurationResource(req.resource)) return;
+      await ready();
+      if (hooks.length) await dispatchValidating(env, hooks, req, ctx);
+    };
+  }
+  return plugin;
+}
+
+export const mutatingWebhookPlugin: PluginDefinition = {
+  name: MUTATING_ADMISSION_WEBHOOK,
+  defaultEnabled: true,
+  create: (deps) => createWebhookPlugin('mutating', deps),
+};
+
+export const validatingWebhookPlugin: PluginDefinition = {
+  name: VALIDATING_ADMISSION_WEBHOOK,
+  defaultEnabled: true,
+  create: (deps) => createWebhookPlugin('validating', deps),
+};
