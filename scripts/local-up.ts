@@ -1,6 +1,8 @@
 // `npm start`: brings the whole API server up on this machine — a JetStream nats-server (unless
-// NATS_URL points at one), then storage, authn, authz, admission and gateway as child processes —
-// and prints how to reach it. State lives in $PLATFORM_LOCAL_DIR (default ./.local) and is created
+// NATS_URL points at one; installed from Debian first when missing, see
+// shared/local/nats-server-binary.ts), then storage, authn, authz, admission, the gateway and the
+// controllers as child processes, their logs readable on a terminal (pretty-log.ts) — and prints
+// how to reach it. State lives in $PLATFORM_LOCAL_DIR (default ./.local) and is created
 // once: the dev CA, certificates, admin token, NATS port and JetStream data survive a restart, so a
 // kubeconfig handed out earlier keeps working. The local nats-server requires TLS (a certificate
 // of the dev CA) and knows one user per service with least-privilege permissions; each service
@@ -22,16 +24,22 @@ import { userInboxPrefix, type NatsUserRole } from '../shared/bus/permissions.js
 import { ServiceName, serviceSubjects } from '../shared/bus/subjects.js';
 import { writeKubeconfig } from '../shared/local/kubeconfig.js';
 import { freePort, startLocalNats, type LocalNats } from '../shared/local/nats-server.js';
+import { ensureNatsServer } from '../shared/local/nats-server-binary.js';
 import { ensureNatsAuth, natsAuthFlags, natsUserEntries, type LocalNatsAuth } from '../shared/local/nats-auth.js';
 import { ADMIN_GROUPS, ADMIN_USER, ensurePki, type LocalPki } from '../shared/local/pki.js';
 import { CONTROLLER_MANAGER_USER } from '../shared/api/groups.js';
-import type { ListenerReport } from '../shared/service-main.js';
+import type { ListenerReport, SupervisorReport } from '../shared/service-main.js';
 import { isEntryPoint } from './entry-point.js';
+import { terminalLineFormat, type LineFormat } from './pretty-log.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Start order: storage provisions the bucket the others rely on; the gateway comes last. */
-export const SERVICE_STAGES: readonly (readonly LocalServiceName[])[] = [['storage'], ['authn', 'authz', 'admission'], ['gateway', 'controllers']];
+/**
+ * Start order: storage provisions the bucket the others rely on; the gateway comes once they
+ * answer; the controllers, an API client of the gateway, once it answers /readyz (started beside
+ * it they would find nothing listening). Stopping goes in reverse.
+ */
+export const SERVICE_STAGES: readonly (readonly LocalServiceName[])[] = [['storage'], ['authn', 'authz', 'admission'], ['gateway'], ['controllers']];
 export type LocalServiceName = 'storage' | 'authn' | 'authz' | 'admission' | 'gateway' | 'controllers';
 
 export interface LocalConfig {
@@ -240,10 +248,16 @@ export function serviceArgs(name: LocalServiceName, ctx: { natsUrl: string; stat
 
 const COLORS = [36, 33, 35, 32, 34, 31];
 
-function prefixer(name: string, index: number): (line: string) => void {
+/**
+ * nats-server's warnings that every start of this set-up gives and that need no action: the users'
+ * passwords sit in plain text in the 0600 configuration local-up writes (docs/operations.md).
+ */
+const EXPECTED_NATS_WARNINGS = ['Plaintext passwords detected'];
+
+function prefixer(name: string, index: number, format: LineFormat): (line: string) => void {
   const label = name.padEnd(9);
   const tag = process.stdout.isTTY ? `\x1b[${COLORS[index % COLORS.length]}m${label}|\x1b[0m ` : `${label}| `;
-  return (line) => process.stdout.write(tag + line + '\n');
+  return (line) => process.stdout.write(format(line).map((l) => tag + l + '\n').join(''));
 }
 
 function pipeLines(child: ChildProcess, write: (line: string) => void): void {
@@ -306,6 +320,55 @@ function listenOutcome(child: ChildProcess, reportMs: number): Promise<ListenOut
   });
 }
 
+/**
+ * Polls the gateway's /readyz as the admin until it answers 200. False when bring-up is stopping,
+ * or when the deadline passed: then it says why and stops everything.
+ */
+async function gatewayReady(url: string, state: LocalState, timeoutMs: number, sup: Supervisor): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  let last = 'no answer';
+  while (!sup.isStopping) {
+    try {
+      const r = await getReadyz(`${url}/readyz?verbose`, state.pki.ca.certPem, state.adminToken);
+      if (r.status === 200) return true;
+      last = `HTTP ${r.status}: ${r.body.trim().split('\n').filter((l) => l.startsWith('[-]')).join(', ') || r.body.trim().slice(0, 200)}`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    if (Date.now() > until) {
+      process.stderr.write(`\nlocal-up: ${url}/readyz did not answer 200 within ${Math.round(timeoutMs / 1000)} s (last: ${last}); stopping everything\n`);
+      await sup.shutdown(1);
+      return false;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return false;
+}
+
+/**
+ * How long the banner waits for the controllers to report `ready` (leading, caches synced): past
+ * upstream's 15 s lease, which a controllers process killed earlier may still hold.
+ */
+const CONTROLLERS_READY_WAIT_MS = 20_000;
+
+/** Resolves when the child reports `ready`, exits, or after `ms`, whichever comes first. */
+function readyReport(child: ChildProcess, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', done);
+      resolve();
+    };
+    const onMessage = (m: SupervisorReport) => {
+      if (m?.type === 'ready') done();
+    };
+    const timer = setTimeout(done, ms);
+    child.on('message', onMessage);
+    child.once('exit', done);
+  });
+}
+
 function getReadyz(url: string, ca: string, token: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = https.get(url, { ca, headers: { authorization: `Bearer ${token}` }, timeout: 2_000, agent: false }, (res) => {
@@ -343,7 +406,8 @@ class Supervisor {
   readonly finished = new Promise<void>((r) => (this.done = r));
   private readonly reaper: ChildProcess;
 
-  constructor() {
+  /** `format`: how the children's output lines are shown (pretty-log.ts). */
+  constructor(private readonly format: LineFormat) {
     // Its own process group and an IPC channel: it outlives this process if this one is killed
     // outright, and then stops the children (see scripts/reaper.mjs).
     this.reaper = spawn(process.execPath, [path.join(REPO_ROOT, 'scripts', 'reaper.mjs')], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], detached: true });
@@ -420,18 +484,20 @@ class Supervisor {
    * port it reports bound, or null once bring-up is stopping. A port another program took between
    * the choice and the bind is no reason to stop: the service is started again on another free
    * port, unless the user named the port. A service that says nothing within `reportMs` is taken
-   * to serve on the port it was given.
+   * to serve on the port it was given. `ready` resolves once it reports being at work (or cannot).
    */
-  async spawnListening(name: LocalServiceName, argsAt: (port: number) => string[], at: { port: number; named: boolean; reportMs: number }, servicesDir: string, index: number): Promise<number | null> {
+  async spawnListening(name: LocalServiceName, argsAt: (port: number) => string[], at: { port: number; named: boolean; reportMs: number; readyMs: number }, servicesDir: string, index: number): Promise<{ port: number; ready: Promise<void> } | null> {
     let port = at.port;
     for (let attempt = 1; ; attempt++) {
       const spawnOne = this.spawner(name, argsAt(port), servicesDir, index);
       const child = spawnOne();
+      // Listened for from the start: the report may come right after the listener's.
+      const ready = readyReport(child, at.readyMs);
       const outcome = await listenOutcome(child, at.reportMs);
       if (outcome.kind === 'listening' || outcome.kind === 'silent') {
         const r: Restartable = { name, failures: 0, startedAt: Date.now(), start: async () => spawnOne() };
         this.watch(child, r);
-        return outcome.kind === 'listening' ? outcome.port : port;
+        return { port: outcome.kind === 'listening' ? outcome.port : port, ready };
       }
       if (this.stopping) return null;
       const taken = outcome.kind === 'address-in-use';
@@ -452,7 +518,7 @@ class Supervisor {
   private spawner(name: LocalServiceName, args: string[], servicesDir: string, index: number): () => ChildProcess {
     const main = path.join(servicesDir, name, 'main.ts');
     if (!existsSync(main)) throw new Error(`${main} does not exist`);
-    const log = prefixer(name, index);
+    const log = prefixer(name, index, this.format);
     return (): ChildProcess => {
       // detached: a terminal Ctrl-C reaches only this process, which then stops the services in
       // order. The IPC channel is the service's lifeline: it exits when this process is gone.
@@ -516,6 +582,9 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const cfg = localConfigFromEnv();
+  // Before anything is written or started: a machine without nats-server gets it (as root) or is
+  // told the command. `--init-only` (docker compose's init) and an external NATS_URL need none.
+  if (!argv.includes('--init-only') && !cfg.natsUrl) ensureNatsServer((line) => process.stdout.write(`local-up: ${line}\n`));
   const state = await prepareLocalState(cfg);
   const rel = (p: string) => path.relative(process.cwd(), p) || '.';
   if (argv.includes('--init-only')) {
@@ -523,7 +592,8 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
 
-  const sup = new Supervisor();
+  const format = await terminalLineFormat(process.stdout.isTTY);
+  const sup = new Supervisor(format);
   process.once('exit', () => sup.killAll());
   const onSignal = (sig: NodeJS.Signals) => {
     if (sup.isStopping) return;
@@ -555,8 +625,9 @@ async function main(argv: string[]): Promise<number> {
         `NATS port ${natsPort} (remembered in ${rel(path.join(cfg.dir, 'nats-port'))}) is in use — is another \`npm start\` running? ` + `Stop it, or delete that file to pick a new port, or set NATS_URL to use a running server.`,
       );
     }
-    const natsLog = prefixer('nats', 5);
-    natsUrl = (await sup.startNats(path.join(cfg.dir, 'nats'), natsPort, state.nats, (chunk) => chunk.split('\n').filter(Boolean).forEach(natsLog))).url;
+    const natsLog = prefixer('nats', 5, format);
+    const shown = (line: string) => line !== '' && !EXPECTED_NATS_WARNINGS.some((w) => line.includes(w));
+    natsUrl = (await sup.startNats(path.join(cfg.dir, 'nats'), natsPort, state.nats, (chunk) => chunk.split('\n').filter(shown).forEach(natsLog))).url;
   }
   const natsAuth = sup.nats ? state.nats : undefined;
 
@@ -567,27 +638,27 @@ async function main(argv: string[]): Promise<number> {
     name: 'platform-local-up',
     ...(monitor && natsAuth ? { user: monitor.user, password: monitor.password, tls: { caFile: natsAuth.caFile }, inboxPrefix: userInboxPrefix(monitor.user) } : {}),
   });
+  const url = `https://127.0.0.1:${cfg.port}`;
   // The port the controllers bound, once they say so (another, if theirs was taken meanwhile).
-  let controllersBound: Promise<number | null> = Promise.resolve(controllersPort);
+  let controllersBound: Promise<{ port: number; ready: Promise<void> } | null> = Promise.resolve(null);
   try {
     let index = 0;
     for (const stage of SERVICE_STAGES) {
       if (sup.isStopping) break;
       const argsOf = (name: LocalServiceName, onPort: number) => serviceArgs(name, { natsUrl: natsUrl!, state, port: cfg.port, controllersPort: onPort, metricsPorts, ...(natsAuth ? { natsAuth } : {}) });
-      const started: Array<{ name: LocalServiceName; child: ChildProcess }> = [];
-      for (const name of stage) {
-        if (name !== 'controllers') {
-          started.push({ name, child: sup.spawnService(name, argsOf(name, controllersPort), cfg.servicesDir, index++) });
-          continue;
-        }
+      if (stage.includes('controllers')) {
+        if (!(await gatewayReady(url, state, cfg.readyTimeoutMs, sup))) break;
         // Its port may be taken between the check above and its bind: it then binds another.
-        const at = { port: controllersPort, named: cfg.controllersPortExplicit, reportMs: cfg.readyTimeoutMs };
-        controllersBound = sup.spawnListening(name, (port) => argsOf(name, port), at, cfg.servicesDir, index++);
+        const at = { port: controllersPort, named: cfg.controllersPortExplicit, reportMs: cfg.readyTimeoutMs, readyMs: CONTROLLERS_READY_WAIT_MS };
+        controllersBound = sup.spawnListening('controllers', (port) => argsOf('controllers', port), at, cfg.servicesDir, index++);
         controllersBound.catch(() => undefined); // awaited below; not unhandled meanwhile
+        continue;
       }
-      if (stage.includes('gateway')) break;
+      const started = stage.map((name) => ({ name, child: sup.spawnService(name, argsOf(name, controllersPort), cfg.servicesDir, index++) }));
+      // The gateway is no $SRV service: /readyz tells when it serves.
+      if (stage.includes('gateway')) continue;
       // Wait until each answers $SRV.PING so the next stage finds its dependencies; a service that
-      // never registers is reported but not fatal — /readyz below is the real verdict.
+      // never registers is reported but not fatal — /readyz is the real verdict.
       const results = await Promise.all(started.map(async (s) => ({ ...s, ok: await waitForPing(nc, ServiceName[s.name as keyof typeof ServiceName], s.child, 20_000) })));
       if (results.some((r) => r.child.exitCode !== null || r.child.signalCode !== null)) {
         await sup.finished; // the exit watcher is stopping everything
@@ -599,27 +670,11 @@ async function main(argv: string[]): Promise<number> {
     await nc.close();
   }
 
-  const url = `https://127.0.0.1:${cfg.port}`;
-  const until = Date.now() + cfg.readyTimeoutMs;
-  let last = 'no answer';
-  while (!sup.isStopping) {
-    try {
-      const r = await getReadyz(`${url}/readyz?verbose`, state.pki.ca.certPem, state.adminToken);
-      if (r.status === 200) break;
-      last = `HTTP ${r.status}: ${r.body.trim().split('\n').filter((l) => l.startsWith('[-]')).join(', ') || r.body.trim().slice(0, 200)}`;
-    } catch (err) {
-      last = (err as Error).message;
-    }
-    if (Date.now() > until) {
-      process.stderr.write(`\nlocal-up: ${url}/readyz did not answer 200 within ${Math.round(cfg.readyTimeoutMs / 1000)} s (last: ${last}); stopping everything\n`);
-      await sup.shutdown(1);
-      break;
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-
-  const boundControllersPort = await controllersBound;
-  if (!sup.isStopping && boundControllersPort !== null) {
+  const controllers = await controllersBound;
+  // Their start-up lines come before the banner, which stays the last thing on the screen. Those
+  // lines travel by the pipe and the report by the IPC channel: the pipe gets a moment to catch up.
+  if (controllers) await controllers.ready.then(() => new Promise((r) => setTimeout(r, 200)));
+  if (!sup.isStopping && controllers) {
     sup.up = true;
     const lines = [
       '',
@@ -628,7 +683,7 @@ async function main(argv: string[]): Promise<number> {
       ...(natsAuth ? [`             TLS (CA ${rel(natsAuth.caFile)}), one user per service; passwords in ${rel(natsAuth.dir)}/`] : []),
       ...sup.running.map((r) => `  ${r.name.padEnd(10)} pid ${r.child.pid}`),
       `  API        ${url}`,
-      `  controllers https://127.0.0.1:${boundControllersPort}/readyz  (health; each controller as its own service account)`,
+      `  controllers https://127.0.0.1:${controllers.port}/readyz  (health; each controller as its own service account)`,
       `  metrics    ${url}/metrics (system:monitoring or admin); unauthenticated, loopback only:`,
       `             ${METRICS_LISTENERS.map((n) => `${n} http://127.0.0.1:${metricsPorts[n]}/metrics`).join('\n             ')}`,
       '',

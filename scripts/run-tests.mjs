@@ -1,11 +1,18 @@
-// Runs every test file with node's test runner (Node 20 has no glob support in --test).
-// `--unit` restricts the run to the pure modules' tests (no NATS needed).
+// Runs test files with node's test runner (Node 20 has no glob support in --test).
+//   node scripts/run-tests.mjs [--unit] [path-substring ...]
+// `--unit` runs the tests under shared/: the pure modules' tests, which need no NATS (the test
+// harness refuses to start one in such a run). Shared modules tested against a real nats-server
+// are in test/integration/. A run that selects any other test first makes sure nats-server is
+// there (shared/local/nats-server-binary.ts: found off PATH too, installed from Debian as root, or
+// the command to run is said) and hands its path to the tests as NATS_SERVER_BIN.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { tsImport } from 'tsx/esm/api';
 
+const UNIT_ROOTS = ['shared'];
 const unitOnly = process.argv.includes('--unit');
-const roots = unitOnly ? ['shared'] : ['shared', 'services', 'scripts', 'test'];
+const roots = unitOnly ? UNIT_ROOTS : [...UNIT_ROOTS, 'services', 'scripts', 'test'];
 const files = [];
 function walk(dir) {
   for (const name of readdirSync(dir)) {
@@ -19,5 +26,24 @@ for (const r of roots) walk(r);
 files.sort();
 const extra = process.argv.slice(2).filter((a) => a !== '--unit');
 const selected = extra.length ? files.filter((f) => extra.some((e) => f.includes(e))) : files;
-const res = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...selected], { stdio: 'inherit' });
+if (selected.length === 0) {
+  process.stderr.write(`run-tests: no test file under ${roots.join(', ')} matches ${extra.join(' ')}\n`);
+  process.exit(1);
+}
+
+const env = { ...process.env };
+if (unitOnly) env.PLATFORM_TEST_UNIT = '1';
+else if (selected.some((f) => !UNIT_ROOTS.some((r) => f.startsWith(r + path.sep)))) {
+  const { ensureNatsServer } = await tsImport('../shared/local/nats-server-binary.ts', import.meta.url);
+  try {
+    env.NATS_SERVER_BIN = ensureNatsServer((line) => process.stdout.write(`run-tests: ${line}\n`));
+  } catch (err) {
+    process.stderr.write(`run-tests: ${err.message}\n`);
+    process.exit(1);
+  }
+}
+// --enable-source-maps: node's runner then reports a failing test's location as its line in the
+// .ts file rather than a position in tsx's transpiled output (`file.ts:2:1029`).
+const args = ['--enable-source-maps', '--import', 'tsx', '--test', '--test-concurrency=2', ...selected];
+const res = spawnSync(process.execPath, args, { stdio: 'inherit', env });
 process.exit(res.status ?? 1);

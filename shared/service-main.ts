@@ -72,8 +72,15 @@ export type ListenerReport =
   | { type: 'listening'; listener: string; port: number }
   | { type: 'address-in-use'; listener: string; port: number };
 
+/**
+ * A listener report, or `ready` from a service whose work starts after its listener (the
+ * controllers: leading, their caches synced), so that `npm start` prints its banner after the
+ * service's start-up lines rather than in their middle.
+ */
+export type SupervisorReport = ListenerReport | { type: 'ready' };
+
 /** Sends `report` to the supervisor, if there is one; resolves once it is handed over (an exit right after must not lose it). */
-export function reportToSupervisor(report: ListenerReport): Promise<void> {
+export function reportToSupervisor(report: SupervisorReport): Promise<void> {
   const send = process.send?.bind(process);
   if (!send || !process.connected) return Promise.resolve();
   return new Promise((resolve) => send(report, undefined, undefined, () => resolve()));

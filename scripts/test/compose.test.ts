@@ -13,6 +13,7 @@ import { connect } from '@nats-io/transport-node';
 import YAML from 'yaml';
 import { NatsUser, userInboxPrefix, type NatsUserRole } from '../../shared/bus/permissions.js';
 import { freePort, NATS_MAX_PAYLOAD } from '../../shared/local/nats-server.js';
+import { findNatsServer } from '../../shared/local/nats-server-binary.js';
 import { prepareLocalState } from '../local-up.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -95,7 +96,7 @@ test('compose - NATS requires TLS and the users init writes; each service connec
 
   // What init writes (local-up --init-only with compose's settings) and deploy/nats.conf, laid out as
   // the nats container sees them, run by a real nats-server: TLS and the users work as compose needs.
-  const natsServer = ['/usr/sbin/nats-server', ...(process.env.PATH ?? '').split(':').map((d) => `${d}/nats-server`)].find((f) => existsSync(f));
+  const natsServer = findNatsServer();
   if (!natsServer) return;
   const etc = await mkdtemp(path.join(os.tmpdir(), 'compose-nats-'));
   const proc: { child?: ChildProcess } = {};

@@ -116,6 +116,7 @@ async function main(): Promise<void> {
     }
     await reportToSupervisor({ type: 'listening', listener: 'secure-port', port: server.port });
   }
+  void service.leading.then(() => reportToSupervisor({ type: 'ready' }));
   stopOnSignals(async () => {
     await service.stop();
     await server?.close();

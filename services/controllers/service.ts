@@ -190,7 +190,9 @@ export function createControllersService(d: ControllersServiceDeps): Controllers
         },
         onStoppedLeading() {
           leader = false;
-          d.log.warn({ identity }, 'leadership lost or given up; controllers stopped');
+          // Giving the lease up on the way out is the normal end of a term; losing it is not.
+          if (stopAll.signal.aborted) d.log.info({ identity }, 'leadership given up; controllers stopped');
+          else d.log.warn({ identity }, 'leadership lost; controllers stopped');
           pending = pending.then(stopControllers);
         },
         onError: (err) => d.log.warn({ err }, 'leader election: lease not acquired or renewed'),

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { AuditEvent, AuditRequest } from './event.js';
 import { wallClockMs } from './event.js';
 import type { AuditAttributes, AuditSubject, PolicyChecker, RequestAuditConfig } from './policy.js';
-import type { Level, Stage } from './types.js';
+import { Stage, type Level } from './types.js';
 
 export const BackendMode = { Batch: 'batch', Blocking: 'blocking', BlockingStrict: 'blocking-strict' } as const;
 export type BackendMode = (typeof BackendMode)[keyof typeof BackendMode];
@@ -64,6 +64,13 @@ export interface BatchOptions {
 
 /** How long shutdown waits for batches in flight before their retries are abandoned (and counted). */
 const SHUTDOWN_WAIT_MS = 10_000;
+
+/**
+ * How long the auditor's shutdown waits for records still open to end. A watch's last stage is
+ * emitted on its response's 'close' event, which (seen with the gateway's TLS server) can fire some
+ * milliseconds after the server reported itself closed.
+ */
+const RECORDS_END_WAIT_MS = 2_000;
 
 export function createBackend(writer: AuditWriter, mode: BackendMode, batch: BatchOptions, errors: AuditErrors, log: Logger): AuditBackend {
   return mode === BackendMode.Batch ? new BufferedBackend(writer, batch, errors, log) : new BlockingBackend(writer, mode === BackendMode.BlockingStrict, errors);
@@ -269,6 +276,10 @@ export function auditErrors(metrics: AuditMetrics, log: Logger): AuditErrors {
 
 /** The policy and the backends of a server: what the audit filter talks to. */
 export class Auditor {
+  /** Records between RequestReceived and their last stage: shutdown lets them end before the backends close. */
+  private readonly open = new Set<AuditRequest>();
+  private allEnded: (() => void) | null = null;
+
   constructor(
     private readonly checker: PolicyChecker,
     private readonly backends: readonly AuditBackend[],
@@ -287,6 +298,9 @@ export class Auditor {
    * or the stage is omitted); otherwise a promise that is false when a blocking-strict backend failed.
    */
   emit(req: AuditRequest, stage: Stage, at = wallClockMs()): Promise<boolean> | undefined {
+    // Tracked whether or not the policy omits the stage: the record is open all the same.
+    if (stage === Stage.RequestReceived) this.open.add(req);
+    else if (stage === Stage.ResponseComplete || stage === Stage.Panic) this.ended(req);
     const ev = req.event(stage, at);
     if (!ev) return undefined;
     this.metrics.event();
@@ -303,7 +317,29 @@ export class Auditor {
     this.metrics.rejected();
   }
 
+  /**
+   * Called once the server has stopped: the records of requests that were still ending (a watch
+   * whose response is closing) get their last stage written before the backends flush and close,
+   * as upstream's handlers finish before its audit backend shuts down.
+   */
   async shutdown(): Promise<void> {
+    await this.recordsEnded(RECORDS_END_WAIT_MS);
     await Promise.all(this.backends.map((b) => b.shutdown()));
+  }
+
+  private ended(req: AuditRequest): void {
+    this.open.delete(req);
+    if (this.open.size === 0) this.allEnded?.();
+  }
+
+  private recordsEnded(deadlineMs: number): Promise<void> {
+    if (this.open.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, deadlineMs);
+      this.allEnded = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 }

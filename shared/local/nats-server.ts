@@ -1,8 +1,8 @@
 // Spawns a local nats-server with JetStream for `npm start` and the test suites, and writes the
 // configuration files NATS runs with (here and in docker compose): TLS, and one user per service
-// with the permissions of shared/bus/permissions.ts. The binary comes from PATH (`.ci/run`
-// installs Debian's package). max_payload is raised because objects may be 1.5 MB and request
-// bodies 3 MiB.
+// with the permissions of shared/bus/permissions.ts. The binary is found by nats-server-binary.ts
+// (PATH, then /usr/sbin where Debian's package puts it, or NATS_SERVER_BIN). max_payload is raised
+// because objects may be 1.5 MB and request bodies 3 MiB.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdir, readdir, rename, writeFile } from 'node:fs/promises';
@@ -12,6 +12,7 @@ import { BUS_ACCOUNT, STORE_ACCOUNT, STORE_MAX_CONSUMERS, natsStoreServices, typ
 import { DEFAULT_BUCKET } from '../api/groups.js';
 import { streamName } from '../bus/streams.js';
 import { changeLogStream } from '../bus/streams.js';
+import { natsServerBinary } from './nats-server-binary.js';
 
 export const NATS_MAX_PAYLOAD = 8 * 1024 * 1024;
 
@@ -240,8 +241,8 @@ export async function startLocalNats(
       ...(opts.profPort ? { profPort: opts.profPort } : {}),
     }), { mode: 0o600 });
   await chmod(conf, 0o600);
-  const child = spawn(opts.binary ?? process.env.NATS_SERVER_BIN ?? 'nats-server', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached ?? false });
-  const spawnError = new Promise<never>((_, reject) => child.once('error', (e) => reject(new Error(`cannot start nats-server: ${e.message} (install it: apt-get install -y nats-server)`))));
+  const child = spawn(opts.binary ?? natsServerBinary(), ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached ?? false });
+  const spawnError = new Promise<never>((_, reject) => child.once('error', (e) => reject(new Error(`cannot start nats-server: ${e.message}`))));
   const onData = (b: Buffer) => opts.log?.(b.toString());
   child.stdout?.on('data', onData);
   child.stderr?.on('data', onData);

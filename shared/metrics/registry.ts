@@ -148,9 +148,10 @@ export class MetricsRegistry extends PromRegistry {
     const has = this.getSingleMetric(e.name) === (e.metric as unknown);
     if (want && !has) super.registerMetric(e.metric as unknown as Metric<string>);
     else if (!want && has) this.removeSingleMetric(e.name);
-    if (!want || e.state === MetricState.Active || e.warned || !this.log) return;
+    // A deprecated metric says so in its HELP only, as upstream's: a warning at every start would
+    // ask the operator for nothing. Showing a hidden one is the operator's override: that is logged.
+    if (!want || e.state !== MetricState.Hidden || e.warned || !this.log) return;
     e.warned = true;
-    if (e.state === MetricState.Hidden) this.log.warn({ metric: e.name, deprecatedVersion: e.deprecatedVersion }, `Hidden metrics (${e.name}) have been manually overridden, showing this very deprecated metric.`);
-    else this.log.warn({ metric: e.name, deprecatedVersion: e.deprecatedVersion }, `metric ${e.name} is deprecated since ${e.deprecatedVersion}`);
+    this.log.warn({ metric: e.name, deprecatedVersion: e.deprecatedVersion }, `Hidden metrics (${e.name}) have been manually overridden, showing this very deprecated metric.`);
   }
 }

@@ -19,7 +19,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,6 +41,7 @@ import { resolvePlugins } from '../../services/admission/config.js';
 import { featureGatesFromFlag } from '../../shared/config/feature-gates.js';
 import { parseServiceNetwork } from '../../shared/registry/builtin/core/service-network.js';
 import { freePort, NATS_MAX_PAYLOAD } from '../../shared/local/nats-server.js';
+import { findNatsServer } from '../../shared/local/nats-server-binary.js';
 import { NatsUser, natsPermissions, type NatsUserRole } from '../../shared/bus/permissions.js';
 import { busOptionsFrom, connectBus } from '../../shared/bus/connect.js';
 import { natsOptions } from '../../shared/config/options.js';
@@ -104,7 +105,7 @@ function dryRunApply(k: Kubectl, namespace: string, text: string) {
   return k.run(['apply', '--dry-run=server', '-n', namespace, '-f', '-'], { input: text, timeoutMs: 60_000 });
 }
 
-const natsServer = ['/usr/sbin/nats-server', ...(process.env.PATH ?? '').split(':').map((d) => `${d}/nats-server`)].find((p) => existsSync(p));
+const natsServer = findNatsServer();
 
 describe('helm chart', { skip }, () => {
   let bin: string;

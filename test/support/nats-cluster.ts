@@ -11,6 +11,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connectBus } from '../../shared/bus/connect.js';
 import { freePort, NATS_MAX_PAYLOAD } from '../../shared/local/nats-server.js';
+import { natsServerBinary } from '../../shared/local/nats-server-binary.js';
 
 export interface ClusterNode {
   name: string;
@@ -82,7 +83,7 @@ export async function startTestNatsCluster(size = 3): Promise<TestNatsCluster> {
     const conf = path.join(dir, `${node.name}.conf`);
     await mkdir(path.join(dir, node.name), { recursive: true });
     await writeFile(conf, nodeConfig(node, nodes, dir));
-    const child = spawn(process.env.NATS_SERVER_BIN ?? 'nats-server', ['-c', conf], { stdio: 'ignore' });
+    const child = spawn(natsServerBinary(), ['-c', conf], { stdio: 'ignore' });
     node.process = child;
     const until = Date.now() + 15_000;
     while (!(await listening(node.port))) {

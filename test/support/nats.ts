@@ -1,7 +1,8 @@
 // Test harness: a real NATS with JetStream per suite. Uses NATS_URL when given, a container when a
 // Docker engine answers and holds the image (nats-container.ts: never a pull), and otherwise
-// spawns nats-server from PATH on a free port with a temporary store. The broker is never mocked. startSecureTestNats runs one with
-// TLS and the per-service users, as `npm start` does.
+// spawns nats-server (found by shared/local/nats-server-binary.ts) on a free port with a temporary
+// store. The broker is never mocked. startSecureTestNats runs one with TLS and the per-service
+// users, as `npm start` does.
 
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -27,7 +28,13 @@ export interface TestNats {
   stop(): Promise<void>;
 }
 
+/** `npm run test:unit` promises no broker: a test that needs one belongs in test/integration/ (or beside its service). */
+function refuseInUnitRun(): void {
+  if (process.env.PLATFORM_TEST_UNIT) throw new Error('this test starts NATS, but unit tests (npm run test:unit, shared/**) run without one: move it to test/integration/');
+}
+
 export async function startTestNats(): Promise<TestNats> {
+  refuseInUnitRun();
   const conns: NatsConnection[] = [];
   const connectTo = (url: string) => async (name = 'test') => {
     const nc = await connectBus({ url, name });
@@ -111,6 +118,7 @@ export interface SecureTestNats {
  * names files on this machine.
  */
 export async function startSecureTestNats(opts: { bucket?: string; verifyClients?: boolean } = {}): Promise<SecureTestNats> {
+  refuseInUnitRun();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'platform-secure-nats-'));
   const ca = await createCA('platform-test-nats-ca');
   const server = await issueServingCert(ca, { commonName: 'platform-nats' });

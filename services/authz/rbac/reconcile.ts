@@ -168,7 +168,8 @@ async function step(deps: ReconcileDeps, t: ReconcileTarget): Promise<void> {
   if (!current) {
     if (req.namespace) await ensureNamespace(deps, req.namespace);
     await internal.store.create(req, cloneJson(t.object));
-    deps.log.info({ resource: t.resource, namespace: req.namespace, name }, 'created default RBAC object');
+    // `object`, not `name`: that key is the logger's (the service), and a second one would hide it.
+    deps.log.info({ resource: t.resource, namespace: req.namespace, object: name }, 'created default RBAC object');
     return;
   }
   const r = reconcileObject(t, current.object, deps.autoupdateAnnotation);

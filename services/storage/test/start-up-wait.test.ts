@@ -14,10 +14,11 @@ import { pino } from 'pino';
 import type { Logger } from '../../../shared/log.js';
 import { connectBus } from '../../../shared/bus/connect.js';
 import { freePort } from '../../../shared/local/nats-server.js';
+import { natsServerBinary } from '../../../shared/local/nats-server-binary.js';
 import { JetStreamStartTimeoutError } from '../../../shared/store/wait-for-jetstream.js';
 import { createStorageService } from '../service.js';
 
-const NATS = process.env.NATS_SERVER_BIN ?? 'nats-server';
+const NATS = natsServerBinary();
 
 async function natsServer(port: number, jetstreamDir?: string): Promise<ChildProcess> {
   const args = ['-a', '127.0.0.1', '-p', String(port), ...(jetstreamDir ? ['-js', '-sd', jetstreamDir] : [])];

@@ -172,3 +172,20 @@ test('audit auditor - every backend gets each event; levels and events are count
   assert.deepEqual([one.batches, two.batches], [[['x']], [['x']]]);
   assert.equal(counts.events, 1);
 });
+
+test('audit auditor - shutdown lets a record still ending (a watch whose response is closing) write its last stage', async () => {
+  const metrics: AuditMetrics = { event: () => undefined, level: () => undefined, error: () => undefined, rejected: () => undefined };
+  const w = recordingWriter();
+  const e = countingErrors();
+  const a = new Auditor(new PolicyChecker(parsePolicy('apiVersion: audit.platform.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n')), [createBackend(w.writer, BackendMode.Batch, batch(), e.errors, silentLogger())], metrics);
+  const watch = new AuditRequest({ ...event('w').request.init, verb: 'watch' });
+  a.emit(watch, Stage.RequestReceived);
+  const stopped = a.shutdown();
+  await sleep(20);
+  assert.equal(w.closed, false, 'the backend waits for the open record');
+  a.emit(watch, Stage.ResponseComplete);
+  await stopped;
+  assert.deepEqual(w.batches.flat(), ['w', 'w'], 'RequestReceived and ResponseComplete both written');
+  assert.equal(w.closed, true);
+  assert.equal(e.counted.size, 0, 'nothing dropped');
+});

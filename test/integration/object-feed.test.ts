@@ -2,12 +2,12 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { startTestNats, type TestNats } from '../../../test/support/nats.js';
-import { openObjectBucket } from '../kv-bucket.js';
-import { encodeKey } from '../key-codec.js';
-import { groupFilter, resourceFilter, startObjectFeed, type FeedEvent } from '../object-feed.js';
-import { silentLogger } from '../../log.js';
-import type { ObjectRef } from '../../api/types.js';
+import { startTestNats, type TestNats } from '../support/nats.js';
+import { openObjectBucket } from '../../shared/store/kv-bucket.js';
+import { encodeKey } from '../../shared/store/key-codec.js';
+import { groupFilter, resourceFilter, startObjectFeed, type FeedEvent } from '../../shared/store/object-feed.js';
+import { silentLogger } from '../../shared/log.js';
+import type { ObjectRef } from '../../shared/api/types.js';
 
 let nats: TestNats;
 let nc: NatsConnection;

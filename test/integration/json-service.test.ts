@@ -5,10 +5,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { startTestNats, type TestNats } from '../../../test/support/nats.js';
-import { busRequest } from '../client.js';
-import { jsonEndpoint, startJsonService } from '../service.js';
-import { Subjects } from '../subjects.js';
+import { startTestNats, type TestNats } from '../support/nats.js';
+import { busRequest } from '../../shared/bus/client.js';
+import { jsonEndpoint, startJsonService } from '../../shared/bus/service.js';
+import { Subjects } from '../../shared/bus/subjects.js';
 
 describe('startJsonService', () => {
   let nats: TestNats;

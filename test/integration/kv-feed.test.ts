@@ -5,10 +5,10 @@ import { pino } from 'pino';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { startTestNats, type TestNats } from '../../../test/support/nats.js';
-import { openObjectBucket } from '../kv-bucket.js';
-import { startKvFeed } from '../kv-feed.js';
-import type { Logger } from '../../log.js';
+import { startTestNats, type TestNats } from '../support/nats.js';
+import { openObjectBucket } from '../../shared/store/kv-bucket.js';
+import { startKvFeed } from '../../shared/store/kv-feed.js';
+import type { Logger } from '../../shared/log.js';
 
 let nats: TestNats;
 let nc: NatsConnection;

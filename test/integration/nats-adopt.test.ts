@@ -8,8 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { Kvm } from '@nats-io/kv';
-import { startLocalNats } from '../nats-server.js';
-import { NATS_USER_ROLES, NatsUser, natsPermissions } from '../../bus/permissions.js';
+import { startLocalNats } from '../../shared/local/nats-server.js';
+import { NATS_USER_ROLES, NatsUser, natsPermissions } from '../../shared/bus/permissions.js';
 
 test('local NATS - a bucket from before the store account keeps its entries', async () => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'platform-adopt-'));
