@@ -17,6 +17,7 @@ import { freePort } from '../../shared/local/nats-server.js';
 import { startTestNats, type TestNats } from '../support/nats.js';
 import { cleanEnv, spawnProcess, tail, type Proc } from '../support/processes.js';
 import { sleep } from './helpers.js';
+import { Informer } from '../support/write-load.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SERVICES = ['storage', 'authn', 'authz', 'admission', 'gateway'] as const;
@@ -104,60 +105,12 @@ describe('faults: each service killed while it is the only replica', { timeout: 
 
   it('clear 503/504 while a service is gone, recovery after restart, nothing acknowledged lost, no silent watch gap', async () => {
     const acked = new Map<string, string>(); // name → resourceVersion acknowledged
-    const seen = new Map<string, string>(); // the watcher's view: name → resourceVersion
     const outage: number[] = [];
     let stop = false;
-    let stopWatch = false;
-    let relists = 0;
-    let rv = '';
 
-    // A watcher as an informer runs it: list, watch from the list's version, resume from the last
-    // event's version after a broken connection, relist after 410.
-    const watcher = (async () => {
-      while (!stopWatch) {
-        if (!rv) {
-          const list = await send('GET', CM).catch(() => null);
-          if (list?.status !== 200) {
-            await sleep(200);
-            continue;
-          }
-          const l = JSON.parse(list.body);
-          seen.clear();
-          for (const o of l.items) seen.set(o.metadata.name, o.metadata.resourceVersion);
-          rv = l.metadata.resourceVersion;
-          relists++;
-        }
-        const gone = await new Promise<boolean>((resolve) => {
-          const req = http.get(`${url()}${CM}?watch=1&allowWatchBookmarks=true&resourceVersion=${rv}&timeoutSeconds=30`, { agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
-            if (res.statusCode !== 200) {
-              res.resume();
-              return resolve(res.statusCode === 410);
-            }
-            let buf = '';
-            res.on('data', (d: Buffer) => {
-              buf += d.toString();
-              for (let i; (i = buf.indexOf('\n')) >= 0; ) {
-                const line = buf.slice(0, i);
-                buf = buf.slice(i + 1);
-                if (!line.trim()) continue;
-                const e = JSON.parse(line);
-                if (e.type === 'ERROR') return resolve(e.object.code === 410);
-                rv = e.object.metadata.resourceVersion;
-                if (e.type === 'DELETED') seen.delete(e.object.metadata.name);
-                else if (e.type !== 'BOOKMARK') seen.set(e.object.metadata.name, rv);
-              }
-            });
-            res.on('end', () => resolve(false));
-            res.on('error', () => resolve(false));
-          });
-          req.on('error', () => resolve(false));
-          const check = setInterval(() => stopWatch && req.destroy(), 100);
-          req.on('close', () => clearInterval(check));
-        });
-        if (gone) rv = '';
-        else await sleep(100);
-      }
-    })();
+    // A watcher as an informer runs it: list, watch from the list's version, resume from the
+    // last event's version after a broken connection, relist after 410.
+    const watcher = new Informer({ url: url(), token }, CM);
 
     const writers = [0, 1, 2].map(async (w) => {
       for (let i = 0; !stop; i++) {
@@ -185,9 +138,8 @@ describe('faults: each service killed while it is the only replica', { timeout: 
     stop = true;
     await Promise.all(writers);
     const final = JSON.parse((await send('GET', CM)).body);
-    for (let until = Date.now() + 15_000; Number(rv) < Number(final.metadata.resourceVersion) && Date.now() < until; ) await sleep(100);
-    stopWatch = true;
-    await watcher;
+    for (let until = Date.now() + 15_000; Number(watcher.rv) < Number(final.metadata.resourceVersion) && Date.now() < until; ) await sleep(100);
+    await watcher.stop();
 
     // Every failure was a clear retryable answer: 503/504 from the gateway, or no connection while it was down.
     const unexpected = outage.filter((s) => ![503, 504, -1].includes(s));
@@ -198,9 +150,9 @@ describe('faults: each service killed while it is the only replica', { timeout: 
     for (const [name, rv] of acked) assert.equal(stored.get(name), rv, `acknowledged ${name} is stored at its acknowledged version`);
 
     // The watcher's view matches what is stored as of its last event (all writes have stopped).
-    const watched = [...seen].filter(([n]) => !n.startsWith('probe-')).sort();
+    const watched = [...watcher.seen].filter(([n]) => !n.startsWith('probe-')).sort();
     const expected = [...stored].filter(([n]) => !n.startsWith('probe-')).sort();
     assert.deepEqual(watched, expected, 'the watcher ends with the stored state');
-    console.log(`faults: ${acked.size} writes acknowledged, ${outage.length} refused during outages (${[...new Set(outage)].join(',')}), watcher relisted ${relists - 1} time(s)`);
+    console.log(`faults: ${acked.size} writes acknowledged, ${outage.length} refused during outages (${[...new Set(outage)].join(',')}), watcher relisted ${watcher.relists - 1} time(s)`);
   });
 });

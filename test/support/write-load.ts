@@ -3,12 +3,19 @@
 // how, the longest stretch without an acknowledged write, and whether each watcher ended with
 // exactly what is stored.
 
+import http from 'node:http';
 import https from 'node:https';
 
+/** Where the API is: `https://…` verified with `ca`, or plain `http://…` (a gateway behind TLS termination). */
 export interface Endpoint {
   url: string;
   token: string;
-  ca: string;
+  ca?: string;
+}
+
+/** The module and options for one request to `e`, on a connection of its own. */
+function transport(e: Endpoint): { get: typeof https.get; request: typeof https.request; tls: { ca?: string } } {
+  return e.url.startsWith('https:') ? { get: https.get, request: https.request, tls: e.ca ? { ca: e.ca } : {} } : { get: http.get, request: http.request, tls: {} };
 }
 
 export interface Reply {
@@ -20,7 +27,8 @@ export interface Reply {
 export function send(e: Endpoint, method: string, path: string, body?: unknown, timeoutMs = 20_000): Promise<Reply> {
   return new Promise((resolve) => {
     const data = body === undefined ? undefined : JSON.stringify(body);
-    const req = https.request(e.url + path, { method, ca: e.ca, agent: false, timeout: timeoutMs, headers: { authorization: `Bearer ${e.token}`, ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}) } }, (res) => {
+    const t = transport(e);
+    const req = t.request(e.url + path, { method, ...t.tls, agent: false, timeout: timeoutMs, headers: { authorization: `Bearer ${e.token}`, ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}) } }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));
@@ -126,7 +134,8 @@ export class Informer {
   /** One watch request; true when it ended with 410 (relist). */
   private watchOnce(): Promise<boolean> {
     return new Promise<boolean>((resolve) => {
-      const req = https.get(`${this.e.url}${this.path}?watch=1&allowWatchBookmarks=true&resourceVersion=${this.rv}&timeoutSeconds=60`, { ca: this.e.ca, agent: false, headers: { authorization: `Bearer ${this.e.token}` } }, (res) => {
+      const t = transport(this.e);
+      const req = t.get(`${this.e.url}${this.path}?watch=1&allowWatchBookmarks=true&resourceVersion=${this.rv}&timeoutSeconds=60`, { ...t.tls, agent: false, headers: { authorization: `Bearer ${this.e.token}` } }, (res) => {
         if (res.statusCode !== 200) {
           res.resume();
           return resolve(res.statusCode === 410);
