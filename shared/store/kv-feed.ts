@@ -73,6 +73,8 @@ type BucketInternals = { stream: string; jsm: JetStreamManager; subjectForKey(ke
 const LIVENESS_FAILURES = 3;
 /** A liveness check (or the stream check after a failed one) not answered within this has failed. */
 const LIVENESS_TIMEOUT_MS = 2_500;
+/** How long a replay may deliver nothing before its watch restarts. */
+const REPLAY_STALL_MS = 15_000;
 /** How soon a watch whose consumer sent more than it received looks again. */
 const RECHECK_MS = 1_000;
 /** How long a stopping feed waits for the server to delete a watch's consumer. */
@@ -191,9 +193,18 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
               recheck.unref();
             };
             let checking = false;
+            // A replay that delivers nothing leaves the filter unhealthy for good: the stall check
+            // below looks only for messages lost after some arrived. Seen once in CI after a
+            // gateway's partition from NATS healed (its /readyz stayed failing for minutes).
+            let progressAt = Date.now();
             const check = () => {
               // Not while the follower takes over: the replay's consumer is being deleted.
               if (checking || handingOver) return;
+              if (replaying && Date.now() - progressAt > REPLAY_STALL_MS) {
+                opts.log.warn({ filter, received: lastSeen, stalledMs: Date.now() - progressAt }, 'bucket watch replay made no progress; restarting the watch');
+                iter.stop();
+                return;
+              }
               checking = true;
               const watched = iter;
               withTimeout((watched as unknown as WatchInternals)._data.info(false), LIVENESS_TIMEOUT_MS, 'timeout').then(
@@ -237,6 +248,7 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
               for (;;) {
                 for await (const e of iter) {
                   lastSeen = e.revision;
+                  progressAt = Date.now();
                   if (replaying) {
                     through = Math.max(through, e.revision);
                     if (first) opts.onEntry(e, filter);
