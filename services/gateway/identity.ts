@@ -130,8 +130,6 @@ function authzKey(a: AuthzAttributes): string {
 
 // One-shot hash of the same byte sequence an incremental Hash would see: the digest (and so the
 // cache key) is unchanged, without a Hash object per request.
-const ANONYMOUS_KEY = credentialKey({});
-
 function credentialKey(c: Credentials): string {
   let s = (c.token ?? '') + '\0';
   if (c.certificates) for (const cert of c.certificates) s += cert;
@@ -165,3 +163,6 @@ export function attributesFor(user: UserInfo, info: RequestInfo): AuthzAttribute
   }
   return a;
 }
+
+/** The cache key of a request without credentials (a probe's). */
+const ANONYMOUS_KEY = credentialKey({});
