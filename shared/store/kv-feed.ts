@@ -131,7 +131,24 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
             let replaying = pending > 0;
             let through = lastBefore;
             const replay: KvEntry[] = [];
-            const endReplay = () => {
+            const endReplay = async (): Promise<boolean> => {
+              // The replay comes from whichever replica holds its consumer (nats-server places
+              // these one-replica consumers on any peer of the stream), and a replica still
+              // catching up (a node back from a partition, say) replays an older state than the
+              // leader's `lastBefore`. Taken as covering `lastBefore`, such a replay made a resync
+              // drop objects it had not seen yet and the follower start after entries nobody
+              // delivered: acknowledged writes missing from the cache, watchers never told (seen
+              // in the compose suite's leader partition). So the leader is asked first: an entry of
+              // this filter after the last one replayed, up to `lastBefore`, means the replay is
+              // behind, and the watch starts over (its next consumer is current or placed elsewhere).
+              if (lastSeen < lastBefore) {
+                const next = await nextEntryFrom(lastSeen + 1);
+                if (next === undefined || (next !== null && next <= lastBefore)) {
+                  opts.log.warn({ filter, replayedThrough: lastSeen, streamAt: lastBefore, next }, 'bucket watch replay is behind the stream (a replica catching up) or could not be checked; restarting the watch');
+                  iter.stop();
+                  return false;
+                }
+              }
               replaying = false;
               if (first) {
                 first = false;
@@ -150,11 +167,11 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
                 iter.stop();
               }, handOverMs);
               handOverTimer.unref();
+              return true;
             };
             // Between the replay's stop and the follower's start.
             let handingOver = false;
             let handOverTimer: NodeJS.Timeout | undefined;
-            if (!replaying) endReplay();
             let failedChecks = 0;
             // The last entry this watch handed over, and what the server said it had sent at the
             // previous check: a message lost in flight (its node died mid-delivery) leaves the
@@ -169,15 +186,21 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
             let stalledAt = -1;
             const bucket = kv as unknown as BucketInternals;
             const subject = bucket.subjectForKey(filter);
-            // Undefined when the stream cannot say (a leader election, say): the suspicion stays.
-            const missedBefore = async (sent: number): Promise<boolean | undefined> => {
+            // The leader's first entry of this filter at or after `seq` (null: none; undefined:
+            // the stream could not say, a leader election, say).
+            const nextEntryFrom = async (seq: number): Promise<number | null | undefined> => {
               try {
-                const next = await bucket.jsm.streams.getMessage(bucket.stream, { seq: lastSeen + 1, next_by_subj: subject } as unknown as { seq: number });
-                return next !== null && next.seq <= sent;
+                const next = await bucket.jsm.streams.getMessage(bucket.stream, { seq, next_by_subj: subject } as unknown as { seq: number });
+                return next === null ? null : next.seq;
               } catch (err) {
                 opts.log.debug({ filter, err }, 'bucket watch position check failed');
                 return undefined;
               }
+            };
+            // Undefined when the stream cannot say (a leader election, say): the suspicion stays.
+            const missedBefore = async (sent: number): Promise<boolean | undefined> => {
+              const next = await nextEntryFrom(lastSeen + 1);
+              return next === undefined ? undefined : next !== null && next <= sent;
             };
             // A check that does not answer in time counts as failed. One failed check is enough
             // when the bucket's stream itself answers at once: JetStream is up, and what does not
@@ -245,6 +268,8 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
             const liveness = setInterval(check, livenessMs);
             liveness.unref();
             try {
+              // An empty replay ends at once (after the check that it is not behind).
+              if (!replaying) await endReplay();
               for (;;) {
                 for await (const e of iter) {
                   lastSeen = e.revision;
@@ -253,14 +278,14 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
                     through = Math.max(through, e.revision);
                     if (first) opts.onEntry(e, filter);
                     else replay.push(e);
-                    if (e.isUpdate || e.delta === 0) endReplay();
+                    if ((e.isUpdate || e.delta === 0) && !(await endReplay())) break;
                   } else {
                     opts.onEntry(e, filter);
                   }
                 }
                 if (!handingOver || !running) break;
-                // The replay ended with nothing pending: every entry of the filter up to the
-                // replay consumer's position (at least lastBefore) has been handed over.
+                // The replay ended with nothing pending and was checked against the leader
+                // (endReplay): every entry of the filter up to lastBefore has been handed over.
                 lastSeen = Math.max(lastSeen, lastBefore);
                 void retire(iter);
                 iter = await kv.watch({ key: filter, resumeFromRevision: lastSeen + 1 });

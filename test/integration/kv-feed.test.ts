@@ -7,8 +7,13 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { startTestNats, type TestNats } from '../support/nats.js';
 import { openObjectBucket } from '../../shared/store/kv-bucket.js';
-import { startKvFeed } from '../../shared/store/kv-feed.js';
 import type { Logger } from '../../shared/log.js';
+import { startCacheFeed, startKvFeed } from '../../shared/store/kv-feed.js';
+import { WatchCache, type WatchSink } from '../../shared/store/watch-cache.js';
+import { encodeKey } from '../../shared/store/key-codec.js';
+import { resourceKey } from '../../shared/api/resource-key.js';
+import { jsonWatchEncoder } from '../../shared/codec/json.js';
+import { eventually } from '../e2e/helpers.js';
 
 let nats: TestNats;
 let nc: NatsConnection;
@@ -114,6 +119,97 @@ test('kv feed - a bucket that keeps several revisions per key still replays only
   try {
     await feed.synced;
     assert.deepEqual(entries.map((e) => [e.key, e.string()]), [['k.a', '2'], ['k.b', '3']]);
+  } finally {
+    await feed.stop();
+  }
+});
+
+// nats-server places a watch's one-replica consumer on any peer of the stream, and a peer still
+// catching up (back from a partition) replays an older state than the stream's last sequence as
+// its leader reports it. Taken as covering that sequence, such a replay lost the entries between:
+// the cache then lacked acknowledged objects for good and its watchers were never told (seen in the
+// compose suite's leader partition). Reproduced on one server: the stream's state is reported as it
+// will be once `late` writes land, and they land right after the replay's consumer is made — the
+// stream has them, the replay does not.
+function replayBehind(target: KV, onReplay: number[], late: () => Promise<void>, count: number): KV {
+  let replays = 0;
+  let behind = false;
+  return new Proxy(target, {
+    get(t, p) {
+      if (p === 'status')
+        return async () => {
+          const s = await t.status();
+          behind = onReplay.includes(replays + 1);
+          if (!behind) return s;
+          const info = s.streamInfo;
+          const streamInfo = { ...info, state: { ...info.state, last_seq: info.state.last_seq + count } };
+          return new Proxy(s, { get: (st, q) => (q === 'streamInfo' ? streamInfo : Reflect.get(st, q)) });
+        };
+      if (p === 'watch')
+        return async (opts: Parameters<KV['watch']>[0]) => {
+          const iter = await t.watch(opts);
+          if (!opts?.resumeFromRevision) {
+            replays++;
+            if (behind) await late();
+          }
+          return iter;
+        };
+      const v = Reflect.get(t, p);
+      return typeof v === 'function' ? v.bind(t) : v;
+    },
+  });
+}
+
+const object = (name: string) => ({ key: encodeKey({ group: '', resource: 'configmaps', namespace: 'default', name }), value: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' } }) });
+const cached = (cache: WatchCache) => cache.current(resourceKey('', 'configmaps')).map((o) => o.ref.name).sort();
+
+test('kv feed - a first replay from a replica behind the stream is not taken as the stream: the cache ends with every object', async () => {
+  const bucket = await openObjectBucket(nc, { bucket: 'kvfeedbehind', create: true });
+  for (const n of ['a', 'b']) await bucket.put(object(n).key, object(n).value);
+  const lateOnes = ['c', 'd', 'e'];
+  const { log, messages } = warnings();
+  const cache = new WatchCache();
+  const kvBehind = replayBehind(bucket, [1], async () => {
+    for (const n of lateOnes) await bucket.put(object(n).key, object(n).value);
+  }, lateOnes.length);
+  const feed = startCacheFeed(kvBehind, cache, { log, retryMs: 50 });
+  try {
+    await feed.synced;
+    assert.deepEqual(cached(cache), ['a', 'b', 'c', 'd', 'e']);
+    assert.ok(messages.some((m) => /replay is behind the stream/.test(m)), messages.join('; '));
+    await bucket.put(object('f').key, object('f').value);
+    await eventually('the next change is cached', () => assert.deepEqual(cached(cache), ['a', 'b', 'c', 'd', 'e', 'f']));
+  } finally {
+    await feed.stop();
+  }
+});
+
+test('kv feed - a replay after a restart from a replica behind the stream is not taken as the stream: nothing is lost, nothing stays unsaid', async () => {
+  const bucket = await openObjectBucket(nc, { bucket: 'kvfeedbehind2', create: true });
+  for (const n of ['a', 'b']) await bucket.put(object(n).key, object(n).value);
+  const { log, messages } = warnings();
+  const cache = new WatchCache();
+  const kvBehind = replayBehind(bucket, [2], async () => {
+    await bucket.put(object('c').key, object('c').value);
+  }, 1);
+  const feed = startCacheFeed(kvBehind, cache, { log, retryMs: 50 });
+  try {
+    await feed.synced;
+    const seen: string[] = [];
+    const sink: WatchSink = {
+      write: (c) => (seen.push(((e) => (e.type === 'ERROR' ? `ERROR ${e.object.code}` : e.object.metadata.name))(JSON.parse(String(c)))), true),
+      close: () => undefined,
+    };
+    const watch = cache.watch(resourceKey('', 'configmaps'), { afterRevision: cache.revision, encoder: jsonWatchEncoder, sink });
+    // Every consumer of the bucket deleted under the feed (a NATS node lost with them): its
+    // liveness check restarts the watch, and that replay is the one behind.
+    const jsm = await jetstreamManager(nc);
+    for await (const ci of jsm.consumers.list('KV_kvfeedbehind2')) await jsm.consumers.delete('KV_kvfeedbehind2', ci.name);
+    await eventually('the cache holds c', () => assert.deepEqual(cached(cache), ['a', 'b', 'c']), { timeoutMs: 20_000 });
+    assert.ok(messages.some((m) => /replay is behind the stream/.test(m)), messages.join('; '));
+    // The watcher was told: the change itself, or 410 Expired to relist.
+    await eventually('the watcher was told', () => assert.ok(seen.includes('c') || seen.includes('ERROR 410'), `watcher saw ${seen.join(',') || 'nothing'}`));
+    watch.stop();
   } finally {
     await feed.stop();
   }
