@@ -214,7 +214,12 @@ images() {
 }
 
 case "${1:-up}" in
-  up) start_engine; images ;;
+  up)
+    start_engine
+    # The compose suite partitions containers with iptables (a docker.io dependency) in their
+    # network namespaces, finding their interfaces with iproute2's `ip`.
+    if ! command -v ip >/dev/null 2>&1 || ! command -v iptables >/dev/null 2>&1; then apt_install iproute2 iptables; fi
+    images ;;
   stop) stop_engine ;;
   status)
     if engine_answers; then say "engine: $(docker version --format '{{.Server.Version}}')"; else say "engine: none answers"; fi

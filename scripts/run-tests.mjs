@@ -44,6 +44,9 @@ else if (selected.some((f) => !UNIT_ROOTS.some((r) => f.startsWith(r + path.sep)
 }
 // --enable-source-maps: node's runner then reports a failing test's location as its line in the
 // .ts file rather than a position in tsx's transpiled output (`file.ts:2:1029`).
-const args = ['--enable-source-maps', '--import', 'tsx', '--test', '--test-concurrency=2', ...selected];
+// --test-force-exit: a file whose tests have ended exits even if something it started is still
+// going (a load loop a failed test left behind kept one alive, and CI waited on it for an hour);
+// --test-timeout: a test that hangs fails after 10 minutes (suites that need longer say so).
+const args = ['--enable-source-maps', '--import', 'tsx', '--test', '--test-concurrency=2', '--test-force-exit', '--test-timeout=600000', ...selected];
 const res = spawnSync(process.execPath, args, { stdio: 'inherit', env });
 process.exit(res.status ?? 1);

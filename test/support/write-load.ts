@@ -11,11 +11,14 @@ export interface Endpoint {
   url: string;
   token: string;
   ca?: string;
+  /** The name the server's certificate is checked against, when the URL names it otherwise (an IP). */
+  servername?: string;
 }
 
 /** The module and options for one request to `e`, on a connection of its own. */
-function transport(e: Endpoint): { get: typeof https.get; request: typeof https.request; tls: { ca?: string } } {
-  return e.url.startsWith('https:') ? { get: https.get, request: https.request, tls: e.ca ? { ca: e.ca } : {} } : { get: http.get, request: http.request, tls: {} };
+function transport(e: Endpoint): { get: typeof https.get; request: typeof https.request; tls: { ca?: string; servername?: string } } {
+  const tls = { ...(e.ca ? { ca: e.ca } : {}), ...(e.servername ? { servername: e.servername } : {}) };
+  return e.url.startsWith('https:') ? { get: https.get, request: https.request, tls } : { get: http.get, request: http.request, tls: {} };
 }
 
 export interface Reply {
