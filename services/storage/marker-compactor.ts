@@ -15,10 +15,10 @@
 
 import type { JetStreamManager } from '@nats-io/jetstream';
 import type { KV, KvWatchEntry } from '@nats-io/kv';
-import type { QueuedIterator } from '@nats-io/nats-core';
 import type { Logger } from '../../shared/log.js';
 import { keySubject } from '../../shared/store/kv-bucket.js';
 import { streamName } from '../../shared/bus/streams.js';
+import { headersOnlyHistory, retireConsumer } from '../../shared/store/nats-internals.js';
 
 export interface MarkerCompactorOptions {
   kv: KV;
@@ -40,13 +40,6 @@ export interface MarkerCompactor {
   runOnce(opts?: { scan?: boolean }): Promise<number>;
   stop(): Promise<void>;
 }
-
-// The KV type declares only `key` for history(), but the implementation forwards `headers_only`
-// to the consumer; without it every pass would transfer every object's value.
-type HeadersOnlyHistory = (opts: { key: string; headers_only: boolean }) => Promise<QueuedIterator<KvWatchEntry>>;
-
-// The scan's consumer (its name is not part of the iterator's public type).
-type ScanInternals = { _data: { info(cached: boolean): Promise<{ name: string }> } };
 
 /** Each pass may open a consumer on the stream: passes may never come faster than this. */
 export const MIN_INTERVAL_MS = 100;
@@ -130,7 +123,8 @@ export function startMarkerCompactor(opts: MarkerCompactorOptions): MarkerCompac
     const bound = state.last_seq;
     const expired: KvWatchEntry[] = [];
     // With history 1 the stream holds one message per key, so this reads each key's latest entry.
-    const iter = await (kv.history as HeadersOnlyHistory).call(kv, { key: '>', headers_only: true });
+    // Headers only: a pass must not transfer every object's value.
+    const iter = await headersOnlyHistory(kv, '>');
     try {
       for await (const e of iter) {
         if (e.revision > bound) break;
@@ -141,9 +135,7 @@ export function startMarkerCompactor(opts: MarkerCompactorOptions): MarkerCompac
       iter.stop();
       // Stopping the iterator leaves its consumer on the server until its inactivity threshold
       // (minutes): one more idle consumer per pass. The pass is done with it, so it goes now.
-      const scan = (iter as unknown as Partial<ScanInternals>)._data;
-      const name = scan && (await scan.info(true).catch(() => null))?.name;
-      if (name) await jsm.consumers.delete(stream, name).catch(() => undefined);
+      await retireConsumer(iter);
     }
     let purged = 0;
     for (const e of expired) {

@@ -9,12 +9,12 @@
 // (object-feed.ts) both sit on it.
 
 import type { NatsConnection } from '@nats-io/nats-core';
-import type { JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { Logger } from '../log.js';
 import { withTimeout } from '../ground/with-timeout.js';
 import { WatchCache, type KvChange } from './watch-cache.js';
 import type { ChangeLogRead } from './change-log.js';
+import { bucketStream, consumerOf, nextSequence, retireConsumer } from './nats-internals.js';
 
 export interface KvFeedOptions {
   /** The bucket, or how to bind it (retried until it exists). */
@@ -48,26 +48,6 @@ export interface KvFeed {
   healthy(): boolean;
   stop(): Promise<void>;
 }
-
-// The watch's consumer is not part of the iterator's public type: its pending count tells an empty
-// replay from one still to come, its delivered position is what the liveness check compares, and
-// it is deleted when the watch is done with it.
-type WatchInternals = { _data: { info(cached: boolean): Promise<{ num_pending: number; delivered?: { stream_seq: number } }>; delete(): Promise<boolean> } };
-
-/**
- * Deletes the consumer of a watch that is done with it (handed over, ended, stopped) rather than
- * leaving it to the inactivity threshold nats.js gives it (5 minutes): even with no subscriber, a
- * consumer over the bucket costs nats-server 2.9 CPU on each write until it is gone (260 against
- * 90 ms over 20 writes with 57,000 keys), and a rolling restart would leave every stopped
- * replica's. Never fails.
- */
-function retire(iter: unknown): Promise<unknown> {
-  return (iter as WatchInternals)._data.delete().catch(() => undefined);
-}
-
-// The bucket's stream name, manager and key-to-subject mapping (the KV class has them; its
-// interface does not): the stall check reads the stream directly.
-type BucketInternals = { stream: string; jsm: JetStreamManager; subjectForKey(key: string): string };
 
 /** Consecutive failed liveness checks (timeouts, say) that end a watch whose consumer may be gone. */
 const LIVENESS_FAILURES = 3;
@@ -127,7 +107,7 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
             const stop = () => iter.stop();
             stoppers.add(stop);
             if (!running) iter.stop();
-            const pending = (await (iter as unknown as WatchInternals)._data.info(true)).num_pending;
+            const pending = (await consumerOf(iter)!.info(true)).num_pending;
             let replaying = pending > 0;
             let through = lastBefore;
             const replay: KvEntry[] = [];
@@ -184,14 +164,13 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
             // is simply where this filter's entries resume.
             let lastSeen = 0;
             let stalledAt = -1;
-            const bucket = kv as unknown as BucketInternals;
+            const bucket = bucketStream(kv);
             const subject = bucket.subjectForKey(filter);
             // The leader's first entry of this filter at or after `seq` (null: none; undefined:
             // the stream could not say, a leader election, say).
             const nextEntryFrom = async (seq: number): Promise<number | null | undefined> => {
               try {
-                const next = await bucket.jsm.streams.getMessage(bucket.stream, { seq, next_by_subj: subject } as unknown as { seq: number });
-                return next === null ? null : next.seq;
+                return await nextSequence(bucket, seq, subject);
               } catch (err) {
                 opts.log.debug({ filter, err }, 'bucket watch position check failed');
                 return undefined;
@@ -230,7 +209,7 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
               }
               checking = true;
               const watched = iter;
-              withTimeout((watched as unknown as WatchInternals)._data.info(false), LIVENESS_TIMEOUT_MS, 'timeout').then(
+              withTimeout(consumerOf(watched)!.info(false), LIVENESS_TIMEOUT_MS, 'timeout').then(
                 async (info) => {
                   if (watched !== iter) return;
                   failedChecks = 0;
@@ -287,7 +266,7 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
                 // The replay ended with nothing pending and was checked against the leader
                 // (endReplay): every entry of the filter up to lastBefore has been handed over.
                 lastSeen = Math.max(lastSeen, lastBefore);
-                void retire(iter);
+                void retireConsumer(iter);
                 iter = await kv.watch({ key: filter, resumeFromRevision: lastSeen + 1 });
                 handingOver = false;
                 if (!running) iter.stop();
@@ -297,7 +276,7 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
               clearTimeout(recheck);
               clearTimeout(handOverTimer);
               // A stopping feed waits for it (briefly); a restarting one does not.
-              const retired = retire(iter);
+              const retired = retireConsumer(iter);
               if (!running) await withTimeout(retired, DELETE_ON_STOP_MS).catch(() => undefined);
             }
             stoppers.delete(stop);
@@ -358,6 +337,9 @@ export interface CacheFeedOptions {
   /** Called after each change is applied (e.g. to invalidate decisions derived from it). */
   onChange?(key: string, revision: number): void;
   retryMs?: number;
+  /** As startKvFeed's (tests shorten them). */
+  livenessMs?: number;
+  handOverMs?: number;
 }
 
 const asChange = (e: KvEntry): KvChange => ({ key: e.key, revision: e.revision, operation: e.operation, value: e.value });
@@ -431,6 +413,8 @@ export function startCacheFeed(kv: KV | (() => Promise<KV>), cache: WatchCache, 
     filters: ['>'],
     log,
     ...(opts.retryMs !== undefined ? { retryMs: opts.retryMs } : {}),
+    ...(opts.livenessMs !== undefined ? { livenessMs: opts.livenessMs } : {}),
+    ...(opts.handOverMs !== undefined ? { handOverMs: opts.handOverMs } : {}),
     onEntry: (e) =>
       inOrder(() => {
         cache.apply(asChange(e));

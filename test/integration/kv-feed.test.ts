@@ -192,9 +192,17 @@ test('kv feed - a replay after a restart from a replica behind the stream is not
   const kvBehind = replayBehind(bucket, [2], async () => {
     await bucket.put(object('c').key, object('c').value);
   }, 1);
-  const feed = startCacheFeed(kvBehind, cache, { log, retryMs: 50 });
+  const feed = startCacheFeed(kvBehind, cache, { log, retryMs: 50, handOverMs: 50, livenessMs: 200 });
   try {
     await feed.synced;
+    // Past the hand-over, so that what the deletion below ends is the follower, and the watch
+    // restarts with a replay (a replay consumer lost during the hand-over is simply handed over).
+    const jsm = await jetstreamManager(nc);
+    const following = async () => {
+      for await (const ci of jsm.consumers.list('KV_kvfeedbehind2')) if (ci.config.deliver_policy === 'by_start_sequence') return true;
+      return false;
+    };
+    await eventually('the watch follows', async () => assert.ok(await following()));
     const seen: string[] = [];
     const sink: WatchSink = {
       write: (c) => (seen.push(((e) => (e.type === 'ERROR' ? `ERROR ${e.object.code}` : e.object.metadata.name))(JSON.parse(String(c)))), true),
@@ -203,9 +211,8 @@ test('kv feed - a replay after a restart from a replica behind the stream is not
     const watch = cache.watch(resourceKey('', 'configmaps'), { afterRevision: cache.revision, encoder: jsonWatchEncoder, sink });
     // Every consumer of the bucket deleted under the feed (a NATS node lost with them): its
     // liveness check restarts the watch, and that replay is the one behind.
-    const jsm = await jetstreamManager(nc);
     for await (const ci of jsm.consumers.list('KV_kvfeedbehind2')) await jsm.consumers.delete('KV_kvfeedbehind2', ci.name);
-    await eventually('the cache holds c', () => assert.deepEqual(cached(cache), ['a', 'b', 'c']), { timeoutMs: 20_000 });
+    await eventually('the cache holds c', () => assert.deepEqual(cached(cache), ['a', 'b', 'c'], messages.join('; ')), { timeoutMs: 20_000 });
     assert.ok(messages.some((m) => /replay is behind the stream/.test(m)), messages.join('; '));
     // The watcher was told: the change itself, or 410 Expired to relist.
     await eventually('the watcher was told', () => assert.ok(seen.includes('c') || seen.includes('ERROR 410'), `watcher saw ${seen.join(',') || 'nothing'}`));
