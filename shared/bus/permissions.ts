@@ -1,6 +1,7 @@
 // Who may do what on NATS: one user per service with the subjects it uses and no more. The one
 // table every deployment is generated from (`npm start`, docker compose through `local-up
-// --init-only`, and the Helm chart, whose template the chart's tests compare with this table).
+// --init-only`, and the Helm chart, which reads helm/platform-apiserver/files/nats-permissions.json:
+// after a change here, `npm run gen:helm-permissions` rewrites that file, or the chart's tests fail).
 //
 // Two NATS accounts, because subject permissions cannot see where a JetStream consumer delivers
 // (its `deliver_subject` is in the request's payload, which nats-server 2.9 does not inspect):

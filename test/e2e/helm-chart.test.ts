@@ -8,11 +8,13 @@
 // mounted; probes hit /livez and /readyz where the services serve them; pods run as non-root with
 // a read-only root; the bundled NATS is a 3-server JetStream cluster with `sync_interval: always`
 // and the bucket is created with 3 replicas; NATS requires TLS of a CA of its own (routes too)
-// and knows one user per service with exactly the permissions of shared/bus/permissions.ts, which
-// a nats-server started from the rendering enforces on connections made with what each
-// Deployment mounts; certificates not supplied are generated, signed by
-// the CA beside them, and kept by an upgrade (the renderer's `lookup` finding the installed
-// objects) unless they no longer fit. Skipped only when Go is not installed, and never in CI (the dry run, as every
+// and knows one user per service with exactly the permissions of shared/bus/permissions.ts, also
+// for another bucket and other user names (the chart reads them from files/nats-permissions.json,
+// which must be what scripts/gen-helm-permissions.ts generates), which a nats-server started from
+// the rendering enforces on connections made with what each Deployment mounts; certificates not
+// supplied are generated, signed by the CA beside them, and kept by an upgrade (the renderer's
+// `lookup` finding the installed objects) unless they no longer fit. Skipped, all but the check of
+// the generated file, only when Go is not installed, and never in CI (the dry run, as every
 // kubectl suite here, needs kubectl on PATH).
 
 import { after, before, describe, test } from 'node:test';
@@ -20,7 +22,7 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +48,7 @@ import { NatsUser, natsPermissions, type NatsUserRole } from '../../shared/bus/p
 import { busOptionsFrom, connectBus } from '../../shared/bus/connect.js';
 import { natsOptions } from '../../shared/config/options.js';
 import { natsAuthorizationBlock } from '../../scripts/nats-authorization.js';
+import { HELM_PERMISSIONS_FILE, helmPermissionsJson } from '../../scripts/gen-helm-permissions.js';
 import { connect } from '@nats-io/transport-node';
 import { CONTROLLER_MANAGER_USER } from '../../shared/api/groups.js';
 import { createNamespace, uniq } from './helpers.js';
@@ -101,11 +104,38 @@ const container = (o: Obj) => podSpec(o).containers[0];
 const configOf = (r: Rendering, service: string) => YAML.parse(find(r, 'ConfigMap', `platform-${service}-config`).data['config.yaml']) as Record<string, unknown>;
 const secretText = (s: Obj, key: string) => Buffer.from(String(s.data[key]), 'base64').toString('utf8');
 
+/**
+ * A rendered nats.conf's `accounts` block is the one scripts/nats-authorization.ts prints from
+ * shared/bus/permissions.ts for `bucket` and the user names `names` (the defaults for the rest),
+ * byte for byte; each user's permissions are compared parsed first, for a readable difference.
+ */
+function assertAccountsOfPermissionsTs(conf: string, bucket: string, names: Partial<Record<NatsUserRole, string>>) {
+  const users = { ...NatsUser, ...names };
+  const expected = natsPermissions(bucket, users);
+  const roles: string[] = [];
+  for (const m of conf.matchAll(/\{user: "([^"]+)", password: \$NATS_PASSWORD_([A-Z]+), permissions: (\{.*\})\}$/gm)) {
+    const role = m[2]!.toLowerCase() as NatsUserRole;
+    roles.push(role);
+    const p = JSON.parse(m[3]!);
+    assert.equal(m[1], users[role]);
+    const { deliveries: _deliveries, ...want } = expected[role];
+    assert.deepEqual({ publish: p.publish.allow, subscribe: p.subscribe.allow, allowResponses: p.allow_responses === true }, want, role);
+  }
+  assert.deepEqual(roles, [...NATS_SERVICES, 'gateway']);
+  const block = /^accounts \{\n[^]*?^\}$/m.exec(conf)?.[0];
+  assert.equal(`${block}\n`, natsAuthorizationBlock({ bucket, names }));
+}
+
 function dryRunApply(k: Kubectl, namespace: string, text: string) {
   return k.run(['apply', '--dry-run=server', '-n', namespace, '-f', '-'], { input: text, timeoutMs: 60_000 });
 }
 
 const natsServer = findNatsServer();
+
+// No Go needed: the file is compared, not rendered.
+test('helm chart - files/nats-permissions.json is what scripts/gen-helm-permissions.ts makes of shared/bus/permissions.ts', () => {
+  assert.equal(readFileSync(HELM_PERMISSIONS_FILE, 'utf8'), helmPermissionsJson(), `${path.relative(root, HELM_PERMISSIONS_FILE)} does not match shared/bus/permissions.ts: run \`npm run gen:helm-permissions\``);
+});
 
 describe('helm chart', { skip }, () => {
   let bin: string;
@@ -462,19 +492,8 @@ describe('helm chart', { skip }, () => {
     const conf = find(defaults, 'ConfigMap', 'platform-nats-config').data['nats.conf'] as string;
     assert.match(conf, /^tls \{\n  cert_file: "\/etc\/nats-tls\/tls\.crt"\n  key_file: "\/etc\/nats-tls\/tls\.key"\n  timeout: 5\n\}$/m);
     assert.match(conf, /cluster \{[^]*tls \{[^}]*ca_file: "\/etc\/nats-tls\/ca\.crt"[^}]*\}[^]*routes:/, 'routes verify each other');
-    // The same block as scripts/nats-authorization.ts prints from shared/bus/permissions.ts, byte for byte.
-    const block = /^accounts \{\n[^]*?^\}$/m.exec(conf)?.[0];
-    assert.equal(`${block}\n`, natsAuthorizationBlock({ bucket: defaults.values.bucket }));
+    assertAccountsOfPermissionsTs(conf, defaults.values.bucket, {});
     assert.doesNotMatch(conf, /password: "/, 'no password in the ConfigMap');
-    // Parsed, for a readable difference: each user's permissions are shared/bus/permissions.ts's.
-    const expected = natsPermissions(defaults.values.bucket);
-    for (const m of conf.matchAll(/\{user: "([^"]+)", password: \$NATS_PASSWORD_([A-Z]+), permissions: (\{.*\})\}$/gm)) {
-      const role = m[2]!.toLowerCase() as NatsUserRole;
-      const p = JSON.parse(m[3]!);
-      assert.equal(m[1], NatsUser[role]);
-      const { deliveries: _deliveries, ...want } = expected[role];
-      assert.deepEqual({ publish: p.publish.allow, subscribe: p.subscribe.allow, allowResponses: p.allow_responses === true }, want, role);
-    }
 
     // The passwords: one per service in a generated Secret, given to NATS through its environment
     // and to each service as its own file (only its own key is mounted).
@@ -507,6 +526,44 @@ describe('helm chart', { skip }, () => {
     assert.deepEqual([...(server.keyUsage ?? [])].sort(), ['1.3.6.1.5.5.7.3.1', '1.3.6.1.5.5.7.3.2'], 'serverAuth and clientAuth (routes)');
     const sts = find(defaults, 'StatefulSet', 'platform-nats');
     assert.deepEqual(podSpec(sts).volumes.find((v: any) => v.name === 'tls').secret.items.map((i: any) => i.key), ['ca.crt', 'tls.crt', 'tls.key'], 'not the CA key');
+  });
+
+  test('helm chart - another bucket and other NATS user names: the bundled NATS\'s users, their inboxes and the bucket\'s subjects follow them, as permissions.ts gives them', async () => {
+    const names = { storage: 'st', authn: 'an', authz: 'az-1', admission: 'ad_m', gateway: 'gw' };
+    const file = path.join(dir, 'renamed-nats.yaml');
+    await writeFile(file, YAML.stringify({ bucket: 'things', nats: { auth: { userNames: names } } }));
+    const r = await render('default', [file]);
+    assertAccountsOfPermissionsTs(find(r, 'ConfigMap', 'platform-nats-config').data['nats.conf'], 'things', names);
+    for (const role of [...NATS_SERVICES, 'gateway'] as const) assert.equal(configOf(r, role)['nats-user'], names[role]);
+    assert.equal(configOf(r, 'storage').bucket, 'things');
+  });
+
+  test('helm chart - a chart packaged without files/nats-permissions.json refuses to render instead of giving the NATS users no permissions', async () => {
+    const chart = path.join(dir, 'chart-without-permissions');
+    await cp(CHART_DIR, chart, { recursive: true });
+    await appendFile(path.join(chart, '.helmignore'), 'files/\n');
+    const r = await renderChart(bin, { chart });
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /files\/nats-permissions\.json is missing from the chart/);
+  });
+
+  test('helm chart - the renderer\'s .Files.Get reads a chart\'s files as Helm does: by path from the chart\'s root, neither templates, Chart.yaml nor what .helmignore leaves out', async () => {
+    const chart = path.join(dir, 'files-chart');
+    await mkdir(path.join(chart, 'templates'), { recursive: true });
+    await mkdir(path.join(chart, 'files/old'), { recursive: true });
+    await writeFile(path.join(chart, 'Chart.yaml'), 'apiVersion: v2\nname: files-chart\nversion: 0.1.0\n');
+    await writeFile(path.join(chart, 'values.yaml'), '{}\n');
+    await writeFile(path.join(chart, '.helmignore'), '# editors\n*.bak\nold/\n');
+    await writeFile(path.join(chart, 'files/a.json'), '{"a": 1}\n');
+    await writeFile(path.join(chart, 'files/a.json.bak'), 'stale\n');
+    await writeFile(path.join(chart, 'files/old/b.txt'), 'b\n');
+    const read = { kept: 'files/a.json', ignored: 'files/a.json.bak', 'ignored-dir': 'files/old/b.txt', 'not-from-root': 'a.json', chart: 'Chart.yaml', template: 'templates/files.yaml', missing: 'files/none.json' };
+    await writeFile(path.join(chart, 'templates/files.yaml'), ['apiVersion: v1', 'kind: ConfigMap', 'metadata: {name: files}', 'data:', ...Object.entries(read).map(([k, f]) => `  ${k}: {{ .Files.Get ${JSON.stringify(f)} | quote }}`), ''].join('\n'));
+    // Hidden files in templates/ are no templates (Helm's default rule): this one would not parse.
+    await writeFile(path.join(chart, 'templates/.files.yaml.swp'), '{{ broken');
+    const r = await renderChart(bin, { chart });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(parseManifests(r.stdout)[0]!.data, { kept: '{"a": 1}\n', ignored: '', 'ignored-dir': '', 'not-from-root': '', chart: '', template: '', missing: '' });
   });
 
   test('helm chart - the rendered NATS, run: each service connects with what its Deployment mounts; only storage writes the bucket; no user or another CA is refused', { skip: natsServer ? false : 'nats-server not installed' }, async () => {

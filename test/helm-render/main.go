@@ -1,10 +1,11 @@
 // A stand-in for `helm template`, used only by the chart's tests (there is no helm binary here):
 // Go's text/template with sprig's functions plus what Helm adds (include, tpl, toYaml, fromYaml,
-// fromYamlArray, toJson, fromJson, fromJsonArray, required, lookup), values merged as Helm merges
-// them (the chart's values.yaml, then each -f file; maps merge, null removes a default), values
-// parsed as Helm parses them (through JSON, so every number is a float64 and a large one must be
-// piped through `int` before printing), and the output of `helm template`: documents ordered by
-// kind as Helm installs them, each headed by `# Source: <chart>/templates/<file>`.
+// fromYamlArray, toJson, fromJson, fromJsonArray, required, lookup) and `.Files.Get` (the chart's
+// files as .helmignore leaves them), values merged as Helm merges them (the chart's values.yaml,
+// then each -f file; maps merge, null removes a default), values parsed as Helm parses them
+// (through JSON, so every number is a float64 and a large one must be piped through `int` before
+// printing), and the output of `helm template`: documents ordered by kind as Helm installs them,
+// each headed by `# Source: <chart>/templates/<file>`.
 //
 //	helm-render --chart DIR [--name platform] [--namespace default] [-f values.yaml ...]
 //	            [--existing objects.yaml] [--values-json | --notes]
@@ -167,32 +168,26 @@ func render(chartDir, release, namespace string, valueFiles []string, existingFi
 	}
 	t.Funcs(funcs)
 
-	templatesDir := filepath.Join(chartDir, "templates")
-	var names []string
-	err = filepath.WalkDir(templatesDir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(templatesDir, p)
-		name := chartName + "/templates/" + filepath.ToSlash(rel)
-		src, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if _, err := t.New(name).Parse(string(src)); err != nil {
-			return fmt.Errorf("parse error in %q: %w", name, err)
-		}
-		names = append(names, name)
-		return nil
-	})
+	templates, files, err := loadChart(chartDir)
 	if err != nil {
 		return "", err
 	}
+	var names []string
+	for rel := range templates {
+		names = append(names, chartName+"/"+rel)
+	}
+	// In path order, so a template defined twice resolves the same way on every run.
 	sort.Strings(names)
+	for _, name := range names {
+		if _, err := t.New(name).Parse(templates[strings.TrimPrefix(name, chartName+"/")]); err != nil {
+			return "", fmt.Errorf("parse error in %q: %w", name, err)
+		}
+	}
 
 	top := map[string]interface{}{
 		"Values":  values,
 		"Chart":   chart,
+		"Files":   files,
 		"Release": map[string]interface{}{"Name": release, "Namespace": namespace, "Service": "Helm", "IsInstall": true, "IsUpgrade": false, "Revision": 1},
 		"Capabilities": Capabilities{
 			KubeVersion: KubeVersion{Version: "v1.30.0", Major: "1", Minor: "30", GitVersion: "v1.30.0"},
@@ -237,6 +232,128 @@ func render(chartDir, release, namespace string, valueFiles []string, existingFi
 		fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", d.source, d.body)
 	}
 	return b.String(), nil
+}
+
+// Files is Helm's `.Files`: the chart's files other than its templates, Chart.yaml and the
+// values files, by slash-separated path from the chart's root.
+type Files map[string][]byte
+
+// Get returns a file's text, and "" for a file the chart does not hold (Helm does not fail either).
+func (f Files) Get(name string) string { return string(f[name]) }
+
+// The chart's files as Helm's loader.LoadDir reads a chart directory: what .helmignore matches
+// (and hidden files in templates/, Helm's default rule) is left out, templates/ holds the
+// templates, and the rest but Chart.yaml, the values files and charts/ is `.Files`. Templates are
+// keyed by their path in the chart (templates/x.yaml).
+func loadChart(chartDir string) (map[string]string, Files, error) {
+	rules, err := readHelmignore(filepath.Join(chartDir, ".helmignore"))
+	if err != nil {
+		return nil, nil, err
+	}
+	templates := map[string]string{}
+	files := Files{}
+	err = filepath.WalkDir(chartDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(chartDir, p)
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			return nil
+		}
+		if rules.ignore(rel, d.IsDir()) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		switch {
+		case strings.HasPrefix(rel, "templates/"):
+			templates[rel] = string(raw)
+		case strings.HasPrefix(rel, "charts/"):
+		case rel == "Chart.yaml" || rel == "Chart.lock" || rel == "values.yaml" || rel == "values.schema.json" || rel == "requirements.yaml" || rel == "requirements.lock":
+		default:
+			files[rel] = raw
+		}
+		return nil
+	})
+	return templates, files, err
+}
+
+// One .helmignore line, read as Helm's pkg/ignore reads it.
+type ignoreRule struct {
+	pattern         string
+	negate, mustDir bool
+}
+
+type ignoreRules []ignoreRule
+
+// Helm adds `templates/.?*` to every chart's rules.
+func readHelmignore(path string) (ignoreRules, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	var rules ignoreRules
+	lines := strings.Split(strings.TrimPrefix(string(raw), "\uFEFF"), "\n")
+	for _, line := range append(lines, "templates/.?*") {
+		r := strings.TrimSpace(line)
+		if r == "" || strings.HasPrefix(r, "#") {
+			continue
+		}
+		if strings.Contains(r, "**") {
+			return nil, fmt.Errorf("%s: double-star (**) syntax is not supported", path)
+		}
+		if _, err := filepath.Match(r, "abc"); err != nil {
+			return nil, fmt.Errorf("%s: %q: %w", path, r, err)
+		}
+		rule := ignoreRule{}
+		if strings.HasPrefix(r, "!") {
+			rule.negate, r = true, r[1:]
+		}
+		if strings.HasSuffix(r, "/") {
+			rule.mustDir, r = true, strings.TrimSuffix(r, "/")
+		}
+		rule.pattern = r
+		rules = append(rules, rule)
+	}
+	return rules, nil
+}
+
+// A pattern with a slash matches the path from the chart's root, one without it the base name.
+func (r ignoreRule) match(rel string) bool {
+	pattern, name := strings.TrimPrefix(r.pattern, "/"), rel
+	if !strings.Contains(r.pattern, "/") {
+		name = filepath.Base(rel)
+	}
+	ok, _ := filepath.Match(pattern, name)
+	return ok
+}
+
+// Helm's Rules.Ignore, negation's quirk included: a negated rule that does not match ignores.
+func (rules ignoreRules) ignore(rel string, isDir bool) bool {
+	for _, r := range rules {
+		if r.negate {
+			if (r.mustDir && !isDir) || !r.match(rel) {
+				return true
+			}
+			continue
+		}
+		if r.mustDir && !isDir {
+			continue
+		}
+		if r.match(rel) {
+			return true
+		}
+	}
+	return false
 }
 
 // The objects `lookup` finds: every document of a manifest file (none without one).

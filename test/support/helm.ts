@@ -69,6 +69,8 @@ export async function buildRenderer(go: string): Promise<string> {
 }
 
 export interface RenderOptions {
+  /** The chart's directory; helm/platform-apiserver when absent. */
+  chart?: string;
   name?: string;
   namespace?: string;
   /** Values files, applied in order over the chart's values.yaml (helm's -f). */
@@ -82,7 +84,7 @@ export interface RenderOptions {
 }
 
 export function renderChart(bin: string, o: RenderOptions = {}): Promise<RunResult> {
-  const args = ['--chart', CHART_DIR, '--name', o.name ?? 'platform', '--namespace', o.namespace ?? 'default'];
+  const args = ['--chart', o.chart ?? CHART_DIR, '--name', o.name ?? 'platform', '--namespace', o.namespace ?? 'default'];
   for (const f of o.values ?? []) args.push('-f', f);
   if (o.existing) args.push('--existing', o.existing);
   if (o.valuesJson) args.push('--values-json');

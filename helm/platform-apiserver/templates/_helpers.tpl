@@ -143,49 +143,23 @@ nats-tls-key-file: /etc/platform/nats-client/tls.key
 {{- end }}
 
 {{/*
-Each NATS user's permissions, as shared/bus/permissions.ts defines them (the chart's tests compare
-the two): only storage writes the bucket and its change log and changes their streams, nobody
-deletes them; the readers get stream info, entries, consumers and their flow control, and the
-gateway reads the change log with a consumer it deletes when done; a service answers only its own
-endpoints and $SRV discovery, replies through allow_responses and reads only its own inbox; each
-calls only the endpoints it uses: the gateway every one, authz storage's four and admission's admit
-and interest, admission storage get/create/update and authz authorize, authn storage get.
+Each NATS user's permissions: files/nats-permissions.json, generated from shared/bus/permissions.ts
+by scripts/gen-helm-permissions.ts (do not edit it; after changing permissions.ts run
+`npm run gen:helm-permissions`, or the chart's tests fail), with its placeholders for what the
+values decide replaced: __BUCKET__ by bucket, __USER_<ROLE>__ by nats.auth.userNames.<role>.
 A JSON object: role → {publish, subscribe, allow_responses}.
 */}}
 {{- define "platform.natsPermissions" -}}
-{{- $b := .Values.bucket }}
-{{- $s := printf "KV_%s" $b }}
-{{- $users := .Values.nats.auth.userNames }}
-{{- $read := list (printf "$JS.API.STREAM.INFO.%s" $s) (printf "$JS.API.STREAM.MSG.GET.%s" $s) (printf "$JS.API.DIRECT.GET.%s" $s) (printf "$JS.API.DIRECT.GET.%s.>" $s) (printf "$JS.API.CONSUMER.CREATE.%s" $s) (printf "$JS.API.CONSUMER.CREATE.%s.>" $s) (printf "$JS.API.CONSUMER.INFO.%s.*" $s) (printf "$JS.API.CONSUMER.DELETE.%s.*" $s) (printf "$JS.FC.%s.>" $s) }}
-{{- $l := printf "CHANGES_%s" $b }}
-{{- $write := list (printf "$KV.%s.>" $b) "$JS.API.INFO" (printf "$JS.API.STREAM.CREATE.%s" $s) (printf "$JS.API.STREAM.UPDATE.%s" $s) (printf "$JS.API.STREAM.PURGE.%s" $s) (printf "$JS.API.STREAM.INFO.%s" $l) (printf "$JS.API.STREAM.CREATE.%s" $l) (printf "$JS.API.STREAM.UPDATE.%s" $l) (printf "platform.changes.%s.>" $b) }}
-{{- $logRead := list (printf "$JS.API.STREAM.INFO.%s" $l) (printf "$JS.API.CONSUMER.CREATE.%s" $l) (printf "$JS.API.CONSUMER.CREATE.%s.>" $l) (printf "$JS.API.CONSUMER.INFO.%s.*" $l) (printf "$JS.API.CONSUMER.MSG.NEXT.%s.*" $l) (printf "$JS.API.CONSUMER.DELETE.%s.*" $l) }}
-{{- $changed := "platform.v1.admission.interestchanged" }}
-{{- $sGet := "platform.v1.storage.get" }}
-{{- $sCreate := "platform.v1.storage.create" }}
-{{- $sUpdate := "platform.v1.storage.update" }}
-{{- $sDelete := "platform.v1.storage.delete" }}
-{{- $answers := dict "storage" (list $sCreate $sUpdate $sDelete $sGet) "authn" (list "platform.v1.authn.authenticate" "platform.v1.authn.interest" "platform.v1.authn.issuetoken") "authz" (list "platform.v1.authz.authorize" "platform.v1.authz.rules" "platform.v1.authz.escalation") "admission" (list "platform.v1.admission.admit" "platform.v1.admission.interest") }}
-{{- $calls := dict "storage" (list) "authn" (list $sGet) "authz" (list $sGet $sCreate $sUpdate $sDelete "platform.v1.admission.admit" "platform.v1.admission.interest") "admission" (list $sGet $sCreate $sUpdate "platform.v1.authz.authorize") }}
-{{- $pubs := dict "storage" (concat $read $write) "authn" $read "authz" $read "admission" (append $read $changed) }}
-{{- $subs := dict "storage" (list) "authn" (list) "authz" (list $changed) "admission" (list) }}
-{{- $out := dict }}
-{{- $pings := list }}
-{{- $gwPub := list }}
-{{- range $role := list "storage" "authn" "authz" "admission" }}
-{{- $name := printf "platform-%s" $role }}
-{{- $pings = append $pings (printf "$SRV.PING.%s" $name) }}
-{{- $gwPub = concat $gwPub (index $answers $role) }}
-{{- $pub := concat (list (printf "$SRV.PING.%s" $name)) (index $calls $role) }}
-{{- $sub := index $answers $role }}
-{{- range $verb := list "PING" "INFO" "STATS" }}
-{{- $sub = concat $sub (list (printf "$SRV.%s" $verb) (printf "$SRV.%s.%s" $verb $name) (printf "$SRV.%s.%s.*" $verb $name)) }}
+{{- $file := "files/nats-permissions.json" }}
+{{- $text := .Files.Get $file }}
+{{- if not $text }}
+{{- fail (printf "%s is missing from the chart: without it NATS users would get no permissions (is it in .helmignore?)" $file) }}
 {{- end }}
-{{- $sub = append $sub (printf "_INBOX.%s.>" (index $users $role)) }}
-{{- $_ := set $out $role (dict "publish" (concat $pub (index $pubs $role)) "subscribe" (concat $sub (index $subs $role)) "allow_responses" true) }}
+{{- $text = replace "__BUCKET__" .Values.bucket $text }}
+{{- range $role := include "platform.natsRoles" . | fromJsonArray }}
+{{- $text = replace (printf "__USER_%s__" (upper $role)) (index $.Values.nats.auth.userNames $role) $text }}
 {{- end }}
-{{- $_ := set $out "gateway" (dict "publish" (concat $gwPub $pings $read $logRead) "subscribe" (list $changed (printf "_INBOX.%s.>" $users.gateway)) "allow_responses" false) }}
-{{- toJson $out }}
+{{- $text | fromJson | toJson }}
 {{- end }}
 
 {{/*
