@@ -1,7 +1,11 @@
 // Client configuration as upstream's kubeconfig: clusters, users and contexts in one or more files,
 // merged as upstream merges them, then one context resolved into what a client needs to connect
 // (server, trust, credentials, namespace). The parsing and merging are pure; reading the files a
-// configuration names (CA, client certificate and key) happens in `resolveClientConfig`.
+// configuration names (CA, client certificate and key) happens in `resolveCluster` and
+// `resolveUser`. This is the one reader of the format: the server's webhook clients
+// (shared/webhook/client-config.ts) choose their cluster and user on top of it.
+//
+// Messages name the entry (`user "alice": ...`), not the file: whoever opened the file prefixes it.
 //
 // `PLATFORMCONFIG` is the platform's counterpart of upstream's `KUBECONFIG`: one file or a
 // colon-separated list; `~/.platform/config` when unset. In a pod, `inClusterConfig` reads the
@@ -11,6 +15,7 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
+import type { StaticCredentials } from './credentials.js';
 
 export const CLIENT_CONFIG_ENV = 'PLATFORMCONFIG';
 export const DEFAULT_CLIENT_CONFIG_PATH = path.join('.platform', 'config');
@@ -73,13 +78,21 @@ export interface ClientConfigFile {
   userFiles: Map<string, string>;
 }
 
+/** How a reader takes a file beyond the format itself. */
+export interface ParseOptions {
+  /** User fields the reader cannot honour: refused by name (`<field> is not supported for <by>`) rather than ignored. */
+  unsupportedUserFields?: { fields: readonly string[]; by: string };
+  /** A name given twice in one list is refused (upstream's decoding does); otherwise the first wins. */
+  uniqueNames?: boolean;
+}
+
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function str(o: Obj, key: string, where: string): string | undefined {
+/** `where` is absent for a top-level field. */
+function str(o: Obj, key: string, where?: string): string | undefined {
   const v = o[key];
   if (v === undefined || v === null || v === '') return undefined;
-  if (typeof v !== 'string') throw new ClientConfigError(`${where}: ${key} must be a string`);
+  if (typeof v !== 'string') throw new ClientConfigError(`${where ? `${where}: ` : ''}${key} must be a string`);
   return v;
 }
 
@@ -90,13 +103,16 @@ function bool(o: Obj, key: string, where: string): boolean | undefined {
   return v;
 }
 
-function named(list: unknown, listName: string, inner: string, file: string): Array<[string, Obj]> {
+function named(list: unknown, listName: string, inner: string, opts: ParseOptions): Array<[string, Obj]> {
   if (list === undefined || list === null) return [];
-  if (!Array.isArray(list)) throw new ClientConfigError(`${file}: ${listName} must be a list`);
+  if (!Array.isArray(list)) throw new ClientConfigError(`${listName} must be a list`);
+  const seen = new Set<string>();
   return list.map((e, i) => {
-    if (!isObj(e) || typeof e.name !== 'string' || !e.name) throw new ClientConfigError(`${file}: ${listName}[${i}] needs a name`);
+    if (!isObj(e) || typeof e.name !== 'string' || !e.name) throw new ClientConfigError(`${listName}[${i}] needs a name`);
+    if (opts.uniqueNames && seen.has(e.name)) throw new ClientConfigError(`${listName}: ${JSON.stringify(e.name)} appears twice`);
+    seen.add(e.name);
     const body = e[inner] ?? {};
-    if (!isObj(body)) throw new ClientConfigError(`${file}: ${listName}[${i}].${inner} must be a mapping`);
+    if (!isObj(body)) throw new ClientConfigError(`${listName}[${i}].${inner} must be a mapping`);
     return [e.name, body];
   });
 }
@@ -131,21 +147,21 @@ function parseExec(o: Obj, where: string, base: string): ExecConfig {
 }
 
 /** One file's text; relative paths are resolved against `file`'s directory. */
-export function parseClientConfig(text: string, file: string): ClientConfigFile {
+export function parseClientConfig(text: string, file: string, opts: ParseOptions = {}): ClientConfigFile {
   let doc: unknown;
   try {
     doc = YAML.parse(text);
   } catch (err) {
     // Position only: the parser's excerpt of the line could be a credential.
     const pos = (err as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0];
-    throw new ClientConfigError(`${file}: not valid YAML${pos ? ` (line ${pos.line}, column ${pos.col})` : ''}`);
+    throw new ClientConfigError(`not valid YAML${pos ? ` (line ${pos.line}, column ${pos.col})` : ''}`);
   }
   if (doc === null || doc === undefined) doc = {};
-  if (!isObj(doc)) throw new ClientConfigError(`${file}: expected a mapping with clusters, users and contexts`);
+  if (!isObj(doc)) throw new ClientConfigError('expected a mapping with clusters, users and contexts');
   const base = path.dirname(path.resolve(file));
   const out: ClientConfigFile = { clusters: new Map(), users: new Map(), contexts: new Map(), userFiles: new Map() };
-  for (const [name, c] of named(doc.clusters, 'clusters', 'cluster', file)) {
-    const where = `${file}: cluster ${JSON.stringify(name)}`;
+  for (const [name, c] of named(doc.clusters, 'clusters', 'cluster', opts)) {
+    const where = `cluster ${JSON.stringify(name)}`;
     const entry: ClusterEntry = { server: str(c, 'server', where) ?? '' };
     const ca = abs(base, str(c, 'certificate-authority', where));
     if (ca) entry.certificateAuthority = ca;
@@ -159,8 +175,13 @@ export function parseClientConfig(text: string, file: string): ClientConfigFile 
     if (proxy) entry.proxyUrl = proxy;
     if (!out.clusters.has(name)) out.clusters.set(name, entry);
   }
-  for (const [name, u] of named(doc.users, 'users', 'user', file)) {
-    const where = `${file}: user ${JSON.stringify(name)}`;
+  for (const [name, u] of named(doc.users, 'users', 'user', opts)) {
+    const where = `user ${JSON.stringify(name)}`;
+    if (opts.unsupportedUserFields) {
+      const { fields, by } = opts.unsupportedUserFields;
+      const refused = fields.find((f) => u[f] !== undefined);
+      if (refused) throw new ClientConfigError(`${where}: ${refused} is not supported for ${by}`);
+    }
     const entry: UserEntry = {};
     const set = <K extends keyof UserEntry>(k: K, v: UserEntry[K] | undefined) => {
       if (v !== undefined) entry[k] = v;
@@ -192,14 +213,14 @@ export function parseClientConfig(text: string, file: string): ClientConfigFile 
       out.userFiles.set(name, path.resolve(file));
     }
   }
-  for (const [name, c] of named(doc.contexts, 'contexts', 'context', file)) {
-    const where = `${file}: context ${JSON.stringify(name)}`;
+  for (const [name, c] of named(doc.contexts, 'contexts', 'context', opts)) {
+    const where = `context ${JSON.stringify(name)}`;
     const entry: ContextEntry = { cluster: str(c, 'cluster', where) ?? '', user: str(c, 'user', where) ?? '' };
     const ns = str(c, 'namespace', where);
     if (ns) entry.namespace = ns;
     if (!out.contexts.has(name)) out.contexts.set(name, entry);
   }
-  const current = str(doc, 'current-context', file);
+  const current = str(doc, 'current-context');
   if (current) out.currentContext = current;
   return out;
 }
@@ -240,25 +261,35 @@ export async function loadClientConfigFiles(paths: readonly string[], opts: { re
       if (code === 'ENOENT' && !(opts.requireFirst && i === 0)) continue;
       throw new ClientConfigError(`${p}: cannot read: ${code ?? (err as Error).message}`);
     }
-    files.push(parseClientConfig(text, p));
+    try {
+      files.push(parseClientConfig(text, p));
+    } catch (err) {
+      if (err instanceof ClientConfigError) throw new ClientConfigError(`${p}: ${err.message}`);
+      throw err;
+    }
   }
   return mergeClientConfigs(files);
 }
 
-/** Everything a client needs to talk to one server as one user. */
-export interface ClientConfig {
+/** A cluster entry made usable: the server as a URL, its CA read. */
+export interface ClusterConnection {
   server: URL;
   caPem?: string;
   insecureSkipTlsVerify: boolean;
   tlsServerName?: string;
   proxyUrl?: string;
+}
+
+/** A user entry made usable: certificate files read, one kind of token or basic auth chosen. */
+export interface UserCredentials extends StaticCredentials {
   clientCertPem?: string;
   clientKeyPem?: string;
-  token?: string;
-  /** Re-read as it rotates. */
-  tokenFile?: string;
-  basicAuth?: { username: string; password: string };
   exec?: ExecConfig;
+  authProvider?: AuthProviderConfig;
+}
+
+/** Everything a client needs to talk to one server as one user. */
+export interface ClientConfig extends ClusterConnection, Omit<UserCredentials, 'authProvider'> {
   authProvider?: AuthProviderConfig & { file?: string; user: string };
   /** The context's namespace, else `default`. */
   namespace: string;
@@ -266,15 +297,70 @@ export interface ClientConfig {
   cluster: ClusterEntry;
 }
 
-async function pem(file: string | undefined, data: string | undefined, where: string): Promise<string | undefined> {
-  if (file && data) throw new ClientConfigError(`${where}: give a file or its -data, not both`);
-  if (data) return Buffer.from(data, 'base64').toString('utf8');
+export interface ResolveOptions {
+  /**
+   * `<field>-data` must decode to PEM. The webhook readers ask for it: they check everything at
+   * start-up, and a value pasted without base64 would otherwise fail the first call with OpenSSL's
+   * words instead of start-up with the field's name. The API client hands the decoded bytes to TLS
+   * as written, as it always has (its tests embed placeholders).
+   */
+  requirePemData?: boolean;
+}
+
+/** `<field>-data` (base64) or `<field>` (a path, already absolute); never both. */
+async function readPem(where: string, field: string, file: string | undefined, data: string | undefined, opts: ResolveOptions): Promise<string | undefined> {
+  if (file && data) throw new ClientConfigError(`${where}: give ${field} or ${field}-data, not both`);
+  if (data) {
+    const text = Buffer.from(data, 'base64').toString('utf8');
+    // The decoded text is never echoed: for client-key-data it is the key.
+    if (opts.requirePemData && !text.includes('-----BEGIN ')) throw new ClientConfigError(`${where}: ${field}-data is not base64-encoded PEM`);
+    return text;
+  }
   if (!file) return undefined;
   try {
     return await readFile(file, 'utf8');
   } catch (err) {
-    throw new ClientConfigError(`${where}: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new ClientConfigError(`${where}: ${field}: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
+}
+
+/** The named cluster entry's server and trust; its CA file is read. */
+export async function resolveCluster(name: string, cluster: ClusterEntry, opts: ResolveOptions = {}): Promise<ClusterConnection> {
+  const where = `cluster ${JSON.stringify(name)}`;
+  if (!cluster.server) throw new ClientConfigError(`${where}: server is missing`);
+  let server: URL;
+  try {
+    server = new URL(cluster.server);
+  } catch {
+    throw new ClientConfigError(`${where}: server is not a URL`);
+  }
+  const out: ClusterConnection = { server, insecureSkipTlsVerify: cluster.insecureSkipTlsVerify ?? false };
+  const caPem = await readPem(where, 'certificate-authority', cluster.certificateAuthority, cluster.certificateAuthorityData, opts);
+  if (caPem && out.insecureSkipTlsVerify) throw new ClientConfigError(`${where}: a certificate authority and insecure-skip-tls-verify contradict each other`);
+  if (caPem) out.caPem = caPem;
+  if (cluster.tlsServerName) out.tlsServerName = cluster.tlsServerName;
+  if (cluster.proxyUrl) out.proxyUrl = cluster.proxyUrl;
+  return out;
+}
+
+/** The named user entry's credentials; its certificate and key files are read (a token file is read per request). */
+export async function resolveUser(name: string, user: UserEntry, opts: ResolveOptions = {}): Promise<UserCredentials> {
+  const where = `user ${JSON.stringify(name)}`;
+  const out: UserCredentials = {};
+  const cert = await readPem(where, 'client-certificate', user.clientCertificate, user.clientCertificateData, opts);
+  const key = await readPem(where, 'client-key', user.clientKey, user.clientKeyData, opts);
+  if (Boolean(cert) !== Boolean(key)) throw new ClientConfigError(`${where}: client-certificate and client-key go together`);
+  if (cert && key) Object.assign(out, { clientCertPem: cert, clientKeyPem: key });
+  if ((user.token || user.tokenFile) && (user.username || user.password)) throw new ClientConfigError(`${where}: give a token or a username and password, not both`);
+  // A token written in the file wins; a token file beside it is then never read.
+  if (user.token) out.token = user.token;
+  else if (user.tokenFile) out.tokenFile = user.tokenFile;
+  if (user.password && !user.username) throw new ClientConfigError(`${where}: password without username`);
+  if (user.username) out.basicAuth = { username: user.username, password: user.password ?? '' };
+  if (user.exec && user.authProvider) throw new ClientConfigError(`${where}: exec and auth-provider cannot both be set`);
+  if (user.exec) out.exec = user.exec;
+  if (user.authProvider) out.authProvider = user.authProvider;
+  return out;
 }
 
 /** One context of a merged configuration (`context` overrides current-context) as a client configuration. */
@@ -285,36 +371,15 @@ export async function resolveClientConfig(cfg: ClientConfigFile, opts: { context
   if (!ctx) throw new ClientConfigError(`context ${JSON.stringify(contextName)} does not exist`);
   const cluster = cfg.clusters.get(ctx.cluster);
   if (!cluster) throw new ClientConfigError(`context ${JSON.stringify(contextName)}: cluster ${JSON.stringify(ctx.cluster)} does not exist`);
-  if (!cluster.server) throw new ClientConfigError(`cluster ${JSON.stringify(ctx.cluster)} has no server`);
-  let server: URL;
-  try {
-    server = new URL(cluster.server);
-  } catch {
-    throw new ClientConfigError(`cluster ${JSON.stringify(ctx.cluster)}: server is not a URL`);
-  }
-  const out: ClientConfig = { server, insecureSkipTlsVerify: cluster.insecureSkipTlsVerify ?? false, namespace: opts.namespace ?? ctx.namespace ?? 'default', cluster };
-  const caPem = await pem(cluster.certificateAuthority, cluster.certificateAuthorityData, `cluster ${JSON.stringify(ctx.cluster)}: certificate-authority`);
-  if (caPem && out.insecureSkipTlsVerify) throw new ClientConfigError(`cluster ${JSON.stringify(ctx.cluster)}: a certificate authority and insecure-skip-tls-verify contradict each other`);
-  if (caPem) out.caPem = caPem;
-  if (cluster.tlsServerName) out.tlsServerName = cluster.tlsServerName;
-  if (cluster.proxyUrl) out.proxyUrl = cluster.proxyUrl;
+  const out: ClientConfig = { ...(await resolveCluster(ctx.cluster, cluster)), namespace: opts.namespace ?? ctx.namespace ?? 'default', cluster };
   if (ctx.user) {
     const user = cfg.users.get(ctx.user);
     if (!user) throw new ClientConfigError(`context ${JSON.stringify(contextName)}: user ${JSON.stringify(ctx.user)} does not exist`);
-    const where = `user ${JSON.stringify(ctx.user)}`;
-    const cert = await pem(user.clientCertificate, user.clientCertificateData, `${where}: client-certificate`);
-    const key = await pem(user.clientKey, user.clientKeyData, `${where}: client-key`);
-    if (Boolean(cert) !== Boolean(key)) throw new ClientConfigError(`${where}: client-certificate and client-key go together`);
-    if (cert && key) Object.assign(out, { clientCertPem: cert, clientKeyPem: key });
-    if ((user.token || user.tokenFile) && (user.username || user.password)) throw new ClientConfigError(`${where}: give a token or a username and password, not both`);
-    if (user.token) out.token = user.token;
-    else if (user.tokenFile) out.tokenFile = user.tokenFile;
-    if (user.username) out.basicAuth = { username: user.username, password: user.password ?? '' };
-    if (user.exec && user.authProvider) throw new ClientConfigError(`${where}: exec and auth-provider cannot both be set`);
-    if (user.exec) out.exec = user.exec;
-    if (user.authProvider) {
+    const { authProvider, ...credentials } = await resolveUser(ctx.user, user);
+    Object.assign(out, credentials);
+    if (authProvider) {
       const file = cfg.userFiles.get(ctx.user);
-      out.authProvider = { ...user.authProvider, user: ctx.user, ...(file ? { file } : {}) };
+      out.authProvider = { ...authProvider, user: ctx.user, ...(file ? { file } : {}) };
     }
   }
   return out;

@@ -22,7 +22,7 @@ const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 test('webhook credentials - users matched by host, host:port, *. wildcards, without :443, then *, then the current context', async () => {
   const users = ['hook.apps.svc', 'hook.apps.svc:8443', '*.apps.svc', '*.svc', 'plain.example.com', '*', 'ctx-user'].map((name) => ({ name, user: { token: `token-for-${name}` } }));
-  const resolver = await parseWebhookKubeconfig(YAML.stringify({ users, contexts: [{ name: 'c', context: { user: 'ctx-user' } }], 'current-context': 'c' }), '/');
+  const resolver = await parseWebhookKubeconfig(YAML.stringify({ users, contexts: [{ name: 'c', context: { user: 'ctx-user' } }], 'current-context': 'c' }), '/kubeconfig');
   const cases: Array<[string, string]> = [
     ['hook.apps.svc', 'hook.apps.svc'],
     ['hook.apps.svc:8443', 'hook.apps.svc:8443'],
@@ -37,7 +37,7 @@ test('webhook credentials - users matched by host, host:port, *. wildcards, with
   ];
   for (const [target, want] of cases) assert.equal(resolver.forTarget(target)?.user, want, target);
   assert.equal(await resolver.forTarget('hook.apps.svc')?.authorization(), 'Bearer token-for-hook.apps.svc');
-  const noDefault = await parseWebhookKubeconfig(YAML.stringify({ users: [{ name: 'only.example.com', user: { username: 'api', password: 'pw' } }] }), '/');
+  const noDefault = await parseWebhookKubeconfig(YAML.stringify({ users: [{ name: 'only.example.com', user: { username: 'api', password: 'pw' } }] }), '/kubeconfig');
   assert.equal(noDefault.forTarget('elsewhere.example.com'), undefined, 'anonymous when nothing matches');
   assert.equal(await noDefault.forTarget('only.example.com')?.authorization(), `Basic ${b64('api:pw')}`);
 });
@@ -62,7 +62,11 @@ test('webhook credentials - the plugin configuration: both apiVersion spellings,
       await assert.rejects(loadWebhookCredentials('ValidatingAdmissionWebhook', entry(configuration)), (err: Error) => err instanceof AdmissionConfigError && message.test(err.message));
     }
     await writeFile(path.join(dir, 'dup'), YAML.stringify({ users: [{ name: 'a', user: { token: 'secret-token-1' } }, { name: 'a', user: {} }] }));
-    await assert.rejects(loadWebhookCredentials('ValidatingAdmissionWebhook', entry({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'WebhookAdmissionConfiguration', kubeConfigFile: 'dup' })), (err: Error) => /"a" appears twice/.test(err.message) && !err.message.includes('secret-token'));
+    await assert.rejects(loadWebhookCredentials('ValidatingAdmissionWebhook', entry({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'WebhookAdmissionConfiguration', kubeConfigFile: 'dup' })), (err: Error) => /kubeConfigFile .*dup: users: "a" appears twice/.test(err.message) && !err.message.includes('secret-token'));
+    // An empty file is an empty configuration, as for the API client: nothing is presented.
+    await writeFile(path.join(dir, 'empty'), '');
+    const empty = await loadWebhookCredentials('ValidatingAdmissionWebhook', entry({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'WebhookAdmissionConfiguration', kubeConfigFile: 'empty' }));
+    assert.equal(empty.forTarget('any'), undefined);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -143,7 +147,7 @@ describe('webhook client over HTTPS', () => {
     webhooksOf('validating', [{ apiVersion: 'admissionregistration.platform.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'c' }, webhooks: [{ name: 'h.example.com', clientConfig, timeoutSeconds: 2, admissionReviewVersions: ['v1'] }] }])[0]!;
 
   test('a url webhook: its caBundle trusted, the URL host\'s user presented; without the CA the call fails', async () => {
-    const users = await parseWebhookKubeconfig(YAML.stringify({ users: [{ name: `127.0.0.1:${server.port}`, user: { token: 'url-token' } }] }), dir);
+    const users = await parseWebhookKubeconfig(YAML.stringify({ users: [{ name: `127.0.0.1:${server.port}`, user: { token: 'url-token' } }] }), path.join(dir, 'kubeconfig'));
     const caller = new WebhookCaller(new ServiceResolver({ mappings: new Map(), services: () => assert.fail(), endpoints: () => assert.fail() }), users);
     try {
       const res = await caller.post(hookWith({ url: `${server.url}/validate`, caBundle: b64(ca.certPem) }), '{"x":1}');
@@ -159,7 +163,7 @@ describe('webhook client over HTTPS', () => {
   test('a service webhook: dialled at its mapped address, the certificate checked for <svc>.<ns>.svc, the client certificate presented', async () => {
     const keyFile = path.join(dir, 'client.key');
     await writeFile(keyFile, client.keyPem);
-    const users = await parseWebhookKubeconfig(YAML.stringify({ users: [{ name: '*.hooks.svc', user: { 'client-certificate-data': b64(client.certPem), 'client-key': 'client.key' } }] }), dir);
+    const users = await parseWebhookKubeconfig(YAML.stringify({ users: [{ name: '*.hooks.svc', user: { 'client-certificate-data': b64(client.certPem), 'client-key': 'client.key' } }] }), path.join(dir, 'kubeconfig'));
     const resolver = new ServiceResolver({ mappings: parseServiceResolver([`guard.hooks.svc:443=127.0.0.1:${svcServer.port}`, `wrong.hooks.svc=127.0.0.1:${svcServer.port}`]), services: () => assert.fail(), endpoints: () => assert.fail() });
     const caller = new WebhookCaller(resolver, users);
     try {

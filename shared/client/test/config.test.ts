@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ClientConfigError, clientConfigPaths, inClusterConfig, loadClientConfig, mergeClientConfigs, parseClientConfig, resolveClientConfig } from '../config.js';
+import { ClientConfigError, clientConfigPaths, inClusterConfig, loadClientConfig, loadClientConfigFiles, mergeClientConfigs, parseClientConfig, resolveClientConfig, resolveCluster, resolveUser, type ParseOptions } from '../config.js';
 
 const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -86,6 +86,32 @@ for (const [name, text, want] of bad) {
   test(`client config - refused: ${name}`, () => assert.throws(() => parseClientConfig(text, '/x/config'), (e: Error) => e instanceof ClientConfigError && want.test(e.message)));
 }
 
+test('client config - what a reader asks of the format: unique names, fields it cannot honour', () => {
+  const twice = 'users: [{name: a, user: {token: first}}, {name: a, user: {token: second}}]';
+  const impersonating = 'users: [{name: a, user: {as: admin, token: t}}]';
+  const cases: Array<[string, string, ParseOptions, RegExp | string]> = [
+    ['a name given twice: the first wins', twice, {}, 'first'],
+    ['a name given twice, unique names asked', twice, { uniqueNames: true }, /^users: "a" appears twice$/],
+    ['a field no reader uses is ignored', impersonating, {}, 't'],
+    ['a field the reader refuses', impersonating, { unsupportedUserFields: { fields: ['as'], by: 'webhooks' } }, /^user "a": as is not supported for webhooks$/],
+  ];
+  for (const [name, text, opts, want] of cases) {
+    if (typeof want === 'string') assert.equal(parseClientConfig(text, '/x/config', opts).users.get('a')!.token, want, name);
+    else assert.throws(() => parseClientConfig(text, '/x/config', opts), (e: Error) => e instanceof ClientConfigError && want.test(e.message), name);
+  }
+});
+
+test('client config - a file that cannot be parsed is named by the reader that opened it', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'client-config-'));
+  try {
+    const file = path.join(dir, 'config');
+    await writeFile(file, 'clusters: {}\n');
+    await assert.rejects(loadClientConfigFiles([file]), (e: Error) => e instanceof ClientConfigError && e.message === `${file}: clusters must be a list`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('client config - a YAML error never echoes the offending line (it may be a credential)', () => {
   assert.throws(() => parseClientConfig('users: [{name: u, user: {token: "s3cret}]', '/x'), (e: Error) => !e.message.includes('s3cret'));
 });
@@ -135,6 +161,44 @@ contexts:
     assert.deepEqual(clientConfigPaths({}, '/home/u'), { paths: ['/home/u/.platform/config'], explicit: false });
     assert.equal((await loadClientConfig({ env: { PLATFORMCONFIG: `/nope${path.delimiter}${file}` } })).namespace, 'team');
     await assert.rejects(loadClientConfig({ env: { PLATFORMCONFIG: '/nope' } }), /cannot read: ENOENT/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('client config - entries resolve the same for every reader; -data must be PEM only where asked', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'client-config-'));
+  try {
+    await writeFile(path.join(dir, 'ca.crt'), PEM);
+    const f = parseClientConfig(
+      `
+clusters:
+- {name: no-server, cluster: {certificate-authority: ca.crt}}
+- {name: not-a-url, cluster: {server: "https://"}}
+- {name: two-cas, cluster: {server: "https://api", certificate-authority: ca.crt, certificate-authority-data: ${b64(PEM)}}}
+- {name: no-ca, cluster: {server: "https://api", certificate-authority: nope.crt}}
+users:
+- {name: password-only, user: {password: s3cret}}
+- {name: tokens, user: {token: t, tokenFile: nope}}
+- {name: placeholders, user: {client-certificate-data: ${b64('CERT')}, client-key-data: ${b64('KEY')}}}
+`,
+      path.join(dir, 'config'),
+    );
+    const cluster = (name: string) => resolveCluster(name, f.clusters.get(name)!);
+    const user = (name: string, requirePemData = false) => resolveUser(name, f.users.get(name)!, { requirePemData });
+    const refused: Array<[string, () => Promise<unknown>, RegExp]> = [
+      ['no server', () => cluster('no-server'), /^cluster "no-server": server is missing$/],
+      ['a server that is not a URL', () => cluster('not-a-url'), /^cluster "not-a-url": server is not a URL$/],
+      ['a CA file and its data', () => cluster('two-cas'), /^cluster "two-cas": give certificate-authority or certificate-authority-data, not both$/],
+      ['a CA file that cannot be read', () => cluster('no-ca'), /^cluster "no-ca": certificate-authority: cannot read .*nope\.crt: ENOENT$/],
+      ['a password without a username', () => user('password-only'), /^user "password-only": password without username$/],
+      ['-data that is not PEM, where PEM is asked for', () => user('placeholders', true), /^user "placeholders": client-certificate-data is not base64-encoded PEM$/],
+    ];
+    for (const [name, run, want] of refused) {
+      await assert.rejects(run(), (e: Error) => e instanceof ClientConfigError && want.test(e.message) && !e.message.includes('s3cret'), name);
+    }
+    assert.deepEqual(await user('tokens'), { token: 't' }, 'a token wins over a token file');
+    assert.deepEqual(await user('placeholders'), { clientCertPem: 'CERT', clientKeyPem: 'KEY' }, '-data passed on as written');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -67,9 +67,10 @@ describe('webhook client configuration', () => {
       ],
       ['a single context without current-context', YAML.stringify({ clusters: [{ name: 'b', cluster: { server } }], contexts: [{ name: 'only', context: { cluster: 'b' } }] }), {}],
       ['no context: the only cluster and user', YAML.stringify({ clusters: [{ name: 'b', cluster: { server } }], users: [{ name: 'u', user: { token: SECRET_TOKEN } }] }), { token: SECRET_TOKEN }],
+      ['a token wins over a token file, which is not read', kubeconfig({ server }, { token: SECRET_TOKEN, tokenFile: 'nope' }), { token: SECRET_TOKEN }],
     ];
     for (const [name, text, want] of cases) {
-      const cfg = await parseWebhookClientConfig(text, dir);
+      const cfg = await parseWebhookClientConfig(text, path.join(dir, 'kubeconfig'));
       assert.equal(cfg.server.href, server, name);
       assert.deepEqual({ ...cfg, server: undefined }, { insecureSkipTLSVerify: false, ...want, server: undefined }, name);
     }
@@ -89,6 +90,15 @@ describe('webhook client configuration', () => {
       ['token and basic auth', kubeconfig({ server }, { token: SECRET_TOKEN, username: 'u', password: 'p' }), /not both/],
       ['missing token file', kubeconfig({ server }, { tokenFile: 'nope' }), /tokenFile: cannot read/],
       ['exec credentials', kubeconfig({ server }, { exec: { command: 'x' } }), /exec is not supported/],
+      ['impersonation', kubeconfig({ server }, { 'act-as': 'admin' }), /act-as is not supported/],
+      [
+        'exec credentials of a user the context does not select',
+        YAML.stringify({ clusters: [{ name: 'a', cluster: { server } }], users: [{ name: 'u', user: {} }, { name: 'plugin', user: { exec: { command: 'x' } } }], contexts: [{ name: 'x', context: { cluster: 'a', user: 'u' } }], 'current-context': 'x' }),
+        /user "plugin": exec is not supported/,
+      ],
+      ['password without username', kubeconfig({ server }, { password: SECRET_TOKEN }), /password without username/],
+      ['an entry without a name', YAML.stringify({ clusters: [{ cluster: { server } }] }), /clusters\[0\] needs a name/],
+      ['an empty file', '', /no cluster is configured/],
       ['unknown current-context', kubeconfig({ server }, undefined, { 'current-context': 'other' }), /no entry named "other"/],
       ['two contexts, none current', YAML.stringify({ clusters: [{ name: 'a', cluster: { server } }], contexts: [{ name: 'x', context: { cluster: 'a' } }, { name: 'y', context: { cluster: 'a' } }] }), /no current-context and 2 contexts/],
       ['context names a missing user', YAML.stringify({ clusters: [{ name: 'a', cluster: { server } }], contexts: [{ name: 'x', context: { cluster: 'a', user: 'ghost' } }] }), /users is missing/],
@@ -96,7 +106,7 @@ describe('webhook client configuration', () => {
       ['not a mapping', '- a\n- b\n', /expected a mapping/],
     ];
     for (const [name, text, want] of cases) {
-      await assert.rejects(parseWebhookClientConfig(text, dir), (err: Error) => {
+      await assert.rejects(parseWebhookClientConfig(text, path.join(dir, 'kubeconfig')), (err: Error) => {
         assert.match(err.message, want, name);
         assert.ok(!err.message.includes(SECRET_TOKEN), `${name}: the error leaks the secret`);
         return true;

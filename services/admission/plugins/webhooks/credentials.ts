@@ -9,8 +9,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AdmissionConfigError } from '../../errors.js';
 import { checkPluginConfiguration, type PluginConfiguration } from '../../plugin-configuration.js';
-import { parseConfigYaml, parseUserCredentials, readTokenFile, WebhookConfigError, type UserCredentials } from '../../../../shared/webhook/client-config.js';
+import { ClientConfigError, parseClientConfig, type UserCredentials } from '../../../../shared/client/config.js';
 import { authorizationSource } from '../../../../shared/client/credentials.js';
+import { resolveWebhookUser, WEBHOOK_CONFIG_FORMAT, WebhookConfigError } from '../../../../shared/webhook/client-config.js';
 
 const CONFIG_GROUPS = ['apiserver.config.platform.io', 'apiserver.config.k8s.io'];
 
@@ -57,7 +58,7 @@ export class CredentialResolver {
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function credentialsOf(name: string, c: UserCredentials): WebhookCredentials {
-  const out: WebhookCredentials = { user: name, authorization: authorizationSource(c, (file) => readTokenFile(file, `user ${JSON.stringify(name)}: tokenFile`)) };
+  const out: WebhookCredentials = { user: name, authorization: authorizationSource(c) };
   if (c.clientCertPem && c.clientKeyPem) {
     out.clientCertPem = c.clientCertPem;
     out.clientKeyPem = c.clientKeyPem;
@@ -65,26 +66,15 @@ function credentialsOf(name: string, c: UserCredentials): WebhookCredentials {
   return out;
 }
 
-/** Parses a kubeconfig's users (and the current context's user, the fallback) for webhook calls. */
-export async function parseWebhookKubeconfig(text: string, baseDir: string): Promise<CredentialResolver> {
-  const doc = parseConfigYaml(text);
-  if (!isObj(doc)) throw new WebhookConfigError('expected a mapping with users');
+/** Parses a kubeconfig's users (and the current context's user, the fallback) for webhook calls; `file` is its path. */
+export async function parseWebhookKubeconfig(text: string, file: string): Promise<CredentialResolver> {
+  // Users are matched by name, so a name given twice is refused (as upstream's decoding does)
+  // rather than its first entry silently winning, as it would for the API client.
+  const cfg = parseClientConfig(text, file, { ...WEBHOOK_CONFIG_FORMAT, uniqueNames: true });
   const users = new Map<string, WebhookCredentials>();
-  const list = doc.users ?? [];
-  if (!Array.isArray(list)) throw new WebhookConfigError('users must be a list');
-  for (const [i, entry] of list.entries()) {
-    if (!isObj(entry) || typeof entry.name !== 'string' || !entry.name) throw new WebhookConfigError(`users[${i}] needs a name`);
-    if (users.has(entry.name)) throw new WebhookConfigError(`users: ${JSON.stringify(entry.name)} appears twice`);
-    users.set(entry.name, credentialsOf(entry.name, await parseUserCredentials(entry, baseDir)));
-  }
-  let currentUser: string | undefined;
-  const current = doc['current-context'];
-  if (typeof current === 'string' && current && Array.isArray(doc.contexts)) {
-    const ctx = doc.contexts.find((c) => isObj(c) && c.name === current) as Record<string, unknown> | undefined;
-    const user = isObj(ctx?.context) ? ctx.context.user : undefined;
-    if (typeof user === 'string' && user) currentUser = user;
-  }
-  return new CredentialResolver(users, currentUser);
+  for (const [name, user] of cfg.users) users.set(name, credentialsOf(name, await resolveWebhookUser(name, user)));
+  const currentUser = cfg.currentContext === undefined ? undefined : cfg.contexts.get(cfg.currentContext)?.user;
+  return new CredentialResolver(users, currentUser || undefined);
 }
 
 /**
@@ -113,9 +103,9 @@ export async function loadWebhookCredentials(plugin: string, cfg: PluginConfigur
     throw new AdmissionConfigError(`${at}: kubeConfigFile: cannot read ${full}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   try {
-    return await parseWebhookKubeconfig(text, path.dirname(full));
+    return await parseWebhookKubeconfig(text, full);
   } catch (err) {
-    if (err instanceof WebhookConfigError) throw new AdmissionConfigError(`${at}: kubeConfigFile ${full}: ${err.message}`);
+    if (err instanceof WebhookConfigError || err instanceof ClientConfigError) throw new AdmissionConfigError(`${at}: kubeConfigFile ${full}: ${err.message}`);
     throw err;
   }
 }
