@@ -442,18 +442,21 @@ class Supervisor {
   private restartLater(r: Restartable, how: string): void {
     const delay = restartDelayMs(r.failures);
     process.stderr.write(`\nlocal-up: ${r.name} exited unexpectedly (${how}); restarting it in ${delay / 1000} s (restart ${r.failures})\n`);
-    setTimeout(async () => {
-      if (this.stopping) return;
-      try {
-        const next = await r.start();
-        r.startedAt = Date.now();
-        process.stdout.write(`local-up: ${r.name} restarted (pid ${next.pid})\n`);
-        this.watch(next, r);
-      } catch (err) {
-        r.failures++;
-        this.restartLater(r, `could not start: ${(err as Error).message}`);
-      }
-    }, delay);
+    // The attempt handles its own failure (by trying again later), so its promise never rejects.
+    setTimeout(() => void this.restart(r), delay);
+  }
+
+  private async restart(r: Restartable): Promise<void> {
+    if (this.stopping) return;
+    try {
+      const next = await r.start();
+      r.startedAt = Date.now();
+      process.stdout.write(`local-up: ${r.name} restarted (pid ${next.pid})\n`);
+      this.watch(next, r);
+    } catch (err) {
+      r.failures++;
+      this.restartLater(r, `could not start: ${(err as Error).message}`);
+    }
   }
 
   async startNats(dataDir: string, port: number, auth: LocalNatsAuth, log: (line: string) => void): Promise<LocalNats> {

@@ -349,7 +349,7 @@ export function normalize(type: string, value: JsonObject, fill: boolean): void 
 
 // ---- encoding --------------------------------------------------------------------------------
 
-function writeScalar(w: Writer, kind: Kind, v: unknown): void {
+function writeScalar(w: Writer, kind: Exclude<Kind, Kind.Message>, v: unknown): void {
   switch (kind) {
     case Kind.String:
       w.string(String(v));

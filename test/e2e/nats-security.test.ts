@@ -371,7 +371,7 @@ describe('nats security', { timeout: 120_000 }, () => {
       }
     });
     after(async () => {
-      await Promise.all(procs.map((p) => (p.child.exitCode === null ? (p.child.kill('SIGTERM'), p.exited) : undefined)));
+      await Promise.all(procs.filter((p) => p.child.exitCode === null).map((p) => (p.child.kill('SIGTERM'), p.exited)));
     });
 
     function request(method: string, p: string, body?: unknown): Promise<{ status: number; text: string; json: any }> {

@@ -176,7 +176,7 @@ describe('oidc authenticator', () => {
       await new Promise((r) => setTimeout(r, 350));
       const tokens = await Promise.all([idToken(keyB, { iss: p.url, sub: 'one' }), idToken(keyB, { iss: p.url, sub: 'two' })]);
       // Two concurrent tokens share one refetch.
-      assert.deepEqual(await Promise.all(tokens.map((t) => a.authenticateToken(t, []))), [ok(`${p.url}#one`), ok(`${p.url}#two`)]);
+      assert.deepEqual(await Promise.all(tokens.map(async (t) => a.authenticateToken(t, []))), [ok(`${p.url}#one`), ok(`${p.url}#two`)]);
       assert.equal(p.jwksFetches, 2);
       // The retired key is gone.
       failMatching(await a.authenticateToken(await idToken(keyA, { iss: p.url }), []), /unknown key/);

@@ -178,7 +178,7 @@ describe('webhook token authenticator', () => {
     const a = await authenticator();
     answer = (review, res) => void setTimeout(() => standardAnswer(review, res), 100);
     const got = await receivedDuring(async () => {
-      const results = await Promise.all(Array.from({ length: 5 }, () => a.authenticateToken(GOOD, [])));
+      const results = await Promise.all(Array.from({ length: 5 }, async () => a.authenticateToken(GOOD, [])));
       for (const r of results) assert.deepEqual(r, { kind: 'ok', user: jane });
     });
     assert.equal(got.length, 1);

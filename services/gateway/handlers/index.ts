@@ -28,7 +28,9 @@ export async function serveResource(req: FastifyRequest, reply: FastifyReply, ap
     decoded: body && contentType && decoder.offloads(body, contentType) ? await decoder.decode(body, contentType) : undefined,
     warnings: api.warnings,
     res: reply.raw,
-    hijack: () => reply.hijack(),
+    hijack: () => {
+      reply.hijack();
+    },
     onClose: (fn) => reply.raw.on('close', fn),
     audit: api.audit,
   };

@@ -81,7 +81,7 @@ function quotaAccessor(cache: ObjectCache, deps: PluginDeps): QuotaAccessor {
         if (mine.size === 0) written.delete(namespace);
       }
       // A quota without status.hard does not apply yet; the store may already know better.
-      return Promise.all(out.map((o) => (unprocessed(o) ? fresher(o) : o)));
+      return Promise.all(out.map(async (o) => (unprocessed(o) ? fresher(o) : o)));
     },
     read: (namespace, name) => deps.read({ ...QUOTA_REF, namespace, name }),
     async update(quota, rev) {
