@@ -1,5 +1,18 @@
-// Every built-in resource type, one line each: adding a type is one file under builtin/ plus one
-// line here. Order is the discovery order within each group.
+// Every built-in resource type, one line each. Order is the discovery order within each group.
+//
+// Adding a built-in type, all of it (routes, discovery, OpenAPI, authorization attributes, watch
+// and storage then come from the generic machinery):
+// 1. builtin/<group>/<kind>.ts exporting its ResourceType (types.ts: schema, strategy, columns,
+//    field selectors, subresources; `rest:` hooks only for what the generic store does not do);
+// 2. its line below;
+// 3. a valid object for it in test/builtin-samples.ts (builtin-types.test.ts fails without one);
+// 4. its protobuf messages: rerun scripts/gen-proto.ts against upstream's API definitions, which
+//    rewrites shared/proto/wire.json (without them a protobuf request for the kind fails);
+// 5. where upstream's default roles grant it, the same rules in
+//    services/authz/rbac/bootstrap-policy.ts (admin, edit, view and the controllers' roles name
+//    resources one by one, as upstream's do);
+// 6. if it embeds a pod template, its path in the PodSecurity plugin's list
+//    (services/admission/plugins/pod-security/admission.ts).
 
 import type { ResourceType } from './types.js';
 import { namespaces } from './builtin/core/namespace.js';
