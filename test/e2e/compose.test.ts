@@ -218,6 +218,10 @@ describe('docker compose', { skip, timeout: 20 * 60_000 }, () => {
     throw new Error(`no ${service} container number ${index}`);
   };
   const busNetwork = () => `${project}_bus`;
+  /** A container's address on one of the project's networks. */
+  const addressOn = (id: string, network: string): Promise<string> => docker(['inspect', '--format', `{{(index .NetworkSettings.Networks "${network}").IPAddress}}`, id]);
+  /** One gateway itself rather than the balancer (its certificate names localhost, not its address). */
+  const gatewayEndpoint = async (id: string): Promise<Endpoint> => ({ ...endpoint(), url: `https://${await addressOn(id, `${project}_front`)}:6443`, servername: 'localhost' });
   /**
    * Cuts a container off one network as a real partition does: every packet on its interface there
    * is dropped (iptables in the container's network namespace), while its address and open
@@ -227,7 +231,7 @@ describe('docker compose', { skip, timeout: 20 * 60_000 }, () => {
    */
   const cutOff = async (id: string, network: string): Promise<() => Promise<void>> => {
     const pid = await docker(['inspect', '--format', '{{.State.Pid}}', id]);
-    const ip = await docker(['inspect', '--format', `{{(index .NetworkSettings.Networks "${network}").IPAddress}}`, id]);
+    const ip = await addressOn(id, network);
     const addrs = (await run('nsenter', ['-t', pid, '-n', 'ip', '-o', '-4', 'addr', 'show'])).stdout;
     const iface = addrs.split('\n').find((l) => l.includes(` ${ip}/`))?.split(/\s+/)[1];
     assert.ok(iface, `the interface of ${ip} in ${id}: ${addrs}`);
@@ -319,8 +323,7 @@ describe('docker compose', { skip, timeout: 20 * 60_000 }, () => {
   const gatewayViews = async (names: string[]): Promise<string> => {
     const out: string[] = [];
     for (const id of await containers('gateway')) {
-      const ip = await docker(['inspect', '--format', `{{(index .NetworkSettings.Networks "${project}_front").IPAddress}}`, id]);
-      const list = await send({ ...endpoint(), url: `https://${ip}:6443`, servername: 'localhost' }, 'GET', CM);
+      const list = await send(await gatewayEndpoint(id), 'GET', CM);
       const items = new Set<string>(list.status === 200 ? JSON.parse(list.body).items.map((o: any) => o.metadata.name) : []);
       out.push(`gateway ${id.slice(0, 12)} (${list.status}) holds ${names.map((n) => `${n}: ${items.has(n) ? 'yes' : 'no'}`).join(', ')}`);
     }
@@ -387,8 +390,7 @@ describe('docker compose', { skip, timeout: 20 * 60_000 }, () => {
     const gw = await container('gateway', 1);
     const readyz = async () => (await run('docker', ['exec', gw, 'node', '-e', "require('https').get({host:'127.0.0.1',port:6443,path:'/readyz?verbose',ca:require('fs').readFileSync('/local/pki/ca.crt')},r=>{let b='';r.on('data',d=>b+=d);r.on('end',()=>{console.log(r.statusCode);console.log(b)})}).on('error',e=>console.log(0,e.message))"], { timeout: 30_000 })).stdout;
     // One informer on that gateway itself (the balancer might place both on the other), one through the balancer.
-    const ip = await docker(['inspect', '--format', `{{(index .NetworkSettings.Networks "${project}_front").IPAddress}}`, gw]);
-    const onGateway: Endpoint = { ...endpoint(), url: `https://${ip}:6443`, servername: 'localhost' };
+    const onGateway = await gatewayEndpoint(gw);
     let cutAt = 0;
     let notReadyAfter = 0;
     const r = await underLoad('gateway', async () => {
