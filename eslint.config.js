@@ -26,10 +26,7 @@ export default defineConfig(
       '@typescript-eslint/await-thenable': 'error',
       // A `default` is a deliberate catch-all (often an error for a value off the wire), so it
       // counts as exhaustive; a switch without one must name every member of the union.
-      '@typescript-eslint/switch-exhaustiveness-check': [
-        'error',
-        { considerDefaultExhaustiveForUnions: true, allowDefaultCaseForExhaustiveSwitch: true },
-      ],
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true, allowDefaultCaseForExhaustiveSwitch: true }],
     },
   },
 );

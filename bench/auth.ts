@@ -52,8 +52,14 @@ export async function authBench(progress: (msg: string) => void): Promise<Row[]>
     // The objects the lookups need: a service account, a pod its token is bound to, a bootstrap token.
     const saUid = randomUUID();
     const podUid = randomUUID();
-    await kv.put(encodeKey({ group: '', resource: 'serviceaccounts', namespace: 'default', name: 'bench' }), JSON.stringify({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'bench', namespace: 'default', uid: saUid } }));
-    await kv.put(encodeKey({ group: '', resource: 'pods', namespace: 'default', name: 'p' }), JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default', uid: podUid }, spec: { containers: [{ name: 'c', image: 'x' }] } }));
+    await kv.put(
+      encodeKey({ group: '', resource: 'serviceaccounts', namespace: 'default', name: 'bench' }),
+      JSON.stringify({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'bench', namespace: 'default', uid: saUid } }),
+    );
+    await kv.put(
+      encodeKey({ group: '', resource: 'pods', namespace: 'default', name: 'p' }),
+      JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default', uid: podUid }, spec: { containers: [{ name: 'c', image: 'x' }] } }),
+    );
     const b64 = (s: string) => Buffer.from(s).toString('base64');
     await kv.put(
       encodeKey({ group: '', resource: 'secrets', namespace: 'platform-system', name: 'bootstrap-token-abcdef' }),
@@ -132,7 +138,12 @@ export async function authBench(progress: (msg: string) => void): Promise<Row[]>
     try {
       let authn = await createAuthnService({ nc, log: silentLogger(), config: everyMethod });
       try {
-        const issued = await busRequest<TokenIssueReply>(client, Subjects.authnIssueToken, { serviceAccount: { namespace: 'default', name: 'bench', uid: saUid }, audiences: [], expirationSeconds: 3600, boundObject: { kind: 'Pod', apiVersion: 'v1', name: 'p', uid: podUid } });
+        const issued = await busRequest<TokenIssueReply>(client, Subjects.authnIssueToken, {
+          serviceAccount: { namespace: 'default', name: 'bench', uid: saUid },
+          audiences: [],
+          expirationSeconds: 3600,
+          boundObject: { kind: 'Pod', apiVersion: 'v1', name: 'p', uid: podUid },
+        });
         const methods: Array<[string, AuthnRequest, string?]> = [
           ['static token', { token: staticToken }],
           ['client certificate', { certificates: [cert.certPem] }, ' (verified chains remembered)'],
@@ -161,16 +172,19 @@ export async function authBench(progress: (msg: string) => void): Promise<Row[]>
 
     progress('authorization: RBAC decisions, 1,000 roles and 10,000 bindings');
     const rbac = await benchRbac();
-    rows.push({ figure: 'RBAC decisions in the authz service (1,000 roles, 10,000 bindings)', measured: `${rate(rbac.decisionsPerSec)} p50 ${rbac.p50us.toFixed(1)} µs p99 ${rbac.p99us.toFixed(1)} µs`, target: 'p99 ≤ 1 ms', ok: rbac.p99us <= 1000 });
+    rows.push({
+      figure: 'RBAC decisions in the authz service (1,000 roles, 10,000 bindings)',
+      measured: `${rate(rbac.decisionsPerSec)} p50 ${rbac.p50us.toFixed(1)} µs p99 ${rbac.p99us.toFixed(1)} µs`,
+      target: 'p99 ≤ 1 ms',
+      ok: rbac.p99us <= 1000,
+    });
 
     // The same objects in the bucket, the authz service loading them from its watch, and the same
     // decisions asked over the bus: what an uncached authorization costs the gateway.
     progress('authorization: the same decisions through the bus');
     const workload = rbacWorkload();
     for (let i = 0; i < workload.objects.length; i += 500) {
-      await Promise.all(
-        workload.objects.slice(i, i + 500).map(({ ref, object }) => kv.put(encodeKey(ref), JSON.stringify({ ...object, metadata: { ...object.metadata, uid: randomUUID() } }))),
-      );
+      await Promise.all(workload.objects.slice(i, i + 500).map(({ ref, object }) => kv.put(encodeKey(ref), JSON.stringify({ ...object, metadata: { ...object.metadata, uid: randomUUID() } }))));
     }
     const storage = await createStorageService({ nc, log: silentLogger() });
     const authz = await createAuthzService({ nc, log: silentLogger(), config: { modes: ['RBAC'] } });

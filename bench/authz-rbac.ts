@@ -55,7 +55,8 @@ export function rbacWorkload(): RbacWorkload {
   };
   const rules = (): PolicyRule[] =>
     Array.from({ length: 3 }, () => ({ verbs: [pick(VERBS), pick(VERBS)], apiGroups: [pick(['', 'apps', 'batch', 'example.com'])], resources: [pick(RESOURCES), pick(RESOURCES)] }));
-  const subject = () => (rand() < 0.7 ? { kind: 'User', apiGroup: RBAC_GROUP, name: `user-${Math.floor(rand() * USERS)}` } : { kind: 'Group', apiGroup: RBAC_GROUP, name: `group-${Math.floor(rand() * GROUPS)}` });
+  const subject = () =>
+    rand() < 0.7 ? { kind: 'User', apiGroup: RBAC_GROUP, name: `user-${Math.floor(rand() * USERS)}` } : { kind: 'Group', apiGroup: RBAC_GROUP, name: `group-${Math.floor(rand() * GROUPS)}` };
 
   for (let c = 0; c < CLUSTER_ROLES; c++) apply('clusterroles', { kind: 'ClusterRole', metadata: { name: `cluster-role-${c}` }, rules: rules() });
   for (let n = 0; n < NAMESPACES; n++) {
@@ -66,7 +67,11 @@ export function rbacWorkload(): RbacWorkload {
       apply('rolebindings', {
         kind: 'RoleBinding',
         metadata: { name: `binding-${b}`, namespace: ns },
-        roleRef: { apiGroup: RBAC_GROUP, kind: toCluster ? 'ClusterRole' : 'Role', name: toCluster ? `cluster-role-${Math.floor(rand() * CLUSTER_ROLES)}` : `role-${Math.floor(rand() * ROLES_PER_NAMESPACE)}` },
+        roleRef: {
+          apiGroup: RBAC_GROUP,
+          kind: toCluster ? 'ClusterRole' : 'Role',
+          name: toCluster ? `cluster-role-${Math.floor(rand() * CLUSTER_ROLES)}` : `role-${Math.floor(rand() * ROLES_PER_NAMESPACE)}`,
+        },
         subjects: [subject(), subject()],
       });
     }
@@ -82,13 +87,27 @@ export function rbacWorkload(): RbacWorkload {
   }
   // What every authenticated user gets, as with the default discovery binding.
   apply('clusterroles', { kind: 'ClusterRole', metadata: { name: 'discovery' }, rules: [{ verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/version'] }] });
-  apply('clusterrolebindings', { kind: 'ClusterRoleBinding', metadata: { name: 'discovery' }, roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: 'discovery' }, subjects: [{ kind: 'Group', apiGroup: RBAC_GROUP, name: 'system:authenticated' }] });
+  apply('clusterrolebindings', {
+    kind: 'ClusterRoleBinding',
+    metadata: { name: 'discovery' },
+    roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: 'discovery' },
+    subjects: [{ kind: 'Group', apiGroup: RBAC_GROUP, name: 'system:authenticated' }],
+  });
   const users: UserInfo[] = Array.from({ length: USERS }, (_, i) => ({ username: `user-${i}`, groups: [`group-${i % GROUPS}`, `group-${(i * 7) % GROUPS}`, 'system:authenticated'] }));
   const workload: AuthzAttributes[] = Array.from({ length: DECISIONS + WARMUP }, () => {
     const user = pick(users);
     if (rand() < 0.1) return { user, verb: 'get', isResourceRequest: false, path: pick(['/healthz', '/apis/apps', '/metrics', '/logs/x']) };
     const verb = pick(VERBS);
-    const a: AuthzAttributes = { user, verb, isResourceRequest: true, path: '/x', apiGroup: pick(['', 'apps', 'batch', 'example.com']), apiVersion: 'v1', resource: pick(RESOURCES), namespace: `ns-${Math.floor(rand() * NAMESPACES)}` };
+    const a: AuthzAttributes = {
+      user,
+      verb,
+      isResourceRequest: true,
+      path: '/x',
+      apiGroup: pick(['', 'apps', 'batch', 'example.com']),
+      apiVersion: 'v1',
+      resource: pick(RESOURCES),
+      namespace: `ns-${Math.floor(rand() * NAMESPACES)}`,
+    };
     if (verb !== 'list' && verb !== 'watch' && verb !== 'create') a.name = `obj-${Math.floor(rand() * 50)}`;
     return a;
   });

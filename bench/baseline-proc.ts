@@ -87,7 +87,15 @@ async function main(): Promise<void> {
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   process.stdout.write(`listening ${typeof address === 'object' && address ? address.port : 0}\n`);
-  process.once('SIGTERM', () => void app.close().then(() => kv.destroy()).then(() => nc.close()).then(() => process.exit(0)));
+  process.once(
+    'SIGTERM',
+    () =>
+      void app
+        .close()
+        .then(() => kv.destroy())
+        .then(() => nc.close())
+        .then(() => process.exit(0)),
+  );
 }
 
 main().catch((err: unknown) => {

@@ -33,5 +33,11 @@ export function printTable(rows: Row[]): void {
     r.ok === undefined ? '' : r.ok ? 'OK' : 'BELOW TARGET',
   ]);
   const widths = cells[0]!.map((_, i) => Math.max(...cells.map((c) => c[i]!.length)));
-  for (const c of cells) process.stdout.write(c.map((x, i) => x.padEnd(widths[i]!)).join('   ').trimEnd() + '\n');
+  for (const c of cells)
+    process.stdout.write(
+      c
+        .map((x, i) => x.padEnd(widths[i]!))
+        .join('   ')
+        .trimEnd() + '\n',
+    );
 }

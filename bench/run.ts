@@ -46,7 +46,12 @@ function progress(msg: string): void {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, 'auth-only': { type: 'boolean' }, 'webhooks-only': { type: 'boolean' }, 'fanout-only': { type: 'boolean' }, 'writes-only': { type: 'boolean' } }, allowPositionals: false, strict: true, args: normalizeArgs(process.argv.slice(2)) });
+  const { values } = parseArgs({
+    options: { 'cpu-prof': { type: 'string' }, 'auth-only': { type: 'boolean' }, 'webhooks-only': { type: 'boolean' }, 'fanout-only': { type: 'boolean' }, 'writes-only': { type: 'boolean' } },
+    allowPositionals: false,
+    strict: true,
+    args: normalizeArgs(process.argv.slice(2)),
+  });
   if (values['auth-only']) {
     printTable(await authBench(progress));
     return;
@@ -92,23 +97,63 @@ async function main(): Promise<void> {
     progress('timing full and chunked lists');
     const lists = await timeLists(gw, NS.list, { runs: 7, chunkRuns: 3, limit: 500 });
     if (lists.items !== OBJECTS) throw new Error(`full list returned ${lists.items} items, expected ${OBJECTS}`);
-    rows.push({ figure: `full list of ${OBJECTS.toLocaleString('en-US')} (median of 7)`, measured: ms(lists.fullMs), limit: `${(lists.bytes / 2 ** 20).toFixed(1)} MiB body`, target: `≤ ${TARGET.fullListMs} ms`, ok: lists.fullMs <= TARGET.fullListMs });
-    rows.push({ figure: `chunked list limit=500 (${lists.pages} pages, median of 3)`, measured: ms(lists.chunkedMs), limit: `${ms(lists.chunkedMs / lists.pages)} per page; ${(lists.chunkedMs / lists.fullMs).toFixed(1)}× the full list`, target: `≤ ${TARGET.chunkedOverFull}× full`, ok: lists.chunkedMs <= TARGET.chunkedOverFull * lists.fullMs });
+    rows.push({
+      figure: `full list of ${OBJECTS.toLocaleString('en-US')} (median of 7)`,
+      measured: ms(lists.fullMs),
+      limit: `${(lists.bytes / 2 ** 20).toFixed(1)} MiB body`,
+      target: `≤ ${TARGET.fullListMs} ms`,
+      ok: lists.fullMs <= TARGET.fullListMs,
+    });
+    rows.push({
+      figure: `chunked list limit=500 (${lists.pages} pages, median of 3)`,
+      measured: ms(lists.chunkedMs),
+      limit: `${ms(lists.chunkedMs / lists.pages)} per page; ${(lists.chunkedMs / lists.fullMs).toFixed(1)}× the full list`,
+      target: `≤ ${TARGET.chunkedOverFull}× full`,
+      ok: lists.chunkedMs <= TARGET.chunkedOverFull * lists.fullMs,
+    });
     const pbLists = await timeLists(gw, NS.list, { runs: 7, chunkRuns: 1, limit: 500, accept: PROTOBUF });
     if (pbLists.items !== OBJECTS) throw new Error(`protobuf list returned ${pbLists.items} items, expected ${OBJECTS}`);
-    rows.push({ figure: `full list of ${OBJECTS.toLocaleString('en-US')} in protobuf (median of 7)`, measured: ms(pbLists.fullMs), limit: `${(pbLists.bytes / 2 ** 20).toFixed(1)} MiB body; JSON list ${ms(lists.fullMs)}`, ratio: Math.round((lists.fullMs / pbLists.fullMs) * 100) / 100 });
+    rows.push({
+      figure: `full list of ${OBJECTS.toLocaleString('en-US')} in protobuf (median of 7)`,
+      measured: ms(pbLists.fullMs),
+      limit: `${(pbLists.bytes / 2 ** 20).toFixed(1)} MiB body; JSON list ${ms(lists.fullMs)}`,
+      ratio: Math.round((lists.fullMs / pbLists.fullMs) * 100) / 100,
+    });
 
     progress('GET: bare fastify baseline, gateway resourceVersion=0, gateway consistent (interleaved)');
     const one = `/api/v1/namespaces/${NS.list}/configmaps/${seedName(42)}`;
-    const gets = await interleaved({ bare: getOp(bare, one), any: getOp(gw, `${one}?resourceVersion=0`), consistent: getOp(gw, one), protobuf: getOp(gw, `${one}?resourceVersion=0`, PROTOBUF) }, ROUNDS, LOAD);
+    const gets = await interleaved(
+      { bare: getOp(bare, one), any: getOp(gw, `${one}?resourceVersion=0`), consistent: getOp(gw, one), protobuf: getOp(gw, `${one}?resourceVersion=0`, PROTOBUF) },
+      ROUNDS,
+      LOAD,
+    );
     const [baseline, getAny, getConsistent] = [combine(gets.bare), combine(gets.any), combine(gets.consistent)];
     const bareText = `bare fastify ${rate(baseline.rate)} p99 ${ms(baseline.p99Ms)}`;
     const anyRatio = roundRatio(gets.any, gets.bare);
-    rows.push({ figure: `GET resourceVersion=0 (c=${CONCURRENCY})`, measured: `${rate(getAny.rate)} p99 ${ms(getAny.p99Ms)}`, limit: bareText, ratio: anyRatio, target: `≥ ${TARGET.getRatio}`, ok: anyRatio >= TARGET.getRatio });
+    rows.push({
+      figure: `GET resourceVersion=0 (c=${CONCURRENCY})`,
+      measured: `${rate(getAny.rate)} p99 ${ms(getAny.p99Ms)}`,
+      limit: bareText,
+      ratio: anyRatio,
+      target: `≥ ${TARGET.getRatio}`,
+      ok: anyRatio >= TARGET.getRatio,
+    });
     const consistentRatio = roundRatio(gets.consistent, gets.bare);
-    rows.push({ figure: `GET consistent (c=${CONCURRENCY})`, measured: `${rate(getConsistent.rate)} p99 ${ms(getConsistent.p99Ms)}`, limit: bareText, ratio: consistentRatio, target: `≥ ${TARGET.getRatio}`, ok: consistentRatio >= TARGET.getRatio });
+    rows.push({
+      figure: `GET consistent (c=${CONCURRENCY})`,
+      measured: `${rate(getConsistent.rate)} p99 ${ms(getConsistent.p99Ms)}`,
+      limit: bareText,
+      ratio: consistentRatio,
+      target: `≥ ${TARGET.getRatio}`,
+      ok: consistentRatio >= TARGET.getRatio,
+    });
     const getProtobuf = combine(gets.protobuf);
-    rows.push({ figure: `GET resourceVersion=0 in protobuf (c=${CONCURRENCY})`, measured: `${rate(getProtobuf.rate)} p99 ${ms(getProtobuf.p99Ms)}`, limit: `JSON ${rate(getAny.rate)}`, ratio: roundRatio(gets.protobuf, gets.any) });
+    rows.push({
+      figure: `GET resourceVersion=0 in protobuf (c=${CONCURRENCY})`,
+      measured: `${rate(getProtobuf.rate)} p99 ${ms(getProtobuf.p99Ms)}`,
+      limit: `JSON ${rate(getAny.rate)}`,
+      ratio: roundRatio(gets.protobuf, gets.any),
+    });
 
     progress('writes: raw KV, the minimal write server and the gateway (interleaved)');
     const rawKv = await rawKvCreateOp(c.nc);
@@ -125,7 +170,14 @@ async function main(): Promise<void> {
     const patches = await interleaved({ merge: deploymentPatchOp(gw, NS.create, 'merge'), apply: deploymentPatchOp(gw, NS.create, 'apply') }, ROUNDS, LOAD);
     const [merged, applied] = [combine(patches.merge), combine(patches.apply)];
     const applyRatio = roundRatio(patches.apply, patches.merge);
-    rows.push({ figure: `server-side apply of a Deployment (c=${CONCURRENCY})`, measured: `${rate(applied.rate)} p99 ${ms(applied.p99Ms)}`, limit: `merge patch ${rate(merged.rate)} p99 ${ms(merged.p99Ms)}`, ratio: applyRatio, target: `≥ ${TARGET.applyRatio}`, ok: applyRatio >= TARGET.applyRatio });
+    rows.push({
+      figure: `server-side apply of a Deployment (c=${CONCURRENCY})`,
+      measured: `${rate(applied.rate)} p99 ${ms(applied.p99Ms)}`,
+      limit: `merge patch ${rate(merged.rate)} p99 ${ms(merged.p99Ms)}`,
+      ratio: applyRatio,
+      target: `≥ ${TARGET.applyRatio}`,
+      ok: applyRatio >= TARGET.applyRatio,
+    });
 
     progress(`watch fan-out: ${WATCHERS} watchers, ${FANOUT_WRITES} writes`);
     rows.push(await fanoutFigure(c, gw, bare));
@@ -143,7 +195,9 @@ async function main(): Promise<void> {
     rows.push(...writes2.rows);
     errors.push(...writes2.results.filter((r) => r.errors > 0));
     process.stdout.write(`\nplatform-apiserver bench — ${new Date().toISOString()}\n`);
-    process.stdout.write(`load figures: ${CONCURRENCY} keep-alive HTTPS connections (closed loop), ${ROUNDS} rounds of ${LOAD.durationMs / 1000} s after ${LOAD.warmupMs / 1000} s warm-up, interleaved with the raw limit; ratio = median of per-round ratios\n\n`);
+    process.stdout.write(
+      `load figures: ${CONCURRENCY} keep-alive HTTPS connections (closed loop), ${ROUNDS} rounds of ${LOAD.durationMs / 1000} s after ${LOAD.warmupMs / 1000} s warm-up, interleaved with the raw limit; ratio = median of per-round ratios\n\n`,
+    );
     printTable(rows);
     for (const r of errors) process.stdout.write(`  ! ${r.errors} failed requests, first: ${r.firstError}\n`);
     process.stdout.write(`\nfan-out latency: just before the POST is sent → the event's chunk arrives at each watcher (all in this process)\n`);
@@ -190,7 +244,11 @@ async function writeFigures(c: BenchCluster, gw: HttpClient, bare: HttpClient, t
   g.stock(names);
   m.stock(names);
   const deletes = await interleaved({ minimal: m.remove, gateway: g.remove }, ROUNDS, LOAD);
-  for (const [verb, ops] of [['create', creates], ['update', updates], ['delete', deletes]] as const) {
+  for (const [verb, ops] of [
+    ['create', creates],
+    ['update', updates],
+    ['delete', deletes],
+  ] as const) {
     const [gateway, minimal] = [combine(ops.gateway), combine(ops.minimal)];
     results.push(gateway, minimal);
     const ratio = roundRatio(ops.gateway, ops.minimal);
@@ -363,13 +421,13 @@ async function profileGateway(c: BenchCluster, gw: HttpClient, what: string, get
   const s = summarizeProfile(file);
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(6);
   let out = '';
-  out += (`\n=== gateway CPU profile during ${what} (${rate(r.rate)} under the profiler; ${(s.totalMs / 1000).toFixed(1)} s sampled, idle ${pct(s.idleShare).trim()}) ===\n`);
-  out += ('by area (self time):\n');
-  for (const f of s.byArea) out += (`  ${pct(f.share)}  ${f.frame}\n`);
-  out += ('top self time:\n');
-  for (const f of s.topSelf) out += (`  ${pct(f.share)}  ${f.frame}\n`);
-  out += ('project code, inclusive time:\n');
-  for (const f of s.topProjectInclusive) out += (`  ${pct(f.share)}  ${f.frame}\n`);
+  out += `\n=== gateway CPU profile during ${what} (${rate(r.rate)} under the profiler; ${(s.totalMs / 1000).toFixed(1)} s sampled, idle ${pct(s.idleShare).trim()}) ===\n`;
+  out += 'by area (self time):\n';
+  for (const f of s.byArea) out += `  ${pct(f.share)}  ${f.frame}\n`;
+  out += 'top self time:\n';
+  for (const f of s.topSelf) out += `  ${pct(f.share)}  ${f.frame}\n`;
+  out += 'project code, inclusive time:\n';
+  for (const f of s.topProjectInclusive) out += `  ${pct(f.share)}  ${f.frame}\n`;
   return out;
 }
 

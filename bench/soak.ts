@@ -138,7 +138,15 @@ class Soak {
     const data = body === undefined ? undefined : JSON.stringify(body);
     return new Promise((resolve, reject) => {
       const req = http.request(
-        { host: '127.0.0.1', port: this.gatewayPorts[gateway], path: p, method, agent: this.agent, timeout: 30_000, headers: { authorization: `Bearer ${this.token}`, ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}) } },
+        {
+          host: '127.0.0.1',
+          port: this.gatewayPorts[gateway],
+          path: p,
+          method,
+          agent: this.agent,
+          timeout: 30_000,
+          headers: { authorization: `Bearer ${this.token}`, ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}) },
+        },
         (res) => {
           let text = '';
           res.setEncoding('utf8');
@@ -271,23 +279,31 @@ class Soak {
         let rv = '0';
         while (!stop) {
           await new Promise<void>((resolve) => {
-            const req = http.get({ host: '127.0.0.1', port: this.gatewayPorts[i % 2], path: `${CM}?watch=1&allowWatchBookmarks=true&resourceVersion=${rv}&timeoutSeconds=300`, headers: { authorization: `Bearer ${this.token}` } }, (res) => {
-              let buf = '';
-              res.on('data', (d: Buffer) => {
-                buf += d.toString();
-                for (let j; (j = buf.indexOf('\n')) >= 0; ) {
-                  const e = JSON.parse(buf.slice(0, j));
-                  buf = buf.slice(j + 1);
-                  if (e.type === 'ERROR') rv = '0';
-                  else {
-                    rv = e.object.metadata.resourceVersion;
-                    events++;
+            const req = http.get(
+              {
+                host: '127.0.0.1',
+                port: this.gatewayPorts[i % 2],
+                path: `${CM}?watch=1&allowWatchBookmarks=true&resourceVersion=${rv}&timeoutSeconds=300`,
+                headers: { authorization: `Bearer ${this.token}` },
+              },
+              (res) => {
+                let buf = '';
+                res.on('data', (d: Buffer) => {
+                  buf += d.toString();
+                  for (let j; (j = buf.indexOf('\n')) >= 0;) {
+                    const e = JSON.parse(buf.slice(0, j));
+                    buf = buf.slice(j + 1);
+                    if (e.type === 'ERROR') rv = '0';
+                    else {
+                      rv = e.object.metadata.resourceVersion;
+                      events++;
+                    }
                   }
-                }
-              });
-              res.on('end', resolve);
-              res.on('error', () => resolve());
-            });
+                });
+                res.on('end', resolve);
+                res.on('error', () => resolve());
+              },
+            );
             reqs.add(req);
             req.on('error', () => resolve());
             req.on('close', () => {
@@ -335,7 +351,10 @@ class Soak {
     for (const f of files) {
       const parts = f.split(path.sep);
       const stream = parts[parts.indexOf('streams') + 1] ?? '?';
-      const size = await stat(path.join(root, f)).then((s) => s.size, () => 0);
+      const size = await stat(path.join(root, f)).then(
+        (s) => s.size,
+        () => 0,
+      );
       const e = byStream.get(stream) ?? { n: 0, bytes: 0 };
       e.n++;
       e.bytes += size;
@@ -384,7 +403,6 @@ class Soak {
     if (this.dir) await rm(this.dir, { recursive: true, force: true });
   }
 }
-
 
 export async function soak(opts: Options): Promise<boolean> {
   const s = new Soak(opts);
@@ -444,7 +462,11 @@ export async function soak(opts: Options): Promise<boolean> {
       await sleep(every);
       const sample = { at: Date.now(), rss: s.rss(), consumers: await s.consumers(), ops: s.ops };
       samples.push(sample);
-      log(`${(((sample.ops - lastOps) * 1000) / every).toFixed(0)} writes/s, ${watchers.events()} watch events, consumers ${sample.consumers}, RSS MiB ${Object.entries(sample.rss).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(' ')}`);
+      log(
+        `${(((sample.ops - lastOps) * 1000) / every).toFixed(0)} writes/s, ${watchers.events()} watch events, consumers ${sample.consumers}, RSS MiB ${Object.entries(sample.rss)
+          .map(([k, v]) => `${k} ${v.toFixed(0)}`)
+          .join(' ')}`,
+      );
       log(`  nats-server: ${await s.natsView()}`);
       if (!warmProfile && sample.at >= warmUntil) warmProfile = await s.natsHeapProfile('warm');
       lastOps = sample.ops;
@@ -468,7 +490,8 @@ export async function soak(opts: Options): Promise<boolean> {
 
     const warm = samples.find((x) => x.at >= warmUntil);
     const last = samples.at(-1);
-    if (!warm || !last || warm === last) log(`too short to judge growth: memory and consumers are compared from ${((warmUntil - t0) / 60_000).toFixed(1)} min on (the watch window filling), run longer`);
+    if (!warm || !last || warm === last)
+      log(`too short to judge growth: memory and consumers are compared from ${((warmUntil - t0) / 60_000).toFixed(1)} min on (the watch window filling), run longer`);
     else {
       for (const [name, mib] of Object.entries(last.rss)) {
         const base = warm.rss[name] ?? 0;
@@ -482,7 +505,11 @@ export async function soak(opts: Options): Promise<boolean> {
         ok = false;
         log(`FAIL: the bucket's consumers grew from ${warm.consumers} to ${last.consumers}`);
       }
-      log(`after warm-up: RSS ${Object.keys(last.rss).map((k) => `${k} ${warm.rss[k]!.toFixed(0)}→${last.rss[k]!.toFixed(0)}`).join(', ')} MiB; consumers ${warm.consumers}→${last.consumers}`);
+      log(
+        `after warm-up: RSS ${Object.keys(last.rss)
+          .map((k) => `${k} ${warm.rss[k]!.toFixed(0)}→${last.rss[k]!.toFixed(0)}`)
+          .join(', ')} MiB; consumers ${warm.consumers}→${last.consumers}`,
+      );
     }
     log(`warnings and errors logged: ${s.warnings.size === 0 ? 'none' : [...s.warnings].map(([k, v]) => `${k} ×${v}`).join('; ')}`);
     log(ok ? 'soak passed' : 'soak FAILED');

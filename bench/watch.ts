@@ -31,10 +31,7 @@ interface Watcher {
   pending: string;
 }
 
-export async function watchFanout(
-  writer: HttpClient,
-  opts: { url: string; caPem: string; token: string; namespace: string; watchers: number; writes: number },
-): Promise<FanoutResult> {
+export async function watchFanout(writer: HttpClient, opts: { url: string; caPem: string; token: string; namespace: string; watchers: number; writes: number }): Promise<FanoutResult> {
   const u = new URL(opts.url);
   // Watchers each hold their own connection; no pooling limit, no keep-alive reuse needed.
   const agent = new https.Agent({ ca: opts.caPem, keepAlive: false, maxSockets: Infinity });
@@ -99,7 +96,12 @@ export async function watchFanout(
       while (got.length < opts.watchers && performance.now() < until) await sleep(5);
       missed += opts.watchers - got.length;
       all.push(...got);
-      perWriteP99Ms.push(percentile([...got].sort((a, b) => a - b), 0.99));
+      perWriteP99Ms.push(
+        percentile(
+          [...got].sort((a, b) => a - b),
+          0.99,
+        ),
+      );
       await sleep(200); // let both sides go idle so writes do not overlap
     }
     all.sort((a, b) => a - b);

@@ -20,7 +20,11 @@ function main(): void {
       const hook = /^\/hook-(\d+)$/.exec(req.url ?? '')?.[1];
       const name: string = review.request?.object?.metadata?.name ?? '';
       const allowed = hook === undefined || !name.startsWith(`probe-${hook}-`);
-      const body = JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response: { uid: review.request.uid, allowed, ...(allowed ? {} : { status: { code: 403, message: `probe refused by hook ${hook}` } }) } });
+      const body = JSON.stringify({
+        apiVersion: review.apiVersion,
+        kind: 'AdmissionReview',
+        response: { uid: review.request.uid, allowed, ...(allowed ? {} : { status: { code: 403, message: `probe refused by hook ${hook}` } }) },
+      });
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
       res.end(body);
     });

@@ -36,7 +36,14 @@ const VARIANTS: Variant[] = [
 const plural = (kind: Variant['kind']) => `${kind}webhookconfigurations`;
 
 /** The table rows, and the combined runs that had failed requests (for the error report). */
-export async function webhookCreateRates(c: BenchCluster, gw: HttpClient, cleanup: Cleanup, progress: (msg: string) => void, load: LoadOptions, rounds: number): Promise<{ rows: Row[]; failed: LoadResult[] }> {
+export async function webhookCreateRates(
+  c: BenchCluster,
+  gw: HttpClient,
+  cleanup: Cleanup,
+  progress: (msg: string) => void,
+  load: LoadOptions,
+  rounds: number,
+): Promise<{ rows: Row[]; failed: LoadResult[] }> {
   const ca = await createCA('platform-bench-webhook-ca');
   const serving = await issueServingCert(ca, { dnsNames: [], ipAddresses: ['127.0.0.1'] });
   const certFile = path.join(c.dir, 'webhook.crt');
@@ -60,7 +67,9 @@ export async function webhookCreateRates(c: BenchCluster, gw: HttpClient, cleanu
     timeoutSeconds: 10,
   });
   let probes = 0;
-  const probeRefused = async (i: number) => (await gw.request('POST', `/api/v1/namespaces/${NAMESPACE}/configmaps`, Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `probe-${i}-${probes++}` } })))).status === 403;
+  const probeRefused = async (i: number) =>
+    (await gw.request('POST', `/api/v1/namespaces/${NAMESPACE}/configmaps`, Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `probe-${i}-${probes++}` } }))))
+      .status === 403;
 
   const configure = async (v: Variant) => {
     for (const kind of ['validating', 'mutating'] as const) await gw.json('DELETE', `/apis/${G}/v1/${plural(kind)}/${CONFIG}`, undefined, [200, 404]);
@@ -101,7 +110,12 @@ export async function webhookCreateRates(c: BenchCluster, gw: HttpClient, cleanu
     const runs = results.get(v)!;
     const got = combine(runs);
     if (got.errors > 0) failed.push(got);
-    rows.push({ figure: `create with ${v.label}, allow-all (c=${load.concurrency})`, measured: `${rate(got.rate)} p99 ${ms(got.p99Ms)}`, limit: `no webhook ${rate(base.rate)}`, ratio: roundRatio(runs, none) });
+    rows.push({
+      figure: `create with ${v.label}, allow-all (c=${load.concurrency})`,
+      measured: `${rate(got.rate)} p99 ${ms(got.p99Ms)}`,
+      limit: `no webhook ${rate(base.rate)}`,
+      ratio: roundRatio(runs, none),
+    });
   }
   return { rows, failed };
 }

@@ -98,7 +98,11 @@ function deploymentBody(namespace: string, name: string): Record<string, unknown
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name, namespace, annotations: { seq: '0' } },
-    spec: { replicas: 1, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: 'registry.example/web:1', ports: [{ containerPort: 8080 }] }] } } },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: 'registry.example/web:1', ports: [{ containerPort: 8080 }] }] } },
+    },
   };
 }
 

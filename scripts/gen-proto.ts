@@ -101,7 +101,9 @@ function git(repo: string, rev: string, file: string): string {
   return execFileSync('git', ['--git-dir', repo, 'show', `${rev}:${file}`], { encoding: 'utf8', maxBuffer: 64 << 20 });
 }
 function gitFiles(repo: string, rev: string, dir: string): string[] {
-  return execFileSync('git', ['--git-dir', repo, 'ls-tree', '--name-only', `${rev}:${dir}`], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  return execFileSync('git', ['--git-dir', repo, 'ls-tree', '--name-only', `${rev}:${dir}`], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean);
 }
 
 interface GoField {
@@ -232,7 +234,11 @@ while (queue.length) {
 }
 if (enums.size) throw new Error(`enums are not expected in the API protos: ${[...enums].join(', ')}`);
 
-const sorted = Object.fromEntries(Object.keys(messages).sort().map((k) => [k, messages[k]]));
+const sorted = Object.fromEntries(
+  Object.keys(messages)
+    .sort()
+    .map((k) => [k, messages[k]]),
+);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const file = path.join(here, '..', 'shared', 'proto', 'wire.json');
 writeFileSync(file, JSON.stringify({ generatedBy: 'scripts/gen-proto.ts', lists: lists.sort(), messages: sorted }, null, 0).replace(/\],"/g, '],\n"') + '\n');

@@ -25,7 +25,9 @@ export interface ServiceProcess {
 
 /** The service this container runs, from the command lines in /proc (`…/service.js <name> [flags]`). */
 export function findServiceProcess(procDir = '/proc'): ServiceProcess | undefined {
-  const pids = readdirSync(procDir).filter((p) => /^\d+$/.test(p)).sort((a, b) => Number(a) - Number(b));
+  const pids = readdirSync(procDir)
+    .filter((p) => /^\d+$/.test(p))
+    .sort((a, b) => Number(a) - Number(b));
   for (const pid of pids) {
     let argv: string[];
     try {

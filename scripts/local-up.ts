@@ -65,7 +65,8 @@ export function localConfigFromEnv(env: NodeJS.ProcessEnv = process.env): LocalC
   const port = Number(env.PLATFORM_PORT ?? 6443);
   if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`PLATFORM_PORT must be a port number, got ${JSON.stringify(env.PLATFORM_PORT)}`);
   const controllersPort = Number(env.PLATFORM_CONTROLLERS_PORT ?? DEFAULT_CONTROLLERS_PORT);
-  if (!Number.isInteger(controllersPort) || controllersPort <= 0 || controllersPort > 65535) throw new Error(`PLATFORM_CONTROLLERS_PORT must be a port number, got ${JSON.stringify(env.PLATFORM_CONTROLLERS_PORT)}`);
+  if (!Number.isInteger(controllersPort) || controllersPort <= 0 || controllersPort > 65535)
+    throw new Error(`PLATFORM_CONTROLLERS_PORT must be a port number, got ${JSON.stringify(env.PLATFORM_CONTROLLERS_PORT)}`);
   return {
     dir: path.resolve(env.PLATFORM_LOCAL_DIR ?? '.local'),
     port,
@@ -152,7 +153,13 @@ export async function prepareLocalState(cfg: Pick<LocalConfig, 'dir' | 'port' | 
   // Rewritten every start: the port may differ from the last run.
   await writeKubeconfig(kubeconfig, { server: `https://127.0.0.1:${cfg.port}`, caPem: pki.ca.certPem, token: adminToken, clientCertPem: pki.admin.certPem, clientKeyPem: pki.admin.keyPem });
   const controllersKubeconfig = path.join(cfg.dir, 'controllers.kubeconfig');
-  await writeKubeconfig(controllersKubeconfig, { server: `https://127.0.0.1:${cfg.port}`, caPem: pki.ca.certPem, clientCertPem: pki.controllers.certPem, clientKeyPem: pki.controllers.keyPem, certUserName: CONTROLLER_MANAGER_USER });
+  await writeKubeconfig(controllersKubeconfig, {
+    server: `https://127.0.0.1:${cfg.port}`,
+    caPem: pki.ca.certPem,
+    clientCertPem: pki.controllers.certPem,
+    clientKeyPem: pki.controllers.keyPem,
+    certUserName: CONTROLLER_MANAGER_USER,
+  });
   const nats = await ensureNatsAuth(cfg.dir, pki, { serverNames: cfg.servingNames });
   return { dir: cfg.dir, pki, tokenFile, adminTokenFile, adminToken, kubeconfig, controllersKubeconfig, serviceAccountKeyFile, nats };
 }
@@ -186,7 +193,10 @@ export type MetricsListener = (typeof METRICS_LISTENERS)[number];
  * The command line of one service in local mode. `natsAuth`: the local nats-server's TLS and users
  * (absent for a NATS_URL of the user's, whose credentials PLATFORM_NATS_* variables can give).
  */
-export function serviceArgs(name: LocalServiceName, ctx: { natsUrl: string; state: LocalState; port: number; controllersPort?: number; metricsPorts?: Partial<Record<MetricsListener, number>>; natsAuth?: LocalNatsAuth }): string[] {
+export function serviceArgs(
+  name: LocalServiceName,
+  ctx: { natsUrl: string; state: LocalState; port: number; controllersPort?: number; metricsPorts?: Partial<Record<MetricsListener, number>>; natsAuth?: LocalNatsAuth },
+): string[] {
   const metricsPort = ctx.metricsPorts?.[name as MetricsListener];
   // Each service as its own NATS user (the controllers speak HTTPS to the gateway only).
   const credentials = ctx.natsAuth && name !== 'controllers' ? natsAuthFlags(ctx.natsAuth, name satisfies NatsUserRole) : [];
@@ -257,7 +267,12 @@ const EXPECTED_NATS_WARNINGS = ['Plaintext passwords detected'];
 function prefixer(name: string, index: number, format: LineFormat): (line: string) => void {
   const label = name.padEnd(9);
   const tag = process.stdout.isTTY ? `\x1b[${COLORS[index % COLORS.length]}m${label}|\x1b[0m ` : `${label}| `;
-  return (line) => process.stdout.write(format(line).map((l) => tag + l + '\n').join(''));
+  return (line) =>
+    process.stdout.write(
+      format(line)
+        .map((l) => tag + l + '\n')
+        .join(''),
+    );
 }
 
 function pipeLines(child: ChildProcess, write: (line: string) => void): void {
@@ -331,7 +346,13 @@ async function gatewayReady(url: string, state: LocalState, timeoutMs: number, s
     try {
       const r = await getReadyz(`${url}/readyz?verbose`, state.pki.ca.certPem, state.adminToken);
       if (r.status === 200) return true;
-      last = `HTTP ${r.status}: ${r.body.trim().split('\n').filter((l) => l.startsWith('[-]')).join(', ') || r.body.trim().slice(0, 200)}`;
+      last = `HTTP ${r.status}: ${
+        r.body
+          .trim()
+          .split('\n')
+          .filter((l) => l.startsWith('[-]'))
+          .join(', ') || r.body.trim().slice(0, 200)
+      }`;
     } catch (err) {
       last = (err as Error).message;
     }
@@ -489,7 +510,13 @@ class Supervisor {
    * port, unless the user named the port. A service that says nothing within `reportMs` is taken
    * to serve on the port it was given. `ready` resolves once it reports being at work (or cannot).
    */
-  async spawnListening(name: LocalServiceName, argsAt: (port: number) => string[], at: { port: number; named: boolean; reportMs: number; readyMs: number }, servicesDir: string, index: number): Promise<{ port: number; ready: Promise<void> } | null> {
+  async spawnListening(
+    name: LocalServiceName,
+    argsAt: (port: number) => string[],
+    at: { port: number; named: boolean; reportMs: number; readyMs: number },
+    servicesDir: string,
+    index: number,
+  ): Promise<{ port: number; ready: Promise<void> } | null> {
     let port = at.port;
     for (let attempt = 1; ; attempt++) {
       const spawnOne = this.spawner(name, argsAt(port), servicesDir, index);
@@ -625,7 +652,8 @@ async function main(argv: string[]): Promise<number> {
     const natsPort = await localNatsPort(cfg.dir);
     if (!(await portIsFree(natsPort))) {
       throw new Error(
-        `NATS port ${natsPort} (remembered in ${rel(path.join(cfg.dir, 'nats-port'))}) is in use — is another \`npm start\` running? ` + `Stop it, or delete that file to pick a new port, or set NATS_URL to use a running server.`,
+        `NATS port ${natsPort} (remembered in ${rel(path.join(cfg.dir, 'nats-port'))}) is in use — is another \`npm start\` running? ` +
+          `Stop it, or delete that file to pick a new port, or set NATS_URL to use a running server.`,
       );
     }
     const natsLog = prefixer('nats', 5, format);
@@ -648,7 +676,8 @@ async function main(argv: string[]): Promise<number> {
     let index = 0;
     for (const stage of SERVICE_STAGES) {
       if (sup.isStopping) break;
-      const argsOf = (name: LocalServiceName, onPort: number) => serviceArgs(name, { natsUrl: natsUrl!, state, port: cfg.port, controllersPort: onPort, metricsPorts, ...(natsAuth ? { natsAuth } : {}) });
+      const argsOf = (name: LocalServiceName, onPort: number) =>
+        serviceArgs(name, { natsUrl: natsUrl!, state, port: cfg.port, controllersPort: onPort, metricsPorts, ...(natsAuth ? { natsAuth } : {}) });
       if (stage.includes('controllers')) {
         if (!(await gatewayReady(url, state, cfg.readyTimeoutMs, sup))) break;
         // Its port may be taken between the check above and its bind: it then binds another.

@@ -19,7 +19,10 @@ export function natsAuthorizationBlock(o: { bucket?: string; monitor?: boolean; 
   const users = { ...NatsUser, ...o.names };
   const permissions = natsPermissions(o.bucket ?? DEFAULT_BUCKET, users);
   const roles = NATS_USER_ROLES.filter((r) => r !== 'monitor' || o.monitor);
-  return natsAuthorizationTemplate(roles.map((role) => ({ role, user: users[role], permissions: permissions[role] })), o.bucket ?? DEFAULT_BUCKET);
+  return natsAuthorizationTemplate(
+    roles.map((role) => ({ role, user: users[role], permissions: permissions[role] })),
+    o.bucket ?? DEFAULT_BUCKET,
+  );
 }
 
 if (isEntryPoint(import.meta.url)) {

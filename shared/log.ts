@@ -5,15 +5,7 @@ import { pino, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger };
 
-export const REDACT_PATHS = [
-  'req.headers.authorization',
-  'req.headers["proxy-authorization"]',
-  'req.headers.cookie',
-  'token',
-  '*.token',
-  'password',
-  '*.password',
-];
+export const REDACT_PATHS = ['req.headers.authorization', 'req.headers["proxy-authorization"]', 'req.headers.cookie', 'token', '*.token', 'password', '*.password'];
 
 export function createLogger(service: string, level = process.env.PLATFORM_LOG_LEVEL ?? 'info', opts: LoggerOptions = {}): Logger {
   return pino({ name: service, level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, ...opts });

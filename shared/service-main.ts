@@ -68,9 +68,7 @@ export function exitWithParent(stop: () => void): void {
  * port it was given: bound, or taken by another program before it could bind it (the supervisor
  * then starts it again on another port).
  */
-export type ListenerReport =
-  | { type: 'listening'; listener: string; port: number }
-  | { type: 'address-in-use'; listener: string; port: number };
+export type ListenerReport = { type: 'listening'; listener: string; port: number } | { type: 'address-in-use'; listener: string; port: number };
 
 /**
  * A listener report, or `ready` from a service whose work starts after its listener (the

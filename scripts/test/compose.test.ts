@@ -42,7 +42,10 @@ test('compose - every platform service runs the one image built from deploy/Dock
     builds.add(JSON.stringify(s.build));
   }
   assert.equal(images.size, 1);
-  assert.deepEqual([...builds].map((b) => JSON.parse(b)), [{ context: '.', dockerfile: 'deploy/Dockerfile' }]);
+  assert.deepEqual(
+    [...builds].map((b) => JSON.parse(b)),
+    [{ context: '.', dockerfile: 'deploy/Dockerfile' }],
+  );
   assert.ok(existsSync(path.join(root, 'deploy/Dockerfile')));
   for (const name of platformServices) assert.deepEqual(compose.services[name]!.command, [name], `${name} picked by argument`);
 });
@@ -63,13 +66,20 @@ test('compose - NATS is a three-node cluster with JetStream, a store each and a 
     assert.deepEqual(nats.command, ['-c', '/etc/nats/nats.conf']);
     assert.equal(nats.environment.NATS_SERVER_NAME, name, 'server_name comes from the environment');
     assert.ok(nats.volumes.includes('./deploy/nats.conf:/etc/nats/nats.conf:ro'));
-    assert.ok(nats.volumes.some((v: string) => v.startsWith(`${name}-data:/data`)), `${name} has its own store`);
+    assert.ok(
+      nats.volumes.some((v: string) => v.startsWith(`${name}-data:/data`)),
+      `${name} has its own store`,
+    );
     assert.ok(compose.volumes && `${name}-data` in compose.volumes);
   }
   const conf = natsConf();
   assert.match(conf, /^server_name: \$NATS_SERVER_NAME$/m);
   const cluster = /^cluster \{([\s\S]*?)^\}/m.exec(conf)?.[1] ?? '';
-  assert.deepEqual([...cluster.matchAll(/nats-route:\/\/(nats-\d):6222/g)].map((m) => m[1]), natsNodes, 'routes to every node');
+  assert.deepEqual(
+    [...cluster.matchAll(/nats-route:\/\/(nats-\d):6222/g)].map((m) => m[1]),
+    natsNodes,
+    'routes to every node',
+  );
   assert.match(cluster, /tls \{[^}]*cert_file: "\/etc\/nats\/local\/pki\/nats-server\.crt"[^}]*ca_file: "\/etc\/nats\/local\/pki\/ca\.crt"/, 'routes over TLS');
   assert.equal(compose.services.storage!.environment.PLATFORM_REPLICAS, '3');
   assert.match(conf, /^jetstream \{[^}]*store_dir: \/data$/ms);
@@ -144,7 +154,8 @@ test('compose - services reach NATS and get their flags as PLATFORM_* env', () =
   }
   for (const n of natsNodes) assert.equal(compose.services.storage!.depends_on[n].condition, 'service_healthy');
   assert.equal(compose.services.authz!.environment.PLATFORM_AUTHORIZATION_MODE, 'Node,RBAC');
-  for (const name of ['storage', 'authn', 'authz', 'admission']) assert.equal(compose.services[name]!.environment.PLATFORM_METRICS_BIND_ADDRESS, '0.0.0.0:9090', `${name}: /metrics on the compose network`);
+  for (const name of ['storage', 'authn', 'authz', 'admission'])
+    assert.equal(compose.services[name]!.environment.PLATFORM_METRICS_BIND_ADDRESS, '0.0.0.0:9090', `${name}: /metrics on the compose network`);
   assert.equal(compose.services.admission!.environment.PLATFORM_ENABLE_ADMISSION_PLUGINS, 'NodeRestriction', 'NodeRestriction goes with the Node authorizer');
   assert.equal(compose.services.authn!.environment.PLATFORM_TOKEN_AUTH_FILE, '/local/tokens.csv');
   assert.equal(compose.services.authn!.environment.PLATFORM_CLIENT_CA_FILE, '/local/pki/ca.crt');
@@ -158,7 +169,10 @@ test('compose - two replicas of every service; the gateways serve 6443 behind a 
   for (const name of [...platformServices, 'controllers']) assert.equal(compose.services[name]!.deploy?.replicas, 2, `${name} replicas`);
   const lb = compose.services.lb!;
   assert.match(lb.image, /^haproxy:/);
-  assert.ok(lb.ports.some((p: string) => /^127\.0\.0\.1:.*:6443$/.test(p)), 'published on loopback only');
+  assert.ok(
+    lb.ports.some((p: string) => /^127\.0\.0\.1:.*:6443$/.test(p)),
+    'published on loopback only',
+  );
   assert.equal(compose.services.gateway!.ports, undefined, 'gateways are reached through the balancer');
   assert.equal(lb.depends_on.gateway.condition, 'service_healthy');
   const cfg = readFileSync(path.join(root, 'deploy/haproxy.cfg'), 'utf8');

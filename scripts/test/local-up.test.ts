@@ -111,7 +111,13 @@ describe('local-up state', () => {
     assert.equal((await stat(a.nats.authorizationFile)).mode & 0o777, 0o600);
 
     const ctx = { natsUrl: 'nats://127.0.0.1:4222', state: a, port: 6443, natsAuth: a.nats };
-    for (const [service, user] of [['storage', 'platform-storage'], ['authn', 'platform-authn'], ['authz', 'platform-authz'], ['admission', 'platform-admission'], ['gateway', 'platform-gateway']] as const) {
+    for (const [service, user] of [
+      ['storage', 'platform-storage'],
+      ['authn', 'platform-authn'],
+      ['authz', 'platform-authz'],
+      ['admission', 'platform-admission'],
+      ['gateway', 'platform-gateway'],
+    ] as const) {
       const args = serviceArgs(service, ctx);
       assert.ok(args.includes(`--nats-user=${user}`), `${service}: ${args.join(' ')}`);
       assert.ok(args.includes(`--nats-password-file=${a.nats.users[service].passwordFile}`));
@@ -162,18 +168,34 @@ describe('local-up state', () => {
       `--client-ca-file=${state.pki.files.caCert}`,
       '--enable-bootstrap-token-auth=true',
       `--service-account-signing-key-file=${state.serviceAccountKeyFile}`,
-    ]) assert.ok(authn.includes(f), f);
+    ])
+      assert.ok(authn.includes(f), f);
     assert.ok(existsSync(state.serviceAccountKeyFile), 'service-account signing key written');
     const gw = serviceArgs('gateway', ctx);
-    for (const f of ['--upstream-group-aliases=true', '--secure-port=6443', '--bind-address=127.0.0.1', `--tls-cert-file=${state.pki.files.servingCert}`, `--tls-private-key-file=${state.pki.files.servingKey}`, `--client-ca-file=${state.pki.files.caCert}`]) assert.ok(gw.includes(f), f);
+    for (const f of [
+      '--upstream-group-aliases=true',
+      '--secure-port=6443',
+      '--bind-address=127.0.0.1',
+      `--tls-cert-file=${state.pki.files.servingCert}`,
+      `--tls-private-key-file=${state.pki.files.servingKey}`,
+      `--client-ca-file=${state.pki.files.caCert}`,
+    ])
+      assert.ok(gw.includes(f), f);
     // The shipped example audit policy, logged under the local directory.
     assert.ok(gw.includes(`--audit-log-path=${path.join(state.dir, 'audit.log')}`));
     const policy = gw.find((f) => f.startsWith('--audit-policy-file='))!.split('=')[1]!;
     assert.ok(existsSync(policy), policy);
     for (const f of gw) assert.ok(f.replace(/^--/, '').split('=')[0]! in gatewayOptionSpecs, f);
     const controllers = serviceArgs('controllers', { ...ctx, controllersPort: 10300 });
-    for (const f of ['--use-service-account-credentials=true', '--secure-port=10300', '--bind-address=127.0.0.1', `--tls-cert-file=${state.pki.files.servingCert}`, `--kubeconfig=${state.controllersKubeconfig}`]) assert.ok(controllers.includes(f), f);
-    assert.ok(serviceArgs('controllers', ctx).includes('--secure-port=10257'), 'upstream\'s port by default');
+    for (const f of [
+      '--use-service-account-credentials=true',
+      '--secure-port=10300',
+      '--bind-address=127.0.0.1',
+      `--tls-cert-file=${state.pki.files.servingCert}`,
+      `--kubeconfig=${state.controllersKubeconfig}`,
+    ])
+      assert.ok(controllers.includes(f), f);
+    assert.ok(serviceArgs('controllers', ctx).includes('--secure-port=10257'), "upstream's port by default");
     // Every flag is one the controllers service defines.
     for (const f of controllers) assert.ok(f.replace(/^--/, '').split('=')[0]! in controllersOptionSpecs, f);
   });
@@ -182,7 +204,20 @@ describe('local-up state', () => {
     const d = path.join(dir, 'init');
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/local-up.ts', '--init-only'], { cwd: root, env: { ...process.env, PLATFORM_LOCAL_DIR: d }, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
-    for (const f of ['pki/ca.crt', 'pki/serving.key', 'pki/admin.crt', 'pki/service-account.key', 'pki/nats-server.crt', 'pki/nats-server.key', 'nats-auth/storage.password', 'nats-auth/authorization.conf', 'tokens.csv', 'admin-token', 'kubeconfig']) assert.ok(existsSync(path.join(d, f)), f);
+    for (const f of [
+      'pki/ca.crt',
+      'pki/serving.key',
+      'pki/admin.crt',
+      'pki/service-account.key',
+      'pki/nats-server.crt',
+      'pki/nats-server.key',
+      'nats-auth/storage.password',
+      'nats-auth/authorization.conf',
+      'tokens.csv',
+      'admin-token',
+      'kubeconfig',
+    ])
+      assert.ok(existsSync(path.join(d, f)), f);
     assert.equal(existsSync(path.join(d, 'nats')), false);
   });
 });
@@ -206,7 +241,7 @@ describe('local-up processes', { timeout: 120_000 }, () => {
     await run.waitFor(/Ctrl-C stops everything/);
     const out = run.output();
     assert.match(out, new RegExp(`API +https://127\\.0\\.0\\.1:${port}`));
-    assert.match(out, new RegExp(`controllers https://127\\.0\\.0\\.1:${controllersPort}/readyz`), 'the controllers\' health port is printed');
+    assert.match(out, new RegExp(`controllers https://127\\.0\\.0\\.1:${controllersPort}/readyz`), "the controllers' health port is printed");
     assert.ok((await recorded(rec, 'controllers'))[0]?.argv.includes(`--secure-port=${controllersPort}`), 'the port is passed as --secure-port');
     // An API client of the gateway: started once the gateway is up, so its first requests are not refused.
     assert.ok(out.indexOf('gateway: up') < out.indexOf('controllers: up'), out);
@@ -313,7 +348,7 @@ describe('local-up processes', { timeout: 120_000 }, () => {
     return { run, chosen, thief, bound: async () => portOf((await controllers()).at(-1)) };
   };
 
-  test('local-up - the controllers\' port taken before they bind it: they bind another one, which is the one printed', async () => {
+  test("local-up - the controllers' port taken before they bind it: they bind another one, which is the one printed", async () => {
     const { run, chosen, thief, bound } = await raceForControllersPort('g');
     try {
       await run.waitFor(/Ctrl-C stops everything/);
@@ -324,11 +359,13 @@ describe('local-up processes', { timeout: 120_000 }, () => {
       assert.match(out, new RegExp(`controllers https://127\\.0\\.0\\.1:${port}/readyz`), 'the port bound is printed');
       assert.doesNotMatch(out, new RegExp(`127\\.0\\.0\\.1:${chosen}/readyz`));
       const body = await new Promise<string>((resolve, reject) => {
-        https.get(`https://127.0.0.1:${port}/readyz`, { rejectUnauthorized: false, agent: false }, (res) => {
-          let b = '';
-          res.on('data', (d) => (b += d));
-          res.on('end', () => resolve(b));
-        }).on('error', reject);
+        https
+          .get(`https://127.0.0.1:${port}/readyz`, { rejectUnauthorized: false, agent: false }, (res) => {
+            let b = '';
+            res.on('data', (d) => (b += d));
+            res.on('end', () => resolve(b));
+          })
+          .on('error', reject);
       });
       assert.equal(body, 'ok', 'the controllers serve on the printed port');
       run.child.kill('SIGINT');

@@ -66,7 +66,7 @@ describe('ping-service', () => {
     assert.equal(live.ok, true, live.message);
   });
 
-  test('ping-service - reads NATS from the service\'s own flags, environment and --config file', async () => {
+  test("ping-service - reads NATS from the service's own flags, environment and --config file", async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'ping-service-'));
     try {
       const config = path.join(dir, 'config.yaml');

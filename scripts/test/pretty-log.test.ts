@@ -20,5 +20,8 @@ test('pretty log - on a terminal a log line is one readable line; a pipe gets th
 
   const failed = tty(line({ level: 50, err: { type: 'Error', message: 'boom', stack: 'Error: boom\n    at here (x.ts:1:1)' }, msg: 'request failed' })).map(plain);
   assert.match(failed[0]!, /ERROR: request failed/);
-  assert.ok(failed.some((l) => l.includes('at here (x.ts:1:1)')), 'the stack, a line each');
+  assert.ok(
+    failed.some((l) => l.includes('at here (x.ts:1:1)')),
+    'the stack, a line each',
+  );
 });

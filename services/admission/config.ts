@@ -28,7 +28,10 @@ function clean(list: string[] | undefined): string[] {
 export function resolvePlugins(config: AdmissionConfig): ResolvedPlugins {
   const enable = clean(config.enable);
   const disable = clean(config.disable);
-  const known = admissionPlugins.map((p) => p.name).sort().join(', ');
+  const known = admissionPlugins
+    .map((p) => p.name)
+    .sort()
+    .join(', ');
   for (const [flag, list] of [
     ['--enable-admission-plugins', enable],
     ['--disable-admission-plugins', disable],

@@ -11,7 +11,6 @@ import { loadAdmissionConfiguration } from './admission-configuration.js';
 import { processRegistry, serveMetrics } from '../../shared/metrics/serve.js';
 import { parseServiceResolver } from './plugins/webhooks/service-resolver.js';
 
-
 async function main(): Promise<void> {
   const opts = serviceOptions('platform admission service', admissionOptionSpecs);
   const configFile = opts['admission-control-config-file'];

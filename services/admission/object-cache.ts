@@ -118,9 +118,7 @@ export class ObjectCache<T extends ApiObject = ApiObject> {
 export class ObjectCaches {
   private readonly caches = new Map<string, { cache: ObjectCache; feed: ObjectFeed }>();
 
-  constructor(
-    private readonly opts: { nc: NatsConnection; bucket: string; log: Logger; reader: ObjectReader; retryMs?: number },
-  ) {}
+  constructor(private readonly opts: { nc: NatsConnection; bucket: string; log: Logger; reader: ObjectReader; retryMs?: number }) {}
 
   get<T extends ApiObject = ApiObject>(group: string, resource: string): ObjectCache<T> {
     const id = `${group}/${resource}`;

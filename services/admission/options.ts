@@ -9,9 +9,13 @@ export const admissionOptionSpecs = {
   ...commonOptions,
   'enable-admission-plugins': { type: 'list', default: [], description: 'admission plugins to enable besides the default ones (order irrelevant)' },
   'disable-admission-plugins': { type: 'list', default: [], description: 'admission plugins to disable, default ones included (order irrelevant)' },
-  'admission-control-config-file': { type: 'string', description: 'AdmissionConfiguration file with the plugins\' configurations (inline or by path)' },
+  'admission-control-config-file': { type: 'string', description: "AdmissionConfiguration file with the plugins' configurations (inline or by path)" },
   'default-not-ready-toleration-seconds': { type: 'number', default: 300, description: 'DefaultTolerationSeconds: tolerationSeconds of the not-ready:NoExecute toleration added to pods without one' },
-  'default-unreachable-toleration-seconds': { type: 'number', default: 300, description: 'DefaultTolerationSeconds: tolerationSeconds of the unreachable:NoExecute toleration added to pods without one' },
+  'default-unreachable-toleration-seconds': {
+    type: 'number',
+    default: 300,
+    description: 'DefaultTolerationSeconds: tolerationSeconds of the unreachable:NoExecute toleration added to pods without one',
+  },
   bucket: { type: 'string', default: DEFAULT_BUCKET, description: 'JetStream KV bucket holding the objects' },
   ...metricsServingOptionSpecs,
   ...metricsOptionSpecs,
@@ -19,7 +23,7 @@ export const admissionOptionSpecs = {
     type: 'list',
     default: [],
     description:
-      'admission webhooks named by a Service: where to reach <service>.<namespace>.svc[:<port>] instead of the Service\'s endpoints, as comma-separated <service>.<namespace>.svc[:<port>]=<host>:<port> (no port: every port of the service), e.g. hook.apps.svc:443=127.0.0.1:8443; for running without a pod network. The serving certificate is still checked for <service>.<namespace>.svc',
+      "admission webhooks named by a Service: where to reach <service>.<namespace>.svc[:<port>] instead of the Service's endpoints, as comma-separated <service>.<namespace>.svc[:<port>]=<host>:<port> (no port: every port of the service), e.g. hook.apps.svc:443=127.0.0.1:8443; for running without a pod network. The serving certificate is still checked for <service>.<namespace>.svc",
   },
 } satisfies OptionSpecs;
 

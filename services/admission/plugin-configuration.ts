@@ -19,11 +19,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * Checks a plugin's configuration document: an object of one of `kinds` spelled with one of the
  * `apiVersions`, with no field outside `fields`. Returns it for the plugin to read.
  */
-export function checkPluginConfiguration(
-  plugin: string,
-  cfg: PluginConfiguration,
-  expect: { apiVersions: readonly string[]; kind: string; fields: readonly string[] },
-): Record<string, unknown> {
+export function checkPluginConfiguration(plugin: string, cfg: PluginConfiguration, expect: { apiVersions: readonly string[]; kind: string; fields: readonly string[] }): Record<string, unknown> {
   const at = `admission plugin ${plugin}: configuration from ${cfg.source}`;
   const doc = cfg.configuration;
   if (!isObject(doc)) throw new AdmissionConfigError(`${at} must be an object`);

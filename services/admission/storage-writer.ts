@@ -18,7 +18,6 @@ export interface StorageWriter {
 export function storageWriter(nc: NatsConnection, timeoutMs: number): StorageWriter {
   return {
     create: (ref, object) => busRequest<StorageWriteReply>(nc, Subjects.storageCreate, { ref, object } satisfies StorageCreateRequest, timeoutMs),
-    update: (ref, object, expectedRevision) =>
-      busRequest<StorageWriteReply>(nc, Subjects.storageUpdate, { ref, object, expectedRevision } satisfies StorageUpdateRequest, timeoutMs),
+    update: (ref, object, expectedRevision) => busRequest<StorageWriteReply>(nc, Subjects.storageUpdate, { ref, object, expectedRevision } satisfies StorageUpdateRequest, timeoutMs),
   };
 }

@@ -70,7 +70,6 @@ export interface AuthnObjects {
   stop(): Promise<void>;
 }
 
-
 /** The in-memory side, fed with FeedEvents; what startAuthnObjects wraps around a feed. */
 export interface AuthnObjectIndex extends AuthnObjects {
   apply(e: FeedEvent): void;

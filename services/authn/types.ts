@@ -12,10 +12,7 @@ import type { AuthnRequest } from '../../shared/bus/messages.js';
  * `ok`: the identity is established; the chain stops.
  * `fail`: a credential was presented and is invalid; the request must never fall back to anonymous.
  */
-export type AuthnResult =
-  | { kind: 'skip' }
-  | { kind: 'ok'; user: UserInfo; audiences?: string[] }
-  | { kind: 'fail'; error: string };
+export type AuthnResult = { kind: 'skip' } | { kind: 'ok'; user: UserInfo; audiences?: string[] } | { kind: 'fail'; error: string };
 
 export interface RequestAuthenticator {
   readonly name: string;

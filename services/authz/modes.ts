@@ -49,7 +49,10 @@ export function validateAuthzConfig(config: AuthzConfig): void {
   const wh = config.webhook;
   if (wh) {
     if (wh.version !== 'v1' && wh.version !== 'v1beta1') throw new AuthzConfigError('--authorization-webhook-version must be v1 or v1beta1');
-    for (const [flag, v] of [['authorized', wh.authorizedTtlMs], ['unauthorized', wh.unauthorizedTtlMs]] as const) {
+    for (const [flag, v] of [
+      ['authorized', wh.authorizedTtlMs],
+      ['unauthorized', wh.unauthorizedTtlMs],
+    ] as const) {
       if (!Number.isFinite(v) || v < 0) throw new AuthzConfigError(`--authorization-webhook-cache-${flag}-ttl must be a non-negative duration`);
     }
   }

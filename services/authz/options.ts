@@ -16,7 +16,12 @@ export const authzOptionSpecs = {
   'authorization-webhook-version': { type: 'string', default: 'v1beta1', description: 'SubjectAccessReview version sent to the webhook: v1beta1 or v1' },
   'authorization-webhook-cache-authorized-ttl': { type: 'duration', default: '5m', description: 'how long an allowing webhook answer is cached' },
   'authorization-webhook-cache-unauthorized-ttl': { type: 'duration', default: '30s', description: 'how long any other webhook answer is cached' },
-  'upstream-group-aliases': { type: 'boolean', default: false, description: "read upstream's spelling of a branded group (rbac.authorization.k8s.io) as the group itself (rbac.authorization.platform.io) in requests, reviews, rules, subjects and policies; set it as the gateway's is set" },
+  'upstream-group-aliases': {
+    type: 'boolean',
+    default: false,
+    description:
+      "read upstream's spelling of a branded group (rbac.authorization.k8s.io) as the group itself (rbac.authorization.platform.io) in requests, reviews, rules, subjects and policies; set it as the gateway's is set",
+  },
   ...metricsServingOptionSpecs,
   ...metricsOptionSpecs,
 } satisfies OptionSpecs;

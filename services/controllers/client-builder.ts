@@ -83,7 +83,7 @@ export class ServiceAccountTokenSource {
         this.pending = undefined;
         this.lastError = err;
         this.retryAt = this.now() + RENEW_RETRY_MS;
-        this.opts.log?.warn({ err, serviceAccount: `${this.namespace}/${this.name}` }, 'cannot obtain a token for the controller\'s service account; retrying');
+        this.opts.log?.warn({ err, serviceAccount: `${this.namespace}/${this.name}` }, "cannot obtain a token for the controller's service account; retrying");
         throw err;
       },
     );

@@ -82,7 +82,12 @@ export async function tryAcquireOrRenew(client: ApiClient, cfg: LeaderElectionCo
   }
   if (!lease) {
     try {
-      const created = await client.create(LEASES(cfg.namespace), { apiVersion: 'coordination.platform.io/v1', kind: 'Lease', metadata: { name: cfg.name, namespace: cfg.namespace }, spec: nextLease(undefined, cfg.identity, now, cfg.leaseDurationMs) });
+      const created = await client.create(LEASES(cfg.namespace), {
+        apiVersion: 'coordination.platform.io/v1',
+        kind: 'Lease',
+        metadata: { name: cfg.name, namespace: cfg.namespace },
+        spec: nextLease(undefined, cfg.identity, now, cfg.leaseDurationMs),
+      });
       if (mine) mine.lease = created;
       return true;
     } catch (err) {
@@ -165,7 +170,13 @@ export const LEADER_TOLERABLE_EXPIRED_LEASE_MS = 20_000;
  * not once its last renewal is older than the lease plus a tolerance — it should have stopped
  * acting by then, and something (a hung request, a blocked loop) keeps it from noticing.
  */
-export function leaderElectionProblem(s: { leading: boolean; lastRenewMs?: number }, now: number, leaseDurationMs: number, lease: string, tolerableMs = LEADER_TOLERABLE_EXPIRED_LEASE_MS): string | undefined {
+export function leaderElectionProblem(
+  s: { leading: boolean; lastRenewMs?: number },
+  now: number,
+  leaseDurationMs: number,
+  lease: string,
+  tolerableMs = LEADER_TOLERABLE_EXPIRED_LEASE_MS,
+): string | undefined {
   if (!s.leading || s.lastRenewMs === undefined) return undefined;
   return now - s.lastRenewMs > leaseDurationMs + tolerableMs ? `failed election to renew leadership on lease ${lease}` : undefined;
 }

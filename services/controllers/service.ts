@@ -139,7 +139,11 @@ export function createControllersService(d: ControllersServiceDeps): Controllers
   let leader = false;
   let leadingResolve!: () => void;
   const leading = new Promise<void>((r) => (leadingResolve = r));
-  const clients = controllerClients(d.client, { useServiceAccountCredentials: d.config.useServiceAccountCredentials ?? false, log: d.log, ...(d.config.userAgent ? { userAgent: d.config.userAgent } : {}) });
+  const clients = controllerClients(d.client, {
+    useServiceAccountCredentials: d.config.useServiceAccountCredentials ?? false,
+    log: d.log,
+    ...(d.config.userAgent ? { userAgent: d.config.userAgent } : {}),
+  });
   if (d.config.useServiceAccountCredentials) {
     d.log.info({ accounts: Object.fromEntries(d.config.controllers.map((n) => [n, clients.accountOf(n) ?? '(own credentials)'])) }, 'controllers act as their own service accounts');
   }

@@ -11,7 +11,12 @@ export interface Controller {
 }
 
 /** What most controllers are: informers (started and synced in order) feeding one work queue. */
-export function queueController(name: string, informers: ReadonlyArray<{ start(): unknown; synced: Promise<void>; stop(): Promise<void> }>, queue: { shutDown(): void; idle(): Promise<void> }, afterSync?: () => void | Promise<void>): Controller {
+export function queueController(
+  name: string,
+  informers: ReadonlyArray<{ start(): unknown; synced: Promise<void>; stop(): Promise<void> }>,
+  queue: { shutDown(): void; idle(): Promise<void> },
+  afterSync?: () => void | Promise<void>,
+): Controller {
   return {
     name,
     async start() {

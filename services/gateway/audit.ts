@@ -27,7 +27,11 @@ export const auditOptionSpecs = {
   'audit-log-compress': { type: 'boolean', default: false, description: 'gzip rotated audit log files' },
   'audit-log-version': { type: 'string', default: AUDIT_API_VERSION, description: `API version the log's events are written in: ${VERSIONS}` },
   // Upstream's default is blocking; here a request never waits for the audit log unless asked to.
-  'audit-log-mode': { type: 'string', default: 'batch', description: `${MODES}: batch writes in the background from a bounded buffer (a full buffer drops and counts events); blocking makes each request wait for its events; blocking-strict also fails a request whose first event cannot be written` },
+  'audit-log-mode': {
+    type: 'string',
+    default: 'batch',
+    description: `${MODES}: batch writes in the background from a bounded buffer (a full buffer drops and counts events); blocking makes each request wait for its events; blocking-strict also fails a request whose first event cannot be written`,
+  },
   'audit-log-batch-buffer-size': { type: 'number', default: 10_000, description: 'events the audit log buffers in batch mode' },
   'audit-log-batch-max-size': { type: 'number', default: 1_000, description: 'events written at once in batch mode' },
   'audit-log-batch-max-wait': { type: 'duration', default: '0s', description: 'how long a smaller batch waits for more events in batch mode (0: written at once)' },
@@ -40,14 +44,22 @@ export const auditOptionSpecs = {
   'audit-webhook-config-file': { type: 'string', description: 'kubeconfig-format file naming the server audit events are POSTed to (EventList); needs --audit-policy-file' },
   'audit-webhook-initial-backoff': { type: 'duration', default: '10s', description: 'wait before the first retry of a failed audit webhook call (then ×1.5, 5 attempts in all)' },
   'audit-webhook-version': { type: 'string', default: AUDIT_API_VERSION, description: `API version the webhook's events are sent in: ${VERSIONS}` },
-  'audit-webhook-mode': { type: 'string', default: 'batch', description: `${MODES}: batch sends from a bounded buffer in the background (a full buffer drops and counts events); blocking makes each request wait for its events to be sent; blocking-strict also fails a request whose first event cannot be sent` },
+  'audit-webhook-mode': {
+    type: 'string',
+    default: 'batch',
+    description: `${MODES}: batch sends from a bounded buffer in the background (a full buffer drops and counts events); blocking makes each request wait for its events to be sent; blocking-strict also fails a request whose first event cannot be sent`,
+  },
   'audit-webhook-batch-buffer-size': { type: 'number', default: 10_000, description: 'events the audit webhook buffers in batch mode' },
   'audit-webhook-batch-max-size': { type: 'number', default: 400, description: 'events per audit webhook call in batch mode' },
   'audit-webhook-batch-max-wait': { type: 'duration', default: '30s', description: 'how long a smaller batch waits for more events before it is sent' },
   'audit-webhook-batch-throttle-enable': { type: 'boolean', default: true, description: 'limit the rate of audit webhook calls' },
   'audit-webhook-batch-throttle-qps': { type: 'number', default: 10, description: 'audit webhook calls per second when throttled' },
   'audit-webhook-batch-throttle-burst': { type: 'number', default: 15, description: 'audit webhook calls at once (and in a burst) when throttled' },
-  'audit-webhook-truncate-enabled': { type: 'boolean', default: false, description: 'drop the objects of audit webhook events larger than the max event size, and split batches larger than the max batch size' },
+  'audit-webhook-truncate-enabled': {
+    type: 'boolean',
+    default: false,
+    description: 'drop the objects of audit webhook events larger than the max event size, and split batches larger than the max batch size',
+  },
   'audit-webhook-truncate-max-event-size': { type: 'number', default: 100 * 1024, description: 'bytes of one audit webhook event when truncating' },
   'audit-webhook-truncate-max-batch-size': { type: 'number', default: 10 * 1024 * 1024, description: 'bytes of one audit webhook call when truncating' },
 } satisfies OptionSpecs;
@@ -81,7 +93,8 @@ function backendOptions(o: Flags, plugin: 'log' | 'webhook', concurrency: number
   if (!AUDIT_API_VERSIONS.includes(apiVersion)) throw new OptionsError(`--audit-${plugin}-version: ${JSON.stringify(apiVersion)} is not one of ${VERSIONS}`);
   const throttled = f('batch-throttle-enable') === true;
   const truncate = f('truncate-enabled') === true ? { maxEventBytes: num('truncate-max-event-size', 1), maxBatchBytes: num('truncate-max-batch-size', 1) } : null;
-  if (truncate && truncate.maxBatchBytes < truncate.maxEventBytes) throw new OptionsError(`--audit-${plugin}-truncate-max-batch-size must not be smaller than --audit-${plugin}-truncate-max-event-size`);
+  if (truncate && truncate.maxBatchBytes < truncate.maxEventBytes)
+    throw new OptionsError(`--audit-${plugin}-truncate-max-batch-size must not be smaller than --audit-${plugin}-truncate-max-event-size`);
   return {
     mode: mode as BackendMode,
     batch: {
@@ -182,7 +195,11 @@ export async function loadAudit(opts: AuditOptions, log: Logger): Promise<AuditS
       if (err instanceof WebhookConfigError) throw new OptionsError(`--audit-webhook-config-file ${err.message}`);
       throw err;
     }
-    setup.backends.push({ mode: w.mode, batch: w.batch, open: async (errors) => webhookWriter(client, { apiVersion: w.apiVersion, initialBackoffMs: w.initialBackoffMs, truncate: w.truncate, errors }) });
+    setup.backends.push({
+      mode: w.mode,
+      batch: w.batch,
+      open: async (errors) => webhookWriter(client, { apiVersion: w.apiVersion, initialBackoffMs: w.initialBackoffMs, truncate: w.truncate, errors }),
+    });
   }
   if (!setup.backends.length) log.warn('--audit-policy-file is set but no audit backend is (--audit-log-path, --audit-webhook-config-file): nothing will be written');
   return setup;

@@ -12,7 +12,6 @@ import { featureGatesFromFlag } from '../../shared/config/feature-gates.js';
 import { auditOptionsFrom, loadAudit } from './audit.js';
 import { metricsOptionsFrom } from '../../shared/metrics/options.js';
 
-
 async function main(): Promise<void> {
   const o = serviceOptions('platform gateway', gatewayOptionSpecs);
   const log = createLogger('gateway', o['log-level']);

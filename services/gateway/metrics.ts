@@ -258,7 +258,10 @@ export class GatewayMetrics {
   };
 
   private readonly series = new SeriesIndex<RequestSeries>(REQUEST_LABELS.length - 1, (labels) => new RequestSeries(this, [...labels, COMPONENT]));
-  private readonly longRunningCells = new SeriesIndex<[GaugeCell, GaugeCell]>(RESOURCE_LABELS.length - 1, (labels) => [this.longRunning.with([...labels, COMPONENT]), this.longRunningDeprecated.with([...labels, COMPONENT])]);
+  private readonly longRunningCells = new SeriesIndex<[GaugeCell, GaugeCell]>(RESOURCE_LABELS.length - 1, (labels) => [
+    this.longRunning.with([...labels, COMPONENT]),
+    this.longRunningDeprecated.with([...labels, COMPONENT]),
+  ]);
   private readonly watchCellsByTarget = new WeakMap<Target, WatchCells>();
   private readonly authResults = new Map<string, [CounterCell, HistogramCell]>();
   private readonly authUsers = new Map<string, CounterCell>();
@@ -360,7 +363,6 @@ export class GatewayMetrics {
 
 /** Reused for every series lookup (the event loop runs one request's bookkeeping at a time). */
 const SCRATCH: string[] = ['', '', '', '', '', '', ''];
-
 
 function contentLength(reply: FastifyReply): number {
   const v = reply.getHeader('content-length');

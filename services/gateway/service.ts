@@ -112,7 +112,11 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   const identity = new Identity(nc, config.identity);
   // Any change to an RBAC object invalidates every cached authorization decision.
   const rbacKeys = `${escapeToken(RBAC_GROUP)}.`;
-  const feed = startCacheFeed(kv, cache, { log, history: (through, since) => readChangeLog(nc, { bucket: config.bucket, through, log, ...(since ? { since } : {}) }), onChange: (key, revision) => key.startsWith(rbacKeys) && identity.rbacChanged(revision) });
+  const feed = startCacheFeed(kv, cache, {
+    log,
+    history: (through, since) => readChangeLog(nc, { bucket: config.bucket, through, log, ...(since ? { since } : {}) }),
+    onChange: (key, revision) => key.startsWith(rbacKeys) && identity.rbacChanged(revision),
+  });
   const admissionInterest = new AdmissionInterestCache(nc, log);
   const authnInterest = new AuthnInterestCache(nc, log);
   void admissionInterest.start();
@@ -136,7 +140,17 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   instrumentBus(nc, metrics.bus);
   const auditor = config.audit ? await createAuditor(config.audit, metrics.audit, log) : null;
   const decoder = new DecodePool();
-  const handlerDeps: HandlerDeps = { registry, store, reader, bus, metrics, watchBudget: new WatchBudget(opts.maxWatchBufferedBytes), options: opts, features: config.featureGates, authorize: (attrs) => identity.authorize(attrs) };
+  const handlerDeps: HandlerDeps = {
+    registry,
+    store,
+    reader,
+    bus,
+    metrics,
+    watchBudget: new WatchBudget(opts.maxWatchBufferedBytes),
+    options: opts,
+    features: config.featureGates,
+    authorize: (attrs) => identity.authorize(attrs),
+  };
   let shuttingDown = false;
   let draining = false;
   // A gateway cut off from NATS (a partition: its pings go unanswered) cannot follow the store:
@@ -156,11 +170,20 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   const routes: NonResourceDeps = {
     discovery: new Discovery(registry),
     metrics,
-    health: gatewayHealth({ nc, busUp: () => link.up(), cacheReady: () => cache.synced && feed.healthy(), shuttingDown: () => shuttingDown, pingTimeoutMs: config.servicePingTimeoutMs, livezGraceUntil: Date.now() + config.livezGracePeriodMs }),
+    health: gatewayHealth({
+      nc,
+      busUp: () => link.up(),
+      cacheReady: () => cache.synced && feed.healthy(),
+      shuttingDown: () => shuttingDown,
+      pingTimeoutMs: config.servicePingTimeoutMs,
+      livezGraceUntil: Date.now() + config.livezGracePeriodMs,
+    }),
   };
 
   const app = createServer(config.tls, log);
-  installFilters(app, filterChain({
+  installFilters(
+    app,
+    filterChain({
       identity,
       authnInterest,
       clientCertificates: Boolean(config.tls?.clientCA),
@@ -170,7 +193,8 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
       inFlight: config.inFlight,
       refuseNewRequests: () => draining && config.shutdownSendRetryAfter,
       auditor,
-    }),);
+    }),
+  );
   const handler = (req: FastifyRequest, reply: FastifyReply) => {
     const api = apiState(req);
     return api.info.isResourceRequest ? serveResource(req, reply, api, handlerDeps, targets, decoder) : serveNonResource(req, reply, api, routes);

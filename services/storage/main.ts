@@ -8,7 +8,6 @@ import { storageOptionSpecs } from './options.js';
 import { createStorageService } from './service.js';
 import { processRegistry, serveMetrics } from '../../shared/metrics/serve.js';
 
-
 async function main(): Promise<void> {
   const opts = serviceOptions('platform storage service', storageOptionSpecs);
   const log = createLogger('storage', opts['log-level']);

@@ -22,7 +22,7 @@ export class StorageMetrics {
   constructor(registry: MetricsRegistry, kv: KV, bucket: string) {
     const operations = registry.histogram({
       name: 'platform_storage_operation_duration_seconds',
-      help: 'Storage operation latency in seconds for each operation and object type (the storage service\'s etcd_request_duration_seconds).',
+      help: "Storage operation latency in seconds for each operation and object type (the storage service's etcd_request_duration_seconds).",
       stabilityLevel: StabilityLevel.Alpha,
       labelNames: ['operation', 'type'],
       buckets: BUCKETS,
@@ -40,7 +40,7 @@ export class StorageMetrics {
     };
     const size = registry.gauge({
       name: 'platform_storage_bucket_size_bytes',
-      help: 'Bytes the object bucket\'s stream holds (live objects, delete markers, history), at the time of the scrape.',
+      help: "Bytes the object bucket's stream holds (live objects, delete markers, history), at the time of the scrape.",
       stabilityLevel: StabilityLevel.Alpha,
       labelNames: ['bucket'],
       collect: async () => {
@@ -50,7 +50,7 @@ export class StorageMetrics {
     });
     const values = registry.gauge({
       name: 'platform_storage_bucket_values',
-      help: 'Entries the object bucket\'s stream holds (live objects, delete markers, history), at the time of the scrape.',
+      help: "Entries the object bucket's stream holds (live objects, delete markers, history), at the time of the scrape.",
       stabilityLevel: StabilityLevel.Alpha,
       labelNames: ['bucket'],
       collect: async () => {

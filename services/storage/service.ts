@@ -7,15 +7,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { ServiceName, Subjects } from '../../shared/bus/subjects.js';
 import { jsonEndpoint, startJsonService } from '../../shared/bus/service.js';
-import type {
-  StorageCreateRequest,
-  StorageDeleteReply,
-  StorageDeleteRequest,
-  StorageGetReply,
-  StorageGetRequest,
-  StorageUpdateRequest,
-  StorageWriteReply,
-} from '../../shared/bus/messages.js';
+import type { StorageCreateRequest, StorageDeleteReply, StorageDeleteRequest, StorageGetReply, StorageGetRequest, StorageUpdateRequest, StorageWriteReply } from '../../shared/bus/messages.js';
 import { badRequest } from '../../shared/api/status.js';
 import { silentLogger, type Logger } from '../../shared/log.js';
 import { MAX_VALUE_BYTES, openObjectBucket } from '../../shared/store/kv-bucket.js';
@@ -67,7 +59,8 @@ export async function createStorageService(deps: StorageServiceDeps): Promise<St
   const ttlMs = deps.deleteMarkerTtlMs ?? DEFAULT_DELETE_MARKER_TTL_MS;
   const intervalMs = deps.purgeIntervalMs ?? DEFAULT_PURGE_INTERVAL_MS;
   // Before anything touches NATS: a TTL of 0 would purge what resuming watchers need.
-  if (deps.watchWindowMs !== undefined && !(deps.watchWindowMs > 0 && Number.isFinite(deps.watchWindowMs))) throw new RangeError(`watch window must be a positive duration, got ${deps.watchWindowMs} ms`);
+  if (deps.watchWindowMs !== undefined && !(deps.watchWindowMs > 0 && Number.isFinite(deps.watchWindowMs)))
+    throw new RangeError(`watch window must be a positive duration, got ${deps.watchWindowMs} ms`);
   if (!(ttlMs > 0)) throw new RangeError(`delete-marker TTL must be positive, got ${ttlMs} ms`);
   checkCompactorTiming(ttlMs, intervalMs);
 

@@ -31,4 +31,3 @@ export const CONTROLLER_ACCOUNTS: Readonly<Record<string, string>> = {
   tokencleaner: 'token-cleaner',
   bootstrapsigner: 'bootstrap-signer',
 };
-

@@ -171,8 +171,7 @@ function scanJson(text: string, maxDepth: number): string[] {
   const dups: string[] = [];
   let state = J.Value as J;
   let i = 0;
-  const fail = (at: number, what: string): Error =>
-    badRequest(`the JSON request body is malformed: ${at >= n ? 'unexpected end of JSON input' : what} at ${lineCol(text, Math.min(at, n))}`);
+  const fail = (at: number, what: string): Error => badRequest(`the JSON request body is malformed: ${at >= n ? 'unexpected end of JSON input' : what} at ${lineCol(text, Math.min(at, n))}`);
 
   const scanString = (start: number): number => {
     // Returns the index just past the closing quote.
@@ -743,7 +742,6 @@ class YamlBuilder {
     return (target ? target.value : this.value(item)) as Record<string, unknown>;
   }
 }
-
 
 /**
  * A YAML number must be what the JSON it stands for would hold: finite (no `.inf`, `.nan` or

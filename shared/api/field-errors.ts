@@ -30,7 +30,10 @@ export function invalidValue(field: string, value: unknown, detail: string): Fie
 
 /** A value outside an enumeration; the supported values are listed as JSON (null entries left out). */
 export function unsupported(field: string, value: unknown, supported: readonly unknown[]): FieldError {
-  const list = supported.filter((v) => v !== null).map((v) => JSON.stringify(v)).join(', ');
+  const list = supported
+    .filter((v) => v !== null)
+    .map((v) => JSON.stringify(v))
+    .join(', ');
   return { type: FieldErrorType.NotSupported, field, value, detail: `supported values: ${list}` };
 }
 

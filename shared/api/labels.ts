@@ -92,7 +92,10 @@ export class LabelSelector {
   /** Requirements must already be valid; they are sorted by key here. */
   static of(requirements: LabelRequirement[]): LabelSelector {
     return new LabelSelector(
-      requirements.map((r, i) => ({ r, i })).sort((a, b) => (a.r.key < b.r.key ? -1 : a.r.key > b.r.key ? 1 : a.i - b.i)).map((x) => x.r),
+      requirements
+        .map((r, i) => ({ r, i }))
+        .sort((a, b) => (a.r.key < b.r.key ? -1 : a.r.key > b.r.key ? 1 : a.i - b.i))
+        .map((x) => x.r),
       false,
     );
   }
@@ -189,11 +192,11 @@ function makeRequirement(key: string, operator: LabelOperator, rawValues: string
     case LabelOperator.Equals:
     case LabelOperator.DoubleEquals:
     case LabelOperator.NotEquals:
-      if (rawValues.length !== 1) return "values: Invalid value: exact-match operators need exactly one value";
+      if (rawValues.length !== 1) return 'values: Invalid value: exact-match operators need exactly one value';
       break;
     case LabelOperator.Exists:
     case LabelOperator.DoesNotExist:
-      if (rawValues.length !== 0) return "values: Invalid value: values set must be empty for exists and does not exist";
+      if (rawValues.length !== 0) return 'values: Invalid value: values set must be empty for exists and does not exist';
       break;
     case LabelOperator.GreaterThan:
     case LabelOperator.LessThan:

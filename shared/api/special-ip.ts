@@ -88,9 +88,27 @@ const IPV6_LINK_LOCAL_MULTICAST: Range[] = Array.from({ length: 16 }, (_, flags)
 
 // Upstream's checks and wording; the ff02::/10 in the last message is upstream's text.
 const ENDPOINT_RULES: ReadonlyArray<{ ranges: BlockList; detail: (value: string) => string }> = [
-  { ranges: blockList([['0.0.0.0', 32], ['::', 128]]), detail: (value) => `may not be unspecified (${value})` },
-  { ranges: blockList([['127.0.0.0', 8], ['::1', 128]]), detail: () => 'may not be in the loopback range (127.0.0.0/8, ::1/128)' },
-  { ranges: blockList([['169.254.0.0', 16], ['fe80::', 10]]), detail: () => 'may not be in the link-local range (169.254.0.0/16, fe80::/10)' },
+  {
+    ranges: blockList([
+      ['0.0.0.0', 32],
+      ['::', 128],
+    ]),
+    detail: (value) => `may not be unspecified (${value})`,
+  },
+  {
+    ranges: blockList([
+      ['127.0.0.0', 8],
+      ['::1', 128],
+    ]),
+    detail: () => 'may not be in the loopback range (127.0.0.0/8, ::1/128)',
+  },
+  {
+    ranges: blockList([
+      ['169.254.0.0', 16],
+      ['fe80::', 10],
+    ]),
+    detail: () => 'may not be in the link-local range (169.254.0.0/16, fe80::/10)',
+  },
   { ranges: blockList([['224.0.0.0', 24], ...IPV6_LINK_LOCAL_MULTICAST]), detail: () => 'may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)' },
 ];
 

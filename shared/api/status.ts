@@ -180,11 +180,19 @@ export function methodNotAllowed(message = 'the server does not allow this metho
 }
 
 export function notAcceptable(accept: string, supported: string[]): StatusError {
-  return failure(406, StatusReason.NotAcceptable, `the server was unable to respond with a content type that the client supports (requested ${JSON.stringify(accept)}, supported: ${supported.join(', ')})`);
+  return failure(
+    406,
+    StatusReason.NotAcceptable,
+    `the server was unable to respond with a content type that the client supports (requested ${JSON.stringify(accept)}, supported: ${supported.join(', ')})`,
+  );
 }
 
 export function unsupportedMediaType(contentType: string): StatusError {
-  return failure(415, StatusReason.UnsupportedMediaType, `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.platform.protobuf, application/vnd.kubernetes.protobuf (got ${JSON.stringify(contentType)})`);
+  return failure(
+    415,
+    StatusReason.UnsupportedMediaType,
+    `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.platform.protobuf, application/vnd.kubernetes.protobuf (got ${JSON.stringify(contentType)})`,
+  );
 }
 
 export function requestEntityTooLarge(message = 'the request body is too large'): StatusError {

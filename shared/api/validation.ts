@@ -252,8 +252,7 @@ export function validateObjectMeta(meta: ObjectMeta, opts: ObjectMetaOptions): F
   if (opts.namespaced) {
     if (!ns) {
       if (opts.requireNamespace ?? true) errs.push(required('metadata.namespace'));
-    }
-    else if (isStr(ns)) errs.push(...invalidAll('metadata.namespace', ns, dns1123LabelProblems(ns)));
+    } else if (isStr(ns)) errs.push(...invalidAll('metadata.namespace', ns, dns1123LabelProblems(ns)));
   } else if (ns) {
     errs.push(forbidden('metadata.namespace', 'not allowed on this type'));
   }
@@ -362,11 +361,7 @@ function sameTime(a: unknown, b: unknown): boolean {
  * the new metadata must itself be valid. Without `opts`, scope is inferred from the old object
  * and the name rule is not re-checked (the name cannot change, so it was checked on create).
  */
-export function validateObjectMetaUpdate(
-  meta: ObjectMeta,
-  old: ObjectMeta,
-  opts?: Omit<ObjectMetaOptions, 'isCreate'>,
-): FieldError[] {
+export function validateObjectMetaUpdate(meta: ObjectMeta, old: ObjectMeta, opts?: Omit<ObjectMetaOptions, 'isCreate'>): FieldError[] {
   const errs: FieldError[] = [];
   if ((meta.name ?? '') !== (old.name ?? '')) errs.push(immutable('metadata.name', meta.name ?? ''));
   if ((meta.namespace ?? '') !== (old.namespace ?? '')) errs.push(immutable('metadata.namespace', meta.namespace ?? ''));
@@ -379,9 +374,7 @@ export function validateObjectMetaUpdate(
   if (old.deletionTimestamp && !sameTime(meta.deletionTimestamp, old.deletionTimestamp)) {
     errs.push(immutable('metadata.deletionTimestamp', meta.deletionTimestamp ?? null));
   }
-  const base: ObjectMetaOptions = opts
-    ? { ...opts, isCreate: false }
-    : { namespaced: Boolean(old.namespace), nameRule: 'path-segment', isCreate: false };
+  const base: ObjectMetaOptions = opts ? { ...opts, isCreate: false } : { namespaced: Boolean(old.namespace), nameRule: 'path-segment', isCreate: false };
   const rest = validateObjectMeta(meta, base);
   // The name cannot change, so a second identical report of a bad old name would be noise.
   return errs.concat(opts ? rest : rest.filter((e) => e.field !== 'metadata.name' || e.type === FieldErrorType.Required));

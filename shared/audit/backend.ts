@@ -226,10 +226,13 @@ export class BufferedBackend implements AuditBackend {
       return true;
     }
     if (!this.throttleTimer) {
-      this.throttleTimer = setTimeout(() => {
-        this.throttleTimer = null;
-        this.pump();
-      }, Math.ceil(((1 - this.tokens) / t.qps) * 1000));
+      this.throttleTimer = setTimeout(
+        () => {
+          this.throttleTimer = null;
+          this.pump();
+        },
+        Math.ceil(((1 - this.tokens) / t.qps) * 1000),
+      );
       this.throttleTimer.unref();
     }
     return false;
@@ -251,7 +254,13 @@ export class BufferedBackend implements AuditBackend {
     this.dropLogTimer = null;
     if (!this.droppedCount) return;
     this.log.error(
-      { plugin: BUFFERED_PLUGIN, backend: this.writer.name, dropped: this.droppedCount, auditIDs: this.dropped.map((e) => e.auditID), reason: this.closed ? 'audit backend shut down' : 'audit buffer queue full' },
+      {
+        plugin: BUFFERED_PLUGIN,
+        backend: this.writer.name,
+        dropped: this.droppedCount,
+        auditIDs: this.dropped.map((e) => e.auditID),
+        reason: this.closed ? 'audit backend shut down' : 'audit buffer queue full',
+      },
       'audit events dropped',
     );
     this.droppedCount = 0;

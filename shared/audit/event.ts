@@ -88,7 +88,15 @@ export class AuditRequest implements AuditAnnotator {
   event(stage: Stage, at: number): AuditEvent | null {
     if (this.omits(stage)) return null;
     const ended = stage === 'ResponseComplete' || stage === 'Panic';
-    return new AuditEvent(this, stage, stage === 'RequestReceived' ? this.init.receivedAt : at, this.annotations?.size ? new Map(this.annotations) : null, this.responseStatus, this.impersonatedUser, ended);
+    return new AuditEvent(
+      this,
+      stage,
+      stage === 'RequestReceived' ? this.init.receivedAt : at,
+      this.annotations?.size ? new Map(this.annotations) : null,
+      this.responseStatus,
+      this.impersonatedUser,
+      ended,
+    );
   }
 
   /** The decoded request body (managedFields dropped when asked), once. */

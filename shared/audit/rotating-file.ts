@@ -96,7 +96,15 @@ export class RotatingFile {
     const { dir, prefix, ext } = this.parts();
     for (let t = at.getTime(); ; t++) {
       const name = path.join(dir, `${prefix}${stamp(new Date(t))}${ext}`);
-      const taken = await stat(name).then(() => true, () => false) || (await stat(`${name}.gz`).then(() => true, () => false));
+      const taken =
+        (await stat(name).then(
+          () => true,
+          () => false,
+        )) ||
+        (await stat(`${name}.gz`).then(
+          () => true,
+          () => false,
+        ));
       if (!taken) return name;
     }
   }

@@ -72,4 +72,3 @@ export function eventLists(texts: readonly string[], apiVersion: string, maxByte
   if (batch.length) out.push(`${head}${batch.join(',')}]}`);
   return out;
 }
-

@@ -87,7 +87,12 @@ export function busOptionsFrom(o: Options<typeof natsOptions>): Omit<BusConnectO
   const keyFile = o['nats-tls-key-file'];
   if (Boolean(certFile) !== Boolean(keyFile)) throw new OptionsError('--nats-tls-cert-file and --nats-tls-key-file go together');
   const caFile = o['nats-tls-ca-file'];
-  for (const [flag, file] of [['nats-tls-ca-file', caFile], ['nats-tls-cert-file', certFile], ['nats-tls-key-file', keyFile], ['nats-creds', o['nats-creds']]] as const) {
+  for (const [flag, file] of [
+    ['nats-tls-ca-file', caFile],
+    ['nats-tls-cert-file', certFile],
+    ['nats-tls-key-file', keyFile],
+    ['nats-creds', o['nats-creds']],
+  ] as const) {
     if (!file) continue;
     try {
       readFileSync(file);

@@ -57,7 +57,7 @@ export class ServiceInterest<T> {
     try {
       this.current = await busRequest<T>(this.nc, this.subject, {}, 2_000);
     } catch (err) {
-      if (this.current) this.log.warn({ err: (err as Error).message, subject: this.subject }, 'cannot read a service\'s interest; using the safe default');
+      if (this.current) this.log.warn({ err: (err as Error).message, subject: this.subject }, "cannot read a service's interest; using the safe default");
       this.current = null;
     }
   }
@@ -88,7 +88,16 @@ export class AdmissionInterestCache extends ServiceInterest<AdmissionInterest> {
    * While the interest is unknown, every phase is called and waited for as long as any may take.
    * With `facts`, a plugin whose namespace condition they rule out does not count.
    */
-  deadlineMs(phase: AdmissionPhase, operation: string, group: string, resource: string, userGroups: readonly string[] | undefined, baseMs: number, namespace?: string, facts?: NamespaceFacts): number | null {
+  deadlineMs(
+    phase: AdmissionPhase,
+    operation: string,
+    group: string,
+    resource: string,
+    userGroups: readonly string[] | undefined,
+    baseMs: number,
+    namespace?: string,
+    facts?: NamespaceFacts,
+  ): number | null {
     const i = this.value();
     const cap = Math.max(baseMs, MAX_ADMISSION_SECONDS * 1000);
     if (!i) return cap;

@@ -107,7 +107,11 @@ export class Informer<T extends ApiObject = ApiObject> {
     let cont: string | undefined;
     let rv = '';
     do {
-      const page = await this.client.list<T>(this.ref, { ...this.selectors(), ...(this.opts.pageSize ? { limit: this.opts.pageSize } : {}), ...(cont ? { continue: cont } : {}) }, this.opts.metadataOnly ? PARTIAL_OBJECT_METADATA_LIST : undefined);
+      const page = await this.client.list<T>(
+        this.ref,
+        { ...this.selectors(), ...(this.opts.pageSize ? { limit: this.opts.pageSize } : {}), ...(cont ? { continue: cont } : {}) },
+        this.opts.metadataOnly ? PARTIAL_OBJECT_METADATA_LIST : undefined,
+      );
       items.push(...page.items);
       rv = page.metadata.resourceVersion ?? rv;
       cont = page.metadata.continue || undefined;

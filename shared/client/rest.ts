@@ -239,7 +239,9 @@ export class ApiClient {
   }
 
   patch<T = ApiObject>(r: ResourceRef, body: unknown, type: 'merge' | 'json' | 'strategic' | 'apply', query?: RequestOptions['query']): Promise<T> {
-    const contentType = { merge: 'application/merge-patch+json', json: 'application/json-patch+json', strategic: 'application/strategic-merge-patch+json', apply: 'application/apply-patch+yaml' }[type];
+    const contentType = { merge: 'application/merge-patch+json', json: 'application/json-patch+json', strategic: 'application/strategic-merge-patch+json', apply: 'application/apply-patch+yaml' }[
+      type
+    ];
     return this.request<T>('PATCH', resourcePath(r), { body, contentType, ...(query ? { query } : {}) });
   }
 

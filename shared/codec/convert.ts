@@ -40,7 +40,8 @@ export const NAME_COLUMN: TableColumn = {
   name: 'Name',
   type: 'string',
   format: 'name',
-  description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Cannot be updated.',
+  description:
+    'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Cannot be updated.',
   cell: (o) => o.metadata?.name ?? '',
 };
 
@@ -136,7 +137,12 @@ export function convertingWatchEncoder(conv: Conversion, src: ConversionSource, 
           return framing.frame('ERROR', ev.status);
         case 'BOOKMARK':
           // A bookmark carries a resourceVersion, not an object: an empty table, or bare metadata.
-          return framing.frame('BOOKMARK', conv.as === As.Table ? { kind: 'Table', apiVersion, metadata: { resourceVersion: ev.metadata.resourceVersion }, columnDefinitions: [], rows: [] } : { kind: As.PartialObjectMetadata, apiVersion, metadata: ev.metadata });
+          return framing.frame(
+            'BOOKMARK',
+            conv.as === As.Table
+              ? { kind: 'Table', apiVersion, metadata: { resourceVersion: ev.metadata.resourceVersion }, columnDefinitions: [], rows: [] }
+              : { kind: As.PartialObjectMetadata, apiVersion, metadata: ev.metadata },
+          );
         default:
           return framing.frame(ev.type, convert({ kind: 'stored', object: ev.object, transform: ev.transform }, conv, columns, src.includeObject));
       }

@@ -43,7 +43,13 @@ function offersFor(c: Convertible | undefined, mediaTypes: readonly string[]): O
   let offers = OFFERS.get(key);
   if (!offers) {
     offers = [...mediaTypes.map((mediaType) => ({ mediaType }))];
-    if (c.columns !== null) offers.push(...conversionOffers(As.Table, mediaTypes.filter((t) => TABLE_MEDIA_TYPES.includes(t))));
+    if (c.columns !== null)
+      offers.push(
+        ...conversionOffers(
+          As.Table,
+          mediaTypes.filter((t) => TABLE_MEDIA_TYPES.includes(t)),
+        ),
+      );
     offers.push(...conversionOffers(c.list ? As.PartialObjectMetadataList : As.PartialObjectMetadata, mediaTypes));
     OFFERS.set(key, offers);
   }

@@ -37,7 +37,15 @@ function encodeBody(body: Body): Buffer {
       if (!listType || !itemType) return enveloped({ apiVersion: body.apiVersion, kind: body.listKind });
       const head = encode(listType, { metadata: body.metadata });
       // ListMeta is field 1 and items field 2 of every List message.
-      return envelope(body.apiVersion, body.listKind, withRepeated(head, 2, body.items.map((o) => storedBytes(o, body.transform, itemType))));
+      return envelope(
+        body.apiVersion,
+        body.listKind,
+        withRepeated(
+          head,
+          2,
+          body.items.map((o) => storedBytes(o, body.transform, itemType)),
+        ),
+      );
     }
     default:
       return enveloped(bodyValue(body));

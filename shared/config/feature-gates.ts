@@ -51,7 +51,8 @@ export const FEATURE_GATES = {
     maturity: FeatureMaturity.Alpha,
     default: false,
     since: '1.12',
-    effect: "containers keep `securityContext.procMount` and PodSecurityPolicies `spec.allowedProcMountTypes`; off, a write's procMount becomes `Default` and allowedProcMountTypes is dropped unless already in use",
+    effect:
+      "containers keep `securityContext.procMount` and PodSecurityPolicies `spec.allowedProcMountTypes`; off, a write's procMount becomes `Default` and allowedProcMountTypes is dropped unless already in use",
   },
   RunAsGroup: ga('1.21'),
   RuntimeClass: ga('1.20'),
@@ -139,10 +140,7 @@ export interface ResolvedFeatureGates<F extends string> {
  * Checks settings against the table: unknown gates fail (listing the known ones), as
  * does turning a GA gate off; setting a GA or deprecated gate warns. Every problem is reported at once.
  */
-export function resolveFeatureGates<F extends string>(
-  settings: ReadonlyMap<string, boolean>,
-  known: Readonly<Record<F, FeatureSpec>>,
-): ResolvedFeatureGates<F> {
+export function resolveFeatureGates<F extends string>(settings: ReadonlyMap<string, boolean>, known: Readonly<Record<F, FeatureSpec>>): ResolvedFeatureGates<F> {
   const table = known as Readonly<Record<string, FeatureSpec>>;
   const set = new Map<F, boolean>();
   const problems: string[] = [];
@@ -167,7 +165,10 @@ export function resolveFeatureGates<F extends string>(
   if (unknown) problems.push(`known feature gates: ${[...Object.keys(table), ALL_ALPHA, ALL_BETA].sort().join(', ')}`);
   if (problems.length) throw new FeatureGateError(problems.join('; '));
   // AllAlpha / AllBeta reach only the gates not named explicitly, whatever the order given.
-  for (const [meta, maturity] of [[ALL_ALPHA, FeatureMaturity.Alpha], [ALL_BETA, FeatureMaturity.Beta]] as const) {
+  for (const [meta, maturity] of [
+    [ALL_ALPHA, FeatureMaturity.Alpha],
+    [ALL_BETA, FeatureMaturity.Beta],
+  ] as const) {
     const value = settings.get(meta);
     if (value === undefined) continue;
     for (const [name, spec] of Object.entries(table)) if (spec.maturity === maturity && !settings.has(name)) set.set(name as F, value);
@@ -204,7 +205,9 @@ export const featureGatesOption = {
   type: 'list',
   repeatable: true,
   default: [],
-  description: `comma-separated Name=true|false pairs turning features on or off (alpha: off by default; beta: on, may be turned off; GA: always on, =true only warns; an unknown name fails the start). Gates: ${describeFeatureGates().join(', ')}; GA: ${Object.entries(FEATURE_GATES as FeatureTable)
+  description: `comma-separated Name=true|false pairs turning features on or off (alpha: off by default; beta: on, may be turned off; GA: always on, =true only warns; an unknown name fails the start). Gates: ${describeFeatureGates().join(', ')}; GA: ${Object.entries(
+    FEATURE_GATES as FeatureTable,
+  )
     .filter(([, s]) => s.maturity === FeatureMaturity.GA)
     .map(([n]) => n)
     .sort()

@@ -155,8 +155,8 @@ export const natsOptions = {
   'nats-user': { type: 'string', description: 'NATS user name (one per service, see shared/bus/permissions.ts)' },
   'nats-password': { type: 'string', description: 'password of --nats-user; prefer PLATFORM_NATS_PASSWORD or --nats-password-file to a command line' },
   'nats-password-file': { type: 'string', description: 'file holding the password of --nats-user' },
-  'nats-inbox-prefix': { type: 'string', description: 'prefix of this connection\'s reply subjects (default _INBOX.<nats-user> with --nats-user, else _INBOX)' },
-  'nats-tls-ca-file': { type: 'string', description: 'PEM bundle verifying the NATS server\'s certificate; TLS is then required' },
+  'nats-inbox-prefix': { type: 'string', description: "prefix of this connection's reply subjects (default _INBOX.<nats-user> with --nats-user, else _INBOX)" },
+  'nats-tls-ca-file': { type: 'string', description: "PEM bundle verifying the NATS server's certificate; TLS is then required" },
   'nats-tls-cert-file': { type: 'string', description: 'client certificate presented to NATS (PEM), with --nats-tls-key-file' },
   'nats-tls-key-file': { type: 'string', description: 'private key of --nats-tls-cert-file (PEM)' },
 } satisfies OptionSpecs;

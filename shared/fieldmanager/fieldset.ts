@@ -115,7 +115,9 @@ export function pathString(path: Path): string {
         break;
       case 'k': {
         const keys = JSON.parse(body) as Record<string, unknown>;
-        s += `[${Object.entries(keys).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(',')}]`;
+        s += `[${Object.entries(keys)
+          .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+          .join(',')}]`;
         break;
       }
       case 'v':

@@ -40,7 +40,19 @@ export interface Writer {
 }
 
 /** Identity and server-written metadata: never owned by anyone. */
-const UNOWNED_META = new Set(['name', 'namespace', 'generateName', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink', 'managedFields']);
+const UNOWNED_META = new Set([
+  'name',
+  'namespace',
+  'generateName',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'selfLink',
+  'managedFields',
+]);
 
 /**
  * The paths a write to `subresource` may own: a status write owns only `status`; a write to the
@@ -70,7 +82,14 @@ function readEntries(list: unknown): Entry[] | null {
     if (!raw || typeof raw !== 'object') return null;
     if (raw.operation !== Operation.Apply && raw.operation !== Operation.Update) return null;
     if (raw.fieldsType !== undefined && raw.fieldsType !== 'FieldsV1') return null;
-    out.push({ manager: raw.manager ?? '', operation: raw.operation, apiVersion: raw.apiVersion ?? '', time: raw.time ?? '', subresource: raw.subresource ?? '', set: FieldSet.fromFieldsV1(raw.fieldsV1) });
+    out.push({
+      manager: raw.manager ?? '',
+      operation: raw.operation,
+      apiVersion: raw.apiVersion ?? '',
+      time: raw.time ?? '',
+      subresource: raw.subresource ?? '',
+      set: FieldSet.fromFieldsV1(raw.fieldsV1),
+    });
   }
   return out;
 }
@@ -203,7 +222,8 @@ export function apply(live: ApiObject | null, applied: ApiObject, schema: JsonSc
     for (const p of e.set.intersection(appliedSet).paths()) {
       if (!isLeaf(appliedSet, p)) continue;
       const current = valueAt(live, p);
-      if (current !== undefined && !jsonEqual(current, valueAt(applied, p))) conflicts.push({ manager: e.manager, operation: e.operation, apiVersion: e.apiVersion, subresource: e.subresource, path: p });
+      if (current !== undefined && !jsonEqual(current, valueAt(applied, p)))
+        conflicts.push({ manager: e.manager, operation: e.operation, apiVersion: e.apiVersion, subresource: e.subresource, path: p });
     }
   }
   if (conflicts.length && !force) throw conflictError(conflicts, describe.kind, applied.metadata.name ?? '', describe.group);

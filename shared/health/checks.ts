@@ -25,7 +25,12 @@ export async function runChecks(endpoint: string, checks: HealthCheck[], query: 
       return { code: 500, text: `internal server error: ${(err as Error).message}` };
     }
   }
-  const excluded = new Set(query.getAll('exclude').flatMap((e) => e.split(',')).filter(Boolean));
+  const excluded = new Set(
+    query
+      .getAll('exclude')
+      .flatMap((e) => e.split(','))
+      .filter(Boolean),
+  );
   const verbose = query.has('verbose');
   const lines: string[] = [];
   let failed = false;

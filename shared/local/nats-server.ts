@@ -231,7 +231,9 @@ export async function startLocalNats(
   if (opts.users) await adoptGlobalStreams(path.join(dataDir, 'jetstream'), opts.bucket ?? DEFAULT_BUCKET);
   const conf = path.join(dataDir, 'nats-server.conf');
   // 0600: it may hold the users' passwords.
-  await writeFile(conf, natsConfig({
+  await writeFile(
+    conf,
+    natsConfig({
       port,
       storeDir: path.join(dataDir, 'jetstream'),
       ...(opts.tls ? { tls: opts.tls } : {}),
@@ -239,7 +241,9 @@ export async function startLocalNats(
       ...(opts.bucket ? { bucket: opts.bucket } : {}),
       ...(opts.monitorPort ? { monitorPort: opts.monitorPort } : {}),
       ...(opts.profPort ? { profPort: opts.profPort } : {}),
-    }), { mode: 0o600 });
+    }),
+    { mode: 0o600 },
+  );
   await chmod(conf, 0o600);
   const child = spawn(opts.binary ?? natsServerBinary(), ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached ?? false });
   const spawnError = new Promise<never>((_, reject) => child.once('error', (e) => reject(new Error(`cannot start nats-server: ${e.message}`))));

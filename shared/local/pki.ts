@@ -200,7 +200,17 @@ export interface EnsurePkiOptions {
 
 export function pkiFiles(dir: string): PkiFiles {
   const f = (name: string) => path.join(dir, name);
-  return { dir, caCert: f('ca.crt'), caKey: f('ca.key'), servingCert: f('serving.crt'), servingKey: f('serving.key'), adminCert: f('admin.crt'), adminKey: f('admin.key'), controllersCert: f('controllers.crt'), controllersKey: f('controllers.key') };
+  return {
+    dir,
+    caCert: f('ca.crt'),
+    caKey: f('ca.key'),
+    servingCert: f('serving.crt'),
+    servingKey: f('serving.key'),
+    adminCert: f('admin.crt'),
+    adminKey: f('admin.key'),
+    controllersCert: f('controllers.crt'),
+    controllersKey: f('controllers.key'),
+  };
 }
 
 // Writes through a temporary file and rename, so an interrupted first start never leaves a

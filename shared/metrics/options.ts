@@ -20,7 +20,7 @@ export const metricsServingOptionSpecs = {
     type: 'string',
     default: '',
     description:
-      'host:port of a plain-HTTP listener serving this service\'s /metrics to anyone who reaches it (no authentication: keep it on loopback or inside the deployment\'s network); port 0 picks a free port; empty: no listener',
+      "host:port of a plain-HTTP listener serving this service's /metrics to anyone who reaches it (no authentication: keep it on loopback or inside the deployment's network); port 0 picks a free port; empty: no listener",
   },
 } satisfies OptionSpecs;
 

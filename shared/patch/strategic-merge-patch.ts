@@ -47,12 +47,7 @@ export function applyStrategicMergePatch(original: unknown, patch: unknown, sche
 }
 
 function isDirectiveKey(key: string): boolean {
-  return (
-    key === PatchDirective.Key ||
-    key === PatchDirective.RetainKeys ||
-    key.startsWith(PatchDirective.DeleteFromPrimitiveList) ||
-    key.startsWith(PatchDirective.SetElementOrder)
-  );
+  return key === PatchDirective.Key || key === PatchDirective.RetainKeys || key.startsWith(PatchDirective.DeleteFromPrimitiveList) || key.startsWith(PatchDirective.SetElementOrder);
 }
 
 function fieldPath(parent: string, key: string): string {
@@ -229,7 +224,10 @@ function itemKey(item: unknown, keys: string[], m: WorkMeter): string | undefine
   if (!isJsonObject(item)) return undefined;
   const values = keys.map((k) => getOwn(item, k));
   if (values.every((v) => v === undefined)) return undefined;
-  return scalarKey(values.map((v) => (v === undefined ? null : v)), m);
+  return scalarKey(
+    values.map((v) => (v === undefined ? null : v)),
+    m,
+  );
 }
 
 function mergeKeyedList(orig: unknown[], patch: unknown[], keys: string[], schema: JsonSchema | undefined, path: string, order: unknown[] | undefined, m: WorkMeter): unknown[] {
@@ -272,7 +270,12 @@ function mergeKeyedList(orig: unknown[], patch: unknown[], keys: string[], schem
     if (k === undefined) throw malformedPatch(`invalid patch: item ${i} of $setElementOrder/${path.split('.').pop()} must be an object with ${keyList}`);
     return k;
   });
-  return applyElementOrder(values, orderKeys, (v) => itemKey(v, keys, m), orig.map((v) => itemKey(v, keys, m)));
+  return applyElementOrder(
+    values,
+    orderKeys,
+    (v) => itemKey(v, keys, m),
+    orig.map((v) => itemKey(v, keys, m)),
+  );
 }
 
 /**

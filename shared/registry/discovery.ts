@@ -68,7 +68,6 @@ function storageVersionOf(source: DiscoverySource, type: ResourceType): string {
   return source.storageVersion?.(type) || typeStorageVersion(type) || CORE_VERSION;
 }
 
-
 /** Subresource kinds that live in another group version than their parent. `others` entries may
  *  also name `group`/`version` explicitly; this table covers the upstream built-ins when they do not. */
 const CROSS_GROUP_SUBRESOURCE_KINDS: Record<string, { group: string; version: string }> = {
@@ -182,7 +181,14 @@ function groupEntry(info: ApiGroupInfo): APIGroup {
 
 /** `/apis`. */
 export function apiGroupList(source: DiscoverySource): APIGroupList {
-  return { kind: 'APIGroupList', apiVersion: 'v1', groups: source.groups().filter((g) => g.versions.length > 0).map(groupEntry) };
+  return {
+    kind: 'APIGroupList',
+    apiVersion: 'v1',
+    groups: source
+      .groups()
+      .filter((g) => g.versions.length > 0)
+      .map(groupEntry),
+  };
 }
 
 /** `/apis/<group>`, or undefined when the group is not served. */
@@ -316,12 +322,7 @@ function versionDiscovery(source: DiscoverySource, group: string, version: strin
 }
 
 /** Aggregated discovery for `/api` (the core group only) or `/apis` (every named group). */
-export function aggregatedDiscovery(
-  source: DiscoverySource,
-  which: 'api' | 'apis',
-  apiVersion: AggregatedDiscoveryVersion = 'v2',
-  group: string = AGGREGATED_DISCOVERY_GROUP,
-): APIGroupDiscoveryList {
+export function aggregatedDiscovery(source: DiscoverySource, which: 'api' | 'apis', apiVersion: AggregatedDiscoveryVersion = 'v2', group: string = AGGREGATED_DISCOVERY_GROUP): APIGroupDiscoveryList {
   const items: APIGroupDiscovery[] = [];
   if (which === 'api') {
     const v = versionDiscovery(source, '', CORE_VERSION);

@@ -3,7 +3,6 @@ import type { JsonSchema } from '../api/types.js';
 // own fields; the registry wraps them with these, so metadata is modelled (and pruned) in one place.
 // Draft-07 keywords plus OpenAPI's `nullable`, so the same documents serve ajv and OpenAPI v3.
 
-
 const str: JsonSchema = { type: 'string' };
 const int64: JsonSchema = { type: 'integer', format: 'int64' };
 const strMap: JsonSchema = { type: 'object', additionalProperties: { type: 'string' } };

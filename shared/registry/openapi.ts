@@ -4,12 +4,7 @@
 // field validation (a `fieldValidation` query parameter on the PATCH operation of a kind), so the
 // vendor extensions and parameter placement follow upstream exactly. Pure: built once at boot.
 
-import {
-  CORE_VERSION,
-  resourceVerbs,
-  serializeDocument,
-  subresourcesOf,
-} from './discovery.js';
+import { CORE_VERSION, resourceVerbs, serializeDocument, subresourcesOf } from './discovery.js';
 import type { DiscoverySource, GroupVersionKindRef, SerializedDocument, ServedResource } from './discovery.js';
 import { listMetaSchema, managedFieldsEntrySchema, objectMetaSchema, ownerReferenceSchema } from './object-meta.js';
 import type { JsonSchema } from '../api/types.js';
@@ -78,9 +73,26 @@ function refTo(name: string, description?: string): JsonSchema {
 
 // Keywords that OpenAPI schema objects do not have; dropping them loses nothing a client uses.
 const DROPPED = new Set([
-  '$schema', '$id', '$comment', '$defs', 'definitions', 'examples', 'if', 'then', 'else', 'dependencies',
-  'dependentRequired', 'dependentSchemas', 'patternProperties', 'propertyNames', 'contains', 'unevaluatedProperties',
-  'unevaluatedItems', 'additionalItems', 'contentMediaType', 'contentEncoding',
+  '$schema',
+  '$id',
+  '$comment',
+  '$defs',
+  'definitions',
+  'examples',
+  'if',
+  'then',
+  'else',
+  'dependencies',
+  'dependentRequired',
+  'dependentSchemas',
+  'patternProperties',
+  'propertyNames',
+  'contains',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'additionalItems',
+  'contentMediaType',
+  'contentEncoding',
 ]);
 
 /**
@@ -107,9 +119,7 @@ export function convertSchema(schema: JsonSchema, dialect: OpenApiDialect): Json
         if (dialect === 'v3') out.nullable = value;
         break;
       case 'properties':
-        out.properties = Object.fromEntries(
-          Object.entries(value as Record<string, JsonSchema>).map(([k, v]) => [k, convertSchema(v, dialect)]),
-        );
+        out.properties = Object.fromEntries(Object.entries(value as Record<string, JsonSchema>).map(([k, v]) => [k, convertSchema(v, dialect)]));
         break;
       case 'items':
         // Tuple validation does not exist in OpenAPI; the first item's schema is the best fit.
@@ -344,9 +354,7 @@ function metaDefinitions(allGvs: Array<{ group: string; version: string }>): Map
   defs.set(VERSION_INFO_DEF, {
     type: 'object',
     required: ['major', 'minor', 'gitVersion', 'gitCommit', 'gitTreeState', 'buildDate', 'goVersion', 'compiler', 'platform'],
-    properties: Object.fromEntries(
-      ['buildDate', 'compiler', 'gitCommit', 'gitTreeState', 'gitVersion', 'goVersion', 'major', 'minor', 'platform'].map((k) => [k, str()]),
-    ),
+    properties: Object.fromEntries(['buildDate', 'compiler', 'gitCommit', 'gitTreeState', 'gitVersion', 'goVersion', 'major', 'minor', 'platform'].map((k) => [k, str()])),
   });
   // autoscaling/v1 Scale, the kind of every `/scale` subresource; not a stored resource itself.
   defs.set(definitionName('autoscaling', 'v1', 'Scale'), {
@@ -441,13 +449,7 @@ const LIST_PARAMS: Param[] = [
   q('timeoutSeconds', 'integer', 'Timeout of the list or watch call.'),
   q('watch', 'boolean', 'Watch for changes instead of listing.'),
 ];
-const DELETE_COLLECTION_PARAMS: Param[] = [
-  ...LIST_PARAMS.filter((p) => p.name !== 'watch' && p.name !== 'allowWatchBookmarks'),
-  DRY_RUN,
-  GRACE_PERIOD,
-  ORPHAN,
-  PROPAGATION,
-];
+const DELETE_COLLECTION_PARAMS: Param[] = [...LIST_PARAMS.filter((p) => p.name !== 'watch' && p.name !== 'allowWatchBookmarks'), DRY_RUN, GRACE_PERIOD, ORPHAN, PROPAGATION];
 const LOG_PARAMS: Param[] = [
   q('container', 'string', 'The container to stream logs of.'),
   q('follow', 'boolean', 'Stream the log.'),
@@ -606,28 +608,103 @@ function resourcePaths(served: ServedResource, defByGvk: Map<string, string>): P
 
   const collOps: Operation[] = [];
   if (verbs.has('list')) {
-    collOps.push(op({ method: 'get', operationId: `list${base}${scope}${kind}`, action: 'list', description: `list or watch objects of kind ${kind}`, params: LIST_PARAMS, responses: responses([200], listDef), produces: 'stream' }));
+    collOps.push(
+      op({
+        method: 'get',
+        operationId: `list${base}${scope}${kind}`,
+        action: 'list',
+        description: `list or watch objects of kind ${kind}`,
+        params: LIST_PARAMS,
+        responses: responses([200], listDef),
+        produces: 'stream',
+      }),
+    );
   }
   if (verbs.has('create')) {
-    collOps.push(op({ method: 'post', operationId: `create${base}${scope}${kind}`, action: 'post', description: `create a ${kind}`, params: writeParams, body: { kind: 'object', def: objDef }, responses: responses(OK_CODES.create, objDef), produces: 'object' }));
+    collOps.push(
+      op({
+        method: 'post',
+        operationId: `create${base}${scope}${kind}`,
+        action: 'post',
+        description: `create a ${kind}`,
+        params: writeParams,
+        body: { kind: 'object', def: objDef },
+        responses: responses(OK_CODES.create, objDef),
+        produces: 'object',
+      }),
+    );
   }
   if (verbs.has('deletecollection')) {
-    collOps.push(op({ method: 'delete', operationId: `delete${base}Collection${scope}${kind}`, action: 'deletecollection', description: `delete collection of ${kind}`, params: DELETE_COLLECTION_PARAMS, body: { kind: 'delete' }, responses: responses([200], STATUS_DEF), produces: 'object' }));
+    collOps.push(
+      op({
+        method: 'delete',
+        operationId: `delete${base}Collection${scope}${kind}`,
+        action: 'deletecollection',
+        description: `delete collection of ${kind}`,
+        params: DELETE_COLLECTION_PARAMS,
+        body: { kind: 'delete' },
+        responses: responses([200], STATUS_DEF),
+        produces: 'object',
+      }),
+    );
   }
   if (collOps.length) specs.push({ path: collection, params: [...nsParams, PRETTY], ops: collOps });
 
   const itemOps: Operation[] = [];
   if (verbs.has('get')) {
-    itemOps.push(op({ method: 'get', operationId: `read${base}${scope}${kind}`, action: 'get', description: `read the specified ${kind}`, params: [], responses: responses(OK_CODES.read, objDef), produces: 'object' }));
+    itemOps.push(
+      op({
+        method: 'get',
+        operationId: `read${base}${scope}${kind}`,
+        action: 'get',
+        description: `read the specified ${kind}`,
+        params: [],
+        responses: responses(OK_CODES.read, objDef),
+        produces: 'object',
+      }),
+    );
   }
   if (verbs.has('update')) {
-    itemOps.push(op({ method: 'put', operationId: `replace${base}${scope}${kind}`, action: 'put', description: `replace the specified ${kind}`, params: writeParams, body: { kind: 'object', def: objDef }, responses: responses(OK_CODES.replace, objDef), produces: 'object' }));
+    itemOps.push(
+      op({
+        method: 'put',
+        operationId: `replace${base}${scope}${kind}`,
+        action: 'put',
+        description: `replace the specified ${kind}`,
+        params: writeParams,
+        body: { kind: 'object', def: objDef },
+        responses: responses(OK_CODES.replace, objDef),
+        produces: 'object',
+      }),
+    );
   }
   if (verbs.has('patch')) {
-    itemOps.push(op({ method: 'patch', operationId: `patch${base}${scope}${kind}`, action: 'patch', description: `partially update the specified ${kind}`, params: [...writeParams, FORCE], body: { kind: 'patch' }, responses: responses(OK_CODES.patch, objDef), produces: 'object' }));
+    itemOps.push(
+      op({
+        method: 'patch',
+        operationId: `patch${base}${scope}${kind}`,
+        action: 'patch',
+        description: `partially update the specified ${kind}`,
+        params: [...writeParams, FORCE],
+        body: { kind: 'patch' },
+        responses: responses(OK_CODES.patch, objDef),
+        produces: 'object',
+      }),
+    );
   }
   if (verbs.has('delete')) {
-    itemOps.push(op({ method: 'delete', operationId: `delete${base}${scope}${kind}`, action: 'delete', description: `delete a ${kind}`, params: [DRY_RUN, GRACE_PERIOD, ORPHAN, PROPAGATION], body: { kind: 'delete' }, responses: responses(OK_CODES.delete, STATUS_DEF), produces: 'object' }));
+    itemOps.push(
+      op({
+        method: 'delete',
+        operationId: `delete${base}${scope}${kind}`,
+        action: 'delete',
+        description: `delete a ${kind}`,
+        params: [DRY_RUN, GRACE_PERIOD, ORPHAN, PROPAGATION],
+        body: { kind: 'delete' },
+        responses: responses(OK_CODES.delete, STATUS_DEF),
+        produces: 'object',
+      }),
+    );
   }
   if (itemOps.length) specs.push({ path: item, params: itemParams, ops: itemOps });
 
@@ -635,7 +712,17 @@ function resourcePaths(served: ServedResource, defByGvk: Map<string, string>): P
     specs.push({
       path: `${prefix}/${type.plural}`,
       params: [PRETTY],
-      ops: [op({ method: 'get', operationId: `list${base}${kind}ForAllNamespaces`, action: 'list', description: `list or watch objects of kind ${kind}`, params: LIST_PARAMS, responses: responses([200], listDef), produces: 'stream' })],
+      ops: [
+        op({
+          method: 'get',
+          operationId: `list${base}${kind}ForAllNamespaces`,
+          action: 'list',
+          description: `list or watch objects of kind ${kind}`,
+          params: LIST_PARAMS,
+          responses: responses([200], listDef),
+          produces: 'stream',
+        }),
+      ],
     });
   }
 
@@ -650,7 +737,13 @@ function resourcePaths(served: ServedResource, defByGvk: Map<string, string>): P
     specs.push({
       path: `${prefix}/watch/${nsSeg}${type.plural}/{name}`,
       params: itemParams,
-      ops: [watchOp(`watch${base}${scope}${kind}`, 'watch', `watch changes to an object of kind ${kind}. deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.`)],
+      ops: [
+        watchOp(
+          `watch${base}${scope}${kind}`,
+          'watch',
+          `watch changes to an object of kind ${kind}. deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.`,
+        ),
+      ],
     });
     if (namespaced) {
       specs.push({
@@ -668,27 +761,97 @@ function resourcePaths(served: ServedResource, defByGvk: Map<string, string>): P
     const subOps: Operation[] = [];
     const sop = (o: Omit<Operation, 'tag' | 'gvk'>): Operation => ({ tag, gvk: subGvk, ...o });
     if (CONNECT_SUBRESOURCES.has(sub.name)) {
-      const methods: Array<[string, Method]> = [['get', 'get'], ['create', 'post'], ['update', 'put'], ['patch', 'patch'], ['delete', 'delete']];
+      const methods: Array<[string, Method]> = [
+        ['get', 'get'],
+        ['create', 'post'],
+        ['update', 'put'],
+        ['patch', 'patch'],
+        ['delete', 'delete'],
+      ];
       for (const [verb, method] of methods) {
         if (!sub.verbs.includes(verb)) continue;
-        subOps.push(sop({ method, operationId: `connect${capitalize(method)}${base}${scope}${kind}${Sub}`, action: 'connect', description: `connect ${method.toUpperCase()} requests to ${sub.name} of ${kind}`, params: [], responses: responses([200], undefined, true), produces: 'text' }));
+        subOps.push(
+          sop({
+            method,
+            operationId: `connect${capitalize(method)}${base}${scope}${kind}${Sub}`,
+            action: 'connect',
+            description: `connect ${method.toUpperCase()} requests to ${sub.name} of ${kind}`,
+            params: [],
+            responses: responses([200], undefined, true),
+            produces: 'text',
+          }),
+        );
       }
     } else {
       const isLog = sub.name === 'log';
       if (sub.verbs.includes('get')) {
-        subOps.push(sop({ method: 'get', operationId: `read${base}${scope}${kind}${Sub}`, action: 'get', description: `read ${sub.name} of the specified ${kind}`, params: isLog ? LOG_PARAMS : [], responses: responses(OK_CODES.read, isLog ? undefined : subDef, isLog), produces: isLog ? 'text' : 'object' }));
+        subOps.push(
+          sop({
+            method: 'get',
+            operationId: `read${base}${scope}${kind}${Sub}`,
+            action: 'get',
+            description: `read ${sub.name} of the specified ${kind}`,
+            params: isLog ? LOG_PARAMS : [],
+            responses: responses(OK_CODES.read, isLog ? undefined : subDef, isLog),
+            produces: isLog ? 'text' : 'object',
+          }),
+        );
       }
       if (sub.verbs.includes('create')) {
-        subOps.push(sop({ method: 'post', operationId: `create${base}${scope}${kind}${Sub}`, action: 'post', description: `create ${sub.name} of a ${kind}`, params: writeParams, body: { kind: 'object', def: subDef }, responses: responses(OK_CODES.create, subDef), produces: 'object' }));
+        subOps.push(
+          sop({
+            method: 'post',
+            operationId: `create${base}${scope}${kind}${Sub}`,
+            action: 'post',
+            description: `create ${sub.name} of a ${kind}`,
+            params: writeParams,
+            body: { kind: 'object', def: subDef },
+            responses: responses(OK_CODES.create, subDef),
+            produces: 'object',
+          }),
+        );
       }
       if (sub.verbs.includes('update')) {
-        subOps.push(sop({ method: 'put', operationId: `replace${base}${scope}${kind}${Sub}`, action: 'put', description: `replace ${sub.name} of the specified ${kind}`, params: writeParams, body: { kind: 'object', def: subDef }, responses: responses(OK_CODES.replace, subDef), produces: 'object' }));
+        subOps.push(
+          sop({
+            method: 'put',
+            operationId: `replace${base}${scope}${kind}${Sub}`,
+            action: 'put',
+            description: `replace ${sub.name} of the specified ${kind}`,
+            params: writeParams,
+            body: { kind: 'object', def: subDef },
+            responses: responses(OK_CODES.replace, subDef),
+            produces: 'object',
+          }),
+        );
       }
       if (sub.verbs.includes('patch')) {
-        subOps.push(sop({ method: 'patch', operationId: `patch${base}${scope}${kind}${Sub}`, action: 'patch', description: `partially update ${sub.name} of the specified ${kind}`, params: [...writeParams, FORCE], body: { kind: 'patch' }, responses: responses(OK_CODES.patch, subDef), produces: 'object' }));
+        subOps.push(
+          sop({
+            method: 'patch',
+            operationId: `patch${base}${scope}${kind}${Sub}`,
+            action: 'patch',
+            description: `partially update ${sub.name} of the specified ${kind}`,
+            params: [...writeParams, FORCE],
+            body: { kind: 'patch' },
+            responses: responses(OK_CODES.patch, subDef),
+            produces: 'object',
+          }),
+        );
       }
       if (sub.verbs.includes('delete')) {
-        subOps.push(sop({ method: 'delete', operationId: `delete${base}${scope}${kind}${Sub}`, action: 'delete', description: `delete ${sub.name} of a ${kind}`, params: [DRY_RUN, GRACE_PERIOD, ORPHAN, PROPAGATION], body: { kind: 'delete' }, responses: responses(OK_CODES.delete, STATUS_DEF), produces: 'object' }));
+        subOps.push(
+          sop({
+            method: 'delete',
+            operationId: `delete${base}${scope}${kind}${Sub}`,
+            action: 'delete',
+            description: `delete ${sub.name} of a ${kind}`,
+            params: [DRY_RUN, GRACE_PERIOD, ORPHAN, PROPAGATION],
+            body: { kind: 'delete' },
+            responses: responses(OK_CODES.delete, STATUS_DEF),
+            produces: 'object',
+          }),
+        );
       }
     }
     if (subOps.length) specs.push({ path: `${item}/${sub.name}`, params: itemParams, ops: subOps });
@@ -913,4 +1076,3 @@ export function openApiV3Root(source: OpenApiSource, info: OpenApiInfo = {}): Op
 export function openApiV3GroupVersion(source: OpenApiSource, group: string, version: string, info: OpenApiInfo = {}): OpenApiDocument | undefined {
   return openApiV3(source, info).documents.get(gvKey(group, version))?.document;
 }
-

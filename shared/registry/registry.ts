@@ -11,17 +11,7 @@ import { validateObjectMeta, validateObjectMetaUpdate } from '../api/validation.
 import { objectSchemaFor } from './object-meta.js';
 import { resolvePatchSchema } from '../patch/patch-schema.js';
 import { RuntimeConfig, parseRuntimeConfig } from './runtime-config.js';
-import {
-  AjvSchemaBuilder,
-  ShapeCompiler,
-  applySchemaDefaults,
-  dedupeFieldErrors,
-  findUnknownFields,
-  hasUnsetNulls,
-  mapAjvErrors,
-  pruneUnknownFields,
-  type ShapeNode,
-} from './schema-tools.js';
+import { AjvSchemaBuilder, ShapeCompiler, applySchemaDefaults, dedupeFieldErrors, findUnknownFields, hasUnsetNulls, mapAjvErrors, pruneUnknownFields, type ShapeNode } from './schema-tools.js';
 import type { ResourceType, ServedResource, VersionDef } from './types.js';
 import { subresourceStrategy, subresourceStrategyProblems } from './subresources.js';
 import { compareVersions } from './versions.js';
@@ -32,7 +22,6 @@ import { cloneJson } from '../patch/json-value.js';
 export { compareVersions } from './versions.js';
 export { parseRuntimeConfig, RuntimeConfig } from './runtime-config.js';
 export type { RuntimeConfigEntry, RuntimeConfigTarget } from './runtime-config.js';
-
 
 export interface ApiGroupInfo {
   name: string;
@@ -289,9 +278,7 @@ export class Registry {
     const type = served.type;
     const meta = isPlainObject(obj.metadata) ? obj.metadata : {};
     const metaOpts = { namespaced: type.scope === 'Namespaced', nameRule: type.nameRule ?? 'dns-subdomain', requireName: !type.virtual, requireNamespace: !type.virtual };
-    const errs: FieldError[] = old
-      ? validateObjectMetaUpdate(meta, isPlainObject(old.metadata) ? old.metadata : {}, metaOpts)
-      : validateObjectMeta(meta, { ...metaOpts, isCreate: true });
+    const errs: FieldError[] = old ? validateObjectMetaUpdate(meta, isPlainObject(old.metadata) ? old.metadata : {}, metaOpts) : validateObjectMeta(meta, { ...metaOpts, isCreate: true });
 
     // Go decoding reads a null as "unset"; validate what would be stored, not the raw nulls.
     let subject = obj;
@@ -342,8 +329,7 @@ export class Registry {
   private compile(type: ResourceType, version: VersionDef): Compiled {
     const existing = this.compiled.get(type)?.get(version.name);
     if (existing) return existing;
-    const schema =
-      this.wrapped.get(type)?.get(version.name) ?? objectSchemaFor(version.schema, { group: type.group, version: version.name, kind: type.kind });
+    const schema = this.wrapped.get(type)?.get(version.name) ?? objectSchemaFor(version.schema, { group: type.group, version: version.name, kind: type.kind });
     let body = compiledBodies.get(version.schema);
     if (!body) {
       let validator: ValidateFunction;

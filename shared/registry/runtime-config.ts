@@ -5,10 +5,7 @@
 import { parseVersion, versionLevel, type VersionLevel } from './versions.js';
 
 export type RuntimeConfigTarget =
-  | { scope: 'all' }
-  | { scope: 'level'; level: VersionLevel }
-  | { scope: 'groupVersion'; group: string; version: string }
-  | { scope: 'resource'; group: string; version: string; resource: string };
+  { scope: 'all' } | { scope: 'level'; level: VersionLevel } | { scope: 'groupVersion'; group: string; version: string } | { scope: 'resource'; group: string; version: string; resource: string };
 
 export interface RuntimeConfigEntry {
   /** The key as written, for error messages. */

@@ -133,8 +133,7 @@ export class ShapeCompiler {
         const dflt = list.find((s) => s.default !== undefined)?.default;
         if (dflt !== undefined) node.defaults.push([k, dflt]);
       }
-      node.hasDefaults =
-        node.defaults.length > 0 || [...node.props.values()].some((c) => c.hasDefaults) || Boolean(node.values?.hasDefaults);
+      node.hasDefaults = node.defaults.length > 0 || [...node.props.values()].some((c) => c.hasDefaults) || Boolean(node.values?.hasDefaults);
       return;
     }
     if (looksArray && !looksObject) {
@@ -486,9 +485,7 @@ export function mapAjvErrors(errors: readonly ErrorObject[], shape: ShapeNode, r
   const umbrellas = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
   // Schema paths restart inside a `$ref`d schema, so the instance path must agree as well.
   const inUmbrella = (e: ErrorObject, u: ErrorObject) =>
-    e !== u &&
-    e.schemaPath.startsWith(`${u.schemaPath}/`) &&
-    (e.instancePath === u.instancePath || e.instancePath.startsWith(`${u.instancePath}/`));
+    e !== u && e.schemaPath.startsWith(`${u.schemaPath}/`) && (e.instancePath === u.instancePath || e.instancePath.startsWith(`${u.instancePath}/`));
   // Outermost umbrellas own their branches; nested ones are resolved by the recursive call.
   const outer = umbrellas.filter((u) => !umbrellas.some((o) => inUmbrella(u, o)));
   const owned = new Set<ErrorObject>();

@@ -36,7 +36,8 @@ export function subresourceStrategyProblems(type: ResourceType): string[] {
       const listed = subs.others?.find((o) => o.name === name);
       if (!listed) problems.push(`${type.kind}: subresource "${name}" has a strategy but is not listed in subresources.others`);
       // A REST hook may write through a subresource strategy of its own (pods/binding).
-      else if (!listed.verbs.some((v) => UPDATE_SUBRESOURCE_VERBS.includes(v)) && !restAction(type.rest, name)) problems.push(`${type.kind}: subresource "${name}" lists none of the verbs ${UPDATE_SUBRESOURCE_VERBS.join(', ')}`);
+      else if (!listed.verbs.some((v) => UPDATE_SUBRESOURCE_VERBS.includes(v)) && !restAction(type.rest, name))
+        problems.push(`${type.kind}: subresource "${name}" lists none of the verbs ${UPDATE_SUBRESOURCE_VERBS.join(', ')}`);
     }
   }
   return problems;

@@ -9,7 +9,6 @@ import type { ServedResource, Target } from './types.js';
 import { resourceKey } from '../api/resource-key.js';
 import { renameApiVersionGroup, upstreamSpelling } from '../api/groups.js';
 
-
 export function gvString(group: string, version: string): string {
   return group ? `${group}/${version}` : version;
 }

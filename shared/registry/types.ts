@@ -254,7 +254,13 @@ export interface RestCluster {
   /** Deletion by the deletion rules (finalizers); preconditions as DeleteOptions carries them. */
   delete(write: ClusterWrite, preconditions?: { uid?: string; resourceVersion?: string }): Promise<ApiObject>;
   /** One admission phase for the request's own operation, as the generic store runs it. */
-  admit(phase: AdmissionPhase, operation: AdmissionOperation, object: ApiObject | null, oldObject: ApiObject | null, kind?: { group: string; version: string; kind: string }): Promise<ApiObject | null>;
+  admit(
+    phase: AdmissionPhase,
+    operation: AdmissionOperation,
+    object: ApiObject | null,
+    oldObject: ApiObject | null,
+    kind?: { group: string; version: string; kind: string },
+  ): Promise<ApiObject | null>;
   request: BusRequest;
   /** Whether a group is served under this name (an upstream alias only with `--upstream-group-aliases`). */
   servesGroup(group: string): boolean;

@@ -64,7 +64,9 @@ export function signingAlgorithm(key: KeyObject): SigningAlgorithm {
  */
 export function keyId(key: KeyObject): string {
   const pub = key.type === 'private' ? createPublicKey(key) : key;
-  return createHash('sha256').update(pub.export({ type: 'spki', format: 'der' })).digest('base64url');
+  return createHash('sha256')
+    .update(pub.export({ type: 'spki', format: 'der' }))
+    .digest('base64url');
 }
 
 interface PemBlock {

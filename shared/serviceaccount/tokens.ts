@@ -65,7 +65,7 @@ const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v !== '';
 /** Checks what the gateway sends; a request that skipped its validation still cannot mint nonsense. */
 function validate(req: TokenIssueRequest): void {
   const sa = req.serviceAccount as Partial<TokenIssueRequest['serviceAccount']> | undefined;
-  if (!sa || !nonEmpty(sa.namespace) || !nonEmpty(sa.name) || !nonEmpty(sa.uid)) throw badRequest('a token request needs the service account\'s namespace, name and uid');
+  if (!sa || !nonEmpty(sa.namespace) || !nonEmpty(sa.name) || !nonEmpty(sa.uid)) throw badRequest("a token request needs the service account's namespace, name and uid");
   if (req.audiences !== undefined && (!Array.isArray(req.audiences) || !req.audiences.every(nonEmpty))) throw badRequest('spec.audiences must be a list of non-empty strings');
   const s = req.expirationSeconds;
   if (typeof s !== 'number' || !Number.isInteger(s)) throw badRequest('spec.expirationSeconds must be an integer');
@@ -74,7 +74,7 @@ function validate(req: TokenIssueRequest): void {
   const b = req.boundObject as Partial<NonNullable<TokenIssueRequest['boundObject']>> | undefined;
   if (b !== undefined) {
     if (b.kind !== 'Pod' && b.kind !== 'Secret') throw badRequest('spec.boundObjectRef.kind: supported values: "Pod", "Secret"');
-    if (!nonEmpty(b.name) || !nonEmpty(b.uid)) throw badRequest('spec.boundObjectRef needs the bound object\'s name and uid');
+    if (!nonEmpty(b.name) || !nonEmpty(b.uid)) throw badRequest("spec.boundObjectRef needs the bound object's name and uid");
   }
 }
 

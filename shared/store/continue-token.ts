@@ -26,7 +26,8 @@ export function decodeContinue(s: string): ContinueToken {
   }
   const t = parsed as { v?: unknown; rv?: unknown; start?: unknown };
   if (t?.v !== TOKEN_VERSION) throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.platform.io/v1)');
-  if (typeof t.rv !== 'number' || !Number.isInteger(t.rv) || t.rv === 0 || t.rv < -1) throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.platform.io/v1)');
+  if (typeof t.rv !== 'number' || !Number.isInteger(t.rv) || t.rv === 0 || t.rv < -1)
+    throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.platform.io/v1)');
   if (typeof t.start !== 'string') throw badRequest('continue key is not valid: missing start key');
   return { rv: t.rv, start: t.start };
 }

@@ -4,7 +4,6 @@ import type { ObjectRef } from '../api/types.js';
 // `[A-Za-z0-9-]` stay as they are, every other UTF-8 byte becomes `_XX` (upper-case hex).
 // The lone token `_` marks "no namespace" and can never be an escaped value.
 
-
 const CORE = 'core';
 const NO_NAMESPACE = '_';
 const plain = /^[A-Za-z0-9-]+$/;
@@ -28,7 +27,7 @@ export function escapeToken(s: string): string {
 export function unescapeToken(t: string): string {
   if (!t.includes('_')) return t;
   const bytes: number[] = [];
-  for (let i = 0; i < t.length; ) {
+  for (let i = 0; i < t.length;) {
     if (t[i] === '_') {
       const hex = t.slice(i + 1, i + 3);
       if (!/^[0-9A-F]{2}$/.test(hex)) throw new Error(`malformed key token ${JSON.stringify(t)}`);

@@ -9,7 +9,6 @@ import { isStreamNotFound } from './kv-errors.js';
 import { DEFAULT_BUCKET } from '../api/groups.js';
 import { streamName } from '../bus/streams.js';
 
-
 /** Largest stored object (the encoded value), as with the upstream API server's etcd limit. */
 export const MAX_OBJECT_BYTES = 1_572_864;
 

@@ -3,14 +3,7 @@
 // matching codes and messages themselves; `kvFailureStatus` turns the infrastructure kinds into
 // the Status a client should see.
 
-import {
-  ClosedConnectionError,
-  DrainingConnectionError,
-  InvalidArgumentError,
-  NoRespondersError,
-  RequestError,
-  TimeoutError,
-} from '@nats-io/nats-core';
+import { ClosedConnectionError, DrainingConnectionError, InvalidArgumentError, NoRespondersError, RequestError, TimeoutError } from '@nats-io/nats-core';
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { requestEntityTooLarge, serviceUnavailable, timeout, type StatusError } from '../api/status.js';
 

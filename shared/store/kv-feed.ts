@@ -76,7 +76,13 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
   const maxRetryMs = opts.maxRetryMs ?? 5_000;
   const livenessMs = opts.livenessMs ?? 5_000;
   const handOverMs = opts.handOverMs ?? 5_000;
-  const bind = typeof opts.kv === 'function' ? opts.kv : ((kv) => async () => kv)(opts.kv);
+  const bind =
+    typeof opts.kv === 'function'
+      ? opts.kv
+      : (
+          (kv) => async () =>
+            kv
+        )(opts.kv);
   let running = true;
   const stoppers = new Set<() => void>();
   const healthy = new Map<string, boolean>();
@@ -124,7 +130,10 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
               if (lastSeen < lastBefore) {
                 const next = await nextEntryFrom(lastSeen + 1);
                 if (next === undefined || (next !== null && next <= lastBefore)) {
-                  opts.log.warn({ filter, replayedThrough: lastSeen, streamAt: lastBefore, next }, 'bucket watch replay is behind the stream (a replica catching up) or could not be checked; restarting the watch');
+                  opts.log.warn(
+                    { filter, replayedThrough: lastSeen, streamAt: lastBefore, next },
+                    'bucket watch replay is behind the stream (a replica catching up) or could not be checked; restarting the watch',
+                  );
                   iter.stop();
                   return false;
                 }
@@ -187,7 +196,11 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
             // Otherwise (JetStream electing a leader, or busy) it takes LIVENESS_FAILURES in a row,
             // each looked at again after RECHECK_MS rather than at the next period, so that a
             // consumer lost with its node is replaced soon after JetStream answers again.
-            const streamAnswers = () => withTimeout(bucket.jsm.streams.info(bucket.stream), LIVENESS_TIMEOUT_MS).then(() => true, () => false);
+            const streamAnswers = () =>
+              withTimeout(bucket.jsm.streams.info(bucket.stream), LIVENESS_TIMEOUT_MS).then(
+                () => true,
+                () => false,
+              );
             let recheck: NodeJS.Timeout | undefined;
             const lookAgain = () => {
               clearTimeout(recheck);
@@ -209,40 +222,42 @@ export function startKvFeed(opts: KvFeedOptions): KvFeed {
               }
               checking = true;
               const watched = iter;
-              withTimeout(consumerOf(watched)!.info(false), LIVENESS_TIMEOUT_MS, 'timeout').then(
-                async (info) => {
-                  if (watched !== iter) return;
-                  failedChecks = 0;
-                  const sent = info.delivered?.stream_seq ?? 0;
-                  if (sent <= lastSeen) stalledAt = -1;
-                  else if (stalledAt !== lastSeen) {
-                    // In flight, or lost: look again shortly rather than at the next period.
-                    stalledAt = lastSeen;
-                    lookAgain();
-                  } else {
-                    const missed = await missedBefore(sent);
-                    if (missed) {
-                      opts.log.warn({ filter, sent, received: lastSeen }, 'bucket watch stalled behind what its consumer sent; restarting the watch');
+              withTimeout(consumerOf(watched)!.info(false), LIVENESS_TIMEOUT_MS, 'timeout')
+                .then(
+                  async (info) => {
+                    if (watched !== iter) return;
+                    failedChecks = 0;
+                    const sent = info.delivered?.stream_seq ?? 0;
+                    if (sent <= lastSeen) stalledAt = -1;
+                    else if (stalledAt !== lastSeen) {
+                      // In flight, or lost: look again shortly rather than at the next period.
+                      stalledAt = lastSeen;
+                      lookAgain();
+                    } else {
+                      const missed = await missedBefore(sent);
+                      if (missed) {
+                        opts.log.warn({ filter, sent, received: lastSeen }, 'bucket watch stalled behind what its consumer sent; restarting the watch');
+                        watched.stop();
+                      } else if (missed === false) {
+                        lastSeen = Math.max(lastSeen, sent);
+                        stalledAt = -1;
+                      } else {
+                        lookAgain();
+                      }
+                    }
+                  },
+                  async (err: unknown) => {
+                    if (watched !== iter) return;
+                    const gone = /not found/i.test(String((err as Error)?.message));
+                    if (gone || ++failedChecks >= LIVENESS_FAILURES || (await streamAnswers())) {
+                      opts.log.warn({ filter, err }, 'bucket watch consumer is gone; restarting the watch');
                       watched.stop();
-                    } else if (missed === false) {
-                      lastSeen = Math.max(lastSeen, sent);
-                      stalledAt = -1;
                     } else {
                       lookAgain();
                     }
-                  }
-                },
-                async (err: unknown) => {
-                  if (watched !== iter) return;
-                  const gone = /not found/i.test(String((err as Error)?.message));
-                  if (gone || ++failedChecks >= LIVENESS_FAILURES || (await streamAnswers())) {
-                    opts.log.warn({ filter, err }, 'bucket watch consumer is gone; restarting the watch');
-                    watched.stop();
-                  } else {
-                    lookAgain();
-                  }
-                },
-              ).finally(() => (checking = false));
+                  },
+                )
+                .finally(() => (checking = false));
             };
             const liveness = setInterval(check, livenessMs);
             liveness.unref();

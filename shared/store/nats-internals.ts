@@ -36,7 +36,11 @@ export function consumerOf(iter: unknown): IteratorConsumer | undefined {
  * stopped replica's. Never fails.
  */
 export function retireConsumer(iter: unknown): Promise<unknown> {
-  return consumerOf(iter)?.delete().catch(() => undefined) ?? Promise.resolve();
+  return (
+    consumerOf(iter)
+      ?.delete()
+      .catch(() => undefined) ?? Promise.resolve()
+  );
 }
 
 /** A bucket's stream as the KV class holds it. */

@@ -280,7 +280,6 @@ function indexOf(keys: string[], key: string): number {
   return lo;
 }
 
-
 export function sortKeyOf(ref: ObjectRef): string {
   return ref.namespace ? `${ref.namespace}/${ref.name}` : ref.name;
 }
@@ -462,7 +461,7 @@ export class WatchCache {
       let prev: CachedObject | undefined | null = null;
       const r = c.replaced;
       if (r === 'none') prev = undefined;
-      else if (r === undefined) prev = before === undefined ? null : latest.get(id) ?? undefined;
+      else if (r === undefined) prev = before === undefined ? null : (latest.get(id) ?? undefined);
       else if (r.revision === before) prev = latest.get(id) ?? null;
       else if (r.json !== undefined) prev = this.parseLogged(ref, sortKey, r.json, r.revision);
       let obj: CachedObject | null = null;

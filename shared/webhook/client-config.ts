@@ -11,7 +11,18 @@ import https from 'node:https';
 import { readFile } from 'node:fs/promises';
 import tls from 'node:tls';
 import { describeUrl, requestJson } from './http-json.js';
-import { ClientConfigError, parseClientConfig, resolveCluster, resolveUser, type ClientConfigFile, type ClusterEntry, type ParseOptions, type ResolveOptions, type UserCredentials, type UserEntry } from '../client/config.js';
+import {
+  ClientConfigError,
+  parseClientConfig,
+  resolveCluster,
+  resolveUser,
+  type ClientConfigFile,
+  type ClusterEntry,
+  type ParseOptions,
+  type ResolveOptions,
+  type UserCredentials,
+  type UserEntry,
+} from '../client/config.js';
 import { authorizationSource, readTokenFile } from '../client/credentials.js';
 
 /** Upstream's default for webhook calls. */

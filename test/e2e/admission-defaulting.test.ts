@@ -95,7 +95,13 @@ describe('admission: defaulting plugins (ServiceAccount, Priority, RuntimeClass,
   });
 
   it('Priority - a class resolves to its value, the system classes exist, an unknown class is refused', async () => {
-    await create('/apis/scheduling.platform.io/v1/priorityclasses', { apiVersion: 'scheduling.platform.io/v1', kind: 'PriorityClass', metadata: { name: `${ns}-high` }, value: 1000, preemptionPolicy: 'Never' });
+    await create('/apis/scheduling.platform.io/v1/priorityclasses', {
+      apiVersion: 'scheduling.platform.io/v1',
+      kind: 'PriorityClass',
+      metadata: { name: `${ns}-high` },
+      value: 1000,
+      preemptionPolicy: 'Never',
+    });
     const high = await create(pods, pod('important', { priorityClassName: `${ns}-high` }));
     assert.deepEqual([high.spec.priority, high.spec.preemptionPolicy], [1000, 'Never']);
     assert.equal((await create(pods, pod('ordinary'))).spec.priority, 0);
@@ -110,7 +116,7 @@ describe('admission: defaulting plugins (ServiceAccount, Priority, RuntimeClass,
     assert.match(stated.message, /the integer value of priority \(5\) must not be provided in pod spec; priority admission controller computed 0/);
   });
 
-  it('RuntimeClass - a pod gets its class\'s overhead and node selector; an unknown class is refused', async () => {
+  it("RuntimeClass - a pod gets its class's overhead and node selector; an unknown class is refused", async () => {
     const rc = `${ns}-sandbox`;
     await create('/apis/node.platform.io/v1/runtimeclasses', {
       apiVersion: 'node.platform.io/v1',

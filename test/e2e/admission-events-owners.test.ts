@@ -56,7 +56,7 @@ describe('EventRateLimit and OwnerReferencesPermissionEnforcement (RBAC)', () =>
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('events - past the namespace\'s burst an event is refused with 429 and Retry-After; other namespaces keep their own; dry runs take no token', async () => {
+  it("events - past the namespace's burst an event is refused with 429 and Retry-After; other namespaces keep their own; dry runs take no token", async () => {
     const ns = uniq('flood');
     const other = uniq('quiet');
     for (const n of [ns, other]) await create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } });
@@ -74,7 +74,7 @@ describe('EventRateLimit and OwnerReferencesPermissionEnforcement (RBAC)', () =>
     assertStatus(await post(other), 429, 'TooManyRequests');
   });
 
-  it('ownerReferences - without delete jane may not give an object owners, nor block an owner\'s deletion without its finalizers', async () => {
+  it("ownerReferences - without delete jane may not give an object owners, nor block an owner's deletion without its finalizers", async () => {
     const role = uniq('cm-writer');
     await create(`/apis/${RBAC}/v1/namespaces/default/roles`, {
       apiVersion: `${RBAC}/v1`,
@@ -125,7 +125,7 @@ describe('EventRateLimit and OwnerReferencesPermissionEnforcement (RBAC)', () =>
     });
     const adopted = await eventually('jane may set owners once she may delete', async () => assertOk(await asJane('PUT', `${CMS}/${plain.metadata.name}`, adopt)));
     assert.deepEqual(adopted.metadata.ownerReferences, [ref]);
-    const created = await eventually('jane may block the owner\'s deletion once she may update its finalizers', async () => assertOk(await asJane('POST', CMS, blocking), 201));
+    const created = await eventually("jane may block the owner's deletion once she may update its finalizers", async () => assertOk(await asJane('POST', CMS, blocking), 201));
     assert.equal(created.metadata.ownerReferences[0].blockOwnerDeletion, true);
   });
 });

@@ -72,7 +72,10 @@ describe('ImagePolicyWebhook', () => {
       kind: 'AdmissionConfiguration',
       plugins: [{ name: 'ImagePolicyWebhook', path: 'image-policy.yaml' }],
     };
-    await writeFile(path.join(dir, 'image-policy.yaml'), YAML.stringify({ imagePolicy: { kubeConfigFile: 'image-policy.kubeconfig', allowTTL: 50, denyTTL: 50, retryBackoff: 10, defaultAllow: true } }));
+    await writeFile(
+      path.join(dir, 'image-policy.yaml'),
+      YAML.stringify({ imagePolicy: { kubeConfigFile: 'image-policy.kubeconfig', allowTTL: 50, denyTTL: 50, retryBackoff: 10, defaultAllow: true } }),
+    );
     const configFile = path.join(dir, 'admission.yaml');
     await writeFile(configFile, YAML.stringify(admissionConfig));
     c = await startTestCluster({ admission: { enable: ['ImagePolicyWebhook'], configFile } });
@@ -97,7 +100,7 @@ describe('ImagePolicyWebhook', () => {
       annotations: { 'ticket.image-policy.platform.io/id': 'T-42' },
       namespace: 'default',
     });
-    assert.equal(authorizations.at(-1), `Bearer ${CREDENTIAL}`, 'the kubeconfig\'s credentials are presented');
+    assert.equal(authorizations.at(-1), `Bearer ${CREDENTIAL}`, "the kubeconfig's credentials are presented");
   });
 
   it('pods - an image the backend refuses is forbidden with its reason, on create and on update', async () => {

@@ -39,7 +39,19 @@ const PRIVILEGED = {
   apiVersion: 'policy/v1beta1',
   kind: 'PodSecurityPolicy',
   metadata: { name: 'privileged' },
-  spec: { privileged: true, allowedCapabilities: ['*'], volumes: ['*'], hostNetwork: true, hostPID: true, hostIPC: true, hostPorts: [{ min: 0, max: 65535 }], runAsUser: ANY, seLinux: ANY, supplementalGroups: ANY, fsGroup: ANY },
+  spec: {
+    privileged: true,
+    allowedCapabilities: ['*'],
+    volumes: ['*'],
+    hostNetwork: true,
+    hostPID: true,
+    hostIPC: true,
+    hostPorts: [{ min: 0, max: 65535 }],
+    runAsUser: ANY,
+    seLinux: ANY,
+    supplementalGroups: ANY,
+    fsGroup: ANY,
+  },
 };
 
 const pod = (name: string, extra: { spec?: Record<string, unknown>; container?: Record<string, unknown> } = {}) => ({
@@ -77,10 +89,20 @@ describe('PodSecurityPolicy admission (RBAC)', () => {
     bob = await issueClientCert(c.ca, { commonName: 'bob' });
     await eventually('the default policy is written', async () => assertOk(await c.request('GET', `${RBAC_V1}/clusterrolebindings/cluster-admin`)), { timeoutMs: 10_000 });
 
-    const pspUser = (psp: string) => ({ apiVersion: `${RBAC}/v1`, kind: 'ClusterRole', metadata: { name: `psp-${psp}` }, rules: [{ verbs: ['use'], apiGroups: ['policy'], resources: ['podsecuritypolicies'], resourceNames: [psp] }] });
+    const pspUser = (psp: string) => ({
+      apiVersion: `${RBAC}/v1`,
+      kind: 'ClusterRole',
+      metadata: { name: `psp-${psp}` },
+      rules: [{ verbs: ['use'], apiGroups: ['policy'], resources: ['podsecuritypolicies'], resourceNames: [psp] }],
+    });
     await admin(`${RBAC_V1}/clusterroles`, pspUser('restricted'));
     await admin(`${RBAC_V1}/clusterroles`, pspUser('privileged'));
-    await admin(`${RBAC_V1}/clusterroles`, { apiVersion: `${RBAC}/v1`, kind: 'ClusterRole', metadata: { name: 'pod-writer' }, rules: [{ verbs: ['create', 'get', 'list', 'update', 'patch', 'delete'], apiGroups: [''], resources: ['pods'] }] });
+    await admin(`${RBAC_V1}/clusterroles`, {
+      apiVersion: `${RBAC}/v1`,
+      kind: 'ClusterRole',
+      metadata: { name: 'pod-writer' },
+      rules: [{ verbs: ['create', 'get', 'list', 'update', 'patch', 'delete'], apiGroups: [''], resources: ['pods'] }],
+    });
     await admin(`${RBAC_V1}/clusterrolebindings`, binding('ClusterRoleBinding', 'pod-writers', 'pod-writer', [user('jane'), user('bob')]));
     // jane's grant is per namespace; bob's is cluster-wide; the builder account's is its namespace's.
     await admin(`${RBAC_V1}/namespaces/default/rolebindings`, binding('RoleBinding', 'jane-restricted', 'psp-restricted', [user('jane')]));
@@ -100,17 +122,26 @@ describe('PodSecurityPolicy admission (RBAC)', () => {
       assert.equal(res.headers.get('warning'), PSP_WARNING);
     }
     const list = await c.request('GET', PSPS);
-    assert.deepEqual(assertOk(list).items.map((p: { metadata: { name: string } }) => p.metadata.name).sort(), ['privileged', 'restricted']);
+    assert.deepEqual(
+      assertOk(list)
+        .items.map((p: { metadata: { name: string } }) => p.metadata.name)
+        .sort(),
+      ['privileged', 'restricted'],
+    );
     assert.equal(list.headers.get('warning'), PSP_WARNING);
     assert.equal(assertOk(await c.request('GET', `${PSPS}/privileged`)).spec.allowPrivilegeEscalation, true, 'allowPrivilegeEscalation defaults to true');
   });
 
-  it('restricted user - a privileged pod is refused with upstream\'s message; nothing is stored', async () => {
-    const res = await eventually('the policies reached admission', async () => {
-      const r = await asJane('POST', PODS, privilegedPod('priv'));
-      assert.equal(assertStatus(r, 403, 'Forbidden').message, `pods "priv" is forbidden: ${PRIVILEGED_REFUSED}`);
-      return r;
-    }, { timeoutMs: 5_000 });
+  it("restricted user - a privileged pod is refused with upstream's message; nothing is stored", async () => {
+    const res = await eventually(
+      'the policies reached admission',
+      async () => {
+        const r = await asJane('POST', PODS, privilegedPod('priv'));
+        assert.equal(assertStatus(r, 403, 'Forbidden').message, `pods "priv" is forbidden: ${PRIVILEGED_REFUSED}`);
+        return r;
+      },
+      { timeoutMs: 5_000 },
+    );
     assert.equal(res.json.details.name, 'priv');
     assertStatus(await c.request('GET', `${PODS}/priv`), 404);
     // A generated name is reported by its prefix, as upstream.

@@ -115,7 +115,10 @@ describe('PodSecurity admission', () => {
 
     const auditID = res.headers.get('audit-id');
     const event = await eventually('the pod create in the audit log', async () => {
-      const events = (await readFile(auditLog, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+      const events = (await readFile(auditLog, 'utf8'))
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
       const done = events.find((e) => e.auditID === auditID && e.stage === 'ResponseComplete');
       assert.ok(done, 'no ResponseComplete event yet');
       return done;
@@ -153,11 +156,7 @@ describe('PodSecurity admission', () => {
 
     const patch = { metadata: { labels: { [`${P}enforce`]: 'baseline' } } };
     const headers = { 'content-type': 'application/merge-patch+json' };
-    const expected = [
-      `existing pods in namespace "${ns}" violate the new PodSecurity enforce level "baseline:latest"`,
-      'a-priv (and 1 other pod): privileged',
-      'c-host: host namespaces',
-    ];
+    const expected = [`existing pods in namespace "${ns}" violate the new PodSecurity enforce level "baseline:latest"`, 'a-priv (and 1 other pod): privileged', 'c-host: host namespaces'];
     const dry = await c.request('PATCH', `/api/v1/namespaces/${ns}?dryRun=All`, { body: patch, headers });
     assertOk(dry);
     assert.deepEqual(warnings(dry), expected);

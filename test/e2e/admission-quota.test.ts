@@ -47,7 +47,7 @@ describe('ResourceQuota and LimitRanger', () => {
     });
   }
 
-  it('pods: 5 — of 20 concurrent creates exactly 5 succeed, the rest are refused with upstream\'s message; a deletion lets another in', async () => {
+  it("pods: 5 — of 20 concurrent creates exactly 5 succeed, the rest are refused with upstream's message; a deletion lets another in", async () => {
     const ns = uniq('quota');
     await createNamespace(c, ns);
     await quota(ns, 'pods', { pods: '5' });
@@ -64,9 +64,13 @@ describe('ResourceQuota and LimitRanger', () => {
 
     // Usage is only released by the controller's recount.
     assertOk(await c.request('DELETE', path(ns, 'pods', created[0]!.json.metadata.name)));
-    await eventually('the deleted pod released from the quota', async () => {
-      assert.deepEqual(assertOk(await c.request('GET', path(ns, 'resourcequotas', 'pods'))).status.used, { pods: '4' });
-    }, { timeoutMs: 5_000 });
+    await eventually(
+      'the deleted pod released from the quota',
+      async () => {
+        assert.deepEqual(assertOk(await c.request('GET', path(ns, 'resourcequotas', 'pods'))).status.used, { pods: '4' });
+      },
+      { timeoutMs: 5_000 },
+    );
     await eventually('another pod admitted', async () => assertOk(await c.request('POST', path(ns, 'pods'), { body: pod('late') }), 201), { timeoutMs: 3_000 });
     const refused = assertStatus(await c.request('POST', path(ns, 'pods'), { body: pod('later') }), 403, 'Forbidden');
     assert.equal(refused.message, 'pods "later" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=5, limited: pods=5');
@@ -85,11 +89,16 @@ describe('ResourceQuota and LimitRanger', () => {
     assert.deepEqual(assertOk(await c.request('GET', path(ns, 'resourcequotas', 'compute'))).status.used, { pods: '1', 'requests.cpu': '800m' });
   });
 
-  it('the controller counts what was there before the quota, follows spec.hard, counts any resource, releases a finished pod\'s compute', async () => {
+  it("the controller counts what was there before the quota, follows spec.hard, counts any resource, releases a finished pod's compute", async () => {
     const ns = uniq('quota-ctl');
     await createNamespace(c, ns);
     assertOk(await c.request('POST', path(ns, 'pods'), { body: pod('before', { requests: { cpu: '200m' } }) }), 201);
-    const deploy = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { selector: { matchLabels: { app: 'd' } }, template: { metadata: { labels: { app: 'd' } }, spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }] } } } };
+    const deploy = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd' },
+      spec: { selector: { matchLabels: { app: 'd' } }, template: { metadata: { labels: { app: 'd' } }, spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }] } } },
+    };
     assertOk(await c.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, { body: deploy }), 201);
     await quota(ns, 'q', { pods: '3', 'requests.cpu': '2', 'count/deployments.apps': '1' });
     const used = async () => assertOk(await c.request('GET', path(ns, 'resourcequotas', 'q'))).status.used;
@@ -105,16 +114,25 @@ describe('ResourceQuota and LimitRanger', () => {
     // A changed spec.hard: status.hard follows, resources dropped from it leave status.used.
     const q = assertOk(await c.request('GET', path(ns, 'resourcequotas', 'q')));
     assertOk(await c.request('PUT', path(ns, 'resourcequotas', 'q'), { body: { ...q, spec: { hard: { pods: '5' } } } }));
-    await eventually('status.hard follows spec.hard', async () => {
-      const now = assertOk(await c.request('GET', path(ns, 'resourcequotas', 'q')));
-      assert.deepEqual(now.status, { hard: { pods: '5' }, used: { pods: '0' } });
-    }, { timeoutMs: 5_000 });
+    await eventually(
+      'status.hard follows spec.hard',
+      async () => {
+        const now = assertOk(await c.request('GET', path(ns, 'resourcequotas', 'q')));
+        assert.deepEqual(now.status, { hard: { pods: '5' }, used: { pods: '0' } });
+      },
+      { timeoutMs: 5_000 },
+    );
   });
 
   it('LimitRange: defaults are applied to a new pod, and a pod over the max is refused', async () => {
     const ns = uniq('limits');
     await createNamespace(c, ns);
-    const lr = { apiVersion: 'v1', kind: 'LimitRange', metadata: { name: 'limits' }, spec: { limits: [{ type: 'Container', max: { cpu: '1', memory: '1Gi' }, defaultRequest: { cpu: '100m', memory: '128Mi' } }] } };
+    const lr = {
+      apiVersion: 'v1',
+      kind: 'LimitRange',
+      metadata: { name: 'limits' },
+      spec: { limits: [{ type: 'Container', max: { cpu: '1', memory: '1Gi' }, defaultRequest: { cpu: '100m', memory: '128Mi' } }] },
+    };
     const stored = assertOk(await c.request('POST', path(ns, 'limitranges'), { body: lr }), 201);
     assert.deepEqual(stored.spec.limits[0].default, { cpu: '1', memory: '1Gi' }, 'the max is the default limit');
 

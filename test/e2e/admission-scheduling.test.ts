@@ -68,7 +68,15 @@ describe('admission: scheduling and restriction plugins', () => {
       },
     });
     await create('/api/v1/namespaces', namespace('sel-team', { [NODE_SELECTOR]: 'env=prod' }));
-    await create('/api/v1/namespaces', namespace('tol-team', { [WHITELIST]: JSON.stringify([{ operator: 'Exists', effect: 'NoExecute' }, { key: 'dedicated', operator: 'Equal', value: 'web', effect: 'NoSchedule' }]) }));
+    await create(
+      '/api/v1/namespaces',
+      namespace('tol-team', {
+        [WHITELIST]: JSON.stringify([
+          { operator: 'Exists', effect: 'NoExecute' },
+          { key: 'dedicated', operator: 'Equal', value: 'web', effect: 'NoSchedule' },
+        ]),
+      }),
+    );
   });
 
   after(async () => {
@@ -88,7 +96,10 @@ describe('admission: scheduling and restriction plugins', () => {
   });
 
   it('a pod requesting an extended resource tolerates its taint', async () => {
-    const created = await create(pods('default'), pod(uniq('gpu'), { containers: [{ name: 'c', image: 'registry.example/cuda:1', resources: { requests: { 'example.com/gpu': '1' }, limits: { 'example.com/gpu': '1' } } }] }));
+    const created = await create(
+      pods('default'),
+      pod(uniq('gpu'), { containers: [{ name: 'c', image: 'registry.example/cuda:1', resources: { requests: { 'example.com/gpu': '1' }, limits: { 'example.com/gpu': '1' } } }] }),
+    );
     assert.deepEqual(created.spec.tolerations, [NOT_READY, UNREACHABLE, { key: 'example.com/gpu', operator: 'Exists', effect: 'NoSchedule' }]);
   });
 
@@ -148,10 +159,7 @@ describe('admission: scheduling and restriction plugins', () => {
     const host = await create(pods('default'), pod(uniq('host'), { hostNetwork: true }));
     const plain = await create(pods('default'), pod(uniq('plain')));
     const exec = (name: string) => c.request('POST', `${pods('default')}/${name}/exec?command=sh&stdin=true&stdout=true`);
-    assert.equal(
-      assertStatus(await exec(host.metadata.name), 403, 'Forbidden').message,
-      `pods "${host.metadata.name}" is forbidden: cannot exec into or attach to a container using host network`,
-    );
+    assert.equal(assertStatus(await exec(host.metadata.name), 403, 'Forbidden').message, `pods "${host.metadata.name}" is forbidden: cannot exec into or attach to a container using host network`);
     // Admitted: the pod itself then has no node to run the command on.
     assert.equal(assertStatus(await exec(plain.metadata.name), 400, 'BadRequest').message, `pod ${plain.metadata.name} does not have a host assigned`);
   });
@@ -169,7 +177,10 @@ describe('admission: scheduling and restriction plugins', () => {
     assert.equal(got.status.phase, 'Active');
     assert.deepEqual(got.spec, byApi.spec);
     assert.deepEqual(got.metadata.labels, { 'platform.io/metadata.name': ns });
-    const metaKeys = (m: Record<string, unknown>) => Object.keys(m).filter((k) => !['managedFields', 'annotations'].includes(k)).sort();
+    const metaKeys = (m: Record<string, unknown>) =>
+      Object.keys(m)
+        .filter((k) => !['managedFields', 'annotations'].includes(k))
+        .sort();
     assert.deepEqual(metaKeys(got.metadata), metaKeys(byApi.metadata));
     assertOk(await c.request('GET', `/api/v1/namespaces/${ns}/configmaps/settings`));
     // A second object in it finds the namespace there.

@@ -48,7 +48,12 @@ const escape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 const behaviours: Record<string, (req: any) => Record<string, unknown> | Promise<Record<string, unknown>>> = {
   '/allow': () => ({ allowed: true }),
   '/deny': () => ({ allowed: false, status: { code: 418, message: 'this namespace only brews tea' } }),
-  '/mutate': (r) => ({ allowed: true, warnings: ['labelled by mutate.hooks.test'], auditAnnotations: { decision: 'labelled' }, ...jsonPatch([{ op: 'add', path: '/metadata/labels', value: { ...r.object.metadata.labels, mutated: 'yes' } }]) }),
+  '/mutate': (r) => ({
+    allowed: true,
+    warnings: ['labelled by mutate.hooks.test'],
+    auditAnnotations: { decision: 'labelled' },
+    ...jsonPatch([{ op: 'add', path: '/metadata/labels', value: { ...r.object.metadata.labels, mutated: 'yes' } }]),
+  }),
   // Idempotent, as mutating webhooks must be: each answers from what it is shown.
   '/first': (r) => {
     const labels = r.object.metadata.labels ?? {};
@@ -110,7 +115,8 @@ describe('admission webhooks', () => {
     return name;
   }
 
-  const createCm = (ns: string, name: string, labels?: Record<string, string>, query = '') => c.request('POST', `/api/v1/namespaces/${ns}/configmaps${query}`, { body: configMap(name, { k: 'v' }, labels) });
+  const createCm = (ns: string, name: string, labels?: Record<string, string>, query = '') =>
+    c.request('POST', `/api/v1/namespaces/${ns}/configmaps${query}`, { body: configMap(name, { k: 'v' }, labels) });
 
   /** Waits until a configuration written a moment ago is in effect: `probe` stops failing. */
   const inEffect = <T>(what: string, probe: () => Promise<T>) => eventually(what, probe, { timeoutMs: 5_000, intervalMs: 50 });
@@ -118,11 +124,24 @@ describe('admission webhooks', () => {
   before(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'admission-webhooks-'));
     ca = await createCA('webhook-test-ca');
-    const [serving, svcServing] = await Promise.all([issueServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] }), issueServingCert(ca, { dnsNames: ['guard.hooks.svc'], ipAddresses: [] })]);
+    const [serving, svcServing] = await Promise.all([
+      issueServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] }),
+      issueServingCert(ca, { dnsNames: ['guard.hooks.svc'], ipAddresses: [] }),
+    ]);
     // The service's webhook is reached through its Endpoints, which may not hold a loopback address.
     [hooks, svcHooks] = await Promise.all([startHttpsServer(serving, answer), startHttpsServer(svcServing, answer, { host: '0.0.0.0' })]);
     // What the API server presents: a token to the service's host, another to everything else.
-    await writeFile(path.join(dir, 'webhook-kubeconfig.yaml'), YAML.stringify({ apiVersion: 'v1', kind: 'Config', users: [{ name: '*.hooks.svc', user: { token: 'service-token' } }, { name: '*', user: { token: 'default-token' } }] }));
+    await writeFile(
+      path.join(dir, 'webhook-kubeconfig.yaml'),
+      YAML.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        users: [
+          { name: '*.hooks.svc', user: { token: 'service-token' } },
+          { name: '*', user: { token: 'default-token' } },
+        ],
+      }),
+    );
     const webhookAdmission = { apiVersion: 'apiserver.config.platform.io/v1', kind: 'WebhookAdmissionConfiguration', kubeConfigFile: 'webhook-kubeconfig.yaml' };
     const configFile = path.join(dir, 'admission.yaml');
     await writeFile(
@@ -160,7 +179,10 @@ describe('admission webhooks', () => {
     assert.ok(tookMs < 4_000, `a new configuration took ${tookMs} ms to take effect`);
     const review = reviewsAt('/deny').at(-1);
     assert.equal(review.apiVersion, 'admission.platform.io/v1');
-    assert.deepEqual([review.request.operation, review.request.namespace, review.request.userInfo.username, review.request.options.kind, review.request.oldObject], ['CREATE', ns, 'platform-admin', 'CreateOptions', null]);
+    assert.deepEqual(
+      [review.request.operation, review.request.namespace, review.request.userInfo.username, review.request.options.kind, review.request.oldObject],
+      ['CREATE', ns, 'platform-admin', 'CreateOptions', null],
+    );
     assert.equal(received(hooks, '/deny').at(-1)!.headers.authorization, 'Bearer default-token', 'the kubeConfigFile user for any other host');
 
     const bin = findKubectl();
@@ -181,7 +203,7 @@ describe('admission webhooks', () => {
     assert.ok(Date.now() - t1 < 4_000, 'a deleted configuration stops in moments');
   });
 
-  it('a mutating webhook\'s patch is stored; its warning reaches the client; the audit log records the mutation (the patch only at Request level)', async () => {
+  it("a mutating webhook's patch is stored; its warning reaches the client; the audit log records the mutation (the patch only at Request level)", async () => {
     const ns = await namespace('wh-mutate', {}, AUDITED_AT_REQUEST);
     const other = await namespace('wh-mutate-meta');
     const config = await configure('Mutating', [webhook('mutate.hooks.test', '/mutate', ns), webhook('mutate-meta.hooks.test', '/mutate', other)]);
@@ -194,14 +216,17 @@ describe('admission webhooks', () => {
     assert.equal(created.headers.get('warning'), '299 - "labelled by mutate.hooks.test"');
     const stored = assertOk(await c.request('GET', `/api/v1/namespaces/${ns}/configmaps/${created.json.metadata.name}`));
     assert.deepEqual(stored.metadata.labels, { app: 'web', mutated: 'yes' });
-    const meta = await inEffect('the other namespace\'s webhook applies too', async () => {
+    const meta = await inEffect("the other namespace's webhook applies too", async () => {
       const r = await createCm(other, uniq('cm'));
       assert.equal(assertOk(r, 201).metadata.labels.mutated, 'yes');
       return r;
     });
     const eventOf = (r: { headers: Headers }) =>
       eventually('the audit event', async () => {
-        const events = (await readFile(logFile, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+        const events = (await readFile(logFile, 'utf8'))
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l));
         const done = events.find((e) => e.auditID === r.headers.get('audit-id') && e.stage === 'ResponseComplete');
         assert.ok(done);
         return done;
@@ -216,7 +241,11 @@ describe('admission webhooks', () => {
     const atMetadata = (await eventOf(meta)).annotations;
     const metaKey = Object.keys(atMetadata).find((k) => k.startsWith('mutation.webhook.admission.platform.io/round_0_index_'))!;
     assert.deepEqual(JSON.parse(atMetadata[metaKey]), { configuration: config, webhook: 'mutate-meta.hooks.test', mutated: true });
-    assert.deepEqual(Object.keys(atMetadata).filter((k) => k.startsWith('patch.')), [], 'no patch at Metadata level');
+    assert.deepEqual(
+      Object.keys(atMetadata).filter((k) => k.startsWith('patch.')),
+      [],
+      'no patch at Metadata level',
+    );
   });
 
   it('reinvocation: a webhook with IfNeeded is called again after a later webhook changed the object', async () => {
@@ -224,7 +253,12 @@ describe('admission webhooks', () => {
     const config = `a-${uniq('reinvoke')}`;
     assertOk(
       await c.request('POST', `/apis/${G}/v1/mutatingwebhookconfigurations`, {
-        body: { apiVersion: `${G}/v1`, kind: 'MutatingWebhookConfiguration', metadata: { name: config }, webhooks: [webhook('first.hooks.test', '/first', ns, { reinvocationPolicy: 'IfNeeded' }), webhook('second.hooks.test', '/second', ns)] },
+        body: {
+          apiVersion: `${G}/v1`,
+          kind: 'MutatingWebhookConfiguration',
+          metadata: { name: config },
+          webhooks: [webhook('first.hooks.test', '/first', ns, { reinvocationPolicy: 'IfNeeded' }), webhook('second.hooks.test', '/second', ns)],
+        },
       }),
       201,
     );
@@ -234,14 +268,19 @@ describe('admission webhooks', () => {
       assert.equal(body.metadata.labels.second, 'yes');
       return body;
     });
-    assert.equal(cm.metadata.labels['first-saw'], 'second', 'the first webhook saw the second\'s change when called again');
-    const calls = reviewsAt('/first').slice(before).filter((r) => r.request.object.metadata.name === cm.metadata.name);
+    assert.equal(cm.metadata.labels['first-saw'], 'second', "the first webhook saw the second's change when called again");
+    const calls = reviewsAt('/first')
+      .slice(before)
+      .filter((r) => r.request.object.metadata.name === cm.metadata.name);
     assert.equal(calls.length, 2);
   });
 
   it('a webhook that times out: the request fails under failurePolicy Fail and goes through under Ignore', async () => {
     const ns = await namespace('wh-timeout');
-    await configure('Validating', [webhook('slow-fail.hooks.test', '/slow', ns, { timeoutSeconds: 1, objectSelector: { matchLabels: { policy: 'fail' } } }), webhook('slow-ignore.hooks.test', '/slow', ns, { timeoutSeconds: 1, failurePolicy: 'Ignore', objectSelector: { matchLabels: { policy: 'ignore' } } })]);
+    await configure('Validating', [
+      webhook('slow-fail.hooks.test', '/slow', ns, { timeoutSeconds: 1, objectSelector: { matchLabels: { policy: 'fail' } } }),
+      webhook('slow-ignore.hooks.test', '/slow', ns, { timeoutSeconds: 1, failurePolicy: 'Ignore', objectSelector: { matchLabels: { policy: 'ignore' } } }),
+    ]);
     const failed = await inEffect('the slow webhook is called', async () => assertStatus(await createCm(ns, uniq('cm'), { policy: 'fail' }), 500, 'InternalError'));
     assert.match(failed.message, /^Internal error occurred: failed calling webhook "slow-fail\.hooks\.test": failed to call webhook: .*no response within 1000 ms/);
     const start = Date.now();
@@ -271,7 +310,9 @@ describe('admission webhooks', () => {
   it('a v1beta1 configuration: v1beta1 reviews, a loose answer accepted; sideEffects Unknown refuses a dry run without a call', async () => {
     const ns = await namespace('wh-beta');
     const hook = webhook('beta.hooks.test', '/allow', ns, { sideEffects: undefined, admissionReviewVersions: ['v1beta1'], timeoutSeconds: undefined });
-    const created = await c.request('POST', `/apis/${G}/v1beta1/validatingwebhookconfigurations`, { body: { apiVersion: `${G}/v1beta1`, kind: 'ValidatingWebhookConfiguration', metadata: { name: uniq('beta') }, webhooks: [JSON.parse(JSON.stringify(hook))] } });
+    const created = await c.request('POST', `/apis/${G}/v1beta1/validatingwebhookconfigurations`, {
+      body: { apiVersion: `${G}/v1beta1`, kind: 'ValidatingWebhookConfiguration', metadata: { name: uniq('beta') }, webhooks: [JSON.parse(JSON.stringify(hook))] },
+    });
     const cfg = assertOk(created, 201);
     assert.match(created.headers.get('warning') ?? '', /v1beta1 ValidatingWebhookConfiguration is deprecated/);
     assert.deepEqual([cfg.webhooks[0].sideEffects, cfg.webhooks[0].failurePolicy, cfg.webhooks[0].timeoutSeconds], ['Unknown', 'Ignore', 30]);
@@ -287,14 +328,19 @@ describe('admission webhooks', () => {
     assert.equal(received(hooks, '/allow').length, calls, 'the webhook was not called');
   });
 
-  it('a webhook named by a Service: reached through its Endpoints, its certificate checked for <svc>.<ns>.svc, the service\'s kubeConfigFile user presented', async (t) => {
+  it("a webhook named by a Service: reached through its Endpoints, its certificate checked for <svc>.<ns>.svc, the service's kubeConfigFile user presented", async (t) => {
     const ip = hostAddress();
     if (!ip) return t.skip('no non-loopback address on this machine');
     const ns = await namespace('wh-service');
     const svcNs = await namespace('hooks', {}, 'hooks');
-    assertOk(await c.request('POST', `/api/v1/namespaces/${svcNs}/services`, { body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'guard' }, spec: { ports: [{ name: 'https', port: 443 }] } } }), 201);
     assertOk(
-      await c.request('POST', `/api/v1/namespaces/${svcNs}/endpoints`, { body: { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'guard' }, subsets: [{ addresses: [{ ip }], ports: [{ name: 'https', port: svcHooks.port }] }] } }),
+      await c.request('POST', `/api/v1/namespaces/${svcNs}/services`, { body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'guard' }, spec: { ports: [{ name: 'https', port: 443 }] } } }),
+      201,
+    );
+    assertOk(
+      await c.request('POST', `/api/v1/namespaces/${svcNs}/endpoints`, {
+        body: { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'guard' }, subsets: [{ addresses: [{ ip }], ports: [{ name: 'https', port: svcHooks.port }] }] },
+      }),
       201,
     );
     await configure('Validating', [{ ...webhook('service.hooks.test', '/deny', ns), clientConfig: { service: { namespace: svcNs, name: 'guard', path: '/deny' }, caBundle: b64(ca.certPem) } }]);

@@ -125,14 +125,27 @@ describe('API versions: beta versions beside stable ones', () => {
     const core = assertOk(await c.request('GET', `/api/v1/namespaces/${ns}/events/old-style`));
     assert.deepEqual([core.involvedObject.name, core.message], ['p', 'hello']);
     // The same body is refused through v1, which needs eventTime and the reporting fields.
-    assertStatus(await c.request('POST', `/apis/events.platform.io/v1/namespaces/${ns}/events`, { body: { apiVersion: 'events.platform.io/v1', kind: 'Event', metadata: { name: 'strict' }, regarding: { kind: 'Pod', name: 'p', namespace: ns }, type: 'Normal' } }), 422, 'Invalid');
+    assertStatus(
+      await c.request('POST', `/apis/events.platform.io/v1/namespaces/${ns}/events`, {
+        body: { apiVersion: 'events.platform.io/v1', kind: 'Event', metadata: { name: 'strict' }, regarding: { kind: 'Pod', name: 'p', namespace: ns }, type: 'Normal' },
+      }),
+      422,
+      'Invalid',
+    );
   });
 
   it('discovery.platform.io EndpointSlices: a v1beta1 topology map reads as v1 nodeName/zone and back', async () => {
     const path = (v: string) => `/apis/discovery.platform.io/${v}/namespaces/${ns}/endpointslices`;
     const topology = { 'topology.platform.io/zone': 'zone-a', 'platform.io/hostname': 'node-1', rack: 'r7' };
     const r = await c.request('POST', path('v1beta1'), {
-      body: { apiVersion: 'discovery.platform.io/v1beta1', kind: 'EndpointSlice', metadata: { name: 'web-1' }, addressType: 'IPv4', endpoints: [{ addresses: ['10.1.0.7'], nodeName: 'node-1', topology }], ports: [{ port: 8080 }] },
+      body: {
+        apiVersion: 'discovery.platform.io/v1beta1',
+        kind: 'EndpointSlice',
+        metadata: { name: 'web-1' },
+        addressType: 'IPv4',
+        endpoints: [{ addresses: ['10.1.0.7'], nodeName: 'node-1', topology }],
+        ports: [{ port: 8080 }],
+      },
     });
     assert.equal(r.status, 201, r.text);
     assert.match(r.headers.get('warning') ?? '', /discovery.platform.io\/v1beta1 EndpointSlice is deprecated in v1.21\+, unavailable in v1.25\+; use discovery.platform.io\/v1 EndpointSlice/);
@@ -141,14 +154,21 @@ describe('API versions: beta versions beside stable ones', () => {
     assert.deepEqual(v1.endpoints[0], { addresses: ['10.1.0.7'], conditions: {}, nodeName: 'node-1', zone: 'zone-a', deprecatedTopology: { rack: 'r7' } });
     assert.deepEqual(v1.ports, [{ port: 8080, name: '', protocol: 'TCP' }]);
     // Invalid through either version, with v1's field paths.
-    const bad = await c.request('POST', path('v1beta1'), { body: { apiVersion: 'discovery.platform.io/v1beta1', kind: 'EndpointSlice', metadata: { name: 'bad' }, addressType: 'IPv4', endpoints: [{ addresses: ['::1'] }] } });
+    const bad = await c.request('POST', path('v1beta1'), {
+      body: { apiVersion: 'discovery.platform.io/v1beta1', kind: 'EndpointSlice', metadata: { name: 'bad' }, addressType: 'IPv4', endpoints: [{ addresses: ['::1'] }] },
+    });
     assert.equal(assertStatus(bad, 422, 'Invalid').details.causes[0].field, 'endpoints[0].addresses[0]');
   });
 
   it('flowcontrol.apiserver.platform.io: priority levels and flow schemas in v1beta2, read through deprecated v1beta1', async () => {
     const g = '/apis/flowcontrol.apiserver.platform.io';
     const pl = await c.request('POST', `${g}/v1beta2/prioritylevelconfigurations`, {
-      body: { apiVersion: 'flowcontrol.apiserver.platform.io/v1beta2', kind: 'PriorityLevelConfiguration', metadata: { name: 'batch-low' }, spec: { type: 'Limited', limited: { limitResponse: { type: 'Queue', queuing: { queues: 16 } } } } },
+      body: {
+        apiVersion: 'flowcontrol.apiserver.platform.io/v1beta2',
+        kind: 'PriorityLevelConfiguration',
+        metadata: { name: 'batch-low' },
+        spec: { type: 'Limited', limited: { limitResponse: { type: 'Queue', queuing: { queues: 16 } } } },
+      },
     });
     assert.equal(pl.status, 201, pl.text);
     assert.equal(pl.headers.get('warning'), null);
@@ -158,15 +178,24 @@ describe('API versions: beta versions beside stable ones', () => {
         apiVersion: 'flowcontrol.apiserver.platform.io/v1beta2',
         kind: 'FlowSchema',
         metadata: { name: 'batch-jobs' },
-        spec: { priorityLevelConfiguration: { name: 'batch-low' }, distinguisherMethod: { type: 'ByNamespace' }, rules: [{ subjects: [{ kind: 'Group', group: { name: 'batch' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['batch'], resources: ['jobs'], namespaces: ['*'] }] }] },
+        spec: {
+          priorityLevelConfiguration: { name: 'batch-low' },
+          distinguisherMethod: { type: 'ByNamespace' },
+          rules: [{ subjects: [{ kind: 'Group', group: { name: 'batch' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['batch'], resources: ['jobs'], namespaces: ['*'] }] }],
+        },
       },
     });
     assert.equal(fs.status, 201, fs.text);
     assert.equal(fs.json.spec.matchingPrecedence, 1000);
     const beta = await c.request('GET', `${g}/v1beta1/flowschemas/batch-jobs`);
     assert.equal(assertOk(beta).apiVersion, 'flowcontrol.apiserver.platform.io/v1beta1');
-    assert.equal(beta.headers.get('warning'), '299 - "flowcontrol.apiserver.platform.io/v1beta1 FlowSchema is deprecated in v1.23+, unavailable in v1.26+; use flowcontrol.apiserver.platform.io/v1beta2 FlowSchema"');
-    const exempt = await c.request('POST', `${g}/v1beta2/prioritylevelconfigurations`, { body: { apiVersion: 'flowcontrol.apiserver.platform.io/v1beta2', kind: 'PriorityLevelConfiguration', metadata: { name: 'not-exempt' }, spec: { type: 'Exempt' } } });
+    assert.equal(
+      beta.headers.get('warning'),
+      '299 - "flowcontrol.apiserver.platform.io/v1beta1 FlowSchema is deprecated in v1.23+, unavailable in v1.26+; use flowcontrol.apiserver.platform.io/v1beta2 FlowSchema"',
+    );
+    const exempt = await c.request('POST', `${g}/v1beta2/prioritylevelconfigurations`, {
+      body: { apiVersion: 'flowcontrol.apiserver.platform.io/v1beta2', kind: 'PriorityLevelConfiguration', metadata: { name: 'not-exempt' }, spec: { type: 'Exempt' } },
+    });
     assert.equal(assertStatus(exempt, 422, 'Invalid').details.causes[0].field, 'spec.type');
   });
 

@@ -68,7 +68,10 @@ describe('audit log', () => {
   const eventsOf = (auditID: string, last = 'ResponseComplete') =>
     eventually(`audit events of ${auditID}`, async () => {
       const evs = (await logged()).filter((e) => e.auditID === auditID);
-      assert.ok(evs.some((e) => e.stage === last), `no ${last} yet: ${JSON.stringify(evs.map((e) => e.stage))}`);
+      assert.ok(
+        evs.some((e) => e.stage === last),
+        `no ${last} yet: ${JSON.stringify(evs.map((e) => e.stage))}`,
+      );
       return evs;
     });
   const auditIdOf = (r: { headers: Headers }) => {
@@ -95,7 +98,10 @@ describe('audit log', () => {
     const created = assertOk(r, 201);
     assert.ok(created.metadata.managedFields?.length, 'the object itself has managedFields');
     const evs = await eventsOf(auditIdOf(r));
-    assert.deepEqual(evs.map((e) => e.stage), ['RequestReceived', 'ResponseComplete']);
+    assert.deepEqual(
+      evs.map((e) => e.stage),
+      ['RequestReceived', 'ResponseComplete'],
+    );
     const [received, done] = evs as [AuditEvent, AuditEvent];
     for (const e of evs) {
       assert.equal(e.kind, 'Event');
@@ -134,7 +140,10 @@ describe('audit log', () => {
     assertOk(r);
     assert.equal(auditIdOf(r), 'caller-chosen-id-1');
     const evs = await eventsOf('caller-chosen-id-1');
-    assert.deepEqual(evs.map((e) => e.stage), ['RequestReceived', 'ResponseComplete']);
+    assert.deepEqual(
+      evs.map((e) => e.stage),
+      ['RequestReceived', 'ResponseComplete'],
+    );
     const done = evs[1]!;
     assert.equal(done.level, 'Metadata');
     assert.equal(done.verb, 'get');
@@ -173,10 +182,17 @@ describe('audit log', () => {
     const id = w.headers['audit-id'] as string;
     assert.ok(id);
     const started = await eventsOf(id, 'ResponseStarted');
-    assert.deepEqual(started.map((e) => e.stage), ['RequestReceived', 'ResponseStarted'], 'ResponseComplete only once the stream ends');
+    assert.deepEqual(
+      started.map((e) => e.stage),
+      ['RequestReceived', 'ResponseStarted'],
+      'ResponseComplete only once the stream ends',
+    );
     await w.ended;
     const evs = await eventsOf(id);
-    assert.deepEqual(evs.map((e) => e.stage), ['RequestReceived', 'ResponseStarted', 'ResponseComplete']);
+    assert.deepEqual(
+      evs.map((e) => e.stage),
+      ['RequestReceived', 'ResponseStarted', 'ResponseComplete'],
+    );
     assert.equal(evs[1]!.verb, 'watch');
     assert.deepEqual(evs[1]!.responseStatus, { metadata: {}, code: 200 });
     assert.ok(evs[2]!.stageTimestamp > evs[1]!.stageTimestamp);
@@ -199,7 +215,10 @@ describe('audit log', () => {
     const r = await c.request('GET', `/api/v1/namespaces/${ns}/configmaps`, { token: 'not-a-token' });
     assertStatus(r, 401);
     const evs = await eventsOf(auditIdOf(r), 'ResponseStarted');
-    assert.deepEqual(evs.map((e) => e.stage), ['ResponseStarted']);
+    assert.deepEqual(
+      evs.map((e) => e.stage),
+      ['ResponseStarted'],
+    );
     assert.deepEqual(evs[0]!.user, {});
     assert.deepEqual(evs[0]!.responseStatus, { metadata: {}, message: 'Authentication failed, attempted: bearer', code: 401 });
   });
@@ -223,7 +242,8 @@ describe('audit webhook', () => {
   let mode: 'ok' | 'hang' = 'ok';
   let ns: string;
   const batches = () => receiver.received.map((r) => JSON.parse(r.body) as { kind: string; apiVersion: string; items: AuditEvent[] });
-  const errors = async (plugin: string) => Number(/(\d+)$/.exec((await c.request('GET', '/metrics')).text.split('\n').find((l) => l.startsWith(`apiserver_audit_error_total{plugin="${plugin}"}`)) ?? '0')?.[1]);
+  const errors = async (plugin: string) =>
+    Number(/(\d+)$/.exec((await c.request('GET', '/metrics')).text.split('\n').find((l) => l.startsWith(`apiserver_audit_error_total{plugin="${plugin}"}`)) ?? '0')?.[1]);
   const get = async () => {
     const t = performance.now();
     assertOk(await c.request('GET', `/api/v1/namespaces/${ns}/configmaps`));
@@ -240,14 +260,21 @@ describe('audit webhook', () => {
     const hookConfig = path.join(dir, 'audit-webhook.yaml');
     await writeFile(hookConfig, kubeconfigYaml({ server: receiver.url, caPem: ca.certPem, token: 'audit-receiver-token' }));
     const audit = await auditGateway(dir, [
-      '--audit-webhook-config-file', hookConfig,
-      '--audit-webhook-batch-max-size', '3',
-      '--audit-webhook-batch-max-wait', '1s',
-      '--audit-webhook-batch-buffer-size', '20',
+      '--audit-webhook-config-file',
+      hookConfig,
+      '--audit-webhook-batch-max-size',
+      '3',
+      '--audit-webhook-batch-max-wait',
+      '1s',
+      '--audit-webhook-batch-buffer-size',
+      '20',
       // One call at a time, so a hanging receiver backs the buffer up.
-      '--audit-webhook-batch-throttle-burst', '1',
-      '--audit-webhook-batch-throttle-qps', '100',
-      '--audit-webhook-initial-backoff', '50ms',
+      '--audit-webhook-batch-throttle-burst',
+      '1',
+      '--audit-webhook-batch-throttle-qps',
+      '100',
+      '--audit-webhook-initial-backoff',
+      '50ms',
     ]);
     c = await startTestCluster({ gateway: { audit } });
     ns = uniq('audit-hook');
@@ -273,7 +300,10 @@ describe('audit webhook', () => {
       assert.equal(b.apiVersion, 'audit.platform.io/v1');
       assert.equal(b.items.length, 3);
     }
-    assert.deepEqual(batches().flatMap((b) => b.items.map((e) => e.stage)), ['RequestReceived', 'ResponseComplete', 'RequestReceived', 'ResponseComplete', 'RequestReceived', 'ResponseComplete']);
+    assert.deepEqual(
+      batches().flatMap((b) => b.items.map((e) => e.stage)),
+      ['RequestReceived', 'ResponseComplete', 'RequestReceived', 'ResponseComplete', 'RequestReceived', 'ResponseComplete'],
+    );
     assert.equal(receiver.received[0]!.headers['content-type'], 'application/json');
     assert.equal(receiver.received[0]!.headers.authorization, 'Bearer audit-receiver-token', 'the credentials of the configuration file');
     // One request = 2 events: sent when the batch wait is over.

@@ -130,11 +130,15 @@ describe('authentication end to end (AlwaysAllow)', () => {
   };
   /** Waits (through TokenReview, which the gateway does not cache) until authn accepts the token. */
   const untilAccepted = (token: string, what: string) =>
-    eventually(what, async () => {
-      const r = await tokenReview(token);
-      assert.equal(r.status.authenticated, true, JSON.stringify(r.status));
-      return r;
-    }, { timeoutMs: 2500, intervalMs: 100 });
+    eventually(
+      what,
+      async () => {
+        const r = await tokenReview(token);
+        assert.equal(r.status.authenticated, true, JSON.stringify(r.status));
+        return r;
+      },
+      { timeoutMs: 2500, intervalMs: 100 },
+    );
 
   before(async () => {
     // Upstream group names as npm start serves them: kubectl's typed clients name authentication.k8s.io.
@@ -325,14 +329,22 @@ describe('authentication end to end (AlwaysAllow)', () => {
 
   it('TokenRequest - expirationSeconds 60 is 422; an unknown service account is 404', async () => {
     const st = assertStatus(await requestToken('builder', { expirationSeconds: 60 }), 422, 'Invalid');
-    assert.ok(st.details?.causes?.some((x: any) => x.field === 'spec.expirationSeconds'), JSON.stringify(st.details));
+    assert.ok(
+      st.details?.causes?.some((x: any) => x.field === 'spec.expirationSeconds'),
+      JSON.stringify(st.details),
+    );
     const nf = assertStatus(await requestToken('no-such-sa', { expirationSeconds: 3600 }), 404, 'NotFound');
     assert.match(nf.message, /no-such-sa/);
   });
 
   it('TokenRequest - a token bound to a pod works until the pod is deleted', async () => {
     const pod = uniq('bound');
-    assertOk(await c.request('POST', PODS, { body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: pod }, spec: { serviceAccountName: 'builder', containers: [{ name: 'main', image: 'registry.example/app:1' }] } } }), 201);
+    assertOk(
+      await c.request('POST', PODS, {
+        body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: pod }, spec: { serviceAccountName: 'builder', containers: [{ name: 'main', image: 'registry.example/app:1' }] } },
+      }),
+      201,
+    );
     const r = assertOk(await requestToken('builder', { expirationSeconds: 3600, boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: pod } }), 201);
     const token = r.status.token as string;
     assert.equal(r.spec.boundObjectRef?.name, pod);
@@ -353,7 +365,10 @@ describe('authentication end to end (AlwaysAllow)', () => {
     const token = await issueToken('ephemeral', { expirationSeconds: 3600 });
     await untilAccepted(token, 'the service-account token is valid');
     assert.equal((await c.request('DELETE', `${SERVICE_ACCOUNTS}/ephemeral`)).status, 200);
-    await eventually('TokenReview refuses the token of a deleted service account', async () => assert.equal((await tokenReview(token)).status.authenticated, false), { timeoutMs: 3000, intervalMs: 100 });
+    await eventually('TokenReview refuses the token of a deleted service account', async () => assert.equal((await tokenReview(token)).status.authenticated, false), {
+      timeoutMs: 3000,
+      intervalMs: 100,
+    });
     assert401(await whoamiRaw({ token }), 'token of a deleted service account');
   });
 
@@ -443,7 +458,10 @@ describe('authentication end to end (AlwaysAllow)', () => {
     const kc = new KubeConfig();
     kc.loadFromFile(file);
     const list = await kc.makeApiClient(CoreV1Api).listNamespace();
-    assert.ok(list.items.some((n) => n.metadata?.name === 'default'), 'default namespace listed');
+    assert.ok(
+      list.items.some((n) => n.metadata?.name === 'default'),
+      'default namespace listed',
+    );
     assert.equal((await whoamiWith(kc)).username, 'cn-user');
   });
 

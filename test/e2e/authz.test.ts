@@ -71,9 +71,13 @@ describe('authorization (Node, RBAC)', () => {
     assertOk(await post(`${AUTHZ_V1}/subjectaccessreviews`, { apiVersion: `${AUTHZ}/v1`, kind: 'SubjectAccessReview', spec }), 201).status;
   /** Waits until jane's SelfSubjectAccessReview for `attrs` says `allowed`. */
   const janeEventually = (attrs: Record<string, string>, allowed = true, timeoutMs = 2_000) =>
-    eventually(`jane ${attrs.verb} ${attrs.resource} in ${attrs.namespace ?? 'the cluster'} allowed=${allowed}`, async () => {
-      assert.equal((await selfReview(jane, attrs)).allowed, allowed);
-    }, { timeoutMs });
+    eventually(
+      `jane ${attrs.verb} ${attrs.resource} in ${attrs.namespace ?? 'the cluster'} allowed=${allowed}`,
+      async () => {
+        assert.equal((await selfReview(jane, attrs)).allowed, allowed);
+      },
+      { timeoutMs },
+    );
 
   before(async () => {
     c = await startTestCluster({ authorizationModes: ['Node', 'RBAC'], fullAuthn: true });
@@ -89,11 +93,15 @@ describe('authorization (Node, RBAC)', () => {
   /** Waits (at most 10 s, never failing) until the default bindings the cases rely on exist. */
   const waitForBootstrap = async () => {
     const bindings = ['cluster-admin', 'system:basic-user', 'system:public-info-viewer', 'system:discovery'];
-    await eventually('the default policy is written', async () => {
-      for (const b of bindings) assertOk(await c.request('GET', `${RBAC_V1}/clusterrolebindings/${encodeURIComponent(b)}`));
-      const view = assertOk(await c.request('GET', `${RBAC_V1}/clusterroles/view`));
-      assert.ok(view.rules?.length, 'view has its aggregated rules');
-    }, { timeoutMs: 10_000, intervalMs: 50 }).catch(() => undefined);
+    await eventually(
+      'the default policy is written',
+      async () => {
+        for (const b of bindings) assertOk(await c.request('GET', `${RBAC_V1}/clusterrolebindings/${encodeURIComponent(b)}`));
+        const view = assertOk(await c.request('GET', `${RBAC_V1}/clusterroles/view`));
+        assert.ok(view.rules?.length, 'view has its aggregated rules');
+      },
+      { timeoutMs: 10_000, intervalMs: 50 },
+    ).catch(() => undefined);
   };
 
   after(async () => {
@@ -125,7 +133,11 @@ describe('authorization (Node, RBAC)', () => {
     const st = await selfReview(jane, { namespace: 'default', verb: 'list', resource: 'secrets' });
     assert.equal(st.allowed, false);
     assert.notEqual(st.denied, true, 'no module actively denied: RBAC has no opinion');
-    const anon = await post(`${AUTHZ_V1}/selfsubjectaccessreviews`, { apiVersion: `${AUTHZ}/v1`, kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'list', resource: 'pods' } } }, null);
+    const anon = await post(
+      `${AUTHZ_V1}/selfsubjectaccessreviews`,
+      { apiVersion: `${AUTHZ}/v1`, kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'list', resource: 'pods' } } },
+      null,
+    );
     assert.match(forbiddenMessage(anon), /^selfsubjectaccessreviews\.authorization\.platform\.io is forbidden: User "system:anonymous" cannot create resource "selfsubjectaccessreviews"/);
   });
 
@@ -136,11 +148,20 @@ describe('authorization (Node, RBAC)', () => {
       assert.equal(r.json.kind, 'ClusterRole');
     }
     const ca = assertOk(await c.request('GET', `${RBAC_V1}/clusterroles/cluster-admin`));
-    assert.ok(ca.rules.some((r: Rule) => r.verbs.includes('*') && r.apiGroups?.includes('*') && r.resources?.includes('*')), `cluster-admin rules: ${JSON.stringify(ca.rules)}`);
-    assert.ok(ca.rules.some((r: Rule) => r.verbs.includes('*') && r.nonResourceURLs?.includes('*')), `cluster-admin rules: ${JSON.stringify(ca.rules)}`);
+    assert.ok(
+      ca.rules.some((r: Rule) => r.verbs.includes('*') && r.apiGroups?.includes('*') && r.resources?.includes('*')),
+      `cluster-admin rules: ${JSON.stringify(ca.rules)}`,
+    );
+    assert.ok(
+      ca.rules.some((r: Rule) => r.verbs.includes('*') && r.nonResourceURLs?.includes('*')),
+      `cluster-admin rules: ${JSON.stringify(ca.rules)}`,
+    );
     const crb = assertOk(await c.request('GET', `${RBAC_V1}/clusterrolebindings/cluster-admin`));
     assert.deepEqual(crb.roleRef, { apiGroup: RBAC, kind: 'ClusterRole', name: 'cluster-admin' });
-    assert.ok(crb.subjects.some((s: any) => s.kind === 'Group' && s.name === 'system:masters' && s.apiGroup === RBAC), `subjects: ${JSON.stringify(crb.subjects)}`);
+    assert.ok(
+      crb.subjects.some((s: any) => s.kind === 'Group' && s.name === 'system:masters' && s.apiGroup === RBAC),
+      `subjects: ${JSON.stringify(crb.subjects)}`,
+    );
   });
 
   // ---- grants ------------------------------------------------------------------------------------
@@ -153,22 +174,27 @@ describe('authorization (Node, RBAC)', () => {
     await eventually('jane lists pods in team-a', async () => {
       assert.equal(assertOk(await c.request('GET', pods(TEAM_A), { token: jane })).kind, 'PodList');
     });
-    assert.equal(
-      forbiddenMessage(await c.request('GET', pods(TEAM_B), { token: jane })),
-      'pods is forbidden: User "jane" cannot list resource "pods" in API group "" in the namespace "team-b"',
-    );
+    assert.equal(forbiddenMessage(await c.request('GET', pods(TEAM_B), { token: jane })), 'pods is forbidden: User "jane" cannot list resource "pods" in API group "" in the namespace "team-b"');
     assert.equal(forbiddenMessage(await c.request('GET', pods(), { token: jane })), 'pods is forbidden: User "jane" cannot list resource "pods" in API group "" at the cluster scope');
     // The Role grants reads only.
-    assertStatus(await c.request('POST', pods(TEAM_A), { token: jane, body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x' }, spec: { containers: [{ name: 'c', image: 'i' }] } } }), 403, 'Forbidden');
+    assertStatus(
+      await c.request('POST', pods(TEAM_A), { token: jane, body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x' }, spec: { containers: [{ name: 'c', image: 'i' }] } } }),
+      403,
+      'Forbidden',
+    );
 
     // An allowed decision cached just now must not outlive the binding: only the gateway's
     // invalidation on RBAC changes makes this prompt whatever its cache TTL.
     assertOk(await c.request('GET', pods(TEAM_A), { token: jane }));
     assertOk(await c.request('DELETE', `${nsRbac(TEAM_A, 'rolebindings')}/jane-pod-reader`));
     const t0 = Date.now();
-    await eventually('jane is refused pods in team-a after the binding is deleted', async () => {
-      assertStatus(await c.request('GET', pods(TEAM_A), { token: jane }), 403, 'Forbidden');
-    }, { timeoutMs: 1_000, intervalMs: 20 });
+    await eventually(
+      'jane is refused pods in team-a after the binding is deleted',
+      async () => {
+        assertStatus(await c.request('GET', pods(TEAM_A), { token: jane }), 403, 'Forbidden');
+      },
+      { timeoutMs: 1_000, intervalMs: 20 },
+    );
     assert.ok(Date.now() - t0 <= 1_000, `revocation took ${Date.now() - t0} ms`);
   });
 
@@ -201,7 +227,10 @@ describe('authorization (Node, RBAC)', () => {
     await eventually('jane gets configmap a', async () => {
       assert.equal(assertOk(await c.request('GET', `${cm}/a`, { token: jane })).data.which, 'a');
     });
-    assert.equal(forbiddenMessage(await c.request('GET', `${cm}/b`, { token: jane })), `configmaps "b" is forbidden: User "jane" cannot get resource "configmaps" in API group "" in the namespace "${ns}"`);
+    assert.equal(
+      forbiddenMessage(await c.request('GET', `${cm}/b`, { token: jane })),
+      `configmaps "b" is forbidden: User "jane" cannot get resource "configmaps" in API group "" in the namespace "${ns}"`,
+    );
     // A list has no name: a rule restricted to names never matches it.
     assertStatus(await c.request('GET', cm, { token: jane }), 403, 'Forbidden');
   });
@@ -228,10 +257,16 @@ describe('authorization (Node, RBAC)', () => {
     await create(nsRbac(ns, 'roles'), role('r2', [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }]));
     const rb = await create(nsRbac(ns, 'rolebindings'), roleBinding('rb', { kind: 'Role', name: 'r1' }));
     const st = assertStatus(await c.request('PUT', `${nsRbac(ns, 'rolebindings')}/rb`, { body: { ...rb, roleRef: { ...rb.roleRef, name: 'r2' } } }), 422, 'Invalid');
-    assert.ok(st.details?.causes?.some((x: any) => x.field === 'roleRef'), `causes: ${JSON.stringify(st.details)}`);
+    assert.ok(
+      st.details?.causes?.some((x: any) => x.field === 'roleRef'),
+      `causes: ${JSON.stringify(st.details)}`,
+    );
     assert.equal(assertOk(await c.request('GET', `${nsRbac(ns, 'rolebindings')}/rb`)).roleRef.name, 'r1');
     const updated = assertOk(await c.request('PUT', `${nsRbac(ns, 'rolebindings')}/rb`, { body: { ...rb, subjects: [user('jane'), user('bob')] } }));
-    assert.deepEqual(updated.subjects.map((s: any) => s.name), ['jane', 'bob']);
+    assert.deepEqual(
+      updated.subjects.map((s: any) => s.name),
+      ['jane', 'bob'],
+    );
   });
 
   // ---- escalation prevention --------------------------------------------------------------------
@@ -314,11 +349,15 @@ describe('authorization (Node, RBAC)', () => {
     const widgets: Rule = { verbs: ['get', 'list', 'watch'], apiGroups: ['example.com'], resources: ['widgets'] };
     await create(`${RBAC_V1}/clusterroles`, clusterRole(name, [widgets], { [`${RBAC}/aggregate-to-view`]: 'true' }));
     const hasWidgets = (rules: Rule[] | undefined) => (rules ?? []).some((r) => r.apiGroups?.includes('example.com') && r.resources?.includes('widgets') && r.verbs.includes('list'));
-    await eventually('view aggregates the widgets rule', async () => {
-      const view = assertOk(await c.request('GET', `${RBAC_V1}/clusterroles/view`));
-      assert.ok(hasWidgets(view.rules), `view rules: ${JSON.stringify(view.rules)}`);
-      assert.ok(view.aggregationRule?.clusterRoleSelectors?.length, 'view has an aggregationRule');
-    }, { timeoutMs: 5_000, intervalMs: 100 });
+    await eventually(
+      'view aggregates the widgets rule',
+      async () => {
+        const view = assertOk(await c.request('GET', `${RBAC_V1}/clusterroles/view`));
+        assert.ok(hasWidgets(view.rules), `view rules: ${JSON.stringify(view.rules)}`);
+        assert.ok(view.aggregationRule?.clusterRoleSelectors?.length, 'view has an aggregationRule');
+      },
+      { timeoutMs: 5_000, intervalMs: 100 },
+    );
     // Whoever holds view now reads widgets.
     const ns = uniq('agg');
     await createNamespace(c, ns);
@@ -326,10 +365,14 @@ describe('authorization (Node, RBAC)', () => {
     await janeEventually({ namespace: ns, verb: 'list', group: 'example.com', resource: 'widgets' });
 
     assertOk(await c.request('DELETE', `${RBAC_V1}/clusterroles/${name}`));
-    await eventually('view drops the widgets rule', async () => {
-      const view = assertOk(await c.request('GET', `${RBAC_V1}/clusterroles/view`));
-      assert.ok(!hasWidgets(view.rules), `view rules: ${JSON.stringify(view.rules)}`);
-    }, { timeoutMs: 5_000, intervalMs: 100 });
+    await eventually(
+      'view drops the widgets rule',
+      async () => {
+        const view = assertOk(await c.request('GET', `${RBAC_V1}/clusterroles/view`));
+        assert.ok(!hasWidgets(view.rules), `view rules: ${JSON.stringify(view.rules)}`);
+      },
+      { timeoutMs: 5_000, intervalMs: 100 },
+    );
   });
 
   // ---- access reviews ---------------------------------------------------------------------------
@@ -373,7 +416,10 @@ describe('authorization (Node, RBAC)', () => {
       assert.equal(assertOk(await post(lsar, local(ns)), 201).status.allowed, true);
     });
     const st = assertStatus(await post(lsar, local(TEAM_B)), 422, 'Invalid');
-    assert.ok(st.details?.causes?.some((x: any) => x.field === 'spec.resourceAttributes.namespace'), JSON.stringify(st.details));
+    assert.ok(
+      st.details?.causes?.some((x: any) => x.field === 'spec.resourceAttributes.namespace'),
+      JSON.stringify(st.details),
+    );
 
     const noSubject = await post(`${AUTHZ_V1}/subjectaccessreviews`, { apiVersion: `${AUTHZ}/v1`, kind: 'SubjectAccessReview', spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } });
     assertStatus(noSubject, 422, 'Invalid');
@@ -381,7 +427,7 @@ describe('authorization (Node, RBAC)', () => {
     assertStatus(noAttributes, 422, 'Invalid');
   });
 
-  it('access reviews - SelfSubjectRulesReview lists jane\'s rules, complete (Node lists nothing for a user who is no node); no namespace is 400', async () => {
+  it("access reviews - SelfSubjectRulesReview lists jane's rules, complete (Node lists nothing for a user who is no node); no namespace is 400", async () => {
     const ns = uniq('ssrr');
     await createNamespace(c, ns);
     await grantJane(ns, [PODS_READ], 'pod-reader');
@@ -394,7 +440,10 @@ describe('authorization (Node, RBAC)', () => {
       assert.deepEqual([...rule.verbs].sort(), ['get', 'list']);
       assert.deepEqual(rule.apiGroups, ['']);
       // system:basic-user (through system:authenticated) lets her ask these questions.
-      assert.ok(st.resourceRules.some((r: Rule) => r.resources?.includes('selfsubjectaccessreviews') && r.verbs.includes('create')), `resourceRules: ${JSON.stringify(st.resourceRules)}`);
+      assert.ok(
+        st.resourceRules.some((r: Rule) => r.resources?.includes('selfsubjectaccessreviews') && r.verbs.includes('create')),
+        `resourceRules: ${JSON.stringify(st.resourceRules)}`,
+      );
     });
     // Rules of another namespace do not leak in.
     const other = assertOk(await ssrr({ namespace: TEAM_B }), 201).status;
@@ -423,7 +472,10 @@ describe('authorization (Node, RBAC)', () => {
       assert.equal(assertOk(await c.request('GET', `${secrets}/s1`, { token: null, cert: n1 })).metadata.name, 's1');
     });
     const n2Msg = forbiddenMessage(await c.request('GET', `${secrets}/s1`, { token: null, cert: n2 }));
-    assert.equal(n2Msg, 'secrets "s1" is forbidden: User "system:node:n2" cannot get resource "secrets" in API group "" in the namespace "default": no relationship found between node \'n2\' and this object');
+    assert.equal(
+      n2Msg,
+      'secrets "s1" is forbidden: User "system:node:n2" cannot get resource "secrets" in API group "" in the namespace "default": no relationship found between node \'n2\' and this object',
+    );
     // The node name alone is not enough: without group system:nodes it is just a user.
     const notInGroup = await issueClientCert(c.ca, { commonName: 'system:node:n1', organizations: ['developers'] });
     assertStatus(await c.request('GET', `${secrets}/s1`, { token: null, cert: notInGroup }), 403, 'Forbidden');

@@ -90,13 +90,17 @@ describe('certificate signing requests (RBAC)', () => {
     await grantJane('csr-approval-writer', [{ verbs: ['update', 'patch'], apiGroups: [CERTS], resources: ['certificatesigningrequests/approval'] }]);
     const want = `certificatesigningrequests.${CERTS} "to-approve" is forbidden: user not permitted to approve requests with signerName "example.com/foo"`;
     // Until the grant is seen, RBAC itself says no (another 403); then admission does.
-    await eventually('the admission plugin refuses jane', async () => assert.equal(forbiddenMessage(await put('to-approve', 'approval', await withStatus('to-approve', approve), jane)), want), { timeoutMs: 5_000 });
+    await eventually('the admission plugin refuses jane', async () => assert.equal(forbiddenMessage(await put('to-approve', 'approval', await withStatus('to-approve', approve), jane)), want), {
+      timeoutMs: 5_000,
+    });
     assert.equal((await get('to-approve')).status?.conditions, undefined, 'nothing was approved');
   });
 
   it('approval - approve on <domain>/* lets jane approve; the condition appears, timestamped, and GET /approval shows it', async () => {
     await grantJane('example-approver', [{ verbs: ['approve'], apiGroups: [CERTS], resources: ['signers'], resourceNames: ['example.com/*'] }]);
-    const res = await eventually('jane may approve example.com signers', async () => assertOk(await put('to-approve', 'approval', await withStatus('to-approve', approve), jane)), { timeoutMs: 5_000 });
+    const res = await eventually('jane may approve example.com signers', async () => assertOk(await put('to-approve', 'approval', await withStatus('to-approve', approve), jane)), {
+      timeoutMs: 5_000,
+    });
     const [cond, ...rest] = res.status.conditions;
     assert.deepEqual(rest, []);
     assert.equal(cond.type, 'Approved');
@@ -122,11 +126,15 @@ describe('certificate signing requests (RBAC)', () => {
   it('status - a status writer can neither add nor remove nor rewrite an approval', async () => {
     await grantJane('csr-status-writer', [{ verbs: ['update', 'patch'], apiGroups: [CERTS], resources: ['certificatesigningrequests/status'] }]);
     const approved = await get('to-approve');
-    const removed = await eventually('jane may write CSR status', async () => {
-      const r = await put('to-approve', 'status', { ...approved, status: { conditions: [] } }, jane);
-      assert.notEqual(r.status, 403, r.text);
-      return r;
-    }, { timeoutMs: 5_000 });
+    const removed = await eventually(
+      'jane may write CSR status',
+      async () => {
+        const r = await put('to-approve', 'status', { ...approved, status: { conditions: [] } }, jane);
+        assert.notEqual(r.status, 403, r.text);
+        return r;
+      },
+      { timeoutMs: 5_000 },
+    );
     assert.match(assertStatus(removed, 422, 'Invalid').message, /updates may not remove a condition of type "Approved"/);
 
     await createCsr('pending', 'example.com/foo');
@@ -146,10 +154,17 @@ describe('certificate signing requests (RBAC)', () => {
     assert.equal((await get('to-approve')).status.certificate, undefined);
 
     await grantJane('example-signer', [{ verbs: ['sign'], apiGroups: [CERTS], resources: ['signers'], resourceNames: ['example.com/*'] }]);
-    const signed = await eventually('jane may sign example.com signers', async () => assertOk(await put('to-approve', 'status', await withStatus('to-approve', (s) => (s.certificate = certificate)), jane)), { timeoutMs: 5_000 });
+    const signed = await eventually(
+      'jane may sign example.com signers',
+      async () => assertOk(await put('to-approve', 'status', await withStatus('to-approve', (s) => (s.certificate = certificate)), jane)),
+      { timeoutMs: 5_000 },
+    );
     assert.equal(signed.status.certificate, certificate);
     assert.equal((await get('to-approve')).status.certificate, certificate);
-    assert.deepEqual(signed.status.conditions.map((x: { type: string }) => x.type), ['Approved']);
+    assert.deepEqual(
+      signed.status.conditions.map((x: { type: string }) => x.type),
+      ['Approved'],
+    );
   });
 
   it('bootstrap roles - system:certificates.platform.io:apiserver-client-agent-approver approves agent client requests', async () => {
@@ -158,7 +173,9 @@ describe('certificate signing requests (RBAC)', () => {
     await createCsr('agent-client', 'platform.io/apiserver-client-agent', 'CN=system:node:n1, O=system:nodes');
     assert.match(forbiddenMessage(await put('agent-client', 'approval', await withStatus('agent-client', approve), jane)), /signerName "platform.io\/apiserver-client-agent"/);
     assertOk(await c.request('POST', `${RBAC_V1}/clusterrolebindings`, { body: bindToJane(uniq('agent-approver'), role) }), 201);
-    const res = await eventually('jane may approve agent client requests', async () => assertOk(await put('agent-client', 'approval', await withStatus('agent-client', approve), jane)), { timeoutMs: 5_000 });
+    const res = await eventually('jane may approve agent client requests', async () => assertOk(await put('agent-client', 'approval', await withStatus('agent-client', approve), jane)), {
+      timeoutMs: 5_000,
+    });
     assert.equal(res.status.conditions[0].type, 'Approved');
   });
 

@@ -66,13 +66,31 @@ describe('client-node CoreV1Api', () => {
     const merged = await api.patchNamespacedConfigMap({ name, namespace: 'default', body: { data: { b: '2', drop: null } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
     assert.deepEqual(merged.data, { a: '1', b: '2' });
     const jsonPatched = await api.patchNamespacedConfigMap(
-      { name, namespace: 'default', body: [{ op: 'test', path: '/data/a', value: '1' }, { op: 'add', path: '/data/c', value: '3' }, { op: 'remove', path: '/data/a' }] },
+      {
+        name,
+        namespace: 'default',
+        body: [
+          { op: 'test', path: '/data/a', value: '1' },
+          { op: 'add', path: '/data/c', value: '3' },
+          { op: 'remove', path: '/data/a' },
+        ],
+      },
       setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
     );
     assert.deepEqual(jsonPatched.data, { b: '2', c: '3' });
     // A failing JSON patch test operation changes nothing.
     const failed = await expectApiError(
-      api.patchNamespacedConfigMap({ name, namespace: 'default', body: [{ op: 'test', path: '/data/b', value: 'nope' }, { op: 'add', path: '/data/d', value: '4' }] }, setHeaderOptions('Content-Type', PatchStrategy.JsonPatch)),
+      api.patchNamespacedConfigMap(
+        {
+          name,
+          namespace: 'default',
+          body: [
+            { op: 'test', path: '/data/b', value: 'nope' },
+            { op: 'add', path: '/data/d', value: '4' },
+          ],
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+      ),
       422,
     );
     assert.equal(JSON.parse(failed.body).kind, 'Status');
@@ -107,7 +125,10 @@ describe('client-node server-side apply', () => {
     const status = JSON.parse(conflict.body);
     assert.equal(status.reason, 'Conflict');
     assert.match(status.message, /^Apply failed with 1 conflict: conflict with "tool-a": \.data\.a$/);
-    assert.deepEqual(status.details.causes.map((c: any) => c.field), ['.data.a']);
+    assert.deepEqual(
+      status.details.causes.map((c: any) => c.field),
+      ['.data.a'],
+    );
 
     const forced = await apply('tool-b', { a: 'other' }, true);
     assert.deepEqual(forced.data, { a: 'other', b: '2' });
@@ -135,12 +156,19 @@ describe('client-node informer and watch', () => {
       await api.patchNamespacedConfigMap({ name: 'existing', namespace: ns, body: { data: { v: '2' } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
       await api.deleteNamespacedConfigMap({ name: 'cm-3', namespace: ns });
 
-      await eventually('informer cache equal to the server list', async () => {
-        const server = await api.listNamespacedConfigMap({ namespace: ns });
-        const want = server.items.map((i) => `${i.metadata?.name}@${i.metadata?.resourceVersion}`).sort();
-        const have = informer.list(ns).map((i) => `${i.metadata?.name}@${i.metadata?.resourceVersion}`).sort();
-        assert.deepEqual(have, want);
-      }, { timeoutMs: 8000, intervalMs: 100 });
+      await eventually(
+        'informer cache equal to the server list',
+        async () => {
+          const server = await api.listNamespacedConfigMap({ namespace: ns });
+          const want = server.items.map((i) => `${i.metadata?.name}@${i.metadata?.resourceVersion}`).sort();
+          const have = informer
+            .list(ns)
+            .map((i) => `${i.metadata?.name}@${i.metadata?.resourceVersion}`)
+            .sort();
+          assert.deepEqual(have, want);
+        },
+        { timeoutMs: 8000, intervalMs: 100 },
+      );
       assert.equal(informer.get('cm-1', ns)?.data?.v, '2');
       assert.equal(informer.get('cm-3', ns), undefined);
       assert.ok(seen.includes('delete:cm-3'), JSON.stringify(seen));
@@ -167,10 +195,14 @@ describe('client-node informer and watch', () => {
       await api.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'w' }, data: { v: '1' } } });
       await api.replaceNamespacedConfigMap({ name: 'w', namespace: ns, body: { metadata: { name: 'w' }, data: { v: '2' } } });
       await api.deleteNamespacedConfigMap({ name: 'w', namespace: ns });
-      await eventually('three watch events', () => {
-        const types = events.filter((e) => e.type !== 'BOOKMARK').map((e) => `${e.type}:${e.name}`);
-        assert.deepEqual(types, ['ADDED:w', 'MODIFIED:w', 'DELETED:w']);
-      }, { timeoutMs: 5000, intervalMs: 100 });
+      await eventually(
+        'three watch events',
+        () => {
+          const types = events.filter((e) => e.type !== 'BOOKMARK').map((e) => `${e.type}:${e.name}`);
+          assert.deepEqual(types, ['ADDED:w', 'MODIFIED:w', 'DELETED:w']);
+        },
+        { timeoutMs: 5000, intervalMs: 100 },
+      );
       assert.equal(doneErr, 'not done', 'watch still open');
     } finally {
       ctrl.abort();

@@ -35,10 +35,21 @@ describe('container image', { skip }, () => {
 
   const platform = (service: string, env: Record<string, string>, extra: string[] = []) =>
     docker([
-      'run', '-d', '--name', name(service), '--network', network, '--read-only', '--user', user,
-      '-v', `${dir}/local:/local:ro`,
+      'run',
+      '-d',
+      '--name',
+      name(service),
+      '--network',
+      network,
+      '--read-only',
+      '--user',
+      user,
+      '-v',
+      `${dir}/local:/local:ro`,
       ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
-      ...extra, IMAGE, service,
+      ...extra,
+      IMAGE,
+      service,
     ]);
 
   before(async () => {
@@ -52,22 +63,52 @@ describe('container image', { skip }, () => {
     port = await freePort();
     await docker(['network', 'create', network]);
     await docker([
-      'run', '--rm', '--read-only', '--user', user, '-v', `${dir}/local:/local`,
-      '-e', 'PLATFORM_LOCAL_DIR=/local', '-e', `PLATFORM_PORT=${port}`, '-e', 'PLATFORM_CERT_SANS=gateway',
-      '--entrypoint', 'node', IMAGE, 'dist/scripts/local-up.js', '--init-only',
+      'run',
+      '--rm',
+      '--read-only',
+      '--user',
+      user,
+      '-v',
+      `${dir}/local:/local`,
+      '-e',
+      'PLATFORM_LOCAL_DIR=/local',
+      '-e',
+      `PLATFORM_PORT=${port}`,
+      '-e',
+      'PLATFORM_CERT_SANS=gateway',
+      '--entrypoint',
+      'node',
+      IMAGE,
+      'dist/scripts/local-up.js',
+      '--init-only',
     ]);
     // The configuration the local server runs (JetStream, max_payload) with compose's TLS and users.
-    await writeFile(`${dir}/nats.conf`, natsConfig({
-      port: 4222,
-      host: '0.0.0.0',
-      storeDir: '/data',
-      tls: { certFile: '/etc/nats/local/pki/nats-server.crt', keyFile: '/etc/nats/local/pki/nats-server.key' },
-      include: 'local/nats-auth/authorization.conf',
-    }));
+    await writeFile(
+      `${dir}/nats.conf`,
+      natsConfig({
+        port: 4222,
+        host: '0.0.0.0',
+        storeDir: '/data',
+        tls: { certFile: '/etc/nats/local/pki/nats-server.crt', keyFile: '/etc/nats/local/pki/nats-server.key' },
+        include: 'local/nats-auth/authorization.conf',
+      }),
+    );
     await docker([
-      'run', '-d', '--name', name('nats'), '--network', network, '--network-alias', 'nats',
-      '-v', `${dir}/local:/etc/nats/local:ro`, '-v', `${dir}/nats.conf:/etc/nats/platform.conf:ro`,
-      NATS_IMAGE, '-c', '/etc/nats/platform.conf',
+      'run',
+      '-d',
+      '--name',
+      name('nats'),
+      '--network',
+      network,
+      '--network-alias',
+      'nats',
+      '-v',
+      `${dir}/local:/etc/nats/local:ro`,
+      '-v',
+      `${dir}/nats.conf:/etc/nats/platform.conf:ro`,
+      NATS_IMAGE,
+      '-c',
+      '/etc/nats/platform.conf',
     ]);
     const bus = (role: string) => ({
       PLATFORM_NATS_URL: 'nats://nats:4222',
@@ -79,19 +120,27 @@ describe('container image', { skip }, () => {
     await platform('authn', { ...bus('authn'), PLATFORM_TOKEN_AUTH_FILE: '/local/tokens.csv', PLATFORM_CLIENT_CA_FILE: '/local/pki/ca.crt' });
     await platform('authz', { ...bus('authz'), PLATFORM_AUTHORIZATION_MODE: 'Node,RBAC' });
     await platform('admission', bus('admission'));
-    await platform('gateway', {
-      ...bus('gateway'),
-      PLATFORM_SECURE_PORT: '6443',
-      PLATFORM_BIND_ADDRESS: '0.0.0.0',
-      PLATFORM_TLS_CERT_FILE: '/local/pki/serving.crt',
-      PLATFORM_TLS_PRIVATE_KEY_FILE: '/local/pki/serving.key',
-      PLATFORM_CLIENT_CA_FILE: '/local/pki/ca.crt',
-    }, ['-p', `127.0.0.1:${port}:6443`]);
+    await platform(
+      'gateway',
+      {
+        ...bus('gateway'),
+        PLATFORM_SECURE_PORT: '6443',
+        PLATFORM_BIND_ADDRESS: '0.0.0.0',
+        PLATFORM_TLS_CERT_FILE: '/local/pki/serving.crt',
+        PLATFORM_TLS_PRIVATE_KEY_FILE: '/local/pki/serving.key',
+        PLATFORM_CLIENT_CA_FILE: '/local/pki/ca.crt',
+      },
+      ['-p', `127.0.0.1:${port}:6443`],
+    );
     kubectl = new Kubectl(findKubectl()!, `${dir}/local/kubeconfig`);
-    await eventually('the gateway answers kubectl', async () => {
-      const r = await kubectl.run(['get', '--raw', '/readyz']);
-      assert.equal(r.code, 0, r.stderr);
-    }, { timeoutMs: 60_000, intervalMs: 500 }).catch(async (err: Error) => {
+    await eventually(
+      'the gateway answers kubectl',
+      async () => {
+        const r = await kubectl.run(['get', '--raw', '/readyz']);
+        assert.equal(r.code, 0, r.stderr);
+      },
+      { timeoutMs: 60_000, intervalMs: 500 },
+    ).catch(async (err: Error) => {
       const logs = await Promise.all(['nats', ...SERVICES].map(async (s) => `--- ${s}\n${await docker(['logs', '--tail', '15', name(s)]).catch(() => '')}`));
       throw new Error(`${err.message}\n${logs.join('\n')}`);
     });
@@ -128,9 +177,13 @@ describe('container image', { skip }, () => {
       assert.equal(await docker(['inspect', '--format', '{{.HostConfig.ReadonlyRootfs}}', name(s)]), 'true');
     }
     // The image's HEALTHCHECK, whichever service the container runs.
-    await eventually('every service is healthy', async () => {
-      for (const s of SERVICES) assert.equal(await docker(['inspect', '--format', '{{.State.Health.Status}}', name(s)]), 'healthy', s);
-    }, { timeoutMs: 60_000, intervalMs: 1_000 });
+    await eventually(
+      'every service is healthy',
+      async () => {
+        for (const s of SERVICES) assert.equal(await docker(['inspect', '--format', '{{.State.Health.Status}}', name(s)]), 'healthy', s);
+      },
+      { timeoutMs: 60_000, intervalMs: 1_000 },
+    );
   });
 
   it('container image - docker stop ends each service gracefully within seconds', async () => {

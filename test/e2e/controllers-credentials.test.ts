@@ -47,7 +47,10 @@ describe('controllers service with --use-service-account-credentials (Node,RBAC)
   const procs: Proc[] = [];
 
   function startControllers(flags: string[]): Proc {
-    const p = spawnProcess(['--import', 'tsx', 'services/controllers/main.ts', `--kubeconfig=${kubeconfig}`, '--secure-port=0', ...ELECTION_FLAGS, ...signingFlags, ...flags], { cwd: root, env: cleanEnv() });
+    const p = spawnProcess(['--import', 'tsx', 'services/controllers/main.ts', `--kubeconfig=${kubeconfig}`, '--secure-port=0', ...ELECTION_FLAGS, ...signingFlags, ...flags], {
+      cwd: root,
+      env: cleanEnv(),
+    });
     procs.push(p);
     return p;
   }
@@ -82,24 +85,37 @@ describe('controllers service with --use-service-account-credentials (Node,RBAC)
   }
 
   async function assertGone(p: string, timeoutMs = 15_000): Promise<void> {
-    await eventually(`${p} is gone`, async () => {
-      const r = await c.request('GET', p);
-      assert.equal(r.status, 404, `GET ${p}: ${r.status} ${r.text.slice(0, 300)}`);
-    }, { timeoutMs, intervalMs: 200 });
+    await eventually(
+      `${p} is gone`,
+      async () => {
+        const r = await c.request('GET', p);
+        assert.equal(r.status, 404, `GET ${p}: ${r.status} ${r.text.slice(0, 300)}`);
+      },
+      { timeoutMs, intervalMs: 200 },
+    );
   }
 
   /** A client request for CN=<name>, approved by the admin; resolves with the issued PEM. */
   async function signedCertificate(name: string, timeoutMs = 15_000): Promise<string> {
-    const body = { apiVersion: 'certificates.platform.io/v1', kind: 'CertificateSigningRequest', metadata: { name }, spec: { request: await csrRequest(`CN=${name}`), signerName: 'platform.io/apiserver-client', usages: ['digital signature', 'client auth'] } };
+    const body = {
+      apiVersion: 'certificates.platform.io/v1',
+      kind: 'CertificateSigningRequest',
+      metadata: { name },
+      spec: { request: await csrRequest(`CN=${name}`), signerName: 'platform.io/apiserver-client', usages: ['digital signature', 'client auth'] },
+    };
     assertOk(await c.request('POST', CSRS, { body }), 201);
     const csr = assertOk(await c.request('GET', `${CSRS}/${name}`));
     csr.status = { conditions: [{ type: 'Approved', status: 'True', reason: 'E2E', message: 'approved by the e2e test' }] };
     assertOk(await c.request('PUT', `${CSRS}/${name}/approval`, { body: csr }));
-    const issued = await eventually(`certificate of ${name}`, async () => {
-      const o = assertOk(await c.request('GET', `${CSRS}/${name}`));
-      assert.ok(o.status?.certificate, JSON.stringify(o.status));
-      return o;
-    }, { timeoutMs, intervalMs: 200 });
+    const issued = await eventually(
+      `certificate of ${name}`,
+      async () => {
+        const o = assertOk(await c.request('GET', `${CSRS}/${name}`));
+        assert.ok(o.status?.certificate, JSON.stringify(o.status));
+        return o;
+      },
+      { timeoutMs, intervalMs: 200 },
+    );
     return Buffer.from(issued.status.certificate, 'base64').toString('utf8');
   }
 
@@ -147,7 +163,7 @@ describe('controllers service with --use-service-account-credentials (Node,RBAC)
       assert.doesNotMatch(leader.output(), /serving \/healthz/, '--secure-port=0 serves nothing');
     });
 
-    test('controllers - namespace deletion, CSR signing, garbage collection, per-namespace objects and token secrets complete with the service\'s own identity holding only upstream\'s rights', async () => {
+    test("controllers - namespace deletion, CSR signing, garbage collection, per-namespace objects and token secrets complete with the service's own identity holding only upstream's rights", async () => {
       const doomed = await deleteNamespaceWithContent();
       await assertGone(ns(doomed));
 
@@ -156,10 +172,14 @@ describe('controllers service with --use-service-account-credentials (Node,RBAC)
 
       const fresh = uniq('fresh');
       await createNamespace(c, fresh);
-      await eventually(`default SA and root CA in ${fresh}`, async () => {
-        assertOk(await c.request('GET', `${ns(fresh)}/serviceaccounts/default`));
-        assert.deepEqual(assertOk(await c.request('GET', `${ns(fresh)}/configmaps/platform-root-ca.crt`)).data, { 'ca.crt': c.caPem });
-      }, { timeoutMs: 15_000, intervalMs: 200 });
+      await eventually(
+        `default SA and root CA in ${fresh}`,
+        async () => {
+          assertOk(await c.request('GET', `${ns(fresh)}/serviceaccounts/default`));
+          assert.deepEqual(assertOk(await c.request('GET', `${ns(fresh)}/configmaps/platform-root-ca.crt`)).data, { 'ca.crt': c.caPem });
+        },
+        { timeoutMs: 15_000, intervalMs: 200 },
+      );
 
       const owner = assertOk(await c.request('POST', `${ns(fresh)}/configmaps`, { body: configMap('owner') }), 201);
       const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata.uid };
@@ -170,13 +190,17 @@ describe('controllers service with --use-service-account-credentials (Node,RBAC)
       // serviceaccount-token keeps the service's own credentials; its role allows what it does.
       const secret = { apiVersion: 'v1', kind: 'Secret', type: 'platform.io/service-account-token', metadata: { name: 'legacy', annotations: { 'platform.io/service-account.name': 'default' } } };
       assertOk(await c.request('POST', `${ns(fresh)}/secrets`, { body: secret }), 201);
-      await eventually('the token secret is filled in', async () => {
-        assert.ok(assertOk(await c.request('GET', `${ns(fresh)}/secrets/legacy`)).data?.token, 'token written');
-      }, { timeoutMs: 15_000, intervalMs: 200 });
+      await eventually(
+        'the token secret is filled in',
+        async () => {
+          assert.ok(assertOk(await c.request('GET', `${ns(fresh)}/secrets/legacy`)).data?.token, 'token written');
+        },
+        { timeoutMs: 15_000, intervalMs: 200 },
+      );
       assert.doesNotMatch(leader.output(), /forbidden: User/, `no controller was refused:\n${tail(leader.output())}`);
     });
 
-    test('controllers - a controller\'s account deleted under it is made again with a new token, and the controller carries on', async () => {
+    test("controllers - a controller's account deleted under it is made again with a new token, and the controller carries on", async () => {
       const path_ = `${ns(SYSTEM_NS)}/serviceaccounts/certificate-controller`;
       const old = assertOk(await c.request('GET', path_));
       assertOk(await c.request('DELETE', path_));
@@ -186,11 +210,14 @@ describe('controllers service with --use-service-account-credentials (Node,RBAC)
       await signedCertificate(uniq('after-delete'), 20_000);
       const again = assertOk(await c.request('GET', path_));
       assert.notEqual(again.metadata.uid, old.metadata.uid, 'a new account');
-      const made = leader.output().split('\n').filter((l) => l.includes('service account created for a controller') && l.includes('platform-system/certificate-controller'));
+      const made = leader
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('service account created for a controller') && l.includes('platform-system/certificate-controller'));
       assert.equal(made.length, 2, 'made at start and again after the refusal');
     });
 
-    test('controllers - taking the namespace controller\'s binding away refuses it as system:serviceaccount:platform-system:namespace-controller, while CSR signing goes on; giving it back finishes the deletion', async () => {
+    test("controllers - taking the namespace controller's binding away refuses it as system:serviceaccount:platform-system:namespace-controller, while CSR signing goes on; giving it back finishes the deletion", async () => {
       const name = 'system:controller:namespace-controller';
       const before_ = assertOk(await c.request('GET', binding(name))).subjects;
       assert.deepEqual(before_, [{ kind: 'ServiceAccount', name: 'namespace-controller', namespace: SYSTEM_NS }]);
@@ -204,7 +231,7 @@ describe('controllers service with --use-service-account-credentials (Node,RBAC)
         await signedCertificate(uniq('meanwhile'));
         await sleep(500);
         assert.equal(assertOk(await c.request('GET', ns(doomed))).status.phase, 'Terminating');
-        assert.doesNotMatch(leader.output(), refusedAs(USER), 'the service\'s own identity was not what the namespace controller used');
+        assert.doesNotMatch(leader.output(), refusedAs(USER), "the service's own identity was not what the namespace controller used");
         await setSubjects(name, before_);
         await assertGone(ns(doomed), 90_000);
       } finally {
@@ -213,13 +240,16 @@ describe('controllers service with --use-service-account-credentials (Node,RBAC)
     });
   });
 
-  test('service-account credentials - the service\'s identity makes the account, a token is renewed once 80 % of its life is gone, and at once when invalidated', async () => {
+  test("service-account credentials - the service's identity makes the account, a token is renewed once 80 % of its life is gone, and at once when invalidated", async () => {
     const rootClient = new ApiClient(await loadClientConfig({ env: { PLATFORMCONFIG: kubeconfig } }));
     let now = Date.now();
     const account = uniq('probe');
     const tokens = new ServiceAccountTokenSource(rootClient, SYSTEM_NS, account, { now: () => now, expirationSeconds: 3600 });
     const whoAmI = async (authorization: string) => {
-      const r = await c.request('POST', '/apis/authentication.platform.io/v1/selfsubjectreviews', { token: authorization.replace(/^Bearer /, ''), body: { apiVersion: 'authentication.platform.io/v1', kind: 'SelfSubjectReview' } });
+      const r = await c.request('POST', '/apis/authentication.platform.io/v1/selfsubjectreviews', {
+        token: authorization.replace(/^Bearer /, ''),
+        body: { apiVersion: 'authentication.platform.io/v1', kind: 'SelfSubjectReview' },
+      });
       return assertOk(r, 201).status.userInfo.username as string;
     };
     try {
@@ -232,11 +262,15 @@ describe('controllers service with --use-service-account-credentials (Node,RBAC)
       now += 2 * 60_000;
       // Past 80 %: the old token still serves this request while a new one is fetched in the background.
       assert.equal((await tokens.headers()).Authorization, first);
-      const renewed = await eventually('a renewed token', async () => {
-        const h = (await tokens.headers()).Authorization!;
-        assert.notEqual(h, first);
-        return h;
-      }, { timeoutMs: 5_000, intervalMs: 50 });
+      const renewed = await eventually(
+        'a renewed token',
+        async () => {
+          const h = (await tokens.headers()).Authorization!;
+          assert.notEqual(h, first);
+          return h;
+        },
+        { timeoutMs: 5_000, intervalMs: 50 },
+      );
       assert.equal(await whoAmI(renewed), `system:serviceaccount:${SYSTEM_NS}:${account}`);
       tokens.invalidate();
       assert.notEqual((await tokens.headers()).Authorization, renewed, 'a new token after invalidate()');
@@ -246,7 +280,7 @@ describe('controllers service with --use-service-account-credentials (Node,RBAC)
     }
   });
 
-  test('controllers - without the flag the service\'s own identity acts: without its controllers binding the namespace controller is refused as system:platform-controller-manager', async () => {
+  test("controllers - without the flag the service's own identity acts: without its controllers binding the namespace controller is refused as system:platform-controller-manager", async () => {
     const leader = await startLeader([]);
     try {
       const ok = await deleteNamespaceWithContent();

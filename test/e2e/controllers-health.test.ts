@@ -34,13 +34,16 @@ interface Probe {
 /** One HTTPS GET; `ca` verifies the server, else any certificate is accepted (a self-signed one). */
 function probe(port: number, p: string, o: { token?: string; ca?: string } = {}): Promise<Probe> {
   return new Promise((resolve, reject) => {
-    const req = https.get({ host: '127.0.0.1', port, path: p, agent: false, timeout: 10_000, ...(o.ca ? { ca: o.ca } : { rejectUnauthorized: false }), headers: o.token ? { authorization: `Bearer ${o.token}` } : {} }, (res) => {
-      const cert = new X509Certificate((res.socket as import('node:tls').TLSSocket).getPeerCertificate().raw);
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, cert }));
-    });
+    const req = https.get(
+      { host: '127.0.0.1', port, path: p, agent: false, timeout: 10_000, ...(o.ca ? { ca: o.ca } : { rejectUnauthorized: false }), headers: o.token ? { authorization: `Bearer ${o.token}` } : {} },
+      (res) => {
+        const cert = new X509Certificate((res.socket as import('node:tls').TLSSocket).getPeerCertificate().raw);
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, cert }));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timed out')));
     req.on('error', reject);
   });
@@ -92,14 +95,33 @@ describe('controllers service health endpoints (run as a process)', { timeout: 1
     const p = start([]);
     try {
       await p.waitFor(/"msg":"controllers running"/, 30_000);
-      const ready = await eventually('/readyz passes', async () => {
-        const r = await probe(DEFAULT_PORT, '/readyz?verbose');
-        assert.equal(r.status, 200, r.body);
-        return r;
-      }, { timeoutMs: 10_000, intervalMs: 200 });
+      const ready = await eventually(
+        '/readyz passes',
+        async () => {
+          const r = await probe(DEFAULT_PORT, '/readyz?verbose');
+          assert.equal(r.status, 200, r.body);
+          return r;
+        },
+        { timeoutMs: 10_000, intervalMs: 200 },
+      );
       const lines = ready.body.trim().split('\n');
       console.log(`/readyz?verbose:\n${ready.body}`);
-      for (const check of ['ping', 'leaderElection', 'apiserver', 'namespace', 'garbagecollector', 'serviceaccount', 'root-ca-cert-publisher', 'podgc', 'resourcequota', 'pvc-protection', 'pv-protection', 'csrapproving', 'csrcleaner', 'shutdown']) {
+      for (const check of [
+        'ping',
+        'leaderElection',
+        'apiserver',
+        'namespace',
+        'garbagecollector',
+        'serviceaccount',
+        'root-ca-cert-publisher',
+        'podgc',
+        'resourcequota',
+        'pvc-protection',
+        'pv-protection',
+        'csrapproving',
+        'csrcleaner',
+        'shutdown',
+      ]) {
         assert.ok(lines.includes(`[+]${check} ok`), `${check} in:\n${ready.body}`);
       }
       assert.equal(lines.at(-1), 'readyz check passed');

@@ -59,9 +59,14 @@ describe('pvc-protection and pv-protection (in-process, as their own service acc
 
   before(async () => {
     c = await startTestCluster({ authorizationModes: ['Node', 'RBAC'], fullAuthn: true });
-    await eventually('the default policy is written', async () => {
-      for (const role of ['pvc-protection-controller', 'pv-protection-controller']) assertOk(await c.request('GET', `/apis/rbac.authorization.platform.io/v1/clusterrolebindings/system:controller:${role}`));
-    }, { timeoutMs: 15_000, intervalMs: 100 });
+    await eventually(
+      'the default policy is written',
+      async () => {
+        for (const role of ['pvc-protection-controller', 'pv-protection-controller'])
+          assertOk(await c.request('GET', `/apis/rbac.authorization.platform.io/v1/clusterrolebindings/system:controller:${role}`));
+      },
+      { timeoutMs: 15_000, intervalMs: 100 },
+    );
     dir = await mkdtemp(path.join(os.tmpdir(), 'platform-protection-e2e-'));
     const cert = await issueClientCert(c.ca, { commonName: USER });
     const kubeconfig = path.join(dir, 'controllers.kubeconfig');
@@ -85,10 +90,14 @@ describe('pvc-protection and pv-protection (in-process, as their own service acc
     return assertOk(await c.request('POST', p, { body }), 201);
   }
   async function gone(what: string, p: string): Promise<void> {
-    await eventually(`${what} is gone`, async () => {
-      const r = await c.request('GET', p);
-      assert.equal(r.status, 404, `${r.status} ${r.text.slice(0, 300)}`);
-    }, { timeoutMs: 5_000, intervalMs: 50 });
+    await eventually(
+      `${what} is gone`,
+      async () => {
+        const r = await c.request('GET', p);
+        assert.equal(r.status, 404, `${r.status} ${r.text.slice(0, 300)}`);
+      },
+      { timeoutMs: 5_000, intervalMs: 50 },
+    );
   }
   /** Still there, marked deleted, held by `finalizer` alone. */
   async function terminating(p: string, finalizer: string): Promise<void> {
@@ -158,10 +167,14 @@ describe('pvc-protection and pv-protection (in-process, as their own service acc
       const o = assertOk(await c.request('GET', p));
       assert.deepEqual(assertOk(await c.request('PUT', p, { body: { ...o, metadata: { ...o.metadata, finalizers: [] } } })).metadata.finalizers ?? [], []);
     }
-    await eventually('the finalizers are back', async () => {
-      assert.deepEqual(assertOk(await c.request('GET', claims(ns, 'data'))).metadata.finalizers, [PVC_FINALIZER]);
-      assert.deepEqual(assertOk(await c.request('GET', `${VOLUMES}/${pvName}`)).metadata.finalizers, [PV_FINALIZER]);
-    }, { timeoutMs: 5_000, intervalMs: 50 });
+    await eventually(
+      'the finalizers are back',
+      async () => {
+        assert.deepEqual(assertOk(await c.request('GET', claims(ns, 'data'))).metadata.finalizers, [PVC_FINALIZER]);
+        assert.deepEqual(assertOk(await c.request('GET', `${VOLUMES}/${pvName}`)).metadata.finalizers, [PV_FINALIZER]);
+      },
+      { timeoutMs: 5_000, intervalMs: 50 },
+    );
     assertOk(await c.request('DELETE', `${VOLUMES}/${pvName}`));
     await gone('the volume', `${VOLUMES}/${pvName}`);
   });

@@ -99,22 +99,30 @@ describe('controllers service (run as a process, RBAC-authorized as system:platf
   }
 
   async function assertGone(what: string, p: string, timeoutMs: number): Promise<void> {
-    await eventually(`${what} is gone`, async () => {
-      const r = await get(p);
-      assert.equal(r.status, 404, `GET ${p}: ${r.status} ${r.text.slice(0, 300)}`);
-    }, { timeoutMs, intervalMs: 200 });
+    await eventually(
+      `${what} is gone`,
+      async () => {
+        const r = await get(p);
+        assert.equal(r.status, 404, `GET ${p}: ${r.status} ${r.text.slice(0, 300)}`);
+      },
+      { timeoutMs, intervalMs: 200 },
+    );
   }
 
   /** Waits for the `default` service account and the root CA config map of a namespace; returns them. */
   async function perNamespaceObjects(namespace: string, caPem: string, timeoutMs = 10_000): Promise<{ sa: any; cm: any }> {
-    return eventually(`default SA and ${ROOT_CA_CM} in ${namespace}`, async () => {
-      const s = await get(sa(namespace));
-      assert.equal(s.status, 200, `GET ${sa(namespace)}: ${s.status} ${s.text.slice(0, 200)}`);
-      const m = await get(cm(namespace));
-      assert.equal(m.status, 200, `GET ${cm(namespace)}: ${m.status} ${m.text.slice(0, 200)}`);
-      assert.deepEqual(m.json.data, { 'ca.crt': caPem }, `${ROOT_CA_CM} data in ${namespace}`);
-      return { sa: s.json, cm: m.json };
-    }, { timeoutMs, intervalMs: 200 });
+    return eventually(
+      `default SA and ${ROOT_CA_CM} in ${namespace}`,
+      async () => {
+        const s = await get(sa(namespace));
+        assert.equal(s.status, 200, `GET ${sa(namespace)}: ${s.status} ${s.text.slice(0, 200)}`);
+        const m = await get(cm(namespace));
+        assert.equal(m.status, 200, `GET ${cm(namespace)}: ${m.status} ${m.text.slice(0, 200)}`);
+        assert.deepEqual(m.json.data, { 'ca.crt': caPem }, `${ROOT_CA_CM} data in ${namespace}`);
+        return { sa: s.json, cm: m.json };
+      },
+      { timeoutMs, intervalMs: 200 },
+    );
   }
 
   before(async () => {
@@ -191,9 +199,7 @@ describe('controllers service (run as a process, RBAC-authorized as system:platf
       assert.notEqual(again.cm.metadata.uid, first.cm.metadata.uid, 'the config map is a new object');
 
       // Changed: the data is put back.
-      const changed = assertOk(
-        await c.request('PATCH', cm(name), { body: { data: { 'ca.crt': 'not a CA', extra: 'x' } }, headers: { 'content-type': 'application/merge-patch+json' } }),
-      );
+      const changed = assertOk(await c.request('PATCH', cm(name), { body: { data: { 'ca.crt': 'not a CA', extra: 'x' } }, headers: { 'content-type': 'application/merge-patch+json' } }));
       assert.equal(changed.data['ca.crt'], 'not a CA');
       const restored = await perNamespaceObjects(name, c.caPem);
       assert.equal(restored.cm.metadata.uid, again.cm.metadata.uid, 'restored in place, not re-created');
@@ -213,7 +219,10 @@ describe('controllers service (run as a process, RBAC-authorized as system:platf
         [`${ns(name)}/configmaps`, configMap('settings', { a: '1' })],
         [`${ns(name)}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds' }, stringData: { password: 'hunter2' } }],
         [`/apis/apps/v1/namespaces/${name}/deployments`, deployment('web')],
-        [`/apis/rbac.authorization.platform.io/v1/namespaces/${name}/roles`, { apiVersion: 'rbac.authorization.platform.io/v1', kind: 'Role', metadata: { name: 'reader' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] }],
+        [
+          `/apis/rbac.authorization.platform.io/v1/namespaces/${name}/roles`,
+          { apiVersion: 'rbac.authorization.platform.io/v1', kind: 'Role', metadata: { name: 'reader' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] },
+        ],
       ];
       for (const [p, body] of content) assertOk(await c.request('POST', p, { body }), 201);
       await perNamespaceObjects(name, c.caPem);
@@ -229,15 +238,13 @@ describe('controllers service (run as a process, RBAC-authorized as system:platf
       const r = await get(ns(name));
       assert.equal(r.status, 404, `GET namespace after kubectl delete: ${r.status} ${r.text.slice(0, 300)}`);
       // Nothing of the namespace is left, anywhere.
-      for (const p of [
-        '/api/v1/configmaps',
-        '/api/v1/secrets',
-        '/api/v1/serviceaccounts',
-        '/apis/apps/v1/deployments',
-        '/apis/rbac.authorization.platform.io/v1/roles',
-      ]) {
+      for (const p of ['/api/v1/configmaps', '/api/v1/secrets', '/api/v1/serviceaccounts', '/apis/apps/v1/deployments', '/apis/rbac.authorization.platform.io/v1/roles']) {
         const list = assertOk(await get(`${p}?fieldSelector=metadata.namespace=${name}`));
-        assert.deepEqual(list.items.map((i: any) => i.metadata.name), [], `${p} in ${name}`);
+        assert.deepEqual(
+          list.items.map((i: any) => i.metadata.name),
+          [],
+          `${p} in ${name}`,
+        );
       }
       for (const [p, body] of content) {
         const one = await get(`${p}/${(body as { metadata: { name: string } }).metadata.name}`);
@@ -254,14 +261,18 @@ describe('controllers service (run as a process, RBAC-authorized as system:platf
       await perNamespaceObjects(name, c.caPem);
 
       assertOk(await c.request('DELETE', ns(name)));
-      const nsObj = await eventually(`conditions on ${name}`, async () => {
-        const r = assertOk(await get(ns(name)));
-        assert.equal(r.status?.phase, 'Terminating');
-        const by = Object.fromEntries((r.status?.conditions ?? []).map((x: any) => [x.type, x]));
-        assert.equal(by.NamespaceFinalizersRemaining?.status, 'True', JSON.stringify(r.status));
-        assert.equal(by.NamespaceContentRemaining?.status, 'True', JSON.stringify(r.status));
-        return r;
-      }, { timeoutMs: 10_000, intervalMs: 200 });
+      const nsObj = await eventually(
+        `conditions on ${name}`,
+        async () => {
+          const r = assertOk(await get(ns(name)));
+          assert.equal(r.status?.phase, 'Terminating');
+          const by = Object.fromEntries((r.status?.conditions ?? []).map((x: any) => [x.type, x]));
+          assert.equal(by.NamespaceFinalizersRemaining?.status, 'True', JSON.stringify(r.status));
+          assert.equal(by.NamespaceContentRemaining?.status, 'True', JSON.stringify(r.status));
+          return r;
+        },
+        { timeoutMs: 10_000, intervalMs: 200 },
+      );
       const by = Object.fromEntries(nsObj.status.conditions.map((x: any) => [x.type, x]));
       assert.deepEqual(
         { reason: by.NamespaceFinalizersRemaining.reason, message: by.NamespaceFinalizersRemaining.message },
@@ -276,13 +287,20 @@ describe('controllers service (run as a process, RBAC-authorized as system:platf
       for (const x of nsObj.status.conditions) assert.ok(x.lastTransitionTime, `${x.type} has a lastTransitionTime`);
 
       // Everything else is gone; the held config map waits with a deletionTimestamp.
-      await eventually('only the held config map is left', async () => {
-        const cms = assertOk(await get(`${ns(name)}/configmaps`));
-        assert.deepEqual(cms.items.map((i: any) => i.metadata.name), ['held']);
-        assert.ok(cms.items[0].metadata.deletionTimestamp, 'the held config map is being deleted');
-        assert.deepEqual(assertOk(await get(`${ns(name)}/secrets`)).items, []);
-        assert.deepEqual(assertOk(await get(`${ns(name)}/serviceaccounts`)).items, []);
-      }, { timeoutMs: 5_000, intervalMs: 200 });
+      await eventually(
+        'only the held config map is left',
+        async () => {
+          const cms = assertOk(await get(`${ns(name)}/configmaps`));
+          assert.deepEqual(
+            cms.items.map((i: any) => i.metadata.name),
+            ['held'],
+          );
+          assert.ok(cms.items[0].metadata.deletionTimestamp, 'the held config map is being deleted');
+          assert.deepEqual(assertOk(await get(`${ns(name)}/secrets`)).items, []);
+          assert.deepEqual(assertOk(await get(`${ns(name)}/serviceaccounts`)).items, []);
+        },
+        { timeoutMs: 5_000, intervalMs: 200 },
+      );
       // And it stays that way while the finalizer holds.
       await sleep(1_500);
       assert.equal(assertOk(await get(ns(name))).status.phase, 'Terminating');
@@ -300,14 +318,22 @@ describe('controllers service (run as a process, RBAC-authorized as system:platf
     try {
       const name = uniq('nosa');
       await createNamespace(c, name);
-      await eventually(`${ROOT_CA_CM} in ${name}`, async () => {
-        const m = assertOk(await get(cm(name)));
-        assert.deepEqual(m.data, { 'ca.crt': other.certPem });
-      }, { timeoutMs: 10_000, intervalMs: 200 });
+      await eventually(
+        `${ROOT_CA_CM} in ${name}`,
+        async () => {
+          const m = assertOk(await get(cm(name)));
+          assert.deepEqual(m.data, { 'ca.crt': other.certPem });
+        },
+        { timeoutMs: 10_000, intervalMs: 200 },
+      );
       // The existing config maps follow the new root CA too.
-      await eventually(`${ROOT_CA_CM} in default follows --root-ca-file`, async () => {
-        assert.deepEqual(assertOk(await get(cm('default'))).data, { 'ca.crt': other.certPem });
-      }, { timeoutMs: 10_000, intervalMs: 200 });
+      await eventually(
+        `${ROOT_CA_CM} in default follows --root-ca-file`,
+        async () => {
+          assert.deepEqual(assertOk(await get(cm('default'))).data, { 'ca.crt': other.certPem });
+        },
+        { timeoutMs: 10_000, intervalMs: 200 },
+      );
       for (let i = 0; i < 6; i++) {
         const s = await get(sa(name));
         assert.equal(s.status, 404, `no default service account expected in ${name}: ${s.status} ${s.text.slice(0, 200)}`);
@@ -335,11 +361,15 @@ describe('controllers service (run as a process, RBAC-authorized as system:platf
     const a = startControllers();
     const b = startControllers();
     const replicas = [a, b];
-    const first = await eventually('one replica leads', () => {
-      const leading = replicas.filter((p) => becameLeader(p).length > 0);
-      assert.equal(leading.length, 1, 'replicas that logged "became leader"');
-      return leading[0]!;
-    }, { timeoutMs: START_TIMEOUT_MS, intervalMs: 200 });
+    const first = await eventually(
+      'one replica leads',
+      () => {
+        const leading = replicas.filter((p) => becameLeader(p).length > 0);
+        assert.equal(leading.length, 1, 'replicas that logged "became leader"');
+        return leading[0]!;
+      },
+      { timeoutMs: START_TIMEOUT_MS, intervalMs: 200 },
+    );
     await first.waitFor(/"msg":"controllers running"/, START_TIMEOUT_MS);
     const second = first === a ? b : a;
     const firstId = becameLeader(first)[0]!.identity!;

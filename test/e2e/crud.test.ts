@@ -85,10 +85,7 @@ describe('configmaps', () => {
 
   it('configmaps - server-owned metadata in a request is replaced; a different uid on update is 409', async () => {
     const name = uniq('owned');
-    const created = assertOk(
-      await c.request('POST', CM, { body: configMap(name, {}, undefined, { uid: 'client-chosen', creationTimestamp: '2001-01-01T00:00:00Z', resourceVersion: '' }) }),
-      201,
-    );
+    const created = assertOk(await c.request('POST', CM, { body: configMap(name, {}, undefined, { uid: 'client-chosen', creationTimestamp: '2001-01-01T00:00:00Z', resourceVersion: '' }) }), 201);
     assert.notEqual(created.metadata.uid, 'client-chosen');
     assert.match(created.metadata.uid, UUID);
     assert.notEqual(created.metadata.creationTimestamp, '2001-01-01T00:00:00Z');
@@ -102,7 +99,10 @@ describe('configmaps', () => {
     const name = uniq('frozen');
     const created = assertOk(await c.request('POST', CM, { body: { ...configMap(name, { a: '1' }), immutable: true } }), 201);
     const change = assertStatus(await c.request('PUT', `${CM}/${name}`, { body: { ...created, data: { a: '2' } } }), 422, 'Invalid');
-    assert.ok(change.details.causes.some((x: any) => x.field === 'data'), JSON.stringify(change.details.causes));
+    assert.ok(
+      change.details.causes.some((x: any) => x.field === 'data'),
+      JSON.stringify(change.details.causes),
+    );
     assertStatus(await c.request('PUT', `${CM}/${name}`, { body: { ...created, immutable: false } }), 422, 'Invalid');
     // Metadata stays mutable, and the object can be deleted.
     assertOk(await c.request('PATCH', `${CM}/${name}`, { body: { metadata: { labels: { still: 'mutable' } } }, headers: { 'content-type': 'application/merge-patch+json' } }));
@@ -268,7 +268,10 @@ describe('namespaces', () => {
     assert.equal(got.status.phase, 'Terminating');
     const r = assertStatus(await c.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: configMap('after') }), 403, 'Forbidden');
     assert.match(r.message, new RegExp(`unable to create new content in namespace ${ns} because it is being terminated`));
-    assert.ok(r.details?.causes?.some((cause: any) => cause.reason === 'NamespaceTerminating'), `NamespaceTerminating cause in ${JSON.stringify(r.details)}`);
+    assert.ok(
+      r.details?.causes?.some((cause: any) => cause.reason === 'NamespaceTerminating'),
+      `NamespaceTerminating cause in ${JSON.stringify(r.details)}`,
+    );
   });
 });
 
@@ -332,7 +335,10 @@ describe('deployments and the status subresource', () => {
       }),
     );
     const containers = patched.spec.template.spec.containers;
-    assert.deepEqual(containers.map((x: any) => `${x.name}=${x.image}`), ['main=registry.example/app:2', 'sidecar=registry.example/sidecar:1']);
+    assert.deepEqual(
+      containers.map((x: any) => `${x.name}=${x.image}`),
+      ['main=registry.example/app:2', 'sidecar=registry.example/sidecar:1'],
+    );
     assert.equal(patched.metadata.generation, 2);
     // A merge patch replaces the list instead.
     const merged = assertOk(
@@ -341,7 +347,10 @@ describe('deployments and the status subresource', () => {
         headers: { 'content-type': 'application/merge-patch+json' },
       }),
     );
-    assert.deepEqual(merged.spec.template.spec.containers.map((x: any) => x.name), ['only']);
+    assert.deepEqual(
+      merged.spec.template.spec.containers.map((x: any) => x.name),
+      ['only'],
+    );
   });
 
   it('deployments - generation bumps on spec changes only', async () => {
@@ -411,7 +420,10 @@ describe('finalizers', () => {
     // Adding a finalizer while terminating is invalid.
     const add = await c.request('PUT', `${CM}/${name}`, { body: { ...terminating, metadata: { ...terminating.metadata, finalizers: ['example.com/a', 'example.com/b', 'example.com/c'] } } });
     const st = assertStatus(add, 422, 'Invalid');
-    assert.ok(st.details.causes.some((x: any) => x.field === 'metadata.finalizers'), JSON.stringify(st.details));
+    assert.ok(
+      st.details.causes.some((x: any) => x.field === 'metadata.finalizers'),
+      JSON.stringify(st.details),
+    );
 
     const one = assertOk(await c.request('PUT', `${CM}/${name}`, { body: { ...terminating, metadata: { ...terminating.metadata, finalizers: ['example.com/b'] } } }));
     assert.deepEqual(one.metadata.finalizers, ['example.com/b']);
@@ -457,7 +469,10 @@ describe('dry run', () => {
     const cmWatch = await openWatch(c, `${cms}?watch=true&resourceVersion=${kept.metadata.resourceVersion}`);
     try {
       const apply = (name: string) =>
-        c.request('PATCH', `${deploys}/${name}?dryRun=All&fieldManager=dry&force=true`, { rawBody: JSON.stringify({ ...deployment(name, 5), apiVersion: 'apps/v1', kind: 'Deployment' }), headers: { 'content-type': 'application/apply-patch+yaml' } });
+        c.request('PATCH', `${deploys}/${name}?dryRun=All&fieldManager=dry&force=true`, {
+          rawBody: JSON.stringify({ ...deployment(name, 5), apiVersion: 'apps/v1', kind: 'Deployment' }),
+          headers: { 'content-type': 'application/apply-patch+yaml' },
+        });
       assert.equal(assertOk(await apply('web')).spec.replicas, 5);
       assert.equal(assertOk(await apply('new-one'), 201).metadata.name, 'new-one', 'an apply that would create answers 201');
       const status = { ...created, status: { replicas: 2, readyReplicas: 2 } };
@@ -597,7 +612,10 @@ describe('validation errors', () => {
       JSON.stringify(r.details.causes),
     );
     const noName = assertStatus(await c.request('POST', CM, { body: { data: {} } }), 422, 'Invalid');
-    assert.ok(noName.details.causes.some((x: any) => x.field === 'metadata.name' && x.reason === 'FieldValueRequired'), JSON.stringify(noName.details.causes));
+    assert.ok(
+      noName.details.causes.some((x: any) => x.field === 'metadata.name' && x.reason === 'FieldValueRequired'),
+      JSON.stringify(noName.details.causes),
+    );
   });
 
   it('validation - a schema violation is 422 naming the field', async () => {

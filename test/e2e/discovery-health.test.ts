@@ -40,7 +40,10 @@ describe('discovery', () => {
     const ns = body.resources.find((r: any) => r.name === 'namespaces');
     assert.equal(ns.namespaced, false);
     assert.deepEqual(ns.shortNames, ['ns']);
-    assert.ok(body.resources.some((r: any) => r.name === 'namespaces/status'), 'namespaces/status listed');
+    assert.ok(
+      body.resources.some((r: any) => r.name === 'namespaces/status'),
+      'namespaces/status listed',
+    );
     assert.ok(!body.resources.some((r: any) => r.name === 'configmaps/status'), 'configmaps have no status subresource');
   });
 
@@ -162,9 +165,7 @@ describe('discovery', () => {
       assert.ok(doc.components?.schemas && Object.keys(doc.components.schemas).length > 0, `${key} has schemas`);
     }
     const core = assertOk(await c.request('GET', paths['api/v1']!.serverRelativeURL));
-    const cmSchema = Object.values(core.components.schemas as Record<string, any>).find((s) =>
-      (s['x-kubernetes-group-version-kind'] ?? []).some((g: any) => g.group === '' && g.kind === 'ConfigMap'),
-    );
+    const cmSchema = Object.values(core.components.schemas as Record<string, any>).find((s) => (s['x-kubernetes-group-version-kind'] ?? []).some((g: any) => g.group === '' && g.kind === 'ConfigMap'));
     assert.ok(cmSchema, 'ConfigMap schema in api/v1');
     assertStatus(await c.request('GET', '/openapi/v3/apis/nope.example.com/v1'), 404);
   });
@@ -184,7 +185,10 @@ describe('health and metrics', () => {
     assert.equal(r.status, 200);
     const lines = r.text.trim().split('\n');
     assert.ok(lines.includes('[+]ping ok'), r.text);
-    assert.ok(lines.slice(0, -1).every((l) => /^\[\+\][\w.:/-]+ ok$/.test(l)), r.text);
+    assert.ok(
+      lines.slice(0, -1).every((l) => /^\[\+\][\w.:/-]+ ok$/.test(l)),
+      r.text,
+    );
     assert.equal(lines.at(-1), 'readyz check passed');
     const live = await c.request('GET', '/livez?verbose');
     assert.equal(live.text.trim().split('\n').at(-1), 'livez check passed');
@@ -219,8 +223,14 @@ describe('health and metrics', () => {
     assert.match(r.headers.get('content-type') ?? '', /^text\/plain/);
     assert.match(r.text, /^# TYPE apiserver_request_total counter$/m);
     const lines = r.text.split('\n').filter((l) => l.startsWith('apiserver_request_total{') && l.includes('resource="configmaps"'));
-    assert.ok(lines.some((l) => l.includes('verb="LIST"') && l.includes('code="200"')), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => l.includes('verb="LIST"') && l.includes('code="200"')),
+      lines.join('\n'),
+    );
     // Upstream reports creates with the HTTP verb POST.
-    assert.ok(lines.some((l) => l.includes('verb="POST"') && l.includes('code="201"')), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => l.includes('verb="POST"') && l.includes('code="201"')),
+      lines.join('\n'),
+    );
   });
 });

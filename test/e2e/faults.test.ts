@@ -41,12 +41,16 @@ describe('faults: each service killed while it is the only replica', { timeout: 
   const send = (method: string, p: string, body?: unknown, timeoutMs = 20_000): Promise<Reply> =>
     new Promise((resolve, reject) => {
       const data = body === undefined ? undefined : JSON.stringify(body);
-      const req = http.request(url() + p, { method, agent: false, timeout: timeoutMs, headers: { authorization: `Bearer ${token}`, ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}) } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      });
+      const req = http.request(
+        url() + p,
+        { method, agent: false, timeout: timeoutMs, headers: { authorization: `Bearer ${token}`, ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}) } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
       req.on('timeout', () => req.destroy(new Error(`${method} ${p} hung for ${timeoutMs} ms`)));
       req.on('error', reject);
       req.end(data);
@@ -138,7 +142,7 @@ describe('faults: each service killed while it is the only replica', { timeout: 
     stop = true;
     await Promise.all(writers);
     const final = JSON.parse((await send('GET', CM)).body);
-    for (let until = Date.now() + 15_000; Number(watcher.rv) < Number(final.metadata.resourceVersion) && Date.now() < until; ) await sleep(100);
+    for (let until = Date.now() + 15_000; Number(watcher.rv) < Number(final.metadata.resourceVersion) && Date.now() < until;) await sleep(100);
     await watcher.stop();
 
     // Every failure was a clear retryable answer: 503/504 from the gateway, or no connection while it was down.

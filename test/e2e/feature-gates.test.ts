@@ -64,7 +64,17 @@ describe('feature gates', { timeout: 120_000 }, () => {
     const url = `http://127.0.0.1:${port}`;
     const kubeconfigPath = path.join(dir, 'kubeconfig');
     const context = { cluster: 'gated', user: 'admin' };
-    await writeFile(kubeconfigPath, JSON.stringify({ apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'gated', cluster: { server: url } }], users: [{ name: 'admin', user: { token: defaults.adminToken } }], contexts: [{ name: 'gated', context }], 'current-context': 'gated' }));
+    await writeFile(
+      kubeconfigPath,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: 'gated', cluster: { server: url } }],
+        users: [{ name: 'admin', user: { token: defaults.adminToken } }],
+        contexts: [{ name: 'gated', context }],
+        'current-context': 'gated',
+      }),
+    );
     gated = {
       url,
       kubeconfigPath,
@@ -140,7 +150,10 @@ describe('feature gates', { timeout: 120_000 }, () => {
     const csiPod = (name: string) => pod(name, { volumes: [{ name: 'inline', csi: { driver: 'csi.example.com' } }] });
     assertOk(await defaults.request('POST', '/api/v1/namespaces/default/pods', { body: csiPod(uniq('csi')) }), 201);
     const refused = assertStatus(await gated.request('POST', '/api/v1/namespaces/default/pods', { body: csiPod(uniq('csi')) }), 422, 'Invalid');
-    assert.deepEqual(refused.details.causes.map((c: any) => [c.field, c.message]), [['spec.volumes[0]', 'Required value: must specify a volume type']]);
+    assert.deepEqual(
+      refused.details.causes.map((c: any) => [c.field, c.message]),
+      [['spec.volumes[0]', 'Required value: must specify a volume type']],
+    );
 
     const psp = {
       apiVersion: 'policy/v1beta1',
@@ -159,7 +172,12 @@ describe('feature gates', { timeout: 120_000 }, () => {
       [gated, ['allowedProcMountTypes']],
     ] as const) {
       const created = assertOk(await c.request('POST', '/apis/policy/v1beta1/podsecuritypolicies', { body: { ...psp, metadata: { name: uniq('psp') } } }), 201);
-      assert.deepEqual(Object.keys(created.spec).filter((k) => k.startsWith('allowed')).sort(), want);
+      assert.deepEqual(
+        Object.keys(created.spec)
+          .filter((k) => k.startsWith('allowed'))
+          .sort(),
+        want,
+      );
     }
   });
 
@@ -174,9 +192,7 @@ describe('feature gates', { timeout: 120_000 }, () => {
       },
     ];
     // No NATS behind the URL: the flag is checked before the gateway connects.
-    const procs = cases.map((c) =>
-      spawnProcess(['--import', 'tsx', 'services/gateway/main.ts', `--nats-url=nats://127.0.0.1:${port}`, ...c.args], { cwd: root, env: cleanEnv(c.env) }),
-    );
+    const procs = cases.map((c) => spawnProcess(['--import', 'tsx', 'services/gateway/main.ts', `--nats-url=nats://127.0.0.1:${port}`, ...c.args], { cwd: root, env: cleanEnv(c.env) }));
     for (const [i, p] of procs.entries()) {
       const status = await exitWithin(p, 30_000);
       assert.deepEqual(status, { code: 2, signal: null }, tail(p.output()));

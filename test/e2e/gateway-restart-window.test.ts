@@ -176,20 +176,29 @@ describe('watch window rebuilt from JetStream: a gateway started later serves ol
   const send = (port: number, method: string, p: string, body?: unknown, contentType = 'application/json'): Promise<Reply> =>
     new Promise((resolve, reject) => {
       const data = body === undefined ? undefined : JSON.stringify(body);
-      const req = http.request(`http://127.0.0.1:${port}${p}`, { method, agent: false, timeout: 20_000, headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(data ? { 'content-type': contentType, 'content-length': Buffer.byteLength(data) } : {}) } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => {
-          let json: any;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, body: text, json });
-        });
-      });
+      const req = http.request(
+        `http://127.0.0.1:${port}${p}`,
+        {
+          method,
+          agent: false,
+          timeout: 20_000,
+          headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(data ? { 'content-type': contentType, 'content-length': Buffer.byteLength(data) } : {}) },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (text += c));
+          res.on('end', () => {
+            let json: any;
+            try {
+              json = JSON.parse(text);
+            } catch {
+              json = undefined;
+            }
+            resolve({ status: res.statusCode ?? 0, body: text, json });
+          });
+        },
+      );
       req.on('timeout', () => req.destroy(new Error(`${method} ${p} hung`)));
       req.on('error', reject);
       req.end(data);
@@ -226,7 +235,7 @@ describe('watch window rebuilt from JetStream: a gateway started later serves ol
         res.on('data', (chunk: string) => {
           buf += chunk;
           if (res.statusCode !== 200) return;
-          for (let i; (i = buf.indexOf('\n')) >= 0; ) {
+          for (let i; (i = buf.indexOf('\n')) >= 0;) {
             const line = buf.slice(0, i).trim();
             buf = buf.slice(i + 1);
             if (line) events.push(JSON.parse(line));
@@ -297,7 +306,15 @@ describe('watch window rebuilt from JetStream: a gateway started later serves ol
   const labelsOf = (o: any): Record<string, string> => ({ ...(o?.metadata?.labels ?? {}) });
 
   /** One write, recorded in `log` with the revision and state the server acknowledged. */
-  async function write(port: number, log: Change[], op: 'create' | 'update' | 'delete', name: string, ns: string, data?: Record<string, string>, labels?: Record<string, string | null>): Promise<Change> {
+  async function write(
+    port: number,
+    log: Change[],
+    op: 'create' | 'update' | 'delete',
+    name: string,
+    ns: string,
+    data?: Record<string, string>,
+    labels?: Record<string, string | null>,
+  ): Promise<Change> {
     let c: Change;
     if (op === 'create') {
       const o = await ok(send(port, 'POST', cmPath(ns), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(labels ? { labels } : {}) }, data: data ?? {} }), 201);
@@ -378,11 +395,18 @@ describe('watch window rebuilt from JetStream: a gateway started later serves ol
       if (!informerStopped) setTimeout(() => !informerStopped && void informer.start(), 200);
     });
     await informer.start();
-    const cacheOf = () => informer.list(ns2).map((o) => `${o.metadata?.name}@${o.metadata?.resourceVersion}`).sort();
+    const cacheOf = () =>
+      informer
+        .list(ns2)
+        .map((o) => `${o.metadata?.name}@${o.metadata?.resourceVersion}`)
+        .sort();
     const storedNs2 = () => sortedState(stateAt(new Map(), changes2, Infinity));
     await write(portA, changes2, 'create', 'p3', ns2, { v: '0' });
     await write(portA, changes2, 'update', 'p1', ns2, { v: '1' });
-    await eventually('the informer follows writes through A', () => assert.deepEqual(cacheOf(), storedNs2(), `informer errors: ${JSON.stringify(informerErrors.slice(-3))}; list calls ${listCalls}`), { timeoutMs: 10_000, intervalMs: 100 });
+    await eventually('the informer follows writes through A', () => assert.deepEqual(cacheOf(), storedNs2(), `informer errors: ${JSON.stringify(informerErrors.slice(-3))}; list calls ${listCalls}`), {
+      timeoutMs: 10_000,
+      intervalMs: 100,
+    });
     // Cut the informer off (A still runs): the writes below are made while it is not watching, so
     // on B it must catch up on changes older than B's start.
     proxy.switchTo(null, 'none');
@@ -446,7 +470,11 @@ describe('watch window rebuilt from JetStream: a gateway started later serves ol
   // First: the LIST counter of gateway B is read before any test request lists on B.
   it('informer - moved from a killed gateway to one started later, it resumes its watch: no relist, cache equal to the stored state', async () => {
     const want = sortedState(stateAt(new Map(), changes2, Infinity));
-    const cacheOf = () => informer.list(ns2).map((o) => `${o.metadata?.name}@${o.metadata?.resourceVersion}`).sort();
+    const cacheOf = () =>
+      informer
+        .list(ns2)
+        .map((o) => `${o.metadata?.name}@${o.metadata?.resourceVersion}`)
+        .sort();
     await eventually('the informer cache equals the acknowledged state of its namespace', () => assert.deepEqual(cacheOf(), want), { timeoutMs: 15_000, intervalMs: 100 });
     assert.equal(informer.get('p2', ns2)?.metadata?.labels?.tier, 'x', 'a change made while the informer was cut off, before B started');
     assert.equal(informer.get('p0', ns2), undefined, 'a deletion made while the informer was cut off, before B started');
@@ -460,8 +488,15 @@ describe('watch window rebuilt from JetStream: a gateway started later serves ol
     const detail = `informer resumed from ${informerRv}; requests through the proxy to B: ${JSON.stringify(throughProxyToB)}; informer errors: ${JSON.stringify(informerErrors.slice(-5))}`;
     assert.equal(lists, 0, `gateway B served ${lists} configmap LIST(s): the informer relisted. ${detail}`);
     assert.equal(listCalls, 1, `the informer listed ${listCalls} times (once at start is all). ${detail}`);
-    assert.deepEqual(throughProxyToB.filter((l) => !/[?&]watch=true(&|$)/.test(l)), [], `only watches went to B. ${detail}`);
-    assert.ok(throughProxyToB.some((l) => new RegExp(`[?&]resourceVersion=${informerRv}(&|$)`).test(l)), `the informer's watch on B resumed from its resourceVersion ${informerRv}. ${detail}`);
+    assert.deepEqual(
+      throughProxyToB.filter((l) => !/[?&]watch=true(&|$)/.test(l)),
+      [],
+      `only watches went to B. ${detail}`,
+    );
+    assert.ok(
+      throughProxyToB.some((l) => new RegExp(`[?&]resourceVersion=${informerRv}(&|$)`).test(l)),
+      `the informer's watch on B resumed from its resourceVersion ${informerRv}. ${detail}`,
+    );
     assert.ok(openWatches >= 1, `the informer's watch is open on B (apiserver_longrunning_requests WATCH configmaps = ${openWatches})`);
     assert.ok(connects >= 2, `the informer (re)connected: ${connects}`);
 
@@ -479,11 +514,18 @@ describe('watch window rebuilt from JetStream: a gateway started later serves ol
       assert.equal(w.status, 200, JSON.stringify(w.events));
       const history = expectedEvents(state0, changes1);
       await w.until(() => w.events.length >= history.length, 10_000);
-      assert.deepEqual(w.events.map((e) => view(e.type, e.object)), history, `watch from R0=${r0} on gateway B`);
+      assert.deepEqual(
+        w.events.map((e) => view(e.type, e.object)),
+        history,
+        `watch from R0=${r0} on gateway B`,
+      );
       // The watch goes on live: the next write is the next event, nothing in between.
       const live = await write(portB, changes1, 'create', 'h', ns1, { v: '1' }, { tier: 'x' });
       await w.until(() => w.events.length > history.length, 5_000);
-      assert.deepEqual(w.events.slice(history.length).map((e) => view(e.type, e.object)), [changeView('ADDED', live)]);
+      assert.deepEqual(
+        w.events.slice(history.length).map((e) => view(e.type, e.object)),
+        [changeView('ADDED', live)],
+      );
     } finally {
       w.close();
     }
@@ -503,7 +545,11 @@ describe('watch window rebuilt from JetStream: a gateway started later serves ol
       assert.equal(w.status, 200, JSON.stringify(w.events));
       await w.until(() => w.events.length >= history.length, 10_000);
       await sleep(300); // nothing more may come
-      assert.deepEqual(w.events.map((e) => view(e.type, e.object)), history, `watch from R0=${r0} with ${SELECTOR} on gateway B`);
+      assert.deepEqual(
+        w.events.map((e) => view(e.type, e.object)),
+        history,
+        `watch from R0=${r0} with ${SELECTOR} on gateway B`,
+      );
     } finally {
       w.close();
     }
@@ -515,7 +561,11 @@ describe('watch window rebuilt from JetStream: a gateway started later serves ol
     assert.equal(r.status, 200, `Exact list at R0=${r0} on gateway B: ${r.status} ${r.body.slice(0, 400)}\ngateway B's output:\n${tail(gatewayB.output(), 15)}`);
     assert.equal(r.json.metadata.resourceVersion, String(r0));
     assert.deepEqual(r.json.items.map((o: any) => `${o.metadata.name}@${o.metadata.resourceVersion}`).sort(), want);
-    assert.deepEqual(r.json.items.map((o: any) => view('', o)), [...state0.values()].sort((x, y) => x.name.localeCompare(y.name)).map((c) => changeView('', c)), 'data and labels as at R0');
+    assert.deepEqual(
+      r.json.items.map((o: any) => view('', o)),
+      [...state0.values()].sort((x, y) => x.name.localeCompare(y.name)).map((c) => changeView('', c)),
+      'data and labels as at R0',
+    );
 
     const pages: any[] = [];
     let page = await send(portB, 'GET', `${cmPath(ns1)}?limit=2&resourceVersion=${r0}&resourceVersionMatch=Exact`);
@@ -529,7 +579,11 @@ describe('watch window rebuilt from JetStream: a gateway started later serves ol
       page = await send(portB, 'GET', `${cmPath(ns1)}?limit=2&continue=${q(page.json.metadata.continue)}`);
     }
     assert.equal(pages.length, Math.ceil(state0.size / 2));
-    assert.deepEqual(pages.flatMap((p) => p.items.map((o: any) => `${o.metadata.name}@${o.metadata.resourceVersion}`)), [...want].sort((x, y) => x.localeCompare(y)), 'the pages in name order make up the state at R0');
+    assert.deepEqual(
+      pages.flatMap((p) => p.items.map((o: any) => `${o.metadata.name}@${o.metadata.resourceVersion}`)),
+      [...want].sort((x, y) => x.localeCompare(y)),
+      'the pages in name order make up the state at R0',
+    );
   });
 
   it('list - Exact on B at each acknowledged revision since R0 returns the state at that revision', async () => {
@@ -538,7 +592,8 @@ describe('watch window rebuilt from JetStream: a gateway started later serves ol
       const r = await send(portB, 'GET', `${cmPath(ns1)}?resourceVersion=${c.rv}&resourceVersionMatch=Exact`);
       const got = r.status === 200 ? r.json.items.map((o: any) => `${o.metadata.name}@${o.metadata.resourceVersion}`).sort() : `${r.status} ${r.json?.message ?? r.body.slice(0, 200)}`;
       const want = sortedState(stateAt(state0, changes1, c.rv));
-      if (JSON.stringify(got) !== JSON.stringify(want)) wrong.push(`at ${c.rv} (${c.type} ${c.name}, ${changes1.indexOf(c) < changesBeforeB ? 'before' : 'after'} B started): got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+      if (JSON.stringify(got) !== JSON.stringify(want))
+        wrong.push(`at ${c.rv} (${c.type} ${c.name}, ${changes1.indexOf(c) < changesBeforeB ? 'before' : 'after'} B started): got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
     }
     assert.deepEqual(wrong, []);
   });

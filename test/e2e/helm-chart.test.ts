@@ -73,7 +73,7 @@ if (process.env.CI && !go) throw new Error('CI is set but `go` is not on PATH: .
 const skip = go ? false : 'go not on PATH: skipping the Helm chart suite (apt-get install golang-go golang-github-masterminds-sprig-dev)';
 if (skip) console.log(skip);
 // As every kubectl suite here: without kubectl only the dry run is skipped.
-const noKubectl = kubectlBin ? false : 'kubectl not on PATH: skipping the Helm chart\'s kubectl apply --dry-run=server';
+const noKubectl = kubectlBin ? false : "kubectl not on PATH: skipping the Helm chart's kubectl apply --dry-run=server";
 if (go && noKubectl) console.log(noKubectl);
 
 // A manifest as the chart renders it; fields are read loosely, as a reader of YAML would.
@@ -134,7 +134,11 @@ const natsServer = findNatsServer();
 
 // No Go needed: the file is compared, not rendered.
 test('helm chart - files/nats-permissions.json is what scripts/gen-helm-permissions.ts makes of shared/bus/permissions.ts', () => {
-  assert.equal(readFileSync(HELM_PERMISSIONS_FILE, 'utf8'), helmPermissionsJson(), `${path.relative(root, HELM_PERMISSIONS_FILE)} does not match shared/bus/permissions.ts: run \`npm run gen:helm-permissions\``);
+  assert.equal(
+    readFileSync(HELM_PERMISSIONS_FILE, 'utf8'),
+    helmPermissionsJson(),
+    `${path.relative(root, HELM_PERMISSIONS_FILE)} does not match shared/bus/permissions.ts: run \`npm run gen:helm-permissions\``,
+  );
 });
 
 describe('helm chart', { skip }, () => {
@@ -164,7 +168,14 @@ describe('helm chart', { skip }, () => {
     supplied = { caPem: ca.certPem, servingPem: serving.certPem, servingKey: serving.keyPem, proxyCaPem: proxyCA.certPem, natsCaPem: natsCA.certPem };
     // The second -f file, as `helm install -f prod.yaml -f certs.yaml` takes supplied certificates.
     const certs = path.join(dir, 'certs.yaml');
-    await writeFile(certs, YAML.stringify({ pki: { ca: { cert: ca.certPem, key: ca.keyPem }, serving: { cert: serving.certPem, key: serving.keyPem, caBundle: ca.certPem } }, authn: { requestHeader: { clientCA: proxyCA.certPem } }, nats: { tls: { caBundle: natsCA.certPem } } }));
+    await writeFile(
+      certs,
+      YAML.stringify({
+        pki: { ca: { cert: ca.certPem, key: ca.keyPem }, serving: { cert: serving.certPem, key: serving.keyPem, caBundle: ca.certPem } },
+        authn: { requestHeader: { clientCA: proxyCA.certPem } },
+        nats: { tls: { caBundle: natsCA.certPem } },
+      }),
+    );
     defaults = await render(uniq('helm-defaults'), []);
     production = await render(uniq('helm-prod'), [PRODUCTION_VALUES, certs]);
     if (kubectlBin) {
@@ -208,7 +219,13 @@ describe('helm chart', { skip }, () => {
     assert.deepEqual(kindsOf(defaults), ['ConfigMap', 'Deployment', 'NetworkPolicy', 'PodDisruptionBudget', 'Secret', 'Service', 'ServiceAccount', 'StatefulSet']);
     assert.deepEqual(kindsOf(production), ['ConfigMap', 'Deployment', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'Secret', 'Service', 'ServiceAccount']);
     for (const r of [defaults, production]) {
-      assert.deepEqual(r.docs.filter((d) => d.kind === 'Deployment').map((d) => d.metadata.name).sort(), SERVICES.map((s) => `platform-${s}`).sort());
+      assert.deepEqual(
+        r.docs
+          .filter((d) => d.kind === 'Deployment')
+          .map((d) => d.metadata.name)
+          .sort(),
+        SERVICES.map((s) => `platform-${s}`).sort(),
+      );
       for (const d of r.docs) {
         assert.equal(d.metadata.namespace, r.namespace, `${d.kind}/${d.metadata.name} in the release namespace`);
         assert.ok(['v1', 'apps/v1', 'policy/v1', 'autoscaling/v2', 'networking.k8s.io/v1'].includes(d.apiVersion), `${d.kind} as ${d.apiVersion}`);
@@ -218,8 +235,20 @@ describe('helm chart', { skip }, () => {
       assert.match(r.text, /^---\n# Source: platform-apiserver\/templates\/[a-z-]+\.yaml\n/);
     }
     // Supplied ones are not rendered: the token file and the service-account key come from existing Secrets.
-    assert.deepEqual(production.docs.filter((d) => d.kind === 'Secret').map((d) => d.metadata.name).sort(), ['platform-ca', 'platform-ca-bundles', 'platform-controllers-cert', 'platform-serving-cert']);
-    assert.deepEqual(defaults.docs.filter((d) => d.kind === 'Secret').map((d) => d.metadata.name).sort(), ['platform-ca', 'platform-ca-bundles', 'platform-controllers-cert', 'platform-nats-tls', 'platform-nats-users', 'platform-service-account-key', 'platform-serving-cert', 'platform-tokens']);
+    assert.deepEqual(
+      production.docs
+        .filter((d) => d.kind === 'Secret')
+        .map((d) => d.metadata.name)
+        .sort(),
+      ['platform-ca', 'platform-ca-bundles', 'platform-controllers-cert', 'platform-serving-cert'],
+    );
+    assert.deepEqual(
+      defaults.docs
+        .filter((d) => d.kind === 'Secret')
+        .map((d) => d.metadata.name)
+        .sort(),
+      ['platform-ca', 'platform-ca-bundles', 'platform-controllers-cert', 'platform-nats-tls', 'platform-nats-users', 'platform-service-account-key', 'platform-serving-cert', 'platform-tokens'],
+    );
   });
 
   test('helm chart - values.schema.json accepts both value sets, describes every value and refuses bad ones', () => {
@@ -233,13 +262,34 @@ describe('helm chart', { skip }, () => {
       assert.equal(validate(v), false, 'refused');
       return JSON.stringify(validate.errors);
     };
-    assert.match(bad((v) => (v.gateway.replicas = 'three')), /gateway\/replicas.*must be integer/);
-    assert.match(bad((v) => (v.gateway.securePrt = 6443)), /"additionalProperty":"securePrt"/);
-    assert.match(bad((v) => (v.storage.deleteMarkerTtl = 'five minutes')), /deleteMarkerTtl/);
-    assert.match(bad((v) => (v.authz.authorizationMode = ['RBAC', 'Everything'])), /authorizationMode/);
-    assert.match(bad((v) => (v.nats.bundled.maxPayload = 1048576)), /maxPayload.*must be >= 8388608/);
-    assert.match(bad((v) => (v.pki.ca.cert = 'not a certificate')), /pki\/ca\/cert/);
-    assert.match(bad((v) => (v.gateway.extraConfig = { 'Secure Port': 1 })), /extraConfig/);
+    assert.match(
+      bad((v) => (v.gateway.replicas = 'three')),
+      /gateway\/replicas.*must be integer/,
+    );
+    assert.match(
+      bad((v) => (v.gateway.securePrt = 6443)),
+      /"additionalProperty":"securePrt"/,
+    );
+    assert.match(
+      bad((v) => (v.storage.deleteMarkerTtl = 'five minutes')),
+      /deleteMarkerTtl/,
+    );
+    assert.match(
+      bad((v) => (v.authz.authorizationMode = ['RBAC', 'Everything'])),
+      /authorizationMode/,
+    );
+    assert.match(
+      bad((v) => (v.nats.bundled.maxPayload = 1048576)),
+      /maxPayload.*must be >= 8388608/,
+    );
+    assert.match(
+      bad((v) => (v.pki.ca.cert = 'not a certificate')),
+      /pki\/ca\/cert/,
+    );
+    assert.match(
+      bad((v) => (v.gateway.extraConfig = { 'Secure Port': 1 })),
+      /extraConfig/,
+    );
 
     // Every key of values.yaml is declared (a closed schema would refuse the defaults otherwise),
     // and every object of the schema is closed, so a misspelt key is refused everywhere.
@@ -273,14 +323,20 @@ describe('helm chart', { skip }, () => {
       assert.equal(res.code, 0, `kubectl apply --dry-run=server refused the ${r === defaults ? 'default' : 'production'} rendering:\n${res.stderr}`);
       for (const d of r.docs) {
         const plural = `${d.kind.toLowerCase()}/${d.metadata.name}`;
-        assert.ok(res.stdout.split('\n').some((l) => l.endsWith(`/${d.metadata.name} created (server dry run)`) && l.toLowerCase().includes(d.kind.toLowerCase())), `${plural} in ${res.stdout}`);
+        assert.ok(
+          res.stdout.split('\n').some((l) => l.endsWith(`/${d.metadata.name} created (server dry run)`) && l.toLowerCase().includes(d.kind.toLowerCase())),
+          `${plural} in ${res.stdout}`,
+        );
       }
     }
     // Nothing was stored.
     const left = await kubectl.run(['get', 'deployments,statefulsets,services,secrets,configmaps', '-n', defaults.namespace, '-o', 'name']);
     assert.equal(left.code, 0, left.stderr);
     const stored = new Set(left.stdout.split('\n').map((l) => l.split('/').pop()));
-    assert.deepEqual(defaults.docs.filter((d) => stored.has(d.metadata.name)).map((d) => d.metadata.name), []);
+    assert.deepEqual(
+      defaults.docs.filter((d) => stored.has(d.metadata.name)).map((d) => d.metadata.name),
+      [],
+    );
     // The dry run does check: a manifest the server must refuse is refused.
     const broken = defaults.text.replace(/(kind: Deployment[\s\S]*?)maxSurge: 1/, '$1maxSurge: -1');
     assert.notEqual(broken, defaults.text);
@@ -356,7 +412,12 @@ describe('helm chart', { skip }, () => {
         const cm = find(r, 'ConfigMap', `platform-${svc}-config`);
         const config = configOf(r, svc);
         // The config file itself, then every file it names.
-        const files = ['/etc/platform/config/config.yaml', ...Object.values(config).flat().filter((v): v is string => typeof v === 'string' && v.startsWith('/etc/platform/'))];
+        const files = [
+          '/etc/platform/config/config.yaml',
+          ...Object.values(config)
+            .flat()
+            .filter((v): v is string => typeof v === 'string' && v.startsWith('/etc/platform/')),
+        ];
         if (svc === 'controllers') {
           const kc = YAML.parse(cm.data.kubeconfig);
           files.push(kc.clusters[0].cluster['certificate-authority'], kc.users[0].user['client-certificate'], kc.users[0].user['client-key']);
@@ -373,13 +434,23 @@ describe('helm chart', { skip }, () => {
           const sourceKey = item?.key ?? key;
           const obj = r.docs.find((d) => d.kind === (volume.secret ? 'Secret' : 'ConfigMap') && d.metadata.name === (source.secretName ?? source.name));
           if (obj) assert.ok(sourceKey in obj.data, `${svc}: ${obj.kind} ${obj.metadata.name} holds ${sourceKey}`);
-          else assert.ok([r.values.pki.serving.existingSecret, r.values.pki.serviceAccountKey.existingSecret, r.values.authn.tokenAuthFile.existingSecret, r.values.nats.auth.existingSecret, r.values.nats.tls.clientCertSecret].includes(source.secretName), `${svc}: ${file} comes from ${source.secretName ?? source.name}, which is neither rendered nor supplied`);
+          else
+            assert.ok(
+              [
+                r.values.pki.serving.existingSecret,
+                r.values.pki.serviceAccountKey.existingSecret,
+                r.values.authn.tokenAuthFile.existingSecret,
+                r.values.nats.auth.existingSecret,
+                r.values.nats.tls.clientCertSecret,
+              ].includes(source.secretName),
+              `${svc}: ${file} comes from ${source.secretName ?? source.name}, which is neither rendered nor supplied`,
+            );
         }
       }
     }
   });
 
-  test('helm chart - probes: /livez and /readyz over HTTPS on the gateway\'s and the controllers\' ports, $SRV.PING for the others', () => {
+  test("helm chart - probes: /livez and /readyz over HTTPS on the gateway's and the controllers' ports, $SRV.PING for the others", () => {
     for (const r of [defaults, production]) {
       const gw = container(find(r, 'Deployment', 'platform-gateway'));
       assert.deepEqual(gw.ports, [{ name: 'https', containerPort: 6443, protocol: 'TCP' }]);
@@ -446,7 +517,10 @@ describe('helm chart', { skip }, () => {
     assert.deepEqual(svc.spec.selector, find(defaults, 'Deployment', 'platform-gateway').spec.selector.matchLabels);
     assert.equal(find(defaults, 'Deployment', 'platform-gateway').spec.replicas, 2);
     assert.equal(find(defaults, 'PodDisruptionBudget', 'platform-gateway').spec.maxUnavailable, 1);
-    assert.equal(defaults.docs.some((d) => d.kind === 'HorizontalPodAutoscaler'), false);
+    assert.equal(
+      defaults.docs.some((d) => d.kind === 'HorizontalPodAutoscaler'),
+      false,
+    );
 
     const dep = find(production, 'Deployment', 'platform-gateway');
     assert.equal(dep.spec.replicas, undefined, 'the autoscaler owns the count');
@@ -471,10 +545,17 @@ describe('helm chart', { skip }, () => {
     assert.match(conf, /jetstream \{[^}]*store_dir: \/data[^}]*sync_interval: always[^}]*\}/);
     assert.equal(Number(/^\s*max_payload: (\d+)$/m.exec(conf)?.[1]), NATS_MAX_PAYLOAD);
     const routes = [...conf.matchAll(/nats:\/\/(\S+):6222/g)].map((m) => m[1]);
-    assert.deepEqual(routes, [0, 1, 2].map((i) => `platform-nats-${i}.platform-nats-headless.${defaults.namespace}.svc.cluster.local`));
+    assert.deepEqual(
+      routes,
+      [0, 1, 2].map((i) => `platform-nats-${i}.platform-nats-headless.${defaults.namespace}.svc.cluster.local`),
+    );
     assert.equal(find(defaults, 'PodDisruptionBudget', 'platform-nats').spec.maxUnavailable, 1);
     assert.equal(find(defaults, 'NetworkPolicy', 'platform-nats').spec.ingress[0].from[0].podSelector.matchLabels['app.kubernetes.io/instance'], 'platform');
-    assert.equal(production.docs.some((d) => d.metadata.name.startsWith('platform-nats')), false, 'nats.url: no bundled NATS');
+    assert.equal(
+      production.docs.some((d) => d.metadata.name.startsWith('platform-nats')),
+      false,
+      'nats.url: no bundled NATS',
+    );
 
     // The configuration is one nats-server reads. Debian's nats-server (2.9) predates
     // sync_interval (2.10, the image the chart runs), so that one line is checked above instead.
@@ -525,10 +606,16 @@ describe('helm chart', { skip }, () => {
     for (const name of [`platform-nats.${ns}.svc.cluster.local`, `platform-nats.${ns}.svc`, `platform-nats-2.platform-nats-headless.${ns}.svc.cluster.local`]) assert.ok(server.checkHost(name), name);
     assert.deepEqual([...(server.keyUsage ?? [])].sort(), ['1.3.6.1.5.5.7.3.1', '1.3.6.1.5.5.7.3.2'], 'serverAuth and clientAuth (routes)');
     const sts = find(defaults, 'StatefulSet', 'platform-nats');
-    assert.deepEqual(podSpec(sts).volumes.find((v: any) => v.name === 'tls').secret.items.map((i: any) => i.key), ['ca.crt', 'tls.crt', 'tls.key'], 'not the CA key');
+    assert.deepEqual(
+      podSpec(sts)
+        .volumes.find((v: any) => v.name === 'tls')
+        .secret.items.map((i: any) => i.key),
+      ['ca.crt', 'tls.crt', 'tls.key'],
+      'not the CA key',
+    );
   });
 
-  test('helm chart - another bucket and other NATS user names: the bundled NATS\'s users, their inboxes and the bucket\'s subjects follow them, as permissions.ts gives them', async () => {
+  test("helm chart - another bucket and other NATS user names: the bundled NATS's users, their inboxes and the bucket's subjects follow them, as permissions.ts gives them", async () => {
     const names = { storage: 'st', authn: 'an', authz: 'az-1', admission: 'ad_m', gateway: 'gw' };
     const file = path.join(dir, 'renamed-nats.yaml');
     await writeFile(file, YAML.stringify({ bucket: 'things', nats: { auth: { userNames: names } } }));
@@ -547,7 +634,7 @@ describe('helm chart', { skip }, () => {
     assert.match(r.stderr, /files\/nats-permissions\.json is missing from the chart/);
   });
 
-  test('helm chart - the renderer\'s .Files.Get reads a chart\'s files as Helm does: by path from the chart\'s root, neither templates, Chart.yaml nor what .helmignore leaves out', async () => {
+  test("helm chart - the renderer's .Files.Get reads a chart's files as Helm does: by path from the chart's root, neither templates, Chart.yaml nor what .helmignore leaves out", async () => {
     const chart = path.join(dir, 'files-chart');
     await mkdir(path.join(chart, 'templates'), { recursive: true });
     await mkdir(path.join(chart, 'files/old'), { recursive: true });
@@ -557,8 +644,19 @@ describe('helm chart', { skip }, () => {
     await writeFile(path.join(chart, 'files/a.json'), '{"a": 1}\n');
     await writeFile(path.join(chart, 'files/a.json.bak'), 'stale\n');
     await writeFile(path.join(chart, 'files/old/b.txt'), 'b\n');
-    const read = { kept: 'files/a.json', ignored: 'files/a.json.bak', 'ignored-dir': 'files/old/b.txt', 'not-from-root': 'a.json', chart: 'Chart.yaml', template: 'templates/files.yaml', missing: 'files/none.json' };
-    await writeFile(path.join(chart, 'templates/files.yaml'), ['apiVersion: v1', 'kind: ConfigMap', 'metadata: {name: files}', 'data:', ...Object.entries(read).map(([k, f]) => `  ${k}: {{ .Files.Get ${JSON.stringify(f)} | quote }}`), ''].join('\n'));
+    const read = {
+      kept: 'files/a.json',
+      ignored: 'files/a.json.bak',
+      'ignored-dir': 'files/old/b.txt',
+      'not-from-root': 'a.json',
+      chart: 'Chart.yaml',
+      template: 'templates/files.yaml',
+      missing: 'files/none.json',
+    };
+    await writeFile(
+      path.join(chart, 'templates/files.yaml'),
+      ['apiVersion: v1', 'kind: ConfigMap', 'metadata: {name: files}', 'data:', ...Object.entries(read).map(([k, f]) => `  ${k}: {{ .Files.Get ${JSON.stringify(f)} | quote }}`), ''].join('\n'),
+    );
     // Hidden files in templates/ are no templates (Helm's default rule): this one would not parse.
     await writeFile(path.join(chart, 'templates/.files.yaml.swp'), '{{ broken');
     const r = await renderChart(bin, { chart });
@@ -566,46 +664,62 @@ describe('helm chart', { skip }, () => {
     assert.deepEqual(parseManifests(r.stdout)[0]!.data, { kept: '{"a": 1}\n', ignored: '', 'ignored-dir': '', 'not-from-root': '', chart: '', template: '', missing: '' });
   });
 
-  test('helm chart - the rendered NATS, run: each service connects with what its Deployment mounts; only storage writes the bucket; no user or another CA is refused', { skip: natsServer ? false : 'nats-server not installed' }, async () => {
-    const file = path.join(dir, 'one-nats.yaml');
-    await writeFile(file, 'nats: {bundled: {replicas: 1}}\nstorage: {bucketReplicas: 1}\n');
-    const r = await render('default', [file]);
-    const { file: conf, env, port, dir: natsDir } = await localNatsConf(r, 'nats-run');
-    const child = spawn(natsServer!, ['-c', conf], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    try {
-      let log = '';
-      child.stderr.on('data', (d) => (log += d));
-      for (let i = 0; i < 100 && !log.includes('Server is ready'); i++) await new Promise((res) => setTimeout(res, 100));
-      assert.match(log, /Server is ready/, log);
-      const caFile = path.join(natsDir, 'services-ca.crt');
-      await writeFile(caFile, secretText(find(r, 'Secret', 'platform-ca-bundles'), 'nats-ca.crt'));
-      const users = find(r, 'Secret', 'platform-nats-users');
-      const as = async (role: string) => {
-        const c = configOf(r, role);
-        const pw = path.join(natsDir, `${role}.password`);
-        await writeFile(pw, secretText(users, role));
-        // The service's own option parsing of its rendered file, with the mounted paths mapped here.
-        return connectBus({ ...busOptionsFrom(parseOptions(natsOptions, [`--nats-url=nats://127.0.0.1:${port}`, `--nats-user=${c['nats-user']}`, `--nats-password-file=${pw}`, `--nats-tls-ca-file=${caFile}`])), name: `helm-${role}` });
-      };
-      const conns = await Promise.all([...NATS_SERVICES, 'gateway'].map(as));
+  test(
+    'helm chart - the rendered NATS, run: each service connects with what its Deployment mounts; only storage writes the bucket; no user or another CA is refused',
+    { skip: natsServer ? false : 'nats-server not installed' },
+    async () => {
+      const file = path.join(dir, 'one-nats.yaml');
+      await writeFile(file, 'nats: {bundled: {replicas: 1}}\nstorage: {bucketReplicas: 1}\n');
+      const r = await render('default', [file]);
+      const { file: conf, env, port, dir: natsDir } = await localNatsConf(r, 'nats-run');
+      const child = spawn(natsServer!, ['-c', conf], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
       try {
-        const [storage, authn, , , gateway] = conns;
-        await assert.rejects(gateway!.request('$KV.objects.core.configmaps.default.x', 'forged', { timeout: 2_000 }), /Permissions Violation for Publish to "\$KV\.objects/);
-        await assert.rejects(gateway!.request('$JS.API.STREAM.DELETE.KV_objects', '', { timeout: 2_000 }), /Permissions Violation/);
-        const stolen = authn!.subscribe('platform.v1.storage.>');
-        assert.match(String(await stolen.closed), /Permissions Violation for Subscription/);
-        const own = storage!.subscribe('platform.v1.storage.get', { queue: 'platform-storage' });
-        await storage!.flush();
-        assert.equal(own.isClosed(), false);
+        let log = '';
+        child.stderr.on('data', (d) => (log += d));
+        for (let i = 0; i < 100 && !log.includes('Server is ready'); i++) await new Promise((res) => setTimeout(res, 100));
+        assert.match(log, /Server is ready/, log);
+        const caFile = path.join(natsDir, 'services-ca.crt');
+        await writeFile(caFile, secretText(find(r, 'Secret', 'platform-ca-bundles'), 'nats-ca.crt'));
+        const users = find(r, 'Secret', 'platform-nats-users');
+        const as = async (role: string) => {
+          const c = configOf(r, role);
+          const pw = path.join(natsDir, `${role}.password`);
+          await writeFile(pw, secretText(users, role));
+          // The service's own option parsing of its rendered file, with the mounted paths mapped here.
+          return connectBus({
+            ...busOptionsFrom(parseOptions(natsOptions, [`--nats-url=nats://127.0.0.1:${port}`, `--nats-user=${c['nats-user']}`, `--nats-password-file=${pw}`, `--nats-tls-ca-file=${caFile}`])),
+            name: `helm-${role}`,
+          });
+        };
+        const conns = await Promise.all([...NATS_SERVICES, 'gateway'].map(as));
+        try {
+          const [storage, authn, , , gateway] = conns;
+          await assert.rejects(gateway!.request('$KV.objects.core.configmaps.default.x', 'forged', { timeout: 2_000 }), /Permissions Violation for Publish to "\$KV\.objects/);
+          await assert.rejects(gateway!.request('$JS.API.STREAM.DELETE.KV_objects', '', { timeout: 2_000 }), /Permissions Violation/);
+          const stolen = authn!.subscribe('platform.v1.storage.>');
+          assert.match(String(await stolen.closed), /Permissions Violation for Subscription/);
+          const own = storage!.subscribe('platform.v1.storage.get', { queue: 'platform-storage' });
+          await storage!.flush();
+          assert.equal(own.isClosed(), false);
+        } finally {
+          await Promise.all(conns.map((c) => c.close()));
+        }
+        await assert.rejects(connect({ servers: `nats://127.0.0.1:${port}`, tls: { caFile }, maxReconnectAttempts: 0, timeout: 3_000 }), /Authorization Violation/);
+        await assert.rejects(
+          connect({
+            servers: `nats://127.0.0.1:${port}`,
+            user: 'platform-gateway',
+            pass: secretText(users, 'gateway'),
+            tls: { caFile: path.join(natsDir, 'elsewhere.crt') },
+            maxReconnectAttempts: 0,
+            timeout: 3_000,
+          }),
+        );
       } finally {
-        await Promise.all(conns.map((c) => c.close()));
+        child.kill('SIGKILL');
       }
-      await assert.rejects(connect({ servers: `nats://127.0.0.1:${port}`, tls: { caFile }, maxReconnectAttempts: 0, timeout: 3_000 }), /Authorization Violation/);
-      await assert.rejects(connect({ servers: `nats://127.0.0.1:${port}`, user: 'platform-gateway', pass: secretText(users, 'gateway'), tls: { caFile: path.join(natsDir, 'elsewhere.crt') }, maxReconnectAttempts: 0, timeout: 3_000 }));
-    } finally {
-      child.kill('SIGKILL');
-    }
-  });
+    },
+  );
 
   test('helm chart - verifyClients: the bundled servers require a client certificate of the NATS CA, which every service presents', async () => {
     const file = path.join(dir, 'verify.yaml');
@@ -635,7 +749,10 @@ describe('helm chart', { skip }, () => {
       const v = podSpec(find(r, 'Deployment', `platform-${svc}`)).volumes.find((x: any) => x.name === 'nats-auth');
       assert.deepEqual(v.secret, { secretName: 'platform-nats-creds', defaultMode: 288, items: [{ key: `${svc}.creds`, path: 'nats.creds' }] });
     }
-    assert.equal(r.docs.some((d) => d.metadata.name === 'platform-nats-users'), false);
+    assert.equal(
+      r.docs.some((d) => d.metadata.name === 'platform-nats-users'),
+      false,
+    );
   });
 
   test('helm chart - NATS security settings that cannot work are refused at render time', async () => {
@@ -677,7 +794,7 @@ describe('helm chart', { skip }, () => {
     assert.doesNotMatch(find(one, 'ConfigMap', 'platform-nats-config').data['nats.conf'], /cluster \{/, 'a single server runs no cluster block');
   });
 
-  test('helm chart - certificates and keys not supplied are generated: a CA, a serving pair it signed for the Service names, the controllers\' client certificate, a signing key and an admin token', () => {
+  test("helm chart - certificates and keys not supplied are generated: a CA, a serving pair it signed for the Service names, the controllers' client certificate, a signing key and an admin token", () => {
     const ca = new X509Certificate(secretText(find(defaults, 'Secret', 'platform-ca'), 'ca.crt'));
     assert.equal(ca.ca, true);
     createPrivateKey(secretText(find(defaults, 'Secret', 'platform-ca'), 'ca.key'));
@@ -687,7 +804,8 @@ describe('helm chart', { skip }, () => {
     assert.ok(serving.verify(ca.publicKey), 'signed by the CA beside it');
     assert.ok(serving.checkPrivateKey(createPrivateKey(secretText(servingSecret, 'tls.key'))));
     const ns = defaults.namespace;
-    for (const name of ['platform-gateway', `platform-gateway.${ns}`, `platform-gateway.${ns}.svc`, `platform-gateway.${ns}.svc.cluster.local`, 'localhost']) assert.ok(serving.checkHost(name), `serving certificate covers ${name}`);
+    for (const name of ['platform-gateway', `platform-gateway.${ns}`, `platform-gateway.${ns}.svc`, `platform-gateway.${ns}.svc.cluster.local`, 'localhost'])
+      assert.ok(serving.checkHost(name), `serving certificate covers ${name}`);
     assert.ok(serving.checkIP('127.0.0.1'));
     const ctl = new X509Certificate(secretText(find(defaults, 'Secret', 'platform-controllers-cert'), 'tls.crt'));
     assert.ok(ctl.verify(ca.publicKey));
@@ -701,7 +819,6 @@ describe('helm chart', { skip }, () => {
     const admin = secretText(tokens, 'admin-token');
     assert.match(admin, /^[A-Za-z0-9]{48}$/);
     assert.equal(secretText(tokens, 'tokens.csv'), `${admin},platform-admin,platform-admin,"system:masters"\n`);
-
   });
 
   test('helm chart - an upgrade keeps what the install generated, and reissues only what no longer fits', async () => {
@@ -737,7 +854,7 @@ describe('helm chart', { skip }, () => {
     assert.deepEqual(data(moved, 'platform-tokens'), data(defaults, 'platform-tokens'), 'the admin token stays');
   });
 
-  test('helm chart - supplied certificates are used as given, and the CA still signs the controllers\' certificate', () => {
+  test("helm chart - supplied certificates are used as given, and the CA still signs the controllers' certificate", () => {
     assert.equal(secretText(find(production, 'Secret', 'platform-ca'), 'ca.crt'), supplied.caPem);
     const serving = find(production, 'Secret', 'platform-serving-cert');
     assert.equal(secretText(serving, 'tls.crt'), supplied.servingPem);
@@ -746,6 +863,6 @@ describe('helm chart', { skip }, () => {
     assert.equal(secretText(bundles, 'serving-ca.crt'), supplied.caPem);
     assert.equal(secretText(bundles, 'requestheader-ca.crt'), supplied.proxyCaPem);
     const ctl = new X509Certificate(secretText(find(production, 'Secret', 'platform-controllers-cert'), 'tls.crt'));
-    assert.ok(ctl.verify(new X509Certificate(supplied.caPem).publicKey), 'the supplied CA signed the controllers\' certificate');
+    assert.ok(ctl.verify(new X509Certificate(supplied.caPem).publicKey), "the supplied CA signed the controllers' certificate");
   });
 });

@@ -22,11 +22,7 @@ export function sleep(ms: number): Promise<void> {
  * rather than spinning: the cluster under test shares this event loop. On timeout, throws an
  * Error naming `what`, the timeout and the last failure (kept as `cause`).
  */
-export async function eventually<T>(
-  what: string,
-  check: () => Promise<T> | T,
-  opts: { timeoutMs?: number; intervalMs?: number } = {},
-): Promise<T> {
+export async function eventually<T>(what: string, check: () => Promise<T> | T, opts: { timeoutMs?: number; intervalMs?: number } = {}): Promise<T> {
   const { timeoutMs = 2_000, intervalMs = 50 } = opts;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -204,9 +200,7 @@ export function openWatch(c: TestCluster, path: string, opts: { token?: string |
 }
 
 export function summary(events: WatchEvent[]): string {
-  return JSON.stringify(
-    events.map((e) => `${e.type}:${e.object?.metadata?.name ?? e.object?.code ?? ''}@${e.object?.metadata?.resourceVersion ?? ''}`),
-  ).slice(0, 1500);
+  return JSON.stringify(events.map((e) => `${e.type}:${e.object?.metadata?.name ?? e.object?.code ?? ''}@${e.object?.metadata?.resourceVersion ?? ''}`)).slice(0, 1500);
 }
 
 export function names(list: any): string[] {

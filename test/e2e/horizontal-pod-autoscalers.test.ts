@@ -18,7 +18,14 @@ const bin = findKubectl();
 const cpu = (u: number) => ({ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: u } } });
 const memory = { type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '500Mi' } } };
 const behavior = {
-  scaleUp: { stabilizationWindowSeconds: 0, selectPolicy: 'Max', policies: [{ type: 'Pods', value: 4, periodSeconds: 15 }, { type: 'Percent', value: 100, periodSeconds: 15 }] },
+  scaleUp: {
+    stabilizationWindowSeconds: 0,
+    selectPolicy: 'Max',
+    policies: [
+      { type: 'Pods', value: 4, periodSeconds: 15 },
+      { type: 'Percent', value: 100, periodSeconds: 15 },
+    ],
+  },
   scaleDown: { stabilizationWindowSeconds: 120, selectPolicy: 'Min', policies: [{ type: 'Percent', value: 10, periodSeconds: 60 }] },
 };
 
@@ -80,7 +87,14 @@ describe('HorizontalPodAutoscalers: autoscaling v2, v1, v2beta1 and v2beta2', ()
     assert.deepEqual(v1.spec, { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, minReplicas: 1, maxReplicas: 10, targetCPUUtilizationPercentage: 70 });
     assert.deepEqual(JSON.parse(v1.metadata.annotations[`${ANN}/metrics`]), [{ type: 'Resource', resource: { name: 'memory', targetAverageValue: '500Mi' } }]);
     assert.deepEqual(JSON.parse(v1.metadata.annotations[`${ANN}/behavior`]), {
-      ScaleUp: { StabilizationWindowSeconds: 0, SelectPolicy: 'Max', Policies: [{ Type: 'Pods', Value: 4, PeriodSeconds: 15 }, { Type: 'Percent', Value: 100, PeriodSeconds: 15 }] },
+      ScaleUp: {
+        StabilizationWindowSeconds: 0,
+        SelectPolicy: 'Max',
+        Policies: [
+          { Type: 'Pods', Value: 4, PeriodSeconds: 15 },
+          { Type: 'Percent', Value: 100, PeriodSeconds: 15 },
+        ],
+      },
       ScaleDown: { StabilizationWindowSeconds: 120, SelectPolicy: 'Min', Policies: [{ Type: 'Percent', Value: 10, PeriodSeconds: 60 }] },
     });
 
@@ -133,16 +147,35 @@ describe('HorizontalPodAutoscalers: autoscaling v2, v1, v2beta1 and v2beta2', ()
 
   it('invalid objects are refused with 422 and upstream’s field paths, also through v1 and v2beta1', async () => {
     const bad = await c.request('POST', hpas('v2'), {
-      body: hpaV2('bad', { minReplicas: 3, maxReplicas: 2, metrics: [{ type: 'Pods', pods: { metric: { name: 'qps' }, target: { type: 'AverageValue' } } }], behavior: { scaleUp: { policies: [{ type: 'Pods', value: 1, periodSeconds: 3600 }] } } }),
+      body: hpaV2('bad', {
+        minReplicas: 3,
+        maxReplicas: 2,
+        metrics: [{ type: 'Pods', pods: { metric: { name: 'qps' }, target: { type: 'AverageValue' } } }],
+        behavior: { scaleUp: { policies: [{ type: 'Pods', value: 1, periodSeconds: 3600 }] } },
+      }),
     });
     const fields = (assertStatus(bad, 422, 'Invalid').details.causes as Array<{ field: string }>).map((x) => x.field).sort();
     assert.deepEqual(fields, ['spec.behavior.scaleUp.policies[0].periodSeconds', 'spec.maxReplicas', 'spec.metrics[0].pods.target.averageValue']);
 
-    const v1 = await c.request('POST', hpas('v1'), { body: { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'bad' }, spec: { scaleTargetRef: { kind: 'Deployment' }, maxReplicas: 2, targetCPUUtilizationPercentage: 0 } } });
+    const v1 = await c.request('POST', hpas('v1'), {
+      body: {
+        apiVersion: 'autoscaling/v1',
+        kind: 'HorizontalPodAutoscaler',
+        metadata: { name: 'bad' },
+        spec: { scaleTargetRef: { kind: 'Deployment' }, maxReplicas: 2, targetCPUUtilizationPercentage: 0 },
+      },
+    });
     const v1Fields = (assertStatus(v1, 422, 'Invalid').details.causes as Array<{ field: string }>).map((x) => x.field).sort();
     assert.deepEqual(v1Fields, ['spec.metrics[0].resource.target.averageUtilization', 'spec.scaleTargetRef.name']);
 
-    const beta = await c.request('POST', hpas('v2beta1'), { body: { apiVersion: 'autoscaling/v2beta1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'bad' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'web' }, minReplicas: 0, maxReplicas: 2 } } });
+    const beta = await c.request('POST', hpas('v2beta1'), {
+      body: {
+        apiVersion: 'autoscaling/v2beta1',
+        kind: 'HorizontalPodAutoscaler',
+        metadata: { name: 'bad' },
+        spec: { scaleTargetRef: { kind: 'Deployment', name: 'web' }, minReplicas: 0, maxReplicas: 2 },
+      },
+    });
     const betaFields = (assertStatus(beta, 422, 'Invalid').details.causes as Array<{ field: string }>).map((x) => x.field).sort();
     assert.deepEqual(betaFields, ['spec.metrics', 'spec.minReplicas']);
   });

@@ -42,7 +42,8 @@ describe('hostile input - numbers, prototype keys, bearer headers', () => {
       { path: JOBS, body: (n) => job(n, '-9223372036854775809'), field: 'spec.activeDeadlineSeconds', literal: '-9223372036854775809' },
       {
         path: JOBS,
-        body: (n) => `apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: ${n}\nspec:\n  activeDeadlineSeconds: 9007199254740993\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c, image: busybox}]\n`,
+        body: (n) =>
+          `apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: ${n}\nspec:\n  activeDeadlineSeconds: 9007199254740993\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c, image: busybox}]\n`,
         type: 'application/yaml',
         field: 'spec.activeDeadlineSeconds',
         literal: '9007199254740993',

@@ -167,7 +167,10 @@ describe('hostile input', () => {
   it('names - invalid names are 422 Invalid', async () => {
     for (const name of ['UpperCase', 'a'.repeat(254), 'a..b', '-leading', 'trailing-', 'under_score', '.dot']) {
       const r = assertStatus(await c.request('POST', CM, { body: configMap(name) }), 422, 'Invalid');
-      assert.ok(r.details.causes.some((x: any) => x.field === 'metadata.name'), `${name}: ${JSON.stringify(r.details)}`);
+      assert.ok(
+        r.details.causes.some((x: any) => x.field === 'metadata.name'),
+        `${name}: ${JSON.stringify(r.details)}`,
+      );
     }
   });
 
@@ -176,7 +179,14 @@ describe('hostile input', () => {
     const v1 = assertOk(await c.request('POST', CM, { body: configMap(name, { v: '1' }) }), 201);
     assertOk(await c.request('PUT', `${CM}/${name}`, { body: { ...v1, data: { v: '2' } } }));
     assertStatus(await c.request('PUT', `${CM}/${name}`, { body: { ...v1, data: { v: '3' } } }), 409, 'Conflict');
-    assertStatus(await c.request('PATCH', `${CM}/${name}`, { body: { metadata: { resourceVersion: v1.metadata.resourceVersion }, data: { v: '4' } }, headers: { 'content-type': 'application/merge-patch+json' } }), 409, 'Conflict');
+    assertStatus(
+      await c.request('PATCH', `${CM}/${name}`, {
+        body: { metadata: { resourceVersion: v1.metadata.resourceVersion }, data: { v: '4' } },
+        headers: { 'content-type': 'application/merge-patch+json' },
+      }),
+      409,
+      'Conflict',
+    );
     // (Node's client sends no Content-Length for a DELETE body on its own, so it is given here.)
     const opts = JSON.stringify({ kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { resourceVersion: v1.metadata.resourceVersion } });
     const del = await c.request('DELETE', `${CM}/${name}`, { rawBody: opts, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(opts)) } });
@@ -187,9 +197,7 @@ describe('hostile input', () => {
   it('writes - 20 concurrent updates with the same resourceVersion: exactly one wins', async () => {
     const name = uniq('race');
     const base = assertOk(await c.request('POST', CM, { body: configMap(name, { v: 'base' }) }), 201);
-    const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => c.request('PUT', `${CM}/${name}`, { body: { ...base, data: { v: `writer-${i}` } } }).then((r) => ({ i, r }))),
-    );
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => c.request('PUT', `${CM}/${name}`, { body: { ...base, data: { v: `writer-${i}` } } }).then((r) => ({ i, r }))));
     const winners = results.filter((x) => x.r.status === 200);
     const losers = results.filter((x) => x.r.status === 409);
     assert.equal(winners.length, 1, `status codes: ${results.map((x) => x.r.status).join(',')}`);
@@ -209,7 +217,13 @@ describe('hostile input', () => {
   });
 
   it('impersonation - hostile header combinations are 400 and never run as anyone', async () => {
-    const cases: Array<Record<string, string>> = [{ 'Impersonate-Group': 'system:masters' }, { 'Impersonate-Uid': 'x' }, { 'Impersonate-Extra-Scopes': 'all' }, { 'Impersonate-User': '' }, { 'Impersonate-Whatever': 'x', 'Impersonate-User': 'jane' }];
+    const cases: Array<Record<string, string>> = [
+      { 'Impersonate-Group': 'system:masters' },
+      { 'Impersonate-Uid': 'x' },
+      { 'Impersonate-Extra-Scopes': 'all' },
+      { 'Impersonate-User': '' },
+      { 'Impersonate-Whatever': 'x', 'Impersonate-User': 'jane' },
+    ];
     for (const headers of cases) {
       const r = await c.request('GET', '/api/v1/namespaces/default/configmaps', { headers });
       assert.equal(r.status, 400, JSON.stringify(headers));
@@ -252,7 +266,18 @@ describe('hostile input', () => {
 
   it('large YAML - errors found by the off-loop decoder are Status errors (alias bomb 400, malformed 400)', async () => {
     const pad = `# ${'x'.repeat(70 * 1024)}\n`;
-    const bomb = pad + ['a: &a ["x","x","x","x","x","x","x","x","x","x"]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(',')}]`)].join('\n');
+    const bomb =
+      pad +
+      [
+        'a: &a ["x","x","x","x","x","x","x","x","x","x"]',
+        ...Array.from(
+          { length: 8 },
+          (_, i) =>
+            `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10)
+              .fill(`*${String.fromCharCode(97 + i)}`)
+              .join(',')}]`,
+        ),
+      ].join('\n');
     const r1 = await c.request('POST', '/api/v1/namespaces/default/configmaps', { rawBody: bomb, headers: { 'content-type': 'application/yaml' } });
     assert.equal(r1.status, 400);
     assert.equal(r1.json.kind, 'Status');

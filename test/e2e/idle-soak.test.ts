@@ -134,7 +134,8 @@ describe('npm start left idle', { timeout: 150_000 }, () => {
     }
     const hz = clockTicksPerSecond();
     console.log('  t(s)  consumers  nats RSS (MiB)  CPU nats+services (s, cumulative)');
-    for (const s of samples) console.log(`${(s.atMs / 1000).toFixed(1).padStart(6)}  ${String(s.consumers).padStart(9)}  ${(s.natsRssKiB / 1024).toFixed(1).padStart(14)}  ${(s.cpuTicks / hz).toFixed(2).padStart(8)}`);
+    for (const s of samples)
+      console.log(`${(s.atMs / 1000).toFixed(1).padStart(6)}  ${String(s.consumers).padStart(9)}  ${(s.natsRssKiB / 1024).toFixed(1).padStart(14)}  ${(s.cpuTicks / hz).toFixed(2).padStart(8)}`);
 
     const window = samples.filter((s) => s.atMs >= IDLE_MS - WINDOW_MS - SAMPLE_EVERY_MS / 2);
     const first = window[0]!;
@@ -152,8 +153,11 @@ describe('npm start left idle', { timeout: 150_000 }, () => {
     assert.doesNotMatch(up.output(), /exited unexpectedly/, `a process died while idle:\n${tail(up.output())}`);
     // Each service runs as its own NATS user: one that sends what its permissions refuse fails
     // silently for itself and fills nats-server's log with errors.
-    const refused = up.output().split('\n').filter((l) => /Violation/.test(l));
-    assert.deepEqual(refused.slice(0, 5), [], `nats-server refused ${refused.length} operations of the services:\n${refused.slice(0, 5).join("\n")}`);
+    const refused = up
+      .output()
+      .split('\n')
+      .filter((l) => /Violation/.test(l));
+    assert.deepEqual(refused.slice(0, 5), [], `nats-server refused ${refused.length} operations of the services:\n${refused.slice(0, 5).join('\n')}`);
     // Storage's scan for expired delete markers holds a consumer while it reads (it deletes it after),
     // so a sample may catch one more; anything beyond that is a leak.
     assert.ok(consumerGrowth <= 1, `consumers on ${STREAM} grew by ${consumerGrowth} while idle`);
@@ -177,7 +181,11 @@ describe('npm start left idle', { timeout: 150_000 }, () => {
       await sleep(250);
       left = left.filter((p) => isRunning(p.pid));
     }
-    console.log(left.length ? `after SIGKILL of local-up, still running after 15 s: ${left.map((p) => `${p.name} (${p.pid})`).join(', ')}` : `after SIGKILL of local-up, all ${watched.length} processes gone in ${Date.now() - t0} ms`);
+    console.log(
+      left.length
+        ? `after SIGKILL of local-up, still running after 15 s: ${left.map((p) => `${p.name} (${p.pid})`).join(', ')}`
+        : `after SIGKILL of local-up, all ${watched.length} processes gone in ${Date.now() - t0} ms`,
+    );
     assert.deepEqual(
       left.map((p) => `${p.name} (pid ${p.pid})`),
       [],
@@ -191,7 +199,13 @@ function request(url: string, method: string, ca: string, token: string, body: u
     const data = body === undefined ? undefined : JSON.stringify(body);
     const req = https.request(
       url,
-      { method, ca, agent: false, timeout: 10_000, headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(data ? { 'content-type': contentType, 'content-length': Buffer.byteLength(data) } : {}) } },
+      {
+        method,
+        ca,
+        agent: false,
+        timeout: 10_000,
+        headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(data ? { 'content-type': contentType, 'content-length': Buffer.byteLength(data) } : {}) },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');

@@ -116,7 +116,11 @@ describe('impersonation and certificates under RBAC', () => {
     assertOk(await c.request('POST', '/api/v1/namespaces', { token: null, cert: admin, body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } }), 201);
     const nobody = await issueClientCert(c.ca, { commonName: 'nobody', organizations: ['nothing'] });
     assert.equal((await whoami({ cert: nobody })).username, 'nobody');
-    const st = assertStatus(await c.request('POST', '/api/v1/namespaces', { token: null, cert: nobody, body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: uniq('nope') } } }), 403, 'Forbidden');
+    const st = assertStatus(
+      await c.request('POST', '/api/v1/namespaces', { token: null, cert: nobody, body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: uniq('nope') } } }),
+      403,
+      'Forbidden',
+    );
     assert.match(st.message, /User "nobody" cannot create resource "namespaces"/);
   });
 });

@@ -115,7 +115,10 @@ describe('list and watch', () => {
     it('chunking - three pages of a consistent snapshot in name order', async () => {
       const p1 = assertOk(await c.request('GET', `${cmPath(ns)}?limit=10`));
       assert.equal(p1.items.length, 10);
-      assert.deepEqual(p1.items.map((i: any) => i.metadata.name), Array.from({ length: 10 }, (_, i) => `item-${String(i).padStart(2, '0')}`));
+      assert.deepEqual(
+        p1.items.map((i: any) => i.metadata.name),
+        Array.from({ length: 10 }, (_, i) => `item-${String(i).padStart(2, '0')}`),
+      );
       assert.equal(p1.metadata.remainingItemCount, 15);
       assert.ok(p1.metadata.continue, 'first page has a continue token');
       const rv = p1.metadata.resourceVersion;
@@ -127,14 +130,20 @@ describe('list and watch', () => {
 
       const p2 = assertOk(await c.request('GET', `${cmPath(ns)}?limit=10&continue=${q(p1.metadata.continue)}`));
       assert.equal(p2.metadata.resourceVersion, rv, 'same collection resourceVersion on page 2');
-      assert.deepEqual(p2.items.map((i: any) => i.metadata.name), Array.from({ length: 10 }, (_, i) => `item-${String(i + 10).padStart(2, '0')}`));
+      assert.deepEqual(
+        p2.items.map((i: any) => i.metadata.name),
+        Array.from({ length: 10 }, (_, i) => `item-${String(i + 10).padStart(2, '0')}`),
+      );
       assert.equal(p2.items.find((i: any) => i.metadata.name === 'item-15').data.v, 'original');
       assert.equal(p2.metadata.remainingItemCount, 5);
       assert.ok(p2.metadata.continue);
 
       const p3 = assertOk(await c.request('GET', `${cmPath(ns)}?limit=10&continue=${q(p2.metadata.continue)}`));
       assert.equal(p3.metadata.resourceVersion, rv, 'same collection resourceVersion on page 3');
-      assert.deepEqual(p3.items.map((i: any) => i.metadata.name), ['item-20', 'item-21', 'item-22', 'item-23', 'item-24']);
+      assert.deepEqual(
+        p3.items.map((i: any) => i.metadata.name),
+        ['item-20', 'item-21', 'item-22', 'item-23', 'item-24'],
+      );
       assert.ok(!p3.metadata.continue, 'last page has no continue token');
       assert.equal(p3.metadata.remainingItemCount, undefined, 'no remainingItemCount on the last page');
 
@@ -158,7 +167,10 @@ describe('list and watch', () => {
 
     it('chunking - with a selector remainingItemCount is omitted but continue still pages', async () => {
       const p1 = assertOk(await c.request('GET', `${cmPath(ns)}?limit=5&fieldSelector=${q('metadata.name!=item-00')}`));
-      assert.deepEqual(p1.items.map((i: any) => i.metadata.name), ['item-01', 'item-02', 'item-03', 'item-04', 'item-05']);
+      assert.deepEqual(
+        p1.items.map((i: any) => i.metadata.name),
+        ['item-01', 'item-02', 'item-03', 'item-04', 'item-05'],
+      );
       assert.ok(p1.metadata.continue);
       assert.equal(p1.metadata.remainingItemCount, undefined);
       const p2 = assertOk(await c.request('GET', `${cmPath(ns)}?limit=5&fieldSelector=${q('metadata.name!=item-00')}&continue=${q(p1.metadata.continue)}`));
@@ -266,7 +278,10 @@ describe('list and watch', () => {
     it('watch - resourceVersion=0 sends synthetic ADDED events', async () => {
       const w = await watch(`${cmPath(ns)}?watch=1&resourceVersion=0`);
       const init = await w.waitForCount(2);
-      assert.ok(init.every((e) => e.type === 'ADDED'), summary(init));
+      assert.ok(
+        init.every((e) => e.type === 'ADDED'),
+        summary(init),
+      );
       assert.deepEqual(init.map((e) => e.object.metadata.name).sort(), ['pre-1', 'pre-2']);
       w.close();
     });
@@ -300,7 +315,10 @@ describe('list and watch', () => {
       assert.equal(bm.object.kind, 'ConfigMap');
       assert.equal(bm.object.apiVersion, 'v1');
       assert.equal(bm.object.metadata.name, undefined, 'a bookmark carries only the resourceVersion');
-      assert.ok(w.events.every((e) => e.type === 'BOOKMARK'), summary(w.events));
+      assert.ok(
+        w.events.every((e) => e.type === 'BOOKMARK'),
+        summary(w.events),
+      );
       // No bookmarks unless asked for.
       const plain = await watch(`${cmPath(ns)}?watch=true&resourceVersion=${list.metadata.resourceVersion}&timeoutSeconds=1`);
       assertOk(await c.request('POST', cmPath('default'), { body: configMap(uniq('elsewhere')) }), 201);
@@ -318,7 +336,10 @@ describe('list and watch', () => {
       assert.equal(del.object.metadata.resourceVersion, moved.metadata.resourceVersion);
       assertOk(await c.request('PATCH', `${cmPath(ns)}/sel`, { body: { metadata: { labels: { app: 'w' } } }, headers: { 'content-type': 'application/merge-patch+json' } }));
       await w.waitFor((e) => e.type === 'ADDED' && e.object.metadata.name === 'sel' && e !== w.events[0]);
-      assert.deepEqual(w.events.map((e) => e.type), ['ADDED', 'DELETED', 'ADDED']);
+      assert.deepEqual(
+        w.events.map((e) => e.type),
+        ['ADDED', 'DELETED', 'ADDED'],
+      );
       w.close();
     });
 
@@ -330,7 +351,10 @@ describe('list and watch', () => {
       const ev = await w.waitFor((e) => e.type === 'MODIFIED');
       assert.equal(ev.object.metadata.name, 'pre-2');
       assert.equal(ev.object.data.v, 'followed');
-      assert.ok(w.events.every((e) => e.object.metadata.name === 'pre-2'), summary(w.events));
+      assert.ok(
+        w.events.every((e) => e.object.metadata.name === 'pre-2'),
+        summary(w.events),
+      );
       w.close();
     });
 
@@ -344,7 +368,10 @@ describe('list and watch', () => {
       assertOk(await c.request('PATCH', `${cmPath(ns)}/held`, { body: { metadata: { finalizers: null } }, headers: { 'content-type': 'application/merge-patch+json' } }));
       const deleted = await w.waitFor((e) => e.type === 'DELETED' && e.object.metadata.name === 'held');
       assert.ok(deleted.object.metadata.deletionTimestamp);
-      assert.deepEqual(w.events.map((e) => e.type), ['ADDED', 'MODIFIED', 'DELETED']);
+      assert.deepEqual(
+        w.events.map((e) => e.type),
+        ['ADDED', 'MODIFIED', 'DELETED'],
+      );
       w.close();
     });
 
@@ -362,7 +389,10 @@ describe('list and watch', () => {
       const idx = w.events.indexOf(end);
       const before = w.events.slice(0, idx);
       assert.ok(before.length >= 2, summary(w.events));
-      assert.ok(before.every((e) => e.type === 'ADDED'), summary(before));
+      assert.ok(
+        before.every((e) => e.type === 'ADDED'),
+        summary(before),
+      );
       const current = assertOk(await c.request('GET', cmPath(ns)));
       assert.deepEqual(before.map((e) => e.object.metadata.name).sort(), names(current));
       assert.ok(Number(end.object.metadata.resourceVersion) > 0);

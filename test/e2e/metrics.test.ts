@@ -40,7 +40,9 @@ describe('metrics', { timeout: 120_000 }, () => {
     // the reference release shown, as an operator who needs apiserver_registered_watchers would.
     c = await startTestCluster({ authorizationModes: ['RBAC'], gateway: { metrics: { showHiddenMetricsForVersion: '1.23' } } });
     // The authz service writes the default policy (system:monitoring among it) once it is up.
-    await eventually('the default policy binds system:monitoring', async () => assertOk(await c.request('GET', '/apis/rbac.authorization.platform.io/v1/clusterrolebindings/system:monitoring')), { timeoutMs: 15_000 });
+    await eventually('the default policy binds system:monitoring', async () => assertOk(await c.request('GET', '/apis/rbac.authorization.platform.io/v1/clusterrolebindings/system:monitoring')), {
+      timeoutMs: 15_000,
+    });
   });
   after(async () => c?.stop());
 
@@ -64,7 +66,11 @@ describe('metrics', { timeout: 120_000 }, () => {
     assert.equal(delta(configMaps('GET', 'resource', { code: '200' })), 1, 'get');
     assert.equal(delta(configMaps('LIST', 'namespace', { code: '200' })), 1, 'list');
     assert.equal(delta(configMaps('GET', 'resource', { code: '404' })), 1, '404');
-    assert.equal(delta({ verb: 'LIST', dry_run: '', group: 'batch', version: 'v1beta1', resource: 'cronjobs', subresource: '', scope: 'namespace', component: 'apiserver', code: '200' }), 1, 'deprecated version');
+    assert.equal(
+      delta({ verb: 'LIST', dry_run: '', group: 'batch', version: 'v1beta1', resource: 'cronjobs', subresource: '', scope: 'namespace', component: 'apiserver', code: '200' }),
+      1,
+      'deprecated version',
+    );
     assert.equal(value(samples, 'apiserver_requested_deprecated_apis', { group: 'batch', version: 'v1beta1', resource: 'cronjobs', subresource: '', removed_release: '1.25' }), 1);
 
     // Latency per verb without the code; response sizes for GET and LIST only, without dry_run.
@@ -79,7 +85,10 @@ describe('metrics', { timeout: 120_000 }, () => {
     assert.ok((value(samples, 'apiserver_request_duration_seconds_bucket', { ...configMaps('POST', 'namespace'), le: '+Inf' }) ?? 0) >= 1);
 
     // Upstream's stability levels at the head of the HELP text.
-    assert.match(text, /^# HELP apiserver_request_total \[STABLE\] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code\.$/m);
+    assert.match(
+      text,
+      /^# HELP apiserver_request_total \[STABLE\] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code\.$/m,
+    );
     assert.match(text, /^# TYPE apiserver_request_duration_seconds histogram$/m);
     assert.match(text, /^# HELP apiserver_dropped_requests_total \[ALPHA\] \(Deprecated since 1\.24\.0\) /m);
     assert.match(text, /^# HELP apiserver_registered_watchers \[ALPHA\] \(Deprecated since 1\.23\.0\) /m, 'hidden at 1.24, shown with --show-hidden-metrics-for-version=1.23');
@@ -119,7 +128,10 @@ describe('metrics', { timeout: 120_000 }, () => {
       assert.equal(value(after, 'apiserver_registered_watchers', gvk), 0);
       assert.equal(value(after, 'apiserver_longrunning_requests', watching), 0);
       // A finished watch is a request like any other.
-      assert.equal((value(after, 'apiserver_request_total', { ...watching, dry_run: '', code: '200' }) ?? 0) - (value(before, 'apiserver_request_total', { ...watching, dry_run: '', code: '200' }) ?? 0), 1);
+      assert.equal(
+        (value(after, 'apiserver_request_total', { ...watching, dry_run: '', code: '200' }) ?? 0) - (value(before, 'apiserver_request_total', { ...watching, dry_run: '', code: '200' }) ?? 0),
+        1,
+      );
     });
     assertOk(await c.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/one`));
     assert.equal(await objects(), await stored(), 'one fewer');
@@ -172,10 +184,19 @@ describe('a service’s own /metrics', { timeout: 120_000 }, () => {
     const samples = parseExposition(text);
     assert.match(text, /^# HELP platform_storage_operation_duration_seconds \[ALPHA\] Storage operation latency in seconds for each operation and object type/m);
     const creates = value(samples, 'platform_storage_operation_duration_seconds_count', { operation: 'create', type: 'configmaps' }) ?? 0;
-    assert.ok(creates >= 1 && creates < 24, `the replica took some of the creates, not all: ${creates}\n${text.split('\n').filter((l) => l.startsWith('platform_storage')).join('\n')}\n${tail(storage.output())}`);
+    assert.ok(
+      creates >= 1 && creates < 24,
+      `the replica took some of the creates, not all: ${creates}\n${text
+        .split('\n')
+        .filter((l) => l.startsWith('platform_storage'))
+        .join('\n')}\n${tail(storage.output())}`,
+    );
     assert.ok((value(samples, 'platform_storage_bucket_values', { bucket: 'objects' }) ?? 0) >= 24);
     assert.ok((value(samples, 'platform_storage_bucket_size_bytes', { bucket: 'objects' }) ?? 0) > 0);
-    assert.ok(samples.some((s) => s.name === 'process_cpu_user_seconds_total'), 'process metrics');
+    assert.ok(
+      samples.some((s) => s.name === 'process_cpu_user_seconds_total'),
+      'process metrics',
+    );
     assert.equal((await fetch(url.replace('/metrics', '/healthz'))).status, 404);
     assert.equal((await fetch(url, { method: 'POST' })).status, 405);
   });

@@ -52,10 +52,14 @@ describe('namespaces under a namespace URL', () => {
     assertOk(await c.request('POST', bindings, { body: bindInTeamA('jane-view', 'view', { kind: 'User', name: 'jane' }) }), 201);
     assertOk(await c.request('POST', bindings, { body: bindInTeamA('mallory-admin', 'cluster-admin', { kind: 'User', name: 'mallory' }) }), 201);
     // The grants are in force (the bootstrap ClusterRoles may still be being written).
-    await eventually('jane can read team-a and mallory can write there', async () => {
-      assertOk(await c.request('GET', `${NS_V1}/${TEAM_A}/configmaps`, { token: jane }));
-      assertOk(await asMallory('POST', `${NS_V1}/${TEAM_A}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: uniq('probe') } }), 201);
-    }, { timeoutMs: 10_000 });
+    await eventually(
+      'jane can read team-a and mallory can write there',
+      async () => {
+        assertOk(await c.request('GET', `${NS_V1}/${TEAM_A}/configmaps`, { token: jane }));
+        assertOk(await asMallory('POST', `${NS_V1}/${TEAM_A}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: uniq('probe') } }), 201);
+      },
+      { timeoutMs: 10_000 },
+    );
   });
 
   after(async () => {
@@ -97,7 +101,12 @@ describe('namespaces under a namespace URL', () => {
     notFound(await asMallory('POST', inTeamA(), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: created } }), 'create');
     notFound(await asMallory('PATCH', inTeamA(other), { metadata: { labels: { pwned: 'true' } } }, { 'content-type': 'application/merge-patch+json' }), 'merge patch');
     notFound(
-      await asMallory('PATCH', `${inTeamA(other)}?fieldManager=mallory&force=true`, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: other, labels: { pwned: 'apply' } } }, { 'content-type': 'application/apply-patch+yaml' }),
+      await asMallory(
+        'PATCH',
+        `${inTeamA(other)}?fieldManager=mallory&force=true`,
+        { apiVersion: 'v1', kind: 'Namespace', metadata: { name: other, labels: { pwned: 'apply' } } },
+        { 'content-type': 'application/apply-patch+yaml' },
+      ),
       'apply',
     );
     notFound(await asMallory('PUT', inTeamA(other), { ...before, metadata: { ...before.metadata, labels: { ...before.metadata.labels, pwned: 'put' } } }), 'update');

@@ -41,7 +41,13 @@ function storedConfigMap(name: string): string {
 async function trySubscribe(nc: NatsConnection, subject: string, queue?: string): Promise<string | undefined> {
   const sub = nc.subscribe(subject, queue ? { queue } : {});
   // A permission violation closes the subscription with it; an allowed one stays open past a round trip.
-  const outcome = await Promise.race([sub.closed.then((err) => (err instanceof Error ? err.message : 'closed')), nc.flush().then(() => sleep(100)).then(() => undefined)]);
+  const outcome = await Promise.race([
+    sub.closed.then((err) => (err instanceof Error ? err.message : 'closed')),
+    nc
+      .flush()
+      .then(() => sleep(100))
+      .then(() => undefined),
+  ]);
   sub.unsubscribe();
   return outcome;
 }
@@ -84,7 +90,7 @@ describe('nats security', { timeout: 120_000 }, () => {
     await nats?.stop();
   });
 
-  test('nats security - a service with another service\'s credentials cannot answer that service\'s subjects', async () => {
+  test("nats security - a service with another service's credentials cannot answer that service's subjects", async () => {
     for (const as of [...SERVICES, 'gateway'] as const) {
       const nc = await nats.connectAs(as);
       for (const other of SERVICES) {
@@ -165,11 +171,14 @@ describe('nats security', { timeout: 120_000 }, () => {
     }
     const gw = await nats.connectAs('gateway');
     const read = await readChangeLog(gw, { bucket: BUCKET, through: 10 });
-    assert.deepEqual(read.changes.map((c) => [c.key, c.revision, c.replaced]), [['core.configmaps.default.seed', 1, 'none']]);
+    assert.deepEqual(
+      read.changes.map((c) => [c.key, c.revision, c.replaced]),
+      [['core.configmaps.default.seed', 1, 'none']],
+    );
     const jsm = await jetstreamManager(gw, { checkAPI: false });
     assert.match(await failure(jsm.streams.delete(log)), /Permissions Violation for Publish to "\$JS\.API\.STREAM\.DELETE\.CHANGES_objects"/);
     assert.match(await failure(jsm.streams.purge(log)), /Permissions Violation for Publish to "\$JS\.API\.STREAM\.PURGE\.CHANGES_objects"/);
-    assert.equal((await storageJsm.streams.info(log)).state.messages, 1, 'only storage\'s entry is there');
+    assert.equal((await storageJsm.streams.info(log)).state.messages, 1, "only storage's entry is there");
     assert.equal((await storageJsm.streams.info(log)).state.consumer_count, 0, 'the gateway deleted its reader');
     await gw.close();
   });
@@ -178,10 +187,19 @@ describe('nats security', { timeout: 120_000 }, () => {
     // What each service calls, read from its code (services/*, shared/bus, the generic store):
     // the spec of this test, written out rather than taken from shared/bus/permissions.ts.
     const endpoints = [
-      Subjects.storageCreate, Subjects.storageUpdate, Subjects.storageDelete, Subjects.storageGet,
-      Subjects.authnAuthenticate, Subjects.authnInterest, Subjects.authnIssueToken,
-      Subjects.authzAuthorize, Subjects.authzRules, Subjects.authzEscalation,
-      Subjects.admissionAdmit, Subjects.admissionInterest, Subjects.admissionInterestChanged,
+      Subjects.storageCreate,
+      Subjects.storageUpdate,
+      Subjects.storageDelete,
+      Subjects.storageGet,
+      Subjects.authnAuthenticate,
+      Subjects.authnInterest,
+      Subjects.authnIssueToken,
+      Subjects.authzAuthorize,
+      Subjects.authzRules,
+      Subjects.authzEscalation,
+      Subjects.admissionAdmit,
+      Subjects.admissionInterest,
+      Subjects.admissionInterestChanged,
     ];
     const expected: Record<(typeof ALL_ROLES)[number], string[]> = {
       storage: [],
@@ -203,7 +221,7 @@ describe('nats security', { timeout: 120_000 }, () => {
     assert.match(nats.log(), /Publish Violation - User "platform-authn", Subject "platform\.v1\.storage\.create"/);
   });
 
-  test('nats security - a consumer pointed at another user\'s inbox or at a service\'s subject delivers nothing there', async () => {
+  test("nats security - a consumer pointed at another user's inbox or at a service's subject delivers nothing there", async () => {
     // The monitor may not read the bucket (it may look at the stream's statistics), and publishing
     // to its inbox directly is refused. Its last request's answer is in before it listens.
     const monitor = await nats.connectAs('monitor');
@@ -223,13 +241,15 @@ describe('nats security', { timeout: 120_000 }, () => {
         const jsm = await jetstreamManager(nc, { checkAPI: false });
         for (const target of ['_INBOX.platform-monitor.x', Subjects.storageCreate]) {
           // Either the server refuses such a consumer or its pushes go nowhere: both keep the bucket in.
-          const made = await jsm.consumers.add(STREAM, { deliver_subject: target, ack_policy: AckPolicy.None, deliver_policy: DeliverPolicy.All, inactive_threshold: nanos(5_000) }).catch(() => undefined);
+          const made = await jsm.consumers
+            .add(STREAM, { deliver_subject: target, ack_policy: AckPolicy.None, deliver_policy: DeliverPolicy.All, inactive_threshold: nanos(5_000) })
+            .catch(() => undefined);
           if (made) cleanup.push(() => jsm.consumers.delete(STREAM, made.name).catch(() => undefined));
         }
       }
       await sleep(500);
       assert.deepEqual(toMonitor, [], 'nothing of the bucket reached the monitor');
-      assert.deepEqual(toStorage, [], 'nothing of the bucket reached storage\'s create subject');
+      assert.deepEqual(toStorage, [], "nothing of the bucket reached storage's create subject");
     } finally {
       for (const c of cleanup.reverse()) await c();
       await monitor.close();
@@ -305,7 +325,9 @@ describe('nats security', { timeout: 120_000 }, () => {
         out += d.toString();
         if (!sent && out.includes('\r\n')) {
           sent = true;
-          s.write(`CONNECT ${JSON.stringify({ verbose: false, pedantic: false, user: NatsUser.storage, pass: nats.users.storage.password, lang: 'raw', version: '0' })}\r\nSUB platform.v1.storage.get 1\r\nPING\r\n`);
+          s.write(
+            `CONNECT ${JSON.stringify({ verbose: false, pedantic: false, user: NatsUser.storage, pass: nats.users.storage.password, lang: 'raw', version: '0' })}\r\nSUB platform.v1.storage.get 1\r\nPING\r\n`,
+          );
         }
       });
       s.on('close', () => done(true));
@@ -409,7 +431,11 @@ describe('nats security', { timeout: 120_000 }, () => {
 
       // A watch from the list's revision sees the next create.
       const events: any[] = [];
-      const watchReq = https.get(`${url}/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${list.json.metadata.resourceVersion}`, { ca: caPem, agent: false, headers: { authorization: `Bearer ${token}` } });
+      const watchReq = https.get(`${url}/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${list.json.metadata.resourceVersion}`, {
+        ca: caPem,
+        agent: false,
+        headers: { authorization: `Bearer ${token}` },
+      });
       const added = new Promise<any>((resolve, reject) => {
         watchReq.on('response', (res) => {
           let buf = '';
@@ -439,12 +465,15 @@ describe('nats security', { timeout: 120_000 }, () => {
 
       // RBAC (authz's bootstrap policy written through storage and admission) and the services'
       // own readiness pings all ran on their users' permissions: nats-server refused nothing.
-      const violations = nats.log().split('\n').filter((l) => /Violation/.test(l) && !/nats\.js:test/.test(l));
+      const violations = nats
+        .log()
+        .split('\n')
+        .filter((l) => /Violation/.test(l) && !/nats\.js:test/.test(l));
       assert.deepEqual(violations, [], `permission violations of the running services:\n${violations.join('\n')}`);
       for (const p of procs) assert.equal(p.child.exitCode, null, tail(p.output()));
     });
 
-    test('nats security - each service\'s exec probe (scripts/ping-service.ts, as the Helm chart runs it) passes with that service\'s own user', async () => {
+    test("nats security - each service's exec probe (scripts/ping-service.ts, as the Helm chart runs it) passes with that service's own user", async () => {
       const probes = SERVICES.map(
         (s) =>
           new Promise<{ service: string; code: number; out: string }>((resolve) => {
@@ -453,7 +482,10 @@ describe('nats security', { timeout: 120_000 }, () => {
           }),
       );
       for (const r of await Promise.all(probes)) assert.equal(r.code, 0, `${r.service}: ${r.out}`);
-      const violations = nats.log().split('\n').filter((l) => /Violation/.test(l) && /probe/.test(l));
+      const violations = nats
+        .log()
+        .split('\n')
+        .filter((l) => /Violation/.test(l) && /probe/.test(l));
       assert.deepEqual(violations, []);
     });
   });

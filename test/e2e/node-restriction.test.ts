@@ -55,8 +55,12 @@ describe('NodeRestriction (Node, RBAC)', () => {
       subjects: [{ kind: 'Group', apiGroup: RBAC, name: 'system:nodes' }],
       roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: broad },
     });
-    await eventually('the nodes\' RBAC grant is in effect', async () => {
-      const review = { apiVersion: 'authorization.platform.io/v1', kind: 'SubjectAccessReview', spec: { user: 'system:node:n1', groups: ['system:nodes'], resourceAttributes: { verb: 'delete', resource: 'nodes', name: 'n2' } } };
+    await eventually("the nodes' RBAC grant is in effect", async () => {
+      const review = {
+        apiVersion: 'authorization.platform.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: { user: 'system:node:n1', groups: ['system:nodes'], resourceAttributes: { verb: 'delete', resource: 'nodes', name: 'n2' } },
+      };
       assert.equal(assertOk(await c.request('POST', '/apis/authorization.platform.io/v1/subjectaccessreviews', { body: review }), 201).status.allowed, true);
     });
   });
@@ -73,7 +77,9 @@ describe('NodeRestriction (Node, RBAC)', () => {
     // TaintNodesByCondition (on by default) adds the not-ready taint to every new node.
     assert.deepEqual(created.spec.taints, [...taints, NOT_READY_TAINT]);
 
-    const relabelled = assertOk(await asN1('PUT', `${NODES}/n1`, { ...created, metadata: { ...created.metadata, labels: { ...labels, 'topology.platform.io/zone': 'z2', 'node.platform.io/pool': 'b' } } }));
+    const relabelled = assertOk(
+      await asN1('PUT', `${NODES}/n1`, { ...created, metadata: { ...created.metadata, labels: { ...labels, 'topology.platform.io/zone': 'z2', 'node.platform.io/pool': 'b' } } }),
+    );
     assert.equal(relabelled.metadata.labels['topology.platform.io/zone'], 'z2');
     const patched = assertOk(await asN1('PATCH', `${NODES}/n1`, { metadata: { labels: { 'beta.platform.io/instance-type': 'm5.large', team: null } } }, MERGE_PATCH));
     assert.equal(patched.metadata.labels['beta.platform.io/instance-type'], 'm5.large');

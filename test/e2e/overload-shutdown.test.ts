@@ -29,12 +29,16 @@ interface Reply {
 function send(url: string, method: string, p: string, token: string, body?: unknown, agent?: http.Agent): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(url + p, { method, agent, headers: { authorization: `Bearer ${token}`, ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
+    const req = http.request(
+      url + p,
+      { method, agent, headers: { authorization: `Bearer ${token}`, ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(data);
   });
@@ -54,7 +58,13 @@ describe('overload and shutdown', { timeout: 120_000 }, () => {
     // jane may write config maps in the namespace (and is no system:masters member).
     assertOk(
       await c.request('POST', `/apis/rbac.authorization.platform.io/v1/namespaces/${ns}/rolebindings`, {
-        body: { apiVersion: 'rbac.authorization.platform.io/v1', kind: 'RoleBinding', metadata: { name: 'jane-edit' }, roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'ClusterRole', name: 'edit' }, subjects: [{ kind: 'User', name: 'jane', apiGroup: 'rbac.authorization.platform.io' }] },
+        body: {
+          apiVersion: 'rbac.authorization.platform.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name: 'jane-edit' },
+          roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'ClusterRole', name: 'edit' },
+          subjects: [{ kind: 'User', name: 'jane', apiGroup: 'rbac.authorization.platform.io' }],
+        },
       }),
       201,
     );
@@ -85,9 +95,15 @@ describe('overload and shutdown', { timeout: 120_000 }, () => {
       // The admin (system:masters) is never refused; health checks never count.
       const admin = await Promise.all(Array.from({ length: 30 }, (_, i) => send(url, 'POST', `/api/v1/namespaces/${ns}/configmaps`, c.adminToken, cm(`admin-${i}`))));
       assert.deepEqual([...new Set(admin.map((r) => r.status))], [201]);
-      const reads = await Promise.all([...Array.from({ length: 20 }, () => send(url, 'GET', '/readyz', '')), ...Array.from({ length: 20 }, () => send(url, 'GET', `/api/v1/namespaces/${ns}/configmaps`, c.userToken))]);
+      const reads = await Promise.all([
+        ...Array.from({ length: 20 }, () => send(url, 'GET', '/readyz', '')),
+        ...Array.from({ length: 20 }, () => send(url, 'GET', `/api/v1/namespaces/${ns}/configmaps`, c.userToken)),
+      ]);
       assert.deepEqual([...new Set(reads.slice(0, 20).map((r) => r.status))], [200]);
-      assert.ok(reads.slice(20).some((r) => r.status === 429), 'reads have their own limit');
+      assert.ok(
+        reads.slice(20).some((r) => r.status === 429),
+        'reads have their own limit',
+      );
       const metrics = (await send(url, 'GET', '/metrics', c.adminToken)).body;
       assert.match(metrics, /apiserver_dropped_requests_total\{request_kind="mutating"\} [1-9]/);
       assert.match(metrics, /apiserver_current_inflight_requests\{request_kind="mutating"\} 0/);

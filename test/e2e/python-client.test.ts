@@ -40,19 +40,16 @@ describe('python client', { skip }, () => {
       });
     });
     assert.equal(out.code, 0, `${out.stdout}\n${out.stderr}`);
-    assert.deepEqual(
-      out.stdout.trim().split('\n'),
-      [
-        'ok namespace',
-        'ok configmap create/patch, managedFields',
-        'ok service with cluster IP and node port',
-        'ok cluster IP in use is 422',
-        'ok deployment and its scale',
-        'ok pod disruption budget status',
-        'ok node registers with its status',
-        'ok watch',
-        'ok errors and deletes',
-      ],
-    );
+    assert.deepEqual(out.stdout.trim().split('\n'), [
+      'ok namespace',
+      'ok configmap create/patch, managedFields',
+      'ok service with cluster IP and node port',
+      'ok cluster IP in use is 422',
+      'ok deployment and its scale',
+      'ok pod disruption budget status',
+      'ok node registers with its status',
+      'ok watch',
+      'ok errors and deletes',
+    ]);
   });
 });

@@ -36,7 +36,7 @@ describe('gateway replicas', () => {
     assert.equal(list.json().items.filter((o: any) => o.metadata.name.startsWith('raw-')).length, 20);
   });
 
-  test('replicas - an update through the second gateway with the first one\'s resourceVersion succeeds, a stale one is 409', async () => {
+  test("replicas - an update through the second gateway with the first one's resourceVersion succeeds, a stale one is 409", async () => {
     const created = (await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'shared' }, data: { v: '1' } } })).json;
     const put = await second.app.inject({ method: 'PUT', url: '/api/v1/namespaces/default/configmaps/shared', headers: auth(), payload: { ...created, data: { v: '2' } } });
     assert.equal(put.statusCode, 200, put.body);

@@ -29,11 +29,23 @@ describe('REST hooks', () => {
     c.request('POST', `${podPath(name, 'eviction')}${query}`, { body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: ns }, ...extra } });
   const runningPod = async (name: string, labels: Record<string, string>) => {
     assertOk(await c.request('POST', podPath(), { body: pod(name, labels) }), 201);
-    assertOk(await c.request('PATCH', podPath(name, 'status'), { body: { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } }, headers: { 'content-type': 'application/merge-patch+json' } }));
+    assertOk(
+      await c.request('PATCH', podPath(name, 'status'), {
+        body: { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } },
+        headers: { 'content-type': 'application/merge-patch+json' },
+      }),
+    );
   };
   const budget = async (name: string, app: string, status: Record<string, unknown>) => {
-    const created = assertOk(await c.request('POST', pdbPath(), { body: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name }, spec: { minAvailable: 1, selector: { matchLabels: { app } } } } }), 201);
-    assertOk(await c.request('PUT', pdbPath(name) + '/status', { body: { ...created, status: { observedGeneration: created.metadata.generation, currentHealthy: 2, desiredHealthy: 1, expectedPods: 2, ...status } } }));
+    const created = assertOk(
+      await c.request('POST', pdbPath(), { body: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name }, spec: { minAvailable: 1, selector: { matchLabels: { app } } } } }),
+      201,
+    );
+    assertOk(
+      await c.request('PUT', pdbPath(name) + '/status', {
+        body: { ...created, status: { observedGeneration: created.metadata.generation, currentHealthy: 2, desiredHealthy: 1, expectedPods: 2, ...status } },
+      }),
+    );
   };
 
   before(async () => {
@@ -89,8 +101,24 @@ describe('REST hooks', () => {
 
   it('a user who may create pods/eviction but not delete pods can evict', async () => {
     await runningPod('evictee', { app: 'evictee' });
-    assertOk(await c.request('POST', `/apis/${RBAC}/v1/namespaces/${ns}/roles`, { body: { apiVersion: `${RBAC}/v1`, kind: 'Role', metadata: { name: 'evictor' }, rules: [{ apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] }] } }), 201);
-    assertOk(await c.request('POST', `/apis/${RBAC}/v1/namespaces/${ns}/rolebindings`, { body: { apiVersion: `${RBAC}/v1`, kind: 'RoleBinding', metadata: { name: 'evictor' }, subjects: [{ kind: 'User', name: 'jane', apiGroup: RBAC }], roleRef: { apiGroup: RBAC, kind: 'Role', name: 'evictor' } } }), 201);
+    assertOk(
+      await c.request('POST', `/apis/${RBAC}/v1/namespaces/${ns}/roles`, {
+        body: { apiVersion: `${RBAC}/v1`, kind: 'Role', metadata: { name: 'evictor' }, rules: [{ apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] }] },
+      }),
+      201,
+    );
+    assertOk(
+      await c.request('POST', `/apis/${RBAC}/v1/namespaces/${ns}/rolebindings`, {
+        body: {
+          apiVersion: `${RBAC}/v1`,
+          kind: 'RoleBinding',
+          metadata: { name: 'evictor' },
+          subjects: [{ kind: 'User', name: 'jane', apiGroup: RBAC }],
+          roleRef: { apiGroup: RBAC, kind: 'Role', name: 'evictor' },
+        },
+      }),
+      201,
+    );
     const asJane = (method: string, path: string, body?: unknown) => c.request(method, path, { token: c.userToken, ...(body ? { body } : {}) });
     for (let i = 0; ; i++) {
       const r = await asJane('POST', podPath('evictee', 'eviction'), { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'evictee' } });
@@ -152,7 +180,10 @@ describe('REST hooks', () => {
   it('services/proxy forwards to a ready endpoint; no endpoints is 503; loopback is refused', async (t) => {
     const ip = hostAddress();
     if (!ip) return t.skip('no non-loopback address on this machine');
-    assertOk(await c.request('POST', `/api/v1/namespaces/${ns}/services`, { body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'echo' }, spec: { ports: [{ name: 'http', port: 80 }] } } }), 201);
+    assertOk(
+      await c.request('POST', `/api/v1/namespaces/${ns}/services`, { body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'echo' }, spec: { ports: [{ name: 'http', port: 80 }] } } }),
+      201,
+    );
     const none = assertStatus(await c.request('GET', `/api/v1/namespaces/${ns}/services/echo/proxy/x`), 503, 'ServiceUnavailable');
     assert.equal(none.message, 'no endpoints available for service "echo"');
     const endpoints = (addr: string) => ({ apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'echo' }, subsets: [{ addresses: [{ ip: addr }], ports: [{ name: 'http', port: backendPort }] }] });
@@ -180,13 +211,27 @@ describe('REST hooks', () => {
     await new Promise<void>((r) => metrics.listen(0, '127.0.0.1', r));
     const port = (metrics.address() as AddressInfo).port;
     try {
-      assertOk(await c.request('POST', `/api/v1/namespaces/${ns}/services`, { body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'sneaky' }, spec: { ports: [{ name: 'http', port: 80 }] } } }), 201);
+      assertOk(
+        await c.request('POST', `/api/v1/namespaces/${ns}/services`, { body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'sneaky' }, spec: { ports: [{ name: 'http', port: 80 }] } } }),
+        201,
+      );
       for (const ip of ['::ffff:7f00:1', '0:0:0:0:0:ffff:7f00:1', '::ffff:127.0.0.1', '169.254.169.254', '0.0.0.0', 'not-an-ip']) {
         const body = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'sneaky' }, subsets: [{ addresses: [{ ip }], ports: [{ name: 'http', port }] }] };
         const refused = assertStatus(await c.request('POST', `/api/v1/namespaces/${ns}/endpoints`, { body }), 422, 'Invalid');
-        assert.deepEqual(refused.details.causes.map((x: { field: string }) => x.field), ['subsets[0].addresses[0].ip'], ip);
+        assert.deepEqual(
+          refused.details.causes.map((x: { field: string }) => x.field),
+          ['subsets[0].addresses[0].ip'],
+          ip,
+        );
       }
-      const slice = { apiVersion: 'discovery.platform.io/v1', kind: 'EndpointSlice', metadata: { name: 'sneaky-1' }, addressType: 'IPv6', endpoints: [{ addresses: ['::ffff:7f00:1'] }], ports: [{ name: 'http', port }] };
+      const slice = {
+        apiVersion: 'discovery.platform.io/v1',
+        kind: 'EndpointSlice',
+        metadata: { name: 'sneaky-1' },
+        addressType: 'IPv6',
+        endpoints: [{ addresses: ['::ffff:7f00:1'] }],
+        ports: [{ name: 'http', port }],
+      };
       assertStatus(await c.request('POST', `/apis/discovery.platform.io/v1/namespaces/${ns}/endpointslices`, { body: slice }), 422, 'Invalid');
       assertStatus(await c.request('GET', `/api/v1/namespaces/${ns}/services/sneaky/proxy/metrics`), 503, 'ServiceUnavailable');
 
@@ -202,7 +247,12 @@ describe('REST hooks', () => {
       assertOk(await c.request('PUT', '/api/v1/nodes/n-sneaky/status', { body: { ...node, status: { addresses: [{ type: 'InternalIP', address: '0:0:0:0:0:ffff:7f00:1' }] } } }));
       assertStatus(await c.request('GET', `/api/v1/nodes/n-sneaky:${port}/proxy/metrics`), 400, 'BadRequest');
 
-      assertOk(await c.request('POST', `/api/v1/namespaces/${ns}/services`, { body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'numeric' }, spec: { type: 'ExternalName', externalName: '2130706433' } } }), 201);
+      assertOk(
+        await c.request('POST', `/api/v1/namespaces/${ns}/services`, {
+          body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'numeric' }, spec: { type: 'ExternalName', externalName: '2130706433' } },
+        }),
+        201,
+      );
       assertStatus(await c.request('GET', `/api/v1/namespaces/${ns}/services/numeric:${port}/proxy/metrics`), 400, 'BadRequest');
 
       assert.equal(hits, 0, 'the loopback listener was never reached');

@@ -99,7 +99,11 @@ describe('scale-out: three NATS nodes, two replicas of everything', () => {
       ['ADDED w-0', 'ADDED w-1', 'ADDED w-2', 'MODIFIED w-0', 'MODIFIED w-1', 'MODIFIED w-2'],
     );
     const rvs = seen.map((e) => Number(e.object.metadata.resourceVersion));
-    assert.deepEqual([...rvs].sort((x, y) => x - y), rvs, 'revisions ascend');
+    assert.deepEqual(
+      [...rvs].sort((x, y) => x - y),
+      rvs,
+      'revisions ascend',
+    );
   });
 
   /** Creates through both gateways until stopped; returns what was acknowledged and what failed. */
@@ -145,10 +149,11 @@ describe('scale-out: three NATS nodes, two replicas of everything', () => {
       t.diagnostic(`gateway ${i} served a consistent list ${Date.now() - started} ms after the load stopped`);
       assert.equal(list.status, 200, list.text);
       const stored = new Map<string, string>();
-      for (const o of list.json.items) if (o.metadata.name.startsWith(`${prefix}-`)) {
-        assert.ok(!stored.has(o.metadata.name), `${o.metadata.name} listed twice`);
-        stored.set(o.metadata.name, o.metadata.uid);
-      }
+      for (const o of list.json.items)
+        if (o.metadata.name.startsWith(`${prefix}-`)) {
+          assert.ok(!stored.has(o.metadata.name), `${o.metadata.name} listed twice`);
+          stored.set(o.metadata.name, o.metadata.uid);
+        }
       for (const [name, uid] of acked) assert.equal(stored.get(name), uid, `acknowledged ${name} is stored as acknowledged`);
     }
   }
@@ -166,7 +171,7 @@ describe('scale-out: three NATS nodes, two replicas of everything', () => {
     await nats.start(victim);
   });
 
-  it('killing the node that leads the bucket\'s stream loses no acknowledged write and service resumes', async (t) => {
+  it("killing the node that leads the bucket's stream loses no acknowledged write and service resumes", async (t) => {
     const leader = await nats.streamLeader(STREAM);
     const { acked, failures } = await load('leader', async () => {
       await nats.kill(leader);

@@ -108,11 +108,7 @@ describe(`service allocation - single-stack cluster (${RANGE}, node ports ${PORT
     assertInvalid(await create('b', { clusterIP: '10.96.0.10' }), 'spec.clusterIPs', 'failed to allocate IP 10.96.0.10: provided IP is already allocated');
     assertStatus(await c.request('GET', `${SVC()}/b`), 404, 'NotFound');
     for (const ip of ['10.97.0.1', '10.96.0.16', '10.96.0.0', '10.96.0.15']) {
-      assertInvalid(
-        await create('b', { clusterIP: ip }),
-        'spec.clusterIPs',
-        `failed to allocate IP ${ip}: the provided IP (${ip}) is not in the valid range. The range of valid IPs is ${RANGE}`,
-      );
+      assertInvalid(await create('b', { clusterIP: ip }), 'spec.clusterIPs', `failed to allocate IP ${ip}: the provided IP (${ip}) is not in the valid range. The range of valid IPs is ${RANGE}`);
     }
     assertOk(await c.request('DELETE', `${SVC()}/a`));
     const b = assertOk(await create('b', { clusterIP: '10.96.0.10' }), 201);
@@ -242,10 +238,7 @@ describe(`service allocation - single-stack cluster (${RANGE}, node ports ${PORT
     assertOk(await create('ext', { clusterIP: '10.96.0.12' }), 201);
     const patched = assertOk(await c.request('PATCH', `${SVC()}/ext`, { body: { spec: { type: 'ExternalName', externalName: 'db.example.com' } }, headers: MERGE }));
     assert.equal(patched.spec.type, 'ExternalName');
-    assert.deepEqual(
-      [patched.spec.clusterIP, patched.spec.clusterIPs, patched.spec.ipFamilies, patched.spec.ipFamilyPolicy],
-      [undefined, undefined, undefined, undefined],
-    );
+    assert.deepEqual([patched.spec.clusterIP, patched.spec.clusterIPs, patched.spec.ipFamilies, patched.spec.ipFamilyPolicy], [undefined, undefined, undefined, undefined]);
     assertOk(await create('other', { clusterIP: '10.96.0.12' }), 201);
     const back = assertOk(await c.request('PATCH', `${SVC()}/ext`, { body: { spec: { type: 'ClusterIP', externalName: null } }, headers: MERGE }));
     assertUsableV4(back.spec.clusterIP);
@@ -300,7 +293,10 @@ describe(`service allocation - single-stack cluster (${RANGE}, node ports ${PORT
     assertUsableV4(svc.spec.clusterIP);
     const shown = await k.run(['get', 'svc', 'web', '-n', ns, '-o', 'wide']);
     assert.equal(shown.code, 0, shown.stderr);
-    const [header, row] = shown.stdout.trim().split('\n').map((l) => l.trim().split(/\s+/));
+    const [header, row] = shown.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/));
     assert.deepEqual(header, ['NAME', 'TYPE', 'CLUSTER-IP', 'EXTERNAL-IP', 'PORT(S)', 'AGE', 'SELECTOR']);
     assert.deepEqual([row![0], row![1], row![2], row![3], row![4], row![6]], ['web', 'ClusterIP', svc.spec.clusterIP, '<none>', '80/TCP', 'app=web']);
   });

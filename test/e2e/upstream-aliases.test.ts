@@ -71,7 +71,9 @@ type Doc = { kind: string; yaml: string };
 function stockManifest(ns: string, suffix: string): Doc[] {
   const doc = (kind: string, yaml: string): Doc => ({ kind, yaml });
   return [
-    doc('Deployment', `apiVersion: apps/v1
+    doc(
+      'Deployment',
+      `apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: web
@@ -89,8 +91,11 @@ spec:
         image: registry.example/web:1
         ports:
         - containerPort: 8080
-`),
-    doc('Service', `apiVersion: v1
+`,
+    ),
+    doc(
+      'Service',
+      `apiVersion: v1
 kind: Service
 metadata:
   name: web
@@ -100,24 +105,33 @@ spec:
   ports:
   - port: 80
     targetPort: 8080
-`),
-    doc('ConfigMap', `apiVersion: v1
+`,
+    ),
+    doc(
+      'ConfigMap',
+      `apiVersion: v1
 kind: ConfigMap
 metadata:
   name: web-config
   labels: {app: web}
 data:
   mode: production
-`),
-    doc('Secret', `apiVersion: v1
+`,
+    ),
+    doc(
+      'Secret',
+      `apiVersion: v1
 kind: Secret
 metadata:
   name: web-secret
   labels: {app: web}
 stringData:
   password: s3cret
-`),
-    doc('Role', `apiVersion: rbac.authorization.k8s.io/v1
+`,
+    ),
+    doc(
+      'Role',
+      `apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
 metadata:
   name: web-reader
@@ -126,8 +140,11 @@ rules:
 - apiGroups: [""]
   resources: [configmaps]
   verbs: [get, list]
-`),
-    doc('RoleBinding', `apiVersion: rbac.authorization.k8s.io/v1
+`,
+    ),
+    doc(
+      'RoleBinding',
+      `apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
 metadata:
   name: web-reader
@@ -140,8 +157,11 @@ subjects:
 - kind: User
   apiGroup: rbac.authorization.k8s.io
   name: jane
-`),
-    doc('Ingress', `apiVersion: networking.k8s.io/v1
+`,
+    ),
+    doc(
+      'Ingress',
+      `apiVersion: networking.k8s.io/v1
 kind: Ingress
 metadata:
   name: web
@@ -158,8 +178,11 @@ spec:
             name: web
             port:
               number: 80
-`),
-    doc('NetworkPolicy', `apiVersion: networking.k8s.io/v1
+`,
+    ),
+    doc(
+      'NetworkPolicy',
+      `apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
 metadata:
   name: web
@@ -171,16 +194,22 @@ spec:
   ingress:
   - ports:
     - port: 8080
-`),
-    doc('StorageClass', `apiVersion: storage.k8s.io/v1
+`,
+    ),
+    doc(
+      'StorageClass',
+      `apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata:
   name: web-fast-${suffix}
   labels: {app: web}
 provisioner: example.com/fast
 reclaimPolicy: Delete
-`),
-    doc('PodDisruptionBudget', `apiVersion: policy/v1
+`,
+    ),
+    doc(
+      'PodDisruptionBudget',
+      `apiVersion: policy/v1
 kind: PodDisruptionBudget
 metadata:
   name: web
@@ -189,16 +218,22 @@ spec:
   minAvailable: 1
   selector:
     matchLabels: {app: web}
-`),
-    doc('PriorityClass', `apiVersion: scheduling.k8s.io/v1
+`,
+    ),
+    doc(
+      'PriorityClass',
+      `apiVersion: scheduling.k8s.io/v1
 kind: PriorityClass
 metadata:
   name: web-high-${suffix}
   labels: {app: web}
 value: 100000
 description: web tier of ${ns}
-`),
-    doc('CronJob', `apiVersion: batch/v1
+`,
+    ),
+    doc(
+      'CronJob',
+      `apiVersion: batch/v1
 kind: CronJob
 metadata:
   name: web-report
@@ -213,7 +248,8 @@ spec:
           containers:
           - name: report
             image: registry.example/report:1
-`),
+`,
+    ),
   ];
 }
 const join = (docs: Doc[]) => docs.map((d) => d.yaml).join('---\n');
@@ -230,8 +266,7 @@ describe('upstream group aliases (Node, RBAC, --upstream-group-aliases)', () => 
     c.request(method, p, { ...who, ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) });
   const create = async (p: string, body: unknown) => assertOk(await c.request('POST', p, { body }), 201);
   const get = async (p: string) => assertOk(await c.request('GET', p));
-  const rbac = (group: string, ns: string | undefined, plural: string, name?: string) =>
-    `/apis/${group}/v1${ns ? `/namespaces/${ns}` : ''}/${plural}${name ? `/${encodeURIComponent(name)}` : ''}`;
+  const rbac = (group: string, ns: string | undefined, plural: string, name?: string) => `/apis/${group}/v1${ns ? `/namespaces/${ns}` : ''}/${plural}${name ? `/${encodeURIComponent(name)}` : ''}`;
   const certUser = (name: string, groups: string[] = []) => issueClientCert(c.ca, { commonName: name, organizations: groups });
   const selfReview = async (who: Who, group: string, attrs: Record<string, string>) =>
     assertOk(await req('POST', `/apis/${group}/v1/selfsubjectaccessreviews`, who, { apiVersion: `${group}/v1`, kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: attrs } }), 201);
@@ -242,10 +277,14 @@ describe('upstream group aliases (Node, RBAC, --upstream-group-aliases)', () => 
     if (bin) k = new Kubectl(bin, c.kubeconfigPath);
     dir = await mkdtemp(path.join(os.tmpdir(), 'aliases-e2e-'));
     // The admin is in system:masters, which RBAC knows only once the default policy is written.
-    await eventually('the default policy is written', async () => {
-      for (const b of ['cluster-admin', 'system:basic-user', 'system:discovery']) assertOk(await c.request('GET', rbac(RBAC, undefined, 'clusterrolebindings', b)));
-      assertOk(await c.request('GET', '/api/v1/namespaces'));
-    }, { timeoutMs: 10_000, intervalMs: 50 });
+    await eventually(
+      'the default policy is written',
+      async () => {
+        for (const b of ['cluster-admin', 'system:basic-user', 'system:discovery']) assertOk(await c.request('GET', rbac(RBAC, undefined, 'clusterrolebindings', b)));
+        assertOk(await c.request('GET', '/api/v1/namespaces'));
+      },
+      { timeoutMs: 10_000, intervalMs: 50 },
+    );
   });
 
   after(async () => {
@@ -309,7 +348,11 @@ describe('upstream group aliases (Node, RBAC, --upstream-group-aliases)', () => 
       assert.equal(yes.stdout.trim(), 'yes', yes.stderr);
       assert.equal(yes.code, 0);
     });
-    for (const args of [['delete', 'pods', '-n', ns], ['list', 'pods', '-n', other], ['list', 'secrets', '-n', ns]]) {
+    for (const args of [
+      ['delete', 'pods', '-n', ns],
+      ['list', 'pods', '-n', other],
+      ['list', 'secrets', '-n', ns],
+    ]) {
       const no = await canI(...args);
       assert.equal(no.stdout.trim(), 'no', `${args.join(' ')}: ${no.stderr}`);
       assert.equal(no.code, 1);
@@ -332,7 +375,9 @@ describe('upstream group aliases (Node, RBAC, --upstream-group-aliases)', () => 
   /** Creates, with `kubectl create -f`, a stock CSR manifest (upstream group) in a file named after it. */
   const stockCsr = async (name: string) => {
     const file = path.join(dir, `${name}.yaml`);
-    await writeFile(file, `apiVersion: certificates.k8s.io/v1
+    await writeFile(
+      file,
+      `apiVersion: certificates.k8s.io/v1
 kind: CertificateSigningRequest
 metadata:
   name: ${name}
@@ -341,7 +386,8 @@ spec:
   signerName: platform.io/kube-apiserver-client
   usages:
   - client auth
-`);
+`,
+    );
     assert.equal(ok(await k!.run(['create', '-f', file])).trim(), `certificatesigningrequest.${CERTS_K8S}/${name} created`);
     return file;
   };
@@ -388,7 +434,10 @@ spec:
       'cronjob.batch/web-report',
     ];
     const applied = ok(await k!.run(['apply', '-n', ns, '-f', '-'], { input: join(docs) }));
-    assert.deepEqual(applied.trim().split('\n'), expectCreated.map((x) => `${x} created`));
+    assert.deepEqual(
+      applied.trim().split('\n'),
+      expectCreated.map((x) => `${x} created`),
+    );
 
     const diff = await k!.run(['diff', '-n', ns, '-f', '-'], { input: join(docs) });
     assert.equal(diff.code, 0, `kubectl diff: ${diff.stdout}${diff.stderr}`);
@@ -424,7 +473,10 @@ spec:
     assert.equal(ssa.trim().split('\n').length, ssaDocs.length, ssa);
     for (const line of ssa.trim().split('\n')) assert.match(line, / serverside-applied$/);
     const ssaRole = await get(rbac(RBAC_K8S, ssaNs, 'roles', 'web-reader'));
-    assert.deepEqual(ssaRole.metadata.managedFields.map((e: any) => [e.manager, e.operation, e.apiVersion]), [['kubectl', 'Apply', `${RBAC_K8S}/v1`]]);
+    assert.deepEqual(
+      ssaRole.metadata.managedFields.map((e: any) => [e.manager, e.operation, e.apiVersion]),
+      [['kubectl', 'Apply', `${RBAC_K8S}/v1`]],
+    );
     assert.deepEqual(
       (await get(rbac(RBAC, ssaNs, 'roles', 'web-reader'))).metadata.managedFields.map((e: any) => [e.manager, e.operation, e.apiVersion]),
       [['kubectl', 'Apply', `${RBAC}/v1`]],
@@ -435,7 +487,10 @@ spec:
     const reapplied = await get(rbac(RBAC, ssaNs, 'roles', 'web-reader'));
     assert.equal(reapplied.metadata.uid, ssaRole.metadata.uid);
     assert.deepEqual(reapplied.rules, ssaRole.rules);
-    assert.deepEqual(reapplied.metadata.managedFields.map((e: any) => e.manager), ['kubectl']);
+    assert.deepEqual(
+      reapplied.metadata.managedFields.map((e: any) => e.manager),
+      ['kubectl'],
+    );
   });
 
   // ---- C. REST: one object, two spellings ---------------------------------------------------
@@ -453,8 +508,14 @@ spec:
     assert.equal(alias.metadata.uid, canonical.metadata.uid);
     assert.equal(alias.metadata.resourceVersion, canonical.metadata.resourceVersion);
     assert.deepEqual(alias.rules, canonical.rules);
-    assert.deepEqual(canonical.metadata.managedFields.map((e: any) => e.apiVersion), [`${RBAC}/v1`]);
-    assert.deepEqual(alias.metadata.managedFields.map((e: any) => e.apiVersion), [`${RBAC_K8S}/v1`]);
+    assert.deepEqual(
+      canonical.metadata.managedFields.map((e: any) => e.apiVersion),
+      [`${RBAC}/v1`],
+    );
+    assert.deepEqual(
+      alias.metadata.managedFields.map((e: any) => e.apiVersion),
+      [`${RBAC_K8S}/v1`],
+    );
     const strip = (o: any) => ({ ...o, apiVersion: undefined, metadata: { ...o.metadata, managedFields: o.metadata.managedFields.map((e: any) => ({ ...e, apiVersion: undefined })) } });
     assert.deepEqual(strip(alias), strip(canonical), 'nothing but the spelling differs');
 
@@ -465,15 +526,25 @@ spec:
     const reread = await get(rbac(RBAC, ns, 'roles', name));
     assert.equal(reread.metadata.labels.via, 'alias');
     assert.equal(reread.metadata.resourceVersion, updated.metadata.resourceVersion);
-    assert.ok(reread.metadata.managedFields.every((e: any) => e.apiVersion === `${RBAC}/v1`), JSON.stringify(reread.metadata.managedFields));
+    assert.ok(
+      reread.metadata.managedFields.every((e: any) => e.apiVersion === `${RBAC}/v1`),
+      JSON.stringify(reread.metadata.managedFields),
+    );
 
-    for (const [group, plural, kind] of [[RBAC, 'roles', 'RoleList'], [RBAC_K8S, 'roles', 'RoleList'], [RBAC_K8S, 'rolebindings', 'RoleBindingList']] as const) {
+    for (const [group, plural, kind] of [
+      [RBAC, 'roles', 'RoleList'],
+      [RBAC_K8S, 'roles', 'RoleList'],
+      [RBAC_K8S, 'rolebindings', 'RoleBindingList'],
+    ] as const) {
       const list = await get(rbac(group, ns, plural));
       assert.equal(list.kind, kind);
       assert.equal(list.apiVersion, `${group}/v1`);
       for (const item of list.items) assert.equal(item.apiVersion, `${group}/v1`, `${group} ${plural}: ${JSON.stringify(item).slice(0, 200)}`);
     }
-    assert.deepEqual((await get(rbac(RBAC_K8S, ns, 'roles'))).items.map((i: any) => i.metadata.uid), [canonical.metadata.uid]);
+    assert.deepEqual(
+      (await get(rbac(RBAC_K8S, ns, 'roles'))).items.map((i: any) => i.metadata.uid),
+      [canonical.metadata.uid],
+    );
     // Another group through its alias: a PriorityClass made canonically, read as scheduling.k8s.io.
     const pc = uniq('pc');
     const pcMade = await create('/apis/scheduling.platform.io/v1/priorityclasses', { apiVersion: 'scheduling.platform.io/v1', kind: 'PriorityClass', metadata: { name: pc }, value: 7 });
@@ -484,7 +555,7 @@ spec:
     assertStatus(await c.request('GET', `/apis/scheduling.platform.io/v1/priorityclasses/${pc}`), 404, 'NotFound');
   });
 
-  it('REST - Status errors name the URL\'s spelling: 404 details.group; 409 AlreadyExists through the alias for a name made canonically', async () => {
+  it("REST - Status errors name the URL's spelling: 404 details.group; 409 AlreadyExists through the alias for a name made canonically", async () => {
     const ns = uniq('status');
     await createNamespace(c, ns);
     for (const group of [RBAC, RBAC_K8S]) {
@@ -505,7 +576,7 @@ spec:
     assert.equal(dup2.details.group, RBAC);
   });
 
-  it('REST - a body naming the other spelling of the URL\'s group is accepted (upstream: 400); a foreign group or kind is 400', async () => {
+  it("REST - a body naming the other spelling of the URL's group is accepted (upstream: 400); a foreign group or kind is 400", async () => {
     const ns = uniq('body');
     await createNamespace(c, ns);
     const mixed = uniq('mixed');
@@ -549,7 +620,10 @@ spec:
       assert.equal(cMod.object.apiVersion, `${RBAC}/v1`);
       assert.equal(aMod.object.metadata.resourceVersion, patched.metadata.resourceVersion);
       assert.equal(cMod.object.metadata.resourceVersion, patched.metadata.resourceVersion);
-      assert.deepEqual(aMod.object.metadata.managedFields.map((e: any) => e.apiVersion), aMod.object.metadata.managedFields.map(() => `${RBAC_K8S}/v1`));
+      assert.deepEqual(
+        aMod.object.metadata.managedFields.map((e: any) => e.apiVersion),
+        aMod.object.metadata.managedFields.map(() => `${RBAC_K8S}/v1`),
+      );
 
       assertOk(await c.request('DELETE', rbac(RBAC, ns, 'roles', name)));
       const deleted = await aliasWatch.waitFor(isEvent('DELETED'));
@@ -568,7 +642,10 @@ spec:
     const names: string[] = apis.groups.map((g: any) => g.name);
     const firstAlias = names.findIndex((n) => n.endsWith(UPSTREAM));
     assert.ok(firstAlias > 0, `no alias in ${names}`);
-    assert.ok(names.slice(firstAlias).every((n) => n.endsWith(UPSTREAM)), `canonical groups after the first alias: ${names}`);
+    assert.ok(
+      names.slice(firstAlias).every((n) => n.endsWith(UPSTREAM)),
+      `canonical groups after the first alias: ${names}`,
+    );
     const branded = names.filter((n) => n.endsWith(BRAND));
     assert.deepEqual(names.slice(firstAlias), branded.map(upstreamOf));
     for (const g of ['rbac.authorization', 'scheduling', 'networking', 'storage', 'certificates', 'coordination', 'events', 'node', 'admissionregistration', 'authentication', 'authorization']) {
@@ -577,7 +654,10 @@ spec:
     }
     const rbacAlias = apis.groups.find((g: any) => g.name === RBAC_K8S);
     assert.deepEqual(rbacAlias.preferredVersion, { groupVersion: `${RBAC_K8S}/v1`, version: 'v1' });
-    assert.ok(rbacAlias.versions.every((v: any) => v.groupVersion.startsWith(`${RBAC_K8S}/`)), JSON.stringify(rbacAlias));
+    assert.ok(
+      rbacAlias.versions.every((v: any) => v.groupVersion.startsWith(`${RBAC_K8S}/`)),
+      JSON.stringify(rbacAlias),
+    );
 
     const group = await get(`/apis/${RBAC_K8S}`);
     assert.equal(group.kind, 'APIGroup');
@@ -606,14 +686,20 @@ spec:
     const names: string[] = list.items.map((g: any) => g.metadata.name);
     const firstAlias = names.findIndex((n) => n.endsWith(UPSTREAM));
     assert.ok(firstAlias > 0, `no alias in ${names}`);
-    assert.ok(names.slice(firstAlias).every((n) => n.endsWith(UPSTREAM)), `canonical groups after the first alias: ${names}`);
+    assert.ok(
+      names.slice(firstAlias).every((n) => n.endsWith(UPSTREAM)),
+      `canonical groups after the first alias: ${names}`,
+    );
     assert.deepEqual(names.slice(firstAlias), names.filter((n) => n.endsWith(BRAND)).map(upstreamOf));
     const byName = new Map(list.items.map((g: any) => [g.metadata.name, g]));
     const resources = (g: string) => (byName.get(g) as any).versions.flatMap((v: any) => v.resources);
     let canonicalShortNames = 0;
     for (const alias of names.slice(firstAlias)) {
       const canonical = alias.slice(0, -UPSTREAM.length) + BRAND;
-      const kinds = (g: string) => resources(g).map((r: any) => `${r.resource}:${r.responseKind?.kind}:${r.scope}`).sort();
+      const kinds = (g: string) =>
+        resources(g)
+          .map((r: any) => `${r.resource}:${r.responseKind?.kind}:${r.scope}`)
+          .sort();
       assert.deepEqual(kinds(alias), kinds(canonical), alias);
       for (const r of resources(alias)) {
         assert.equal(r.shortNames, undefined, `${alias} ${r.resource} shortNames`);
@@ -628,7 +714,12 @@ spec:
     const v2 = await get('/openapi/v2');
     const gvks = (kind: string, groups: string[]) =>
       Object.entries(v2.definitions as Record<string, any>).filter(([, d]) => (d['x-kubernetes-group-version-kind'] ?? []).some((x: any) => x.kind === kind && groups.includes(x.group)));
-    for (const [kind, group] of [['Role', RBAC], ['ClusterRoleBinding', RBAC], ['PriorityClass', 'scheduling.platform.io'], ['CertificateSigningRequest', CERTS]]) {
+    for (const [kind, group] of [
+      ['Role', RBAC],
+      ['ClusterRoleBinding', RBAC],
+      ['PriorityClass', 'scheduling.platform.io'],
+      ['CertificateSigningRequest', CERTS],
+    ]) {
       const defs = gvks(kind, [group, upstreamOf(group)]);
       assert.equal(defs.length, 1, `${kind}: ${defs.map(([k]) => k)}`);
       const listed = defs[0]![1]['x-kubernetes-group-version-kind'].map((x: any) => `${x.group}/${x.version}/${x.kind}`).sort();
@@ -644,7 +735,10 @@ spec:
     const doc = await get(entry.serverRelativeURL);
     const paths = Object.keys(doc.paths);
     assert.ok(paths.length > 0);
-    assert.ok(paths.every((p) => p.startsWith(`/apis/${RBAC_K8S}/v1/`)), paths.join(' '));
+    assert.ok(
+      paths.every((p) => p.startsWith(`/apis/${RBAC_K8S}/v1/`)),
+      paths.join(' '),
+    );
   });
 
   // ---- D. authorization sees one group ---------------------------------------------------------
@@ -711,13 +805,21 @@ spec:
     };
     const allowedOf = (m: Map<string, [number, number]>) => [...m].filter(([, [s]]) => s !== 403).map(([w]) => w);
 
-    await eventually('jane and carol may get the role in A', async () => {
-      assertOk(await req('GET', rbac(RBAC, nsA, 'roles', target), janeWho));
-      assertOk(await req('GET', rbac(RBAC, nsA, 'roles', target), carol));
-    }, { timeoutMs: 3_000 });
+    await eventually(
+      'jane and carol may get the role in A',
+      async () => {
+        assertOk(await req('GET', rbac(RBAC, nsA, 'roles', target), janeWho));
+        assertOk(await req('GET', rbac(RBAC, nsA, 'roles', target), carol));
+      },
+      { timeoutMs: 3_000 },
+    );
     const before = await get(rbac(RBAC, nsA, 'roles', target));
 
-    for (const [who, label, allowed] of [[janeWho, 'jane (canonical rule)', ['get a role in A']], [carol, 'carol (alias rule)', ['get a role in A']], [bob, 'bob (no grant)', []]] as const) {
+    for (const [who, label, allowed] of [
+      [janeWho, 'jane (canonical rule)', ['get a role in A']],
+      [carol, 'carol (alias rule)', ['get a role in A']],
+      [bob, 'bob (no grant)', []],
+    ] as const) {
       const m = await matrix(who, label);
       for (const [what, [cs, as]] of m) assert.equal(as, cs, `${label}, ${what}: canonical ${cs}, alias ${as}`);
       assert.deepEqual(allowedOf(m), allowed, `${label}: ${JSON.stringify([...m])}`);
@@ -733,7 +835,10 @@ spec:
     assert.equal(viaAlias.apiVersion, `${RBAC_K8S}/v1`);
     assert.equal(viaAlias.metadata.uid, before.metadata.uid);
     // The access reviews agree: jane's rule answers for the alias group, carol's for the canonical one.
-    for (const [who, group] of [[janeWho, RBAC_K8S], [carol, RBAC]] as const) {
+    for (const [who, group] of [
+      [janeWho, RBAC_K8S],
+      [carol, RBAC],
+    ] as const) {
       assert.equal((await selfReview(who, AUTHZ_K8S, { namespace: nsA, verb: 'get', group, resource: 'roles', name: target })).status.allowed, true);
       assert.equal((await selfReview(who, AUTHZ_K8S, { namespace: nsA, verb: 'list', group, resource: 'roles' })).status.allowed, false);
       assert.equal((await selfReview(who, AUTHZ, { namespace: nsB, verb: 'get', group, resource: 'roles', name: target })).status.allowed, false);
@@ -754,7 +859,10 @@ spec:
     });
     const aliasList = assertOk(await req('GET', rbac(RBAC_K8S, ns, 'roles'), janeWho));
     assert.equal(aliasList.apiVersion, `${RBAC_K8S}/v1`);
-    assert.deepEqual(aliasList.items.map((i: any) => i.metadata.name), ['list-roles']);
+    assert.deepEqual(
+      aliasList.items.map((i: any) => i.metadata.name),
+      ['list-roles'],
+    );
     // list, not get, not in the other namespace, not rolebindings.
     for (const group of [RBAC, RBAC_K8S]) {
       assertStatus(await req('GET', rbac(group, ns, 'roles', 'list-roles'), janeWho), 403, 'Forbidden');
@@ -775,7 +883,16 @@ spec:
     }
     // SubjectAccessReview by the admin, through the alias.
     const sar = async (group: string, verb: string) =>
-      assertOk(await c.request('POST', `/apis/${AUTHZ_K8S}/v1/subjectaccessreviews`, { body: { apiVersion: `${AUTHZ_K8S}/v1`, kind: 'SubjectAccessReview', spec: { user: 'jane', groups: ['developers', 'qa'], resourceAttributes: { namespace: ns, verb, group, resource: 'roles' } } } }), 201).status.allowed;
+      assertOk(
+        await c.request('POST', `/apis/${AUTHZ_K8S}/v1/subjectaccessreviews`, {
+          body: {
+            apiVersion: `${AUTHZ_K8S}/v1`,
+            kind: 'SubjectAccessReview',
+            spec: { user: 'jane', groups: ['developers', 'qa'], resourceAttributes: { namespace: ns, verb, group, resource: 'roles' } },
+          },
+        }),
+        201,
+      ).status.allowed;
     assert.equal(await sar(RBAC_K8S, 'list'), true);
     assert.equal(await sar(RBAC, 'list'), true);
     assert.equal(await sar(RBAC_K8S, 'create'), false);
@@ -794,20 +911,27 @@ spec:
     // Deleting the binding through the alias revokes the alias reads promptly (no stale cached allow).
     assertOk(await req('GET', rbac(RBAC_K8S, ns, 'roles'), janeWho));
     assertOk(await c.request('DELETE', rbac(RBAC_K8S, ns, 'rolebindings', 'jane-list-roles')));
-    await eventually('jane is refused through the alias after the binding is deleted', async () => {
-      assertStatus(await req('GET', rbac(RBAC_K8S, ns, 'roles'), janeWho), 403, 'Forbidden');
-      assertStatus(await req('GET', rbac(RBAC, ns, 'roles'), janeWho), 403, 'Forbidden');
-    }, { timeoutMs: 1_000, intervalMs: 20 });
+    await eventually(
+      'jane is refused through the alias after the binding is deleted',
+      async () => {
+        assertStatus(await req('GET', rbac(RBAC_K8S, ns, 'roles'), janeWho), 403, 'Forbidden');
+        assertStatus(await req('GET', rbac(RBAC, ns, 'roles'), janeWho), 403, 'Forbidden');
+      },
+      { timeoutMs: 1_000, intervalMs: 20 },
+    );
   });
 
   it('authorization - escalation checks through the alias: jane may not create a Role or RoleBinding granting what she lacks, and may grant what she holds in either spelling', async () => {
     const ns = uniq('esc');
     await createNamespace(c, ns);
     const janeWho: Who = { token: jane };
-    await create(rbac(RBAC, ns, 'roles'), role(RBAC, 'role-writer', [
-      { verbs: ['create', 'get'], apiGroups: [RBAC], resources: ['roles'] },
-      { verbs: ['create'], apiGroups: [RBAC_K8S], resources: ['rolebindings'] },
-    ]));
+    await create(
+      rbac(RBAC, ns, 'roles'),
+      role(RBAC, 'role-writer', [
+        { verbs: ['create', 'get'], apiGroups: [RBAC], resources: ['roles'] },
+        { verbs: ['create'], apiGroups: [RBAC_K8S], resources: ['rolebindings'] },
+      ]),
+    );
     await create(rbac(RBAC, ns, 'rolebindings'), roleBinding(RBAC, 'jane-role-writer', { kind: 'Role', name: 'role-writer' }, [user('jane')]));
     await eventually('jane may create roles in the namespace', async () => {
       assert.equal((await selfReview(janeWho, AUTHZ, { namespace: ns, verb: 'create', group: RBAC, resource: 'roles' })).status.allowed, true);
@@ -819,7 +943,12 @@ spec:
     for (const group of [RBAC_K8S, RBAC]) {
       const res = await req('POST', rbac(group, ns, 'roles'), janeWho, role(group, podDeleter, [{ verbs: ['delete'], apiGroups: [''], resources: ['pods'] }]));
       const msg = forbiddenMessage(res);
-      assert.match(msg, new RegExp(`^roles\\.rbac\\.authorization\\.(platform|k8s)\\.io "${podDeleter}" is forbidden: user "jane" \\(groups=\\[.*\\]\\) is attempting to grant RBAC permissions not currently held:\\n\\{APIGroups:\\[""\\], Resources:\\["pods"\\], Verbs:\\["delete"\\]\\}$`));
+      assert.match(
+        msg,
+        new RegExp(
+          `^roles\\.rbac\\.authorization\\.(platform|k8s)\\.io "${podDeleter}" is forbidden: user "jane" \\(groups=\\[.*\\]\\) is attempting to grant RBAC permissions not currently held:\\n\\{APIGroups:\\[""\\], Resources:\\["pods"\\], Verbs:\\["delete"\\]\\}$`,
+        ),
+      );
       msgs.push(msg.replace(/^roles\.rbac\.authorization\.(platform|k8s)\.io /, ''));
     }
     assert.equal(msgs[0], msgs[1], 'the same refusal through both spellings');
@@ -859,14 +988,30 @@ spec:
     const n1: Who = { token: null, cert: await certUser('system:node:n1', ['system:nodes']) };
     const refusals: Array<[string, Res, string, string]> = [
       ['authorizer: list roles', await req('GET', rbac(RBAC_K8S, ns, 'roles'), janeWho), RBAC, 'roles'],
-      ['escalation: a Role granting delete pods', await req('POST', rbac(RBAC_K8S, ns, 'roles'), janeWho, role(RBAC_K8S, 'pod-deleter', [{ verbs: ['delete'], apiGroups: [''], resources: ['pods'] }])), RBAC, 'roles'],
-      ['bind: a RoleBinding to ClusterRole admin', await req('POST', rbac(RBAC_K8S, ns, 'rolebindings'), janeWho, roleBinding(RBAC_K8S, 'jane-admin', { kind: 'ClusterRole', name: 'admin' }, [user('jane', RBAC_K8S)])), RBAC, 'rolebindings'],
-      ['NodeRestriction: another node\'s Lease', await req('POST', '/apis/coordination.k8s.io/v1/namespaces/platform-node-lease/leases', n1, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'n2' } }), 'coordination.platform.io', 'leases'],
+      [
+        'escalation: a Role granting delete pods',
+        await req('POST', rbac(RBAC_K8S, ns, 'roles'), janeWho, role(RBAC_K8S, 'pod-deleter', [{ verbs: ['delete'], apiGroups: [''], resources: ['pods'] }])),
+        RBAC,
+        'roles',
+      ],
+      [
+        'bind: a RoleBinding to ClusterRole admin',
+        await req('POST', rbac(RBAC_K8S, ns, 'rolebindings'), janeWho, roleBinding(RBAC_K8S, 'jane-admin', { kind: 'ClusterRole', name: 'admin' }, [user('jane', RBAC_K8S)])),
+        RBAC,
+        'rolebindings',
+      ],
+      [
+        "NodeRestriction: another node's Lease",
+        await req('POST', '/apis/coordination.k8s.io/v1/namespaces/platform-node-lease/leases', n1, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'n2' } }),
+        'coordination.platform.io',
+        'leases',
+      ],
     ];
     const wrong: string[] = [];
     for (const [what, res, group, plural] of refusals) {
       const st = assertStatus(res, 403, 'Forbidden');
-      if (!st.message.startsWith(`${plural}.${group}`) || st.details?.group !== group) wrong.push(`${what}: message ${JSON.stringify(st.message.split('\n')[0])}, details.group ${JSON.stringify(st.details?.group)}`);
+      if (!st.message.startsWith(`${plural}.${group}`) || st.details?.group !== group)
+        wrong.push(`${what}: message ${JSON.stringify(st.message.split('\n')[0])}, details.group ${JSON.stringify(st.details?.group)}`);
     }
     assert.deepEqual(wrong, [], 'every 403 through the alias names the canonical group');
   });
@@ -875,11 +1020,27 @@ spec:
     // Dana may update approvals of CSRs (rule spelled certificates.k8s.io) but approve no signer.
     const dana: Who = { token: null, cert: await certUser('dana') };
     const rules = uniq('csr-approver');
-    await create(rbac(RBAC_K8S, undefined, 'clusterroles'), { apiVersion: `${RBAC_K8S}/v1`, kind: 'ClusterRole', metadata: { name: rules }, rules: [{ verbs: ['get', 'update'], apiGroups: [CERTS_K8S], resources: ['certificatesigningrequests', 'certificatesigningrequests/approval'] }] });
-    await create(rbac(RBAC_K8S, undefined, 'clusterrolebindings'), { apiVersion: `${RBAC_K8S}/v1`, kind: 'ClusterRoleBinding', metadata: { name: rules }, roleRef: { apiGroup: RBAC_K8S, kind: 'ClusterRole', name: rules }, subjects: [user('dana', RBAC_K8S)] });
+    await create(rbac(RBAC_K8S, undefined, 'clusterroles'), {
+      apiVersion: `${RBAC_K8S}/v1`,
+      kind: 'ClusterRole',
+      metadata: { name: rules },
+      rules: [{ verbs: ['get', 'update'], apiGroups: [CERTS_K8S], resources: ['certificatesigningrequests', 'certificatesigningrequests/approval'] }],
+    });
+    await create(rbac(RBAC_K8S, undefined, 'clusterrolebindings'), {
+      apiVersion: `${RBAC_K8S}/v1`,
+      kind: 'ClusterRoleBinding',
+      metadata: { name: rules },
+      roleRef: { apiGroup: RBAC_K8S, kind: 'ClusterRole', name: rules },
+      subjects: [user('dana', RBAC_K8S)],
+    });
     const name = uniq('csr');
     const signerName = 'platform.io/kube-apiserver-client';
-    await create(`/apis/${CERTS_K8S}/v1/certificatesigningrequests`, { apiVersion: `${CERTS_K8S}/v1`, kind: 'CertificateSigningRequest', metadata: { name }, spec: { request: await csrRequest('CN=bob'), signerName, usages: ['client auth'] } });
+    await create(`/apis/${CERTS_K8S}/v1/certificatesigningrequests`, {
+      apiVersion: `${CERTS_K8S}/v1`,
+      kind: 'CertificateSigningRequest',
+      metadata: { name },
+      spec: { request: await csrRequest('CN=bob'), signerName, usages: ['client auth'] },
+    });
     const approveVia = async (group: string) => {
       const csr = assertOk(await req('GET', `/apis/${group}/v1/certificatesigningrequests/${name}`, dana));
       csr.status = { conditions: [{ type: 'Approved', status: 'True', reason: 'E2E', message: `approved through ${group}` }] };
@@ -894,11 +1055,25 @@ spec:
     assert.equal((await get(`/apis/${CERTS}/v1/certificatesigningrequests/${name}`)).status?.conditions, undefined);
     // approve on the signer, in a rule naming certificates.k8s.io: now she may, through the alias.
     const signer = uniq('signer-approver');
-    await create(rbac(RBAC_K8S, undefined, 'clusterroles'), { apiVersion: `${RBAC_K8S}/v1`, kind: 'ClusterRole', metadata: { name: signer }, rules: [{ verbs: ['approve'], apiGroups: [CERTS_K8S], resources: ['signers'], resourceNames: [signerName] }] });
-    await create(rbac(RBAC, undefined, 'clusterrolebindings'), { apiVersion: `${RBAC}/v1`, kind: 'ClusterRoleBinding', metadata: { name: signer }, roleRef: { apiGroup: RBAC_K8S, kind: 'ClusterRole', name: signer }, subjects: [user('dana')] });
+    await create(rbac(RBAC_K8S, undefined, 'clusterroles'), {
+      apiVersion: `${RBAC_K8S}/v1`,
+      kind: 'ClusterRole',
+      metadata: { name: signer },
+      rules: [{ verbs: ['approve'], apiGroups: [CERTS_K8S], resources: ['signers'], resourceNames: [signerName] }],
+    });
+    await create(rbac(RBAC, undefined, 'clusterrolebindings'), {
+      apiVersion: `${RBAC}/v1`,
+      kind: 'ClusterRoleBinding',
+      metadata: { name: signer },
+      roleRef: { apiGroup: RBAC_K8S, kind: 'ClusterRole', name: signer },
+      subjects: [user('dana')],
+    });
     const approved = await eventually('dana may approve through the alias', async () => assertOk(await approveVia(CERTS_K8S)));
     assert.equal(approved.apiVersion, `${CERTS_K8S}/v1`);
-    assert.deepEqual((await get(`/apis/${CERTS}/v1/certificatesigningrequests/${name}`)).status.conditions.map((x: any) => x.type), ['Approved']);
+    assert.deepEqual(
+      (await get(`/apis/${CERTS}/v1/certificatesigningrequests/${name}`)).status.conditions.map((x: any) => x.type),
+      ['Approved'],
+    );
 
     // NodeRestriction: node n1 may create its own Lease and not n2's, through either spelling.
     const n1: Who = { token: null, cert: await certUser('system:node:n1', ['system:nodes']) };
@@ -940,12 +1115,21 @@ describe('upstream group aliases off (the default)', () => {
 
     const names: string[] = (await c.request('GET', '/apis')).json.groups.map((g: any) => g.name);
     assert.ok(names.includes(RBAC), names.join(' '));
-    assert.deepEqual(names.filter((n) => n.endsWith(UPSTREAM)), []);
+    assert.deepEqual(
+      names.filter((n) => n.endsWith(UPSTREAM)),
+      [],
+    );
     const aggregated = assertOk(await c.request('GET', '/apis', { headers: { accept: AGGREGATED } }));
     const aggregatedNames: string[] = aggregated.items.map((g: any) => g.metadata.name);
     assert.ok(aggregatedNames.includes(RBAC));
-    assert.deepEqual(aggregatedNames.filter((n) => n.endsWith(UPSTREAM)), []);
+    assert.deepEqual(
+      aggregatedNames.filter((n) => n.endsWith(UPSTREAM)),
+      [],
+    );
     const v3 = assertOk(await c.request('GET', '/openapi/v3'));
-    assert.deepEqual(Object.keys(v3.paths).filter((p) => p.includes(UPSTREAM)), []);
+    assert.deepEqual(
+      Object.keys(v3.paths).filter((p) => p.includes(UPSTREAM)),
+      [],
+    );
   });
 });

@@ -50,9 +50,7 @@ describe('watch memory', () => {
     await createNamespace(c, ns);
     const payload = 'x'.repeat(OBJECT_BYTES);
     for (let i = 0; i < OBJECTS; i += 20) {
-      await Promise.all(
-        Array.from({ length: Math.min(20, OBJECTS - i) }, (_, j) => c.request('POST', cmPath(ns), { body: configMap(`cm-${i + j}`, { payload }) }).then((r) => assertOk(r, 201))),
-      );
+      await Promise.all(Array.from({ length: Math.min(20, OBJECTS - i) }, (_, j) => c.request('POST', cmPath(ns), { body: configMap(`cm-${i + j}`, { payload }) }).then((r) => assertOk(r, 201))));
     }
   });
 
@@ -108,7 +106,10 @@ describe('watch memory', () => {
     opened.push(w);
     assert.equal(w.status, 200, summary(w.events));
     const init = await w.waitForCount(OBJECTS, 20_000);
-    assert.ok(init.every((e) => e.type === 'ADDED'), summary(init));
+    assert.ok(
+      init.every((e) => e.type === 'ADDED'),
+      summary(init),
+    );
     assert.equal(new Set(init.map((e) => e.object.metadata.name)).size, OBJECTS);
     assert.equal(init[0]!.object.data.payload.length, OBJECT_BYTES);
     assertOk(await c.request('POST', cmPath(ns), { body: configMap('live') }), 201);

@@ -154,7 +154,10 @@ describe('wire formats - protobuf', () => {
   it('create and update with protobuf bodies, answered in the media type the client named', async () => {
     for (const mediaType of [PROTOBUF, PLATFORM_PROTOBUF]) {
       const name = uniq('p');
-      const r = await c.request('POST', path(), { rawBody: pb({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { a: 'b' } }, data: { k: 'v' } }), headers: { 'content-type': mediaType, accept: mediaType } });
+      const r = await c.request('POST', path(), {
+        rawBody: pb({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { a: 'b' } }, data: { k: 'v' } }),
+        headers: { 'content-type': mediaType, accept: mediaType },
+      });
       assert.equal(r.status, 201, r.text);
       assert.equal(r.headers.get('content-type'), mediaType);
       const created = decodeObject(r.bytes) as any;

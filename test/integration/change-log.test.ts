@@ -50,12 +50,20 @@ async function startCache(bucket: string): Promise<WatchCache> {
 }
 
 const ref = (name: string) => ({ group: '', resource: 'configmaps', namespace: 'default', name });
-const cm = (name: string, v: string, labels?: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', ...(labels ? { labels } : {}) }, data: { v } });
+const cm = (name: string, v: string, labels?: Record<string, string>) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default', ...(labels ? { labels } : {}) },
+  data: { v },
+});
 const view = (items: CachedObject[]) => items.map((o) => `${o.sortKey}@${o.revision}=${JSON.stringify(o.object.data)}`);
 
 function collect(cache: WatchCache, afterRevision: number, filter?: (o: any) => boolean): string[] {
   const seen: string[] = [];
-  const sink: WatchSink = { write: (c) => (seen.push(((e) => `${e.type} ${e.object.metadata.name}@${e.object.metadata.resourceVersion} ${JSON.stringify(e.object.data)}`)(JSON.parse(String(c)))), true), close: () => undefined };
+  const sink: WatchSink = {
+    write: (c) => (seen.push(((e) => `${e.type} ${e.object.metadata.name}@${e.object.metadata.resourceVersion} ${JSON.stringify(e.object.data)}`)(JSON.parse(String(c)))), true),
+    close: () => undefined,
+  };
   cache.watch(CM, { afterRevision, encoder: jsonWatchEncoder, sink, ...(filter ? { filter } : {}) }).stop();
   return seen;
 }
@@ -110,10 +118,13 @@ test('change log - a write whose previous object is older than the window carrie
   const read = await readChangeLog(nc, { bucket, through: deleted.revision });
   // Each carries the revision it replaced and that object as stored.
   const carried = read.changes.map((c) => (typeof c.replaced === 'object' && c.replaced.json ? [c.replaced.revision, JSON.parse(c.replaced.json)] : c.replaced));
-  assert.deepEqual(carried.map((c) => Array.isArray(c) && [c[0], c[1].metadata.name, c[1].data.v, typeof c[1].metadata.uid]), [
-    [1, 'old', '1', 'string'],
-    [2, 'gone', '1', 'string'],
-  ]);
+  assert.deepEqual(
+    carried.map((c) => Array.isArray(c) && [c[0], c[1].metadata.name, c[1].data.v, typeof c[1].metadata.uid]),
+    [
+      [1, 'old', '1', 'string'],
+      [2, 'gone', '1', 'string'],
+    ],
+  );
 
   let late = await startCache(bucket);
   assert.equal(late.compactedRevision, updated.revision - 1);
@@ -145,7 +156,10 @@ test('change log - a write the log lacks starts the window at it; a log not read
   const t0 = Date.now();
   assert.deepEqual((await readChangeLog(nc, { bucket, through: 10, since: new Date(Date.now() + 60_000) })).changes, []);
   assert.ok(Date.now() - t0 < 2_000, 'an empty read does not wait');
-  assert.deepEqual((await readChangeLog(nc, { bucket, through: 10, since: new Date(Date.now() - 60_000) })).changes.map((c) => c.revision), [1, x.revision]);
+  assert.deepEqual(
+    (await readChangeLog(nc, { bucket, through: 10, since: new Date(Date.now() - 60_000) })).changes.map((c) => c.revision),
+    [1, x.revision],
+  );
   // An incomplete read is no history either.
   const fresh = new WatchCache();
   assert.equal(fresh.markSynced(1, { changes: read.changes, complete: false }), 0);
@@ -169,7 +183,10 @@ test('change log - a read while NATS is down waits for it until its deadline', a
   });
   const late = await patient;
   assert.equal(late.complete, true);
-  assert.deepEqual(late.changes.map((c) => c.revision), [x.revision, y.revision]);
+  assert.deepEqual(
+    late.changes.map((c) => c.revision),
+    [x.revision, y.revision],
+  );
   assert.ok(Date.now() - t0 >= 6_000);
   // Past its deadline a read gives up: no history rather than a wait without end.
   const given = await hasty;

@@ -59,7 +59,11 @@ test('kv feed - a watch whose keys do not change while others do is not restarte
     assert.equal(await consumers(), 2, 'one consumer per filter');
     await kv.put('b.two', '2');
     await sleep(100);
-    assert.deepEqual(entries.map((e) => e.key), ['a.one', 'b.two'], 'both filters still deliver');
+    assert.deepEqual(
+      entries.map((e) => e.key),
+      ['a.one', 'b.two'],
+      'both filters still deliver',
+    );
     assert.equal(await consumers(), 2);
   } finally {
     await feed.stop();
@@ -92,18 +96,29 @@ test('kv feed - the replay is the latest entry of each key; changes follow from 
   const feed = startKvFeed({ kv, filters: ['r.>'], onEntry: (e) => entries.push(e), onResync: () => assert.fail('no resync expected'), log: warnings().log, handOverMs: 50 });
   try {
     await feed.synced;
-    assert.deepEqual(entries.map((e) => [e.key, e.operation, e.string()]), [['r.one', 'PUT', '1b'], ['r.two', 'DEL', ''], ['r.three', 'PUT', '3']]);
+    assert.deepEqual(
+      entries.map((e) => [e.key, e.operation, e.string()]),
+      [
+        ['r.one', 'PUT', '1b'],
+        ['r.two', 'DEL', ''],
+        ['r.three', 'PUT', '3'],
+      ],
+    );
     const jsm = await jetstreamManager(nc);
     const policies = async () => {
       const found: string[] = [];
       for await (const ci of jsm.consumers.list('KV_kvfeed')) if (ci.config.filter_subject === '$KV.kvfeed.r.>') found.push(ci.config.deliver_policy);
       return found;
     };
-    for (let until = Date.now() + 2_000; (await policies()).join() !== 'by_start_sequence' && Date.now() < until; ) await sleep(20);
+    for (let until = Date.now() + 2_000; (await policies()).join() !== 'by_start_sequence' && Date.now() < until;) await sleep(20);
     assert.deepEqual(await policies(), ['by_start_sequence'], 'the replay consumer gave way to one that follows');
     await kv.put('r.four', '4');
     await sleep(100);
-    assert.deepEqual(entries.slice(3).map((e) => e.key), ['r.four'], 'live changes follow');
+    assert.deepEqual(
+      entries.slice(3).map((e) => e.key),
+      ['r.four'],
+      'live changes follow',
+    );
   } finally {
     await feed.stop();
   }
@@ -118,7 +133,13 @@ test('kv feed - a bucket that keeps several revisions per key still replays only
   const feed = startKvFeed({ kv: deep, filters: ['k.>'], onEntry: (e) => entries.push(e), onResync: () => assert.fail('no resync expected'), log: warnings().log });
   try {
     await feed.synced;
-    assert.deepEqual(entries.map((e) => [e.key, e.string()]), [['k.a', '2'], ['k.b', '3']]);
+    assert.deepEqual(
+      entries.map((e) => [e.key, e.string()]),
+      [
+        ['k.a', '2'],
+        ['k.b', '3'],
+      ],
+    );
   } finally {
     await feed.stop();
   }
@@ -160,8 +181,15 @@ function replayBehind(target: KV, onReplay: number[], late: () => Promise<void>,
   });
 }
 
-const object = (name: string) => ({ key: encodeKey({ group: '', resource: 'configmaps', namespace: 'default', name }), value: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' } }) });
-const cached = (cache: WatchCache) => cache.current(resourceKey('', 'configmaps')).map((o) => o.ref.name).sort();
+const object = (name: string) => ({
+  key: encodeKey({ group: '', resource: 'configmaps', namespace: 'default', name }),
+  value: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' } }),
+});
+const cached = (cache: WatchCache) =>
+  cache
+    .current(resourceKey('', 'configmaps'))
+    .map((o) => o.ref.name)
+    .sort();
 
 test('kv feed - a first replay from a replica behind the stream is not taken as the stream: the cache ends with every object', async () => {
   const bucket = await openObjectBucket(nc, { bucket: 'kvfeedbehind', create: true });
@@ -169,14 +197,22 @@ test('kv feed - a first replay from a replica behind the stream is not taken as 
   const lateOnes = ['c', 'd', 'e'];
   const { log, messages } = warnings();
   const cache = new WatchCache();
-  const kvBehind = replayBehind(bucket, [1], async () => {
-    for (const n of lateOnes) await bucket.put(object(n).key, object(n).value);
-  }, lateOnes.length);
+  const kvBehind = replayBehind(
+    bucket,
+    [1],
+    async () => {
+      for (const n of lateOnes) await bucket.put(object(n).key, object(n).value);
+    },
+    lateOnes.length,
+  );
   const feed = startCacheFeed(kvBehind, cache, { log, retryMs: 50 });
   try {
     await feed.synced;
     assert.deepEqual(cached(cache), ['a', 'b', 'c', 'd', 'e']);
-    assert.ok(messages.some((m) => /replay is behind the stream/.test(m)), messages.join('; '));
+    assert.ok(
+      messages.some((m) => /replay is behind the stream/.test(m)),
+      messages.join('; '),
+    );
     await bucket.put(object('f').key, object('f').value);
     await eventually('the next change is cached', () => assert.deepEqual(cached(cache), ['a', 'b', 'c', 'd', 'e', 'f']));
   } finally {
@@ -189,9 +225,14 @@ test('kv feed - a replay after a restart from a replica behind the stream is not
   for (const n of ['a', 'b']) await bucket.put(object(n).key, object(n).value);
   const { log, messages } = warnings();
   const cache = new WatchCache();
-  const kvBehind = replayBehind(bucket, [2], async () => {
-    await bucket.put(object('c').key, object('c').value);
-  }, 1);
+  const kvBehind = replayBehind(
+    bucket,
+    [2],
+    async () => {
+      await bucket.put(object('c').key, object('c').value);
+    },
+    1,
+  );
   const feed = startCacheFeed(kvBehind, cache, { log, retryMs: 50, handOverMs: 50, livenessMs: 200 });
   try {
     await feed.synced;
@@ -213,7 +254,10 @@ test('kv feed - a replay after a restart from a replica behind the stream is not
     // liveness check restarts the watch, and that replay is the one behind.
     for await (const ci of jsm.consumers.list('KV_kvfeedbehind2')) await jsm.consumers.delete('KV_kvfeedbehind2', ci.name);
     await eventually('the cache holds c', () => assert.deepEqual(cached(cache), ['a', 'b', 'c'], messages.join('; ')), { timeoutMs: 20_000 });
-    assert.ok(messages.some((m) => /replay is behind the stream/.test(m)), messages.join('; '));
+    assert.ok(
+      messages.some((m) => /replay is behind the stream/.test(m)),
+      messages.join('; '),
+    );
     // The watcher was told: the change itself, or 410 Expired to relist.
     await eventually('the watcher was told', () => assert.ok(seen.includes('c') || seen.includes('ERROR 410'), `watcher saw ${seen.join(',') || 'nothing'}`));
     watch.stop();

@@ -37,7 +37,13 @@ test('object feed - replays current objects of its filters, then follows changes
   await put({ group: 'rbac.authorization.platform.io', resource: 'roles', namespace: 'a', name: 'r1' });
   await put({ group: '', resource: 'configmaps', namespace: 'a', name: 'ignored' });
   const events: FeedEvent[] = [];
-  const feed = startObjectFeed({ nc, bucket: 'feed', filters: [resourceFilter('', 'secrets'), groupFilter('rbac.authorization.platform.io'), resourceFilter('', 'pods')], onEvent: (e) => events.push(e), log: silentLogger() });
+  const feed = startObjectFeed({
+    nc,
+    bucket: 'feed',
+    filters: [resourceFilter('', 'secrets'), groupFilter('rbac.authorization.platform.io'), resourceFilter('', 'pods')],
+    onEvent: (e) => events.push(e),
+    log: silentLogger(),
+  });
   try {
     await feed.synced;
     assert.deepEqual(events.map((e) => `${e.ref.resource}/${e.ref.name}`).sort(), ['roles/r1', 'secrets/s1'], 'replay holds only the filtered resources; an empty filter (pods) still syncs');
@@ -52,8 +58,12 @@ test('object feed - replays current objects of its filters, then follows changes
     await until(() => events.length === 3);
     // Each filter is its own watch: changes come in stream order within a filter, in no set
     // order across filters (every consumer keys its view by object, so it needs no more).
-    const seen = (resource: string) => events.filter((e) => e.ref.resource === resource).map((e) => [e.ref.name, e.object === null ? 'deleted' : (e.object.spec as { nodeName?: string } | undefined)?.nodeName ?? 'unbound']);
-    assert.deepEqual(seen('pods'), [['p1', 'unbound'], ['p1', 'n1']]);
+    const seen = (resource: string) =>
+      events.filter((e) => e.ref.resource === resource).map((e) => [e.ref.name, e.object === null ? 'deleted' : ((e.object.spec as { nodeName?: string } | undefined)?.nodeName ?? 'unbound')]);
+    assert.deepEqual(seen('pods'), [
+      ['p1', 'unbound'],
+      ['p1', 'n1'],
+    ]);
     assert.deepEqual(seen('secrets'), [['s1', 'deleted']]);
     const podRevisions = events.filter((e) => e.ref.resource === 'pods').map((e) => e.revision);
     assert.ok(podRevisions[0]! < podRevisions[1]!, `pod revisions in order: ${podRevisions.join(', ')}`);

@@ -143,7 +143,12 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
   const gatewayUrls: string[] = [];
   for (let i = 0; i < replicas; i++) {
     const gwNc = await nats.connect(i ? `cluster-gateway-${i}` : 'cluster-gateway');
-    const gw = await createGatewayService({ nc: gwNc, registry, log, config: { ...opts.gateway, ...(opts.featureGates ? { featureGates: opts.featureGates } : {}), tls: { cert: serving.certPem, key: serving.keyPem, ...(clientCA ? { clientCA } : {}) } } });
+    const gw = await createGatewayService({
+      nc: gwNc,
+      registry,
+      log,
+      config: { ...opts.gateway, ...(opts.featureGates ? { featureGates: opts.featureGates } : {}), tls: { cert: serving.certPem, key: serving.keyPem, ...(clientCA ? { clientCA } : {}) } },
+    });
     await gw.ready;
     gatewayServices.push(gw);
     gatewayUrls.push((await gw.app.listen({ port: 0, host: '127.0.0.1' })).replace('http://', 'https://'));
@@ -154,41 +159,43 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
   await writeFile(kubeconfigPath, kubeconfigYaml({ server: url, caPem: ca.certPem, token: adminToken }));
 
   const agent = new https.Agent({ ca: ca.certPem, keepAlive: true });
-  const requestTo = (url: string): TestCluster['request'] => (method, p, o = {}) => {
-    const headers: Record<string, string | string[]> = { ...(o.headers ?? {}) };
-    const token = o.token === undefined ? adminToken : o.token;
-    if (token) headers.authorization = `Bearer ${token}`;
-    let body: string | Buffer | undefined = o.rawBody;
-    if (o.body !== undefined) {
-      body = JSON.stringify(o.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    // Node adds no Content-Length to DELETE bodies on its own; the server would read the body as the next request.
-    if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
-    return new Promise((resolve, reject) => {
-      const tls = o.cert ? { agent: false as const, ca: ca.certPem, cert: o.cert.certPem, key: o.cert.keyPem } : { agent };
-      const req = https.request(url + p, { method, headers, ...tls }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const bytes = Buffer.concat(chunks);
-          const text = bytes.toString('utf8');
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          const h = new Headers();
-          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) for (const x of Array.isArray(v) ? v : [v]) h.append(k, x);
-          resolve({ status: res.statusCode ?? 0, headers: h, text, json, bytes });
+  const requestTo =
+    (url: string): TestCluster['request'] =>
+    (method, p, o = {}) => {
+      const headers: Record<string, string | string[]> = { ...(o.headers ?? {}) };
+      const token = o.token === undefined ? adminToken : o.token;
+      if (token) headers.authorization = `Bearer ${token}`;
+      let body: string | Buffer | undefined = o.rawBody;
+      if (o.body !== undefined) {
+        body = JSON.stringify(o.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      // Node adds no Content-Length to DELETE bodies on its own; the server would read the body as the next request.
+      if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+      return new Promise((resolve, reject) => {
+        const tls = o.cert ? { agent: false as const, ca: ca.certPem, cert: o.cert.certPem, key: o.cert.keyPem } : { agent };
+        const req = https.request(url + p, { method, headers, ...tls }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const bytes = Buffer.concat(chunks);
+            const text = bytes.toString('utf8');
+            let json: unknown;
+            try {
+              json = JSON.parse(text);
+            } catch {
+              json = undefined;
+            }
+            const h = new Headers();
+            for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) for (const x of Array.isArray(v) ? v : [v]) h.append(k, x);
+            resolve({ status: res.statusCode ?? 0, headers: h, text, json, bytes });
+          });
+          res.on('error', reject);
         });
-        res.on('error', reject);
+        req.on('error', reject);
+        req.end(body);
       });
-      req.on('error', reject);
-      req.end(body);
-    });
-  };
+    };
   const request = requestTo(url);
 
   return {

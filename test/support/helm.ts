@@ -50,7 +50,11 @@ export function findGo(): string | undefined {
 /** Builds the renderer unless a binary of this source and Go version is cached; returns its path. */
 export async function buildRenderer(go: string): Promise<string> {
   const version = await run(go, ['version']);
-  const hash = createHash('sha256').update(readFileSync(path.join(SOURCE_DIR, 'main.go'))).update(version.stdout).digest('hex').slice(0, 16);
+  const hash = createHash('sha256')
+    .update(readFileSync(path.join(SOURCE_DIR, 'main.go')))
+    .update(version.stdout)
+    .digest('hex')
+    .slice(0, 16);
   const bin = path.join(CACHE_DIR, `helm-render-${hash}`);
   if (existsSync(bin)) return bin;
   await mkdir(CACHE_DIR, { recursive: true });

@@ -48,7 +48,7 @@ export class Kubectl {
   run(args: string[], opts: { input?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<KubectlResult> {
     return new Promise((resolve) => {
       const child = execFile(this.bin, [...this.baseArgs(), ...args], { env: this.env(opts.env), timeout: opts.timeoutMs ?? 30_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
         resolve({ code, stdout: String(stdout), stderr: String(stderr) });
       });
       if (opts.input !== undefined) child.stdin?.end(opts.input);

@@ -108,7 +108,7 @@ export async function startTestNatsCluster(size = 3): Promise<TestNatsCluster> {
   conns.push(probe);
   // JetStream answers once the meta group has a leader.
   const jsm = await jetstreamManager(probe, { timeout: 2_000, checkAPI: false });
-  for (let until = Date.now() + 30_000; ; ) {
+  for (let until = Date.now() + 30_000; ;) {
     try {
       await jsm.getAccountInfo();
       break;

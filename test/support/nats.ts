@@ -36,11 +36,13 @@ function refuseInUnitRun(): void {
 export async function startTestNats(): Promise<TestNats> {
   refuseInUnitRun();
   const conns: NatsConnection[] = [];
-  const connectTo = (url: string) => async (name = 'test') => {
-    const nc = await connectBus({ url, name });
-    conns.push(nc);
-    return nc;
-  };
+  const connectTo =
+    (url: string) =>
+    async (name = 'test') => {
+      const nc = await connectBus({ url, name });
+      conns.push(nc);
+      return nc;
+    };
   const closeAll = async () => {
     await Promise.all(conns.map((c) => c.close().catch(() => undefined)));
   };
@@ -178,7 +180,14 @@ export async function startSecureTestNats(opts: { bucket?: string; verifyClients
       ...(clientCert ? [`--nats-tls-cert-file=${clientCert.certFile}`, `--nats-tls-key-file=${clientCert.keyFile}`] : []),
     ],
     connectAs: async (role, name) => {
-      const nc = await connectBus({ url: nats.url, name: name ?? `test-${role}`, user: users[role].user, password: users[role].password, tls: tlsOf(), inboxPrefix: userInboxPrefix(users[role].user) });
+      const nc = await connectBus({
+        url: nats.url,
+        name: name ?? `test-${role}`,
+        user: users[role].user,
+        password: users[role].password,
+        tls: tlsOf(),
+        inboxPrefix: userInboxPrefix(users[role].user),
+      });
       conns.push(nc);
       return nc;
     },

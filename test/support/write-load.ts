@@ -31,13 +31,23 @@ export function send(e: Endpoint, method: string, path: string, body?: unknown, 
   return new Promise((resolve) => {
     const data = body === undefined ? undefined : JSON.stringify(body);
     const t = transport(e);
-    const req = t.request(e.url + path, { method, ...t.tls, agent: false, timeout: timeoutMs, headers: { authorization: `Bearer ${e.token}`, ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      res.on('error', (err) => resolve({ status: -1, body: err.message }));
-    });
+    const req = t.request(
+      e.url + path,
+      {
+        method,
+        ...t.tls,
+        agent: false,
+        timeout: timeoutMs,
+        headers: { authorization: `Bearer ${e.token}`, ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        res.on('error', (err) => resolve({ status: -1, body: err.message }));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer in ${timeoutMs} ms`)));
     req.on('error', (err) => resolve({ status: -1, body: err.message }));
     req.end(data);
@@ -138,32 +148,36 @@ export class Informer {
   private watchOnce(): Promise<boolean> {
     return new Promise<boolean>((resolve) => {
       const t = transport(this.e);
-      const req = t.get(`${this.e.url}${this.path}?watch=1&allowWatchBookmarks=true&resourceVersion=${this.rv}&timeoutSeconds=60`, { ...t.tls, agent: false, headers: { authorization: `Bearer ${this.e.token}` } }, (res) => {
-        if (res.statusCode !== 200) {
-          res.resume();
-          return resolve(res.statusCode === 410);
-        }
-        let buf = '';
-        res.on('data', (d: Buffer) => {
-          buf += d.toString();
-          for (let i; (i = buf.indexOf('\n')) >= 0; ) {
-            const line = buf.slice(0, i);
-            buf = buf.slice(i + 1);
-            if (!line.trim()) continue;
-            const ev = JSON.parse(line);
-            if (ev.type === 'ERROR') {
-              this.errors.push(ev.object.code);
-              req.destroy();
-              return resolve(ev.object.code === 410);
-            }
-            this.rv = ev.object.metadata.resourceVersion;
-            if (ev.type === 'DELETED') this.seen.delete(ev.object.metadata.name);
-            else if (ev.type !== 'BOOKMARK') this.seen.set(ev.object.metadata.name, this.rv);
+      const req = t.get(
+        `${this.e.url}${this.path}?watch=1&allowWatchBookmarks=true&resourceVersion=${this.rv}&timeoutSeconds=60`,
+        { ...t.tls, agent: false, headers: { authorization: `Bearer ${this.e.token}` } },
+        (res) => {
+          if (res.statusCode !== 200) {
+            res.resume();
+            return resolve(res.statusCode === 410);
           }
-        });
-        res.on('end', () => resolve(false));
-        res.on('error', () => resolve(false));
-      });
+          let buf = '';
+          res.on('data', (d: Buffer) => {
+            buf += d.toString();
+            for (let i; (i = buf.indexOf('\n')) >= 0;) {
+              const line = buf.slice(0, i);
+              buf = buf.slice(i + 1);
+              if (!line.trim()) continue;
+              const ev = JSON.parse(line);
+              if (ev.type === 'ERROR') {
+                this.errors.push(ev.object.code);
+                req.destroy();
+                return resolve(ev.object.code === 410);
+              }
+              this.rv = ev.object.metadata.resourceVersion;
+              if (ev.type === 'DELETED') this.seen.delete(ev.object.metadata.name);
+              else if (ev.type !== 'BOOKMARK') this.seen.set(ev.object.metadata.name, this.rv);
+            }
+          });
+          res.on('end', () => resolve(false));
+          res.on('error', () => resolve(false));
+        },
+      );
       this.current = req;
       req.on('error', () => resolve(false));
     });

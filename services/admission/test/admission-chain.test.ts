@@ -92,7 +92,7 @@ test('admission chain - plugins only see the operations and resources they decla
   for (const c of cases) assert.equal(pluginMatches(c.match, { ...base, ...c.req }), c.want, JSON.stringify(c));
 });
 
-test('admission chain - interest lists each phase\'s plugins and their matches, so the gateway can skip a phase', () => {
+test("admission chain - interest lists each phase's plugins and their matches, so the gateway can skip a phase", () => {
   const plugins: AdmissionPlugin[] = [
     { name: 'everything', mutate: () => undefined },
     { name: 'pods-only', match: { operations: ['CREATE'], resources: [{ group: '', resource: 'pods' }] }, validate: () => undefined },

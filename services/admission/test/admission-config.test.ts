@@ -24,7 +24,7 @@ const DEFAULTS = [
   'ResourceQuota',
 ];
 
-test('admission config - the default set is exactly the spec\'s; enable/disable resolve in chain order', () => {
+test("admission config - the default set is exactly the spec's; enable/disable resolve in chain order", () => {
   const without = (...names: string[]) => DEFAULTS.filter((n) => !names.includes(n));
   const cases: Array<{ name: string; enable?: string[]; disable?: string[]; want: string[] }> = [
     { name: 'defaults', want: DEFAULTS },

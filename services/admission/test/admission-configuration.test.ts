@@ -9,7 +9,7 @@ import { AdmissionConfigError } from '../config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'admission-config-'));
 
-test('admission configuration - inline and by path, a relative path from the file\'s own directory', () => {
+test("admission configuration - inline and by path, a relative path from the file's own directory", () => {
   writeFileSync(join(dir, 'rate.yaml'), 'apiVersion: eventratelimit.admission.platform.io/v1alpha1\nkind: Configuration\nlimits: []\n');
   const file = join(dir, 'admission.yaml');
   writeFileSync(
@@ -44,17 +44,28 @@ test('admission configuration - every mistake is a start-up error naming what is
     [{ apiVersion: 'apiserver.config.platform.io/v1', kind: 'AdmissionConfiguration', plugins: [{ name: 'EventRateLimit' }] }, /needs path or configuration/],
     [{ apiVersion: 'apiserver.config.platform.io/v1', kind: 'AdmissionConfiguration', plugins: [{ name: 'EventRateLimit', path: 'a', configuration: {} }] }, /either path or configuration/],
     [
-      { apiVersion: 'apiserver.config.platform.io/v1', kind: 'AdmissionConfiguration', plugins: [{ name: 'EventRateLimit', configuration: {} }, { name: 'EventRateLimit', configuration: {} }] },
+      {
+        apiVersion: 'apiserver.config.platform.io/v1',
+        kind: 'AdmissionConfiguration',
+        plugins: [
+          { name: 'EventRateLimit', configuration: {} },
+          { name: 'EventRateLimit', configuration: {} },
+        ],
+      },
       /configured twice/,
     ],
     [{ apiVersion: 'apiserver.config.platform.io/v1', kind: 'AdmissionConfiguration', plugins: [{ name: 'EventRateLimit', path: 'missing.yaml' }] }, /cannot read .*missing\.yaml/],
   ];
   for (const [doc, message] of cases) {
-    assert.throws(() => parseAdmissionConfiguration(doc, join(dir, 'x.yaml')), (err: Error) => err instanceof AdmissionConfigError && message.test(err.message), JSON.stringify(doc));
+    assert.throws(
+      () => parseAdmissionConfiguration(doc, join(dir, 'x.yaml')),
+      (err: Error) => err instanceof AdmissionConfigError && message.test(err.message),
+      JSON.stringify(doc),
+    );
   }
 });
 
-test('admission configuration - a plugin checks its own document\'s kind, version and fields', () => {
+test("admission configuration - a plugin checks its own document's kind, version and fields", () => {
   const check = (configuration: unknown) =>
     checkPluginConfiguration('EventRateLimit', { configuration, dir, source: 'test' }, { apiVersions: ['eventratelimit.admission.platform.io/v1alpha1'], kind: 'Configuration', fields: ['limits'] });
   assert.deepEqual(check({ apiVersion: 'eventratelimit.admission.platform.io/v1alpha1', kind: 'Configuration', limits: [] }).limits, []);

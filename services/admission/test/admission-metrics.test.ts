@@ -56,5 +56,8 @@ test('admission metrics - each plugin timed by name, type, operation and rejecti
   assert.match(text, new RegExp(`^${step}_count\\{type="validate",operation="CREATE",rejected="true"\\} 1$`, 'm'));
   // Upstream's webhook families are there for the webhook plugins to record into.
   metrics.webhookRejection('hook.example.com', req, 'no_error', 700);
-  assert.match(await registry.metrics(), /^apiserver_admission_webhook_rejection_count\{name="hook\.example\.com",type="validating",operation="CREATE",error_type="no_error",rejection_code="600"\} 1$/m);
+  assert.match(
+    await registry.metrics(),
+    /^apiserver_admission_webhook_rejection_count\{name="hook\.example\.com",type="validating",operation="CREATE",error_type="no_error",rejection_code="600"\} 1$/m,
+  );
 });

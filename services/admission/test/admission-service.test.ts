@@ -14,8 +14,7 @@ import type { StatusError } from '../../../shared/api/status.js';
 import { createAdmissionService, type AdmissionServiceDeps } from '../service.js';
 
 const nsKey = (name: string) => `core.namespaces._.${name}`;
-const nsDoc = (name: string, phase: 'Active' | 'Terminating') =>
-  JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, uid: `uid-${name}` }, spec: {}, status: { phase } });
+const nsDoc = (name: string, phase: 'Active' | 'Terminating') => JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, uid: `uid-${name}` }, spec: {}, status: { phase } });
 
 function createConfigMap(namespace: string, name = 'cm', phase: AdmissionRequest['phase'] = 'mutating'): AdmissionRequest {
   return {
@@ -252,7 +251,10 @@ describe('admission service', () => {
     await assert.rejects(createAdmissionService({ nc: c, config: { enable: ['Nope'] } }), /unknown admission plugin "Nope"/);
     const dir = await mkdtemp(path.join(os.tmpdir(), 'admission-config-'));
     const file = path.join(dir, 'admission.yaml');
-    await writeFile(file, 'apiVersion: apiserver.config.platform.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: EventRateLimit\n  configuration:\n    apiVersion: eventratelimit.admission.platform.io/v1alpha1\n    kind: Configuration\n    limits: []\n');
+    await writeFile(
+      file,
+      'apiVersion: apiserver.config.platform.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: EventRateLimit\n  configuration:\n    apiVersion: eventratelimit.admission.platform.io/v1alpha1\n    kind: Configuration\n    limits: []\n',
+    );
     await assert.rejects(createAdmissionService({ nc: c, config: { enable: ['EventRateLimit'], configFile: file } }), /EventRateLimit/);
     await rm(dir, { recursive: true, force: true });
     await c.close();
@@ -266,14 +268,18 @@ describe('admission service', () => {
 
   test('admission - started before the bucket exists: 503 until the store appears, then namespaces are checked', async () => {
     const bucket = 'late-objects';
-    await withService({ config: {}, bucket, retryMs: 50 }, async (admit) => {
-      const early = await admit(createConfigMap('team-a'));
-      assert.equal(early.allowed, false);
-      assert.equal(early.status?.code, 503);
-      const late = await new Kvm(nc).create(bucket, { history: 1 });
-      await late.put(nsKey('team-a'), nsDoc('team-a', 'Active'));
-      assert.equal((await admit(createConfigMap('team-a'))).allowed, true);
-      assert.equal((await admit(createConfigMap('nowhere'))).status?.code, 404);
-    }, false);
+    await withService(
+      { config: {}, bucket, retryMs: 50 },
+      async (admit) => {
+        const early = await admit(createConfigMap('team-a'));
+        assert.equal(early.allowed, false);
+        assert.equal(early.status?.code, 503);
+        const late = await new Kvm(nc).create(bucket, { history: 1 });
+        await late.put(nsKey('team-a'), nsDoc('team-a', 'Active'));
+        assert.equal((await admit(createConfigMap('team-a'))).allowed, true);
+        assert.equal((await admit(createConfigMap('nowhere'))).status?.code, 404);
+      },
+      false,
+    );
   });
 });

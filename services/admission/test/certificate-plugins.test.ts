@@ -84,8 +84,18 @@ describe('CertificateApproval', () => {
     { name: 'approve on the exact signer name allows', grants: ['approve example.com/foo'], req: approval(), want: 'allowed', asked: ['approve example.com/foo'] },
     { name: 'approve on <domain>/* allows', grants: ['approve example.com/*'], req: approval(), want: 'allowed', asked: ['approve example.com/foo', 'approve example.com/*'] },
     { name: 'no approve permission is 403', req: approval(), want: forbidden('user not permitted to approve requests with signerName "example.com/foo"') },
-    { name: 'sign does not imply approve', grants: ['sign example.com/foo', 'sign example.com/*'], req: approval(), want: forbidden('user not permitted to approve requests with signerName "example.com/foo"') },
-    { name: 'another domain\'s wildcard does not help', grants: ['approve example.org/*'], req: approval(), want: forbidden('user not permitted to approve requests with signerName "example.com/foo"') },
+    {
+      name: 'sign does not imply approve',
+      grants: ['sign example.com/foo', 'sign example.com/*'],
+      req: approval(),
+      want: forbidden('user not permitted to approve requests with signerName "example.com/foo"'),
+    },
+    {
+      name: "another domain's wildcard does not help",
+      grants: ['approve example.org/*'],
+      req: approval(),
+      want: forbidden('user not permitted to approve requests with signerName "example.com/foo"'),
+    },
     {
       name: 'the stored signer is checked, not the one sent',
       grants: ['approve example.com/foo'],
@@ -97,7 +107,7 @@ describe('CertificateApproval', () => {
     { name: 'a main-resource update is not an approval', req: approval({ subResource: undefined }), want: 'allowed', asked: [] },
     { name: 'a create is not an approval', req: approval({ operation: 'CREATE', oldObject: null }), want: 'allowed', asked: [] },
     {
-      name: 'another resource\'s approval subresource is not checked',
+      name: "another resource's approval subresource is not checked",
       req: approval({ resource: { group: 'example.com', version: 'v1', resource: 'certificatesigningrequests' } }),
       want: 'allowed',
       asked: [],
@@ -113,7 +123,12 @@ describe('CertificateSigning', () => {
     { name: 'sign on the exact signer name allows issuing', grants: ['sign example.com/foo'], req: status(), want: 'allowed', asked: ['sign example.com/foo'] },
     { name: 'sign on <domain>/* allows issuing', grants: ['sign example.com/*'], req: status(), want: 'allowed' },
     { name: 'no sign permission is 403', req: status(), want: forbidden('user not permitted to sign requests with signerName "example.com/foo"') },
-    { name: 'approve does not imply sign', grants: ['approve example.com/foo', 'approve example.com/*'], req: status(), want: forbidden('user not permitted to sign requests with signerName "example.com/foo"') },
+    {
+      name: 'approve does not imply sign',
+      grants: ['approve example.com/foo', 'approve example.com/*'],
+      req: status(),
+      want: forbidden('user not permitted to sign requests with signerName "example.com/foo"'),
+    },
     {
       name: 'a status write that leaves the certificate alone needs no sign permission',
       req: status({ object: csr('example.com/foo', { conditions: [...approved.conditions, { type: 'Failed', status: 'True' }] }) }),
@@ -132,15 +147,25 @@ describe('CertificateSubjectRestriction', () => {
     masters = await csrRequest('CN=eve, O=system:masters');
     developers = await csrRequest('CN=jane, O=developers');
   });
-  const create = (signerName: string, request: () => string, over: Partial<AdmissionRequest> = {}) => () =>
-    req({ operation: 'CREATE', oldObject: null, object: csr(signerName, undefined, request()), ...over });
+  const create =
+    (signerName: string, request: () => string, over: Partial<AdmissionRequest> = {}) =>
+    () =>
+      req({ operation: 'CREATE', oldObject: null, object: csr(signerName, undefined, request()), ...over });
   const notCsrPem = () => Buffer.from('-----BEGIN CERTIFICATE-----\nMAMCAQA=\n-----END CERTIFICATE-----\n').toString('base64');
   const notCsrDer = () => Buffer.from('-----BEGIN CERTIFICATE REQUEST-----\nMAMCAQA=\n-----END CERTIFICATE REQUEST-----\n').toString('base64');
   const cases: Array<{ name: string; req: () => AdmissionRequest; want: Outcome | RegExp }> = [
-    { name: 'system:masters for the API server client signer is 403', req: create('platform.io/apiserver-client', () => masters), want: forbidden('use of platform.io/apiserver-client signer with system:masters group is not allowed') },
+    {
+      name: 'system:masters for the API server client signer is 403',
+      req: create('platform.io/apiserver-client', () => masters),
+      want: forbidden('use of platform.io/apiserver-client signer with system:masters group is not allowed'),
+    },
     { name: 'another organization for that signer is allowed', req: create('platform.io/apiserver-client', () => developers), want: 'allowed' },
     { name: 'system:masters for another signer is allowed', req: create('example.com/foo', () => masters), want: 'allowed' },
-    { name: 'a PEM block that is no certificate request is 403', req: create('platform.io/apiserver-client', notCsrPem), want: forbidden('failed to parse CSR: PEM block type must be CERTIFICATE REQUEST') },
+    {
+      name: 'a PEM block that is no certificate request is 403',
+      req: create('platform.io/apiserver-client', notCsrPem),
+      want: forbidden('failed to parse CSR: PEM block type must be CERTIFICATE REQUEST'),
+    },
     { name: 'a certificate request that does not parse is 403', req: create('platform.io/apiserver-client', notCsrDer), want: /is forbidden: failed to parse CSR: / },
     { name: 'an update is not checked', req: create('platform.io/apiserver-client', () => masters, { operation: 'UPDATE', oldObject: csr('platform.io/apiserver-client') }), want: 'allowed' },
     { name: 'a subresource write is not checked', req: create('platform.io/apiserver-client', () => masters, { subResource: 'status' }), want: 'allowed' },
@@ -157,7 +182,10 @@ describe('CertificateSubjectRestriction', () => {
 
   test('system:masters among several organizations is found', async () => {
     const pem = await csrPem('CN=eve, O=developers, O=system:masters');
-    const got = await run(createCertificateSubjectRestriction(), req({ operation: 'CREATE', oldObject: null, object: csr('platform.io/apiserver-client', undefined, Buffer.from(pem).toString('base64')) }));
+    const got = await run(
+      createCertificateSubjectRestriction(),
+      req({ operation: 'CREATE', oldObject: null, object: csr('platform.io/apiserver-client', undefined, Buffer.from(pem).toString('base64')) }),
+    );
     assert.deepEqual(got, forbidden('use of platform.io/apiserver-client signer with system:masters group is not allowed'));
   });
 });

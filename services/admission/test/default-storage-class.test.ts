@@ -55,5 +55,5 @@ test('DefaultStorageClass - two defaults refuse the claim (1.24)', async () => {
 
 test('DefaultStorageClass - only claim creates, no subresources', async () => {
   const run1 = setup([sc('fast', DEFAULT)]);
-  assert.equal(((admitted(await run1({ sub: 'status', object: claim() })).spec) as any).storageClassName, undefined);
+  assert.equal((admitted(await run1({ sub: 'status', object: claim() })).spec as any).storageClassName, undefined);
 });

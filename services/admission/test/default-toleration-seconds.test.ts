@@ -10,7 +10,7 @@ const UNREACHABLE = { key: 'node.platform.io/unreachable', operator: 'Exists', e
 describe('DefaultTolerationSeconds', () => {
   const plugin = createDefaultTolerationSeconds(300, 120);
   const cases: Array<{ name: string; tolerations?: unknown[]; want: unknown[] }> = [
-    { name: 'a pod without tolerations gets both, with the flags\' seconds', want: [NOT_READY, UNREACHABLE] },
+    { name: "a pod without tolerations gets both, with the flags' seconds", want: [NOT_READY, UNREACHABLE] },
     {
       name: 'a pod tolerating not-ready for NoExecute keeps its own and gets unreachable',
       tolerations: [{ key: 'node.platform.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 10 }],

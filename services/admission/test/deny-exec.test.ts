@@ -60,7 +60,7 @@ describe('DenyEscalatingExec and DenyExecOnPrivileged', () => {
     }
   }
 
-  it('reads the pod from the request\'s namespace, and only for exec and attach', async () => {
+  it("reads the pod from the request's namespace, and only for exec and attach", async () => {
     reads.length = 0;
     await escalating.validate!(request('pods', { operation: 'CONNECT', name: 'privileged', sub: 'portforward', phase: 'validating' }), CTX);
     await escalating.validate!(request('pods', { operation: 'CONNECT', name: 'privileged', sub: 'proxy', phase: 'validating' }), CTX);

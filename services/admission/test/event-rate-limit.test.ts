@@ -5,16 +5,7 @@ import { silentLogger } from '../../../shared/log.js';
 import type { AdmissionReply, AdmissionRequest } from '../../../shared/bus/messages.js';
 import { runAdmissionChain } from '../chain.js';
 import { AdmissionConfigError } from '../config.js';
-import {
-  BucketCache,
-  createEventRateLimit,
-  DEFAULT_CACHE_SIZE,
-  limitKey,
-  LimitType,
-  parseEventRateLimitConfiguration,
-  TokenBucket,
-  type EventLimit,
-} from '../plugins/events/event-rate-limit.js';
+import { BucketCache, createEventRateLimit, DEFAULT_CACHE_SIZE, limitKey, LimitType, parseEventRateLimitConfiguration, TokenBucket, type EventLimit } from '../plugins/events/event-rate-limit.js';
 
 const API = 'eventratelimit.admission.platform.io/v1alpha1';
 const cfg = (configuration: unknown) => ({ configuration, dir: '/etc', source: '/etc/admission.yaml (plugins[0])' });
@@ -38,7 +29,7 @@ describe('EventRateLimit configuration', () => {
     assert.deepEqual(parseEventRateLimitConfiguration(config(limits, 'eventratelimit.admission.k8s.io/v1alpha1')), want);
   });
 
-  test('upstream\'s rules, every mistake reported', () => {
+  test("upstream's rules, every mistake reported", () => {
     const cases: Array<[string, unknown, string]> = [
       ['no configuration', undefined, 'needs a configuration'],
       ['no limits', config(undefined), 'limits: Invalid value: []: must not be empty'],
@@ -61,7 +52,11 @@ describe('EventRateLimit configuration', () => {
       ['unknown top-level field', cfg({ apiVersion: API, kind: 'Configuration', limits: [], qps: 1 }), 'unknown field "qps"'],
     ];
     for (const [name, c, want] of cases) {
-      assert.throws(() => parseEventRateLimitConfiguration(c as never), (err: Error) => err instanceof AdmissionConfigError && err.message.includes(want) && err.message.includes('EventRateLimit'), name);
+      assert.throws(
+        () => parseEventRateLimitConfiguration(c as never),
+        (err: Error) => err instanceof AdmissionConfigError && err.message.includes(want) && err.message.includes('EventRateLimit'),
+        name,
+      );
     }
     // A Server limit's cacheSize is ignored, so it is not checked.
     assert.equal(parseEventRateLimitConfiguration(config([{ type: 'Server', qps: 1, burst: 1, cacheSize: -1 }])).length, 1);
@@ -135,7 +130,7 @@ function eventRequest(over: Partial<AdmissionRequest> = {}): AdmissionRequest {
   };
 }
 
-test('limitKey - upstream\'s key per limit type', () => {
+test("limitKey - upstream's key per limit type", () => {
   const r = eventRequest();
   assert.equal(limitKey(LimitType.Server, r), '');
   assert.equal(limitKey(LimitType.Namespace, r), 'team-a');
@@ -210,7 +205,7 @@ describe('EventRateLimit plugin', () => {
     const other = event({ involvedObject: { kind: 'Pod', namespace: 'team-a', name: 'db', uid: 'u-2', apiVersion: 'v1' } });
     assert.equal((await admit()).allowed, true);
     assert.equal((await admit()).allowed, false);
-    assert.equal((await admit({ object: other })).allowed, true, 'another object, and the first one\'s bucket is evicted');
+    assert.equal((await admit({ object: other })).allowed, true, "another object, and the first one's bucket is evicted");
     assert.equal((await admit()).allowed, true, 'the evicted bucket came back full');
   });
 });

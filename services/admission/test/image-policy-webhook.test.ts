@@ -60,14 +60,14 @@ describe('ImagePolicyWebhook configuration', () => {
     }
   });
 
-  test('kubeConfigFile is read relative to the configuration\'s directory; apiVersion and kind beside imagePolicy are ignored', () => {
+  test("kubeConfigFile is read relative to the configuration's directory; apiVersion and kind beside imagePolicy are ignored", () => {
     assert.equal(parseImagePolicyConfiguration(policy({})).kubeConfigFile, path.resolve('/etc/platform/admission/backend.kubeconfig'));
     assert.equal(parseImagePolicyConfiguration(policy({ kubeConfigFile: '/abs/k.yaml' })).kubeConfigFile, '/abs/k.yaml');
     const withKind = cfg({ apiVersion: 'imagepolicy.config.k8s.io/v1alpha1', kind: 'ImagePolicyConfiguration', imagePolicy: { kubeConfigFile: 'k' } });
     assert.equal(parseImagePolicyConfiguration(withKind).kubeConfigFile, path.resolve('/etc/platform/admission/k'));
   });
 
-  test('mistakes stop the start with upstream\'s bounds', () => {
+  test("mistakes stop the start with upstream's bounds", () => {
     const cases: Array<[string, unknown, RegExp]> = [
       ['no configuration', undefined, /needs a configuration/],
       ['not an object', cfg('imagePolicy'), /must be an object/],
@@ -83,17 +83,24 @@ describe('ImagePolicyWebhook configuration', () => {
       ['defaultAllow not boolean', policy({ defaultAllow: 'yes' }), /defaultAllow must be true or false/],
     ];
     for (const [name, c, re] of cases) {
-      assert.throws(() => parseImagePolicyConfiguration(c as never), (err: Error) => err instanceof AdmissionConfigError && re.test(err.message) && err.message.includes('ImagePolicyWebhook'), name);
+      assert.throws(
+        () => parseImagePolicyConfiguration(c as never),
+        (err: Error) => err instanceof AdmissionConfigError && re.test(err.message) && err.message.includes('ImagePolicyWebhook'),
+        name,
+      );
     }
   });
 });
 
-test('the backend\'s client configuration is read at start; a bad one stops the service', async () => {
+test("the backend's client configuration is read at start; a bad one stops the service", async () => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'image-policy-config-'));
   try {
     const start = async (kubeConfigFile: string) =>
       imagePolicyWebhookPlugin.create({ config: { configuration: { imagePolicy: { kubeConfigFile } }, dir, source: path.join(dir, 'admission.yaml') } } as unknown as PluginDeps);
-    await assert.rejects(start('missing.kubeconfig'), (err: Error) => err instanceof AdmissionConfigError && err.message.includes(path.join(dir, 'missing.kubeconfig')) && err.message.includes('ENOENT'));
+    await assert.rejects(
+      start('missing.kubeconfig'),
+      (err: Error) => err instanceof AdmissionConfigError && err.message.includes(path.join(dir, 'missing.kubeconfig')) && err.message.includes('ENOENT'),
+    );
     await writeFile(path.join(dir, 'http.kubeconfig'), 'clusters:\n- name: b\n  cluster:\n    server: http://127.0.0.1:9/review\n');
     await assert.rejects(start('http.kubeconfig'), (err: Error) => err instanceof AdmissionConfigError && /server must be an https URL/.test(err.message));
     await writeFile(path.join(dir, 'ok.kubeconfig'), 'clusters:\n- name: b\n  cluster:\n    server: https://127.0.0.1:9/review\n');
@@ -155,7 +162,13 @@ test('imageReviewSpec - containers then init containers, ephemeral ones for thei
     ['no object', podRequest('validating', null), undefined],
   ];
   for (const [name, r, want] of cases) assert.deepEqual(imageReviewSpec(r), want, name);
-  assert.deepEqual(imageReview({ namespace: 'n' }), { apiVersion: 'imagepolicy.platform.io/v1alpha1', kind: 'ImageReview', metadata: { creationTimestamp: null }, spec: { namespace: 'n' }, status: { allowed: false } });
+  assert.deepEqual(imageReview({ namespace: 'n' }), {
+    apiVersion: 'imagepolicy.platform.io/v1alpha1',
+    kind: 'ImageReview',
+    metadata: { creationTimestamp: null },
+    spec: { namespace: 'n' },
+    status: { allowed: false },
+  });
   // Annotation order does not change the review (it is also the cache key).
   const reordered = pod({ annotations: { 'z.image-policy.platform.io/x': 'y', 'a.image-policy.platform.io/ticket': 'T-1' } });
   const ordered = pod({ annotations: { 'a.image-policy.platform.io/ticket': 'T-1', 'z.image-policy.platform.io/x': 'y' } });
@@ -165,12 +178,23 @@ test('imageReviewSpec - containers then init containers, ephemeral ones for thei
 test('readImageReviewStatus - reads the answer; a missing status allows nothing', () => {
   const ok: Array<[unknown, unknown]> = [
     [{ apiVersion: 'imagepolicy.platform.io/v1alpha1', kind: 'ImageReview', status: { allowed: true } }, { allowed: true }],
-    [{ apiVersion: 'imagepolicy.k8s.io/v1alpha1', kind: 'ImageReview', status: { allowed: false, reason: 'unsigned' } }, { allowed: false, reason: 'unsigned' }],
+    [
+      { apiVersion: 'imagepolicy.k8s.io/v1alpha1', kind: 'ImageReview', status: { allowed: false, reason: 'unsigned' } },
+      { allowed: false, reason: 'unsigned' },
+    ],
     [{ status: { allowed: true, auditAnnotations: { 'signed-by': 'ci' } } }, { allowed: true, auditAnnotations: { 'signed-by': 'ci' } }],
     [{ kind: 'ImageReview' }, { allowed: false }],
   ];
   for (const [body, want] of ok) assert.deepEqual(readImageReviewStatus(body), want);
-  const bad: unknown[] = [null, 'yes', { kind: 'TokenReview' }, { apiVersion: 'v1' }, { status: 'allowed' }, { status: { allowed: 'true' } }, { status: { allowed: true, auditAnnotations: { a: 1 } } }];
+  const bad: unknown[] = [
+    null,
+    'yes',
+    { kind: 'TokenReview' },
+    { apiVersion: 'v1' },
+    { status: 'allowed' },
+    { status: { allowed: 'true' } },
+    { status: { allowed: true, auditAnnotations: { a: 1 } } },
+  ];
   for (const body of bad) assert.throws(() => readImageReviewStatus(body), JSON.stringify(body));
 });
 
@@ -199,7 +223,14 @@ function fakeBackend(answer: (spec: ImageReviewSpec) => Answer) {
 
 const byImage = (spec: ImageReviewSpec): Answer => {
   const denied = (spec.containers ?? []).filter((c) => c.image?.startsWith('deny'));
-  return { status: 200, body: { apiVersion: 'imagepolicy.platform.io/v1alpha1', kind: 'ImageReview', status: denied.length ? { allowed: false, reason: `${denied[0]!.image} is not signed` } : { allowed: true, auditAnnotations: { checked: 'yes' } } } };
+  return {
+    status: 200,
+    body: {
+      apiVersion: 'imagepolicy.platform.io/v1alpha1',
+      kind: 'ImageReview',
+      status: denied.length ? { allowed: false, reason: `${denied[0]!.image} is not signed` } : { allowed: true, auditAnnotations: { checked: 'yes' } },
+    },
+  };
 };
 
 const SETTINGS = { allowTtlMs: 60_000, denyTtlMs: 10_000, retryBackoffMs: 100, defaultAllow: false };
@@ -226,7 +257,7 @@ function harness(answer: (spec: ImageReviewSpec) => Answer, settings: Partial<ty
 }
 
 describe('ImagePolicyWebhook plugin', () => {
-  test('an allowed image passes with the backend\'s audit annotations; a denied one is refused with its reason', async () => {
+  test("an allowed image passes with the backend's audit annotations; a denied one is refused with its reason", async () => {
     const h = harness(byImage);
     const ok = await h.admit(pod());
     assert.equal(ok.validated.allowed, true);
@@ -242,7 +273,7 @@ describe('ImagePolicyWebhook plugin', () => {
     assert.deepEqual(h.backend.calls[1], { containers: [{ image: 'deny/app:1' }], namespace: 'team-a' });
   });
 
-  test('a denial without a reason has upstream\'s generic message', async () => {
+  test("a denial without a reason has upstream's generic message", async () => {
     const h = harness(() => ({ status: 200, body: { kind: 'ImageReview', status: { allowed: false } } }));
     const r = await h.admit(pod());
     assert.equal(r.validated.status?.message, 'pods "web" is forbidden: one or more images rejected by webhook backend');
@@ -330,7 +361,7 @@ describe('ImagePolicyWebhook plugin', () => {
     assert.equal(ok.validated.auditAnnotations?.[FAILED_OPEN_AUDIT_KEY], undefined);
     const denied = await h.admit(pod({ containers: [{ name: 'a', image: 'deny/x' }] }));
     assert.equal(denied.validated.allowed, false);
-    assert.equal(h.backend.calls.length, 2, 'the mutating hook\'s answer is cached for the validating one');
+    assert.equal(h.backend.calls.length, 2, "the mutating hook's answer is cached for the validating one");
   });
 
   test('other resources and subresources are not reviewed; stop closes the client', async () => {

@@ -9,7 +9,10 @@ describe('LimitPodHardAntiAffinityTopology', () => {
   const allowed: Array<[string, Record<string, unknown>]> = [
     ['no affinity', {}],
     ['required anti-affinity per host', { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term('platform.io/hostname')] } } }],
-    ['preferred anti-affinity over a zone', { affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, podAffinityTerm: term('topology.platform.io/zone') }] } } }],
+    [
+      'preferred anti-affinity over a zone',
+      { affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, podAffinityTerm: term('topology.platform.io/zone') }] } } },
+    ],
     ['required pod affinity over a zone', { affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term('topology.platform.io/zone')] } } }],
   ];
   for (const [name, spec] of allowed) {

@@ -85,8 +85,13 @@ test('LimitRanger defaults - only pod creation is mutated', async () => {
   }
 });
 
-test('LimitRanger validation - min, max and ratio, with upstream\'s messages', async (t) => {
-  const claim = (storage?: string): ApiObject => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c', namespace: NS }, spec: storage ? { resources: { requests: { storage } } } : {} });
+test("LimitRanger validation - min, max and ratio, with upstream's messages", async (t) => {
+  const claim = (storage?: string): ApiObject => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: 'c', namespace: NS },
+    spec: storage ? { resources: { requests: { storage } } } : {},
+  });
   const forbiddenClaim = (why: string): Outcome => ({ code: 403, message: `persistentvolumeclaims "c" is forbidden: ${why}` });
   const cases: Array<{ name: string; ranges: ApiObject[]; object: ApiObject; resource?: string; want: Outcome }> = [
     {
@@ -232,7 +237,12 @@ test('LimitRanger validation - min, max and ratio, with upstream\'s messages', a
 
 test('LimitRanger validation - claim updates are checked unless the claim is going away; pod updates never', async () => {
   const { plugin } = setup(limitRange('l', { type: 'PersistentVolumeClaim', max: { storage: '10Gi' } }, { type: 'Container', max: { cpu: '1' } }));
-  const claim = (storage: string, extra: Json = {}): ApiObject => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c', namespace: NS, ...extra }, spec: { resources: { requests: { storage } } } });
+  const claim = (storage: string, extra: Json = {}): ApiObject => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: 'c', namespace: NS, ...extra },
+    spec: { resources: { requests: { storage } } },
+  });
   const grow = await validate(plugin, request('persistentvolumeclaims', claim('20Gi'), { operation: 'UPDATE', old: claim('5Gi') }));
   assert.equal((grow as { code: number }).code, 403);
   assert.equal(await validate(plugin, request('persistentvolumeclaims', claim('20Gi'), { operation: 'UPDATE', old: claim('20Gi', { deletionTimestamp: '2024-01-01T00:00:00Z' }) })), 'allowed');
@@ -246,7 +256,10 @@ test('LimitRanger - mutate then validate: defaults from max satisfy the bounds',
   const out = await mutate([lr], pod('p'));
   const { plugin } = setup(lr);
   assert.equal(await validate(plugin, request('pods', out)), 'allowed');
-  await assert.rejects(async () => plugin.validate!(request('pods', pod('p', { containers: [container('c', undefined, { cpu: '2' })] })), CTX), (e: unknown) => e instanceof StatusError && e.code === 403);
+  await assert.rejects(
+    async () => plugin.validate!(request('pods', pod('p', { containers: [container('c', undefined, { cpu: '2' })] })), CTX),
+    (e: unknown) => e instanceof StatusError && e.code === 403,
+  );
 });
 
 test('LimitRanger - the match: claim updates only while some LimitRange bounds claims', async () => {

@@ -79,7 +79,11 @@ test('namespace lifecycle - decisions', async () => {
     { name: 'updating default', req: nsReq('UPDATE', 'default'), want: 'allowed' },
     {
       name: 'access reviews never reveal whether a namespace exists',
-      req: req({ namespace: 'gone', kind: { group: 'authorization.platform.io', version: 'v1', kind: 'LocalSubjectAccessReview' }, resource: { group: 'authorization.platform.io', version: 'v1', resource: 'localsubjectaccessreviews' } }),
+      req: req({
+        namespace: 'gone',
+        kind: { group: 'authorization.platform.io', version: 'v1', kind: 'LocalSubjectAccessReview' },
+        resource: { group: 'authorization.platform.io', version: 'v1', resource: 'localsubjectaccessreviews' },
+      }),
       want: 'allowed',
     },
   ];

@@ -22,11 +22,20 @@ test('object cache - holds the latest object per namespace and name; deletes and
   cache.apply(event('', 'other', 8, {}));
   cache.apply({ ...event('a', 'x', 9, {}), ref: { group: 'apps', resource: 'limitranges', name: 'x', namespace: 'a' } }); // another resource
   assert.deepEqual(cache.get('a', 'one')?.spec, { v: 1 });
-  assert.deepEqual(cache.list('a').map((o) => o.metadata.name).sort(), ['one', 'two']);
+  assert.deepEqual(
+    cache
+      .list('a')
+      .map((o) => o.metadata.name)
+      .sort(),
+    ['one', 'two'],
+  );
   assert.equal(cache.list().length, 4);
   cache.apply(event('a', 'two', 10, null));
   assert.equal(cache.get('a', 'two'), undefined);
-  assert.deepEqual(cache.list('a').map((o) => o.metadata.name), ['one']);
+  assert.deepEqual(
+    cache.list('a').map((o) => o.metadata.name),
+    ['one'],
+  );
   assert.deepEqual(cache.list('nowhere'), []);
   assert.deepEqual(seen, ['one@5', 'two@6', 'one@7', 'other@8', 'two@10']);
 });

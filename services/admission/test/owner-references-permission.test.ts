@@ -6,13 +6,7 @@ import { silentLogger } from '../../../shared/log.js';
 import type { AdmissionReply, AdmissionRequest, AuthzAttributes, AuthzReply } from '../../../shared/bus/messages.js';
 import { builtinTypes } from '../../../shared/registry/builtin-types.js';
 import { runAdmissionChain } from '../chain.js';
-import {
-  createOwnerReferencesPermissionEnforcement,
-  isChangingOwnerReferences,
-  kindResolver,
-  newBlockingOwnerReferences,
-  parseGroupVersion,
-} from '../plugins/ownership/owner-references.js';
+import { createOwnerReferencesPermissionEnforcement, isChangingOwnerReferences, kindResolver, newBlockingOwnerReferences, parseGroupVersion } from '../plugins/ownership/owner-references.js';
 
 const rs = (name: string, uid: string, extra: Partial<OwnerReference> = {}): OwnerReference => ({ apiVersion: 'apps/v1', kind: 'ReplicaSet', name, uid, ...extra });
 const obj = (refs?: OwnerReference[]): ApiObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'team-a', ...(refs ? { ownerReferences: refs } : {}) } });
@@ -51,7 +45,7 @@ test('newBlockingOwnerReferences - blocking references that are new or newly blo
   for (const [name, next, old, want] of cases) assert.deepEqual(names(newBlockingOwnerReferences(next, old)), want, name);
 });
 
-test('kindResolver - an owner\'s kind to its resources at that version', () => {
+test("kindResolver - an owner's kind to its resources at that version", () => {
   const resolve = kindResolver(builtinTypes);
   assert.deepEqual(parseGroupVersion('v1'), { group: '', version: 'v1' });
   assert.deepEqual(parseGroupVersion('apps/v1'), { group: 'apps', version: 'v1' });
@@ -127,7 +121,7 @@ describe('OwnerReferencesPermissionEnforcement plugin', () => {
     assert.deepEqual(same.asked, []);
   });
 
-  test('a blocking reference needs update on the owner\'s finalizers, in the dependent\'s namespace for namespaced owners', async () => {
+  test("a blocking reference needs update on the owner's finalizers, in the dependent's namespace for namespaced owners", async () => {
     const blocking = rs('a', 'u-a', { blockOwnerDeletion: true });
     const create = cmRequest('CREATE', obj([blocking]), null);
     const denied = await run([], create);
@@ -160,7 +154,12 @@ describe('OwnerReferencesPermissionEnforcement plugin', () => {
 
   test('pods/status is exempt; the delete check names the subresource of other requests', async () => {
     const podReq = (sub: string) =>
-      cmRequest('UPDATE', { ...obj([rs('a', 'u-a')]), kind: 'Pod' }, { ...obj(), kind: 'Pod' }, { resource: { group: '', version: 'v1', resource: 'pods' }, kind: { group: '', version: 'v1', kind: 'Pod' }, subResource: sub, name: 'cm' });
+      cmRequest(
+        'UPDATE',
+        { ...obj([rs('a', 'u-a')]), kind: 'Pod' },
+        { ...obj(), kind: 'Pod' },
+        { resource: { group: '', version: 'v1', resource: 'pods' }, kind: { group: '', version: 'v1', kind: 'Pod' }, subResource: sub, name: 'cm' },
+      );
     const status = await run([], podReq('status'));
     assert.equal(status.reply.allowed, true);
     assert.deepEqual(status.asked, []);
@@ -169,7 +168,7 @@ describe('OwnerReferencesPermissionEnforcement plugin', () => {
     assert.deepEqual(eph.asked, ['delete /pods/ephemeralcontainers team-a/cm']);
   });
 
-  test('an authz failure is the request\'s failure', async () => {
+  test("an authz failure is the request's failure", async () => {
     const plugin = createOwnerReferencesPermissionEnforcement({
       authorize: async () => {
         throw serviceUnavailable('authz unavailable');

@@ -45,7 +45,7 @@ test('PersistentVolumeClaimResize - growing a claim', async (t) => {
       want: { code: 403, message: 'persistentvolumeclaims "data" is forbidden: Only bound persistent volume claims can be expanded' },
     },
     { name: 'the same size in other units is no resize', old: claim('1Gi', { cls: 'fixed' }), next: claim('1024Mi', { cls: 'fixed' }), want: 'allowed' },
-    { name: 'shrinking is validation\'s to refuse', old: claim('2Gi', { cls: 'fixed' }), next: claim('1Gi', { cls: 'fixed' }), want: 'allowed' },
+    { name: "shrinking is validation's to refuse", old: claim('2Gi', { cls: 'fixed' }), next: claim('1Gi', { cls: 'fixed' }), want: 'allowed' },
   ];
   for (const c of cases) {
     await t.test(c.name, async () => {
@@ -58,5 +58,18 @@ test('PersistentVolumeClaimResize - growing a claim', async (t) => {
 
 test('PersistentVolumeClaimResize - the status subresource is not judged', async () => {
   const plugin = createPersistentVolumeClaimResize(cacheOf(STORAGE, 'storageclasses', CLASSES));
-  admitted(await run(plugin, request({ phase: 'validating', operation: 'UPDATE', sub: 'status', namespace: 'ns1', resource: 'persistentvolumeclaims', object: claim('2Gi', { cls: 'fixed' }), old: claim('1Gi', { cls: 'fixed' }) })));
+  admitted(
+    await run(
+      plugin,
+      request({
+        phase: 'validating',
+        operation: 'UPDATE',
+        sub: 'status',
+        namespace: 'ns1',
+        resource: 'persistentvolumeclaims',
+        object: claim('2Gi', { cls: 'fixed' }),
+        old: claim('1Gi', { cls: 'fixed' }),
+      }),
+    ),
+  );
 });

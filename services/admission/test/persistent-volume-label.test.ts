@@ -30,7 +30,9 @@ describe('PersistentVolumeLabel (no cloud provider)', () => {
   });
 
   it('gives a dynamically provisioned volume node affinity for the zones and region it is labelled with', async () => {
-    const v = await admit(pv({ annotations: PROVISIONED, labels: { 'topology.platform.io/zone': 'b__a', 'topology.platform.io/region': 'r1', app: 'db' } }, { awsElasticBlockStore: { volumeID: 'vol-1' } }));
+    const v = await admit(
+      pv({ annotations: PROVISIONED, labels: { 'topology.platform.io/zone': 'b__a', 'topology.platform.io/region': 'r1', app: 'db' } }, { awsElasticBlockStore: { volumeID: 'vol-1' } }),
+    );
     assert.deepEqual(v.metadata.labels, { 'topology.platform.io/zone': 'b__a', 'topology.platform.io/region': 'r1', app: 'db' });
     assert.deepEqual((v.spec as Record<string, unknown>).nodeAffinity, {
       required: {
@@ -48,7 +50,12 @@ describe('PersistentVolumeLabel (no cloud provider)', () => {
 
   it('falls back to the beta failure-domain labels and appends to every existing term', async () => {
     const terms = [{ matchExpressions: [{ key: 'disk', operator: 'In', values: ['ssd'] }] }, { matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n1'] }] }];
-    const v = await admit(pv({ annotations: PROVISIONED, labels: { 'failure-domain.beta.platform.io/zone': 'z', 'failure-domain.beta.platform.io/region': 'r' } }, { nodeAffinity: { required: { nodeSelectorTerms: terms } } }));
+    const v = await admit(
+      pv(
+        { annotations: PROVISIONED, labels: { 'failure-domain.beta.platform.io/zone': 'z', 'failure-domain.beta.platform.io/region': 'r' } },
+        { nodeAffinity: { required: { nodeSelectorTerms: terms } } },
+      ),
+    );
     const want = [
       { key: 'failure-domain.beta.platform.io/zone', operator: 'In', values: ['z'] },
       { key: 'failure-domain.beta.platform.io/region', operator: 'In', values: ['r'] },

@@ -12,7 +12,7 @@ const ANNOTATION = 'scheduler.alpha.platform.io/node-selector';
 const cfg = (configuration: unknown) => ({ configuration, dir: '/tmp', source: '/tmp/pns.yaml' });
 
 describe('PodNodeSelector - configuration', () => {
-  it('reads upstream\'s podNodeSelectorPluginConfig: the cluster default and per-namespace whitelists', () => {
+  it("reads upstream's podNodeSelectorPluginConfig: the cluster default and per-namespace whitelists", () => {
     const c = parsePodNodeSelectorConfig(cfg({ podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: 'env=prod', team: 'env=prod, tier = web' } }));
     assert.deepEqual(c.clusterDefault, { env: 'prod' });
     assert.deepEqual(c.whitelists.get('team'), { env: 'prod', tier: 'web' });
@@ -29,7 +29,10 @@ describe('PodNodeSelector - configuration', () => {
   ];
   for (const [name, doc, want] of bad) {
     it(`fails the start on ${name}`, () => {
-      assert.throws(() => parsePodNodeSelectorConfig(cfg(doc)), (err: Error) => err instanceof AdmissionConfigError && want.test(err.message) && err.message.includes('/tmp/pns.yaml'));
+      assert.throws(
+        () => parsePodNodeSelectorConfig(cfg(doc)),
+        (err: Error) => err instanceof AdmissionConfigError && want.test(err.message) && err.message.includes('/tmp/pns.yaml'),
+      );
     });
   }
 
@@ -55,10 +58,10 @@ describe('PodNodeSelector - admission', () => {
 
   const merges: Array<{ name: string; ns: string; own?: Record<string, string>; want: Record<string, string> | undefined }> = [
     { name: 'a namespace without the annotation gets the cluster default', ns: 'default', want: { env: 'prod' } },
-    { name: 'the annotation replaces the cluster default and is merged with the pod\'s own', ns: 'labelled', own: { zone: 'a' }, want: { disk: 'ssd', env: 'dev', zone: 'a' } },
+    { name: "the annotation replaces the cluster default and is merged with the pod's own", ns: 'labelled', own: { zone: 'a' }, want: { disk: 'ssd', env: 'dev', zone: 'a' } },
     { name: 'an empty annotation means no selector at all', ns: 'emptied', want: undefined },
     { name: 'the same label and value on both sides is no conflict', ns: 'labelled', own: { env: 'dev' }, want: { disk: 'ssd', env: 'dev' } },
-    { name: 'a pod within its namespace\'s whitelist passes', ns: 'team', own: { tier: 'web' }, want: { env: 'prod', tier: 'web' } },
+    { name: "a pod within its namespace's whitelist passes", ns: 'team', own: { tier: 'web' }, want: { env: 'prod', tier: 'web' } },
   ];
   for (const c of merges) {
     it(c.name, async () => {
@@ -85,7 +88,7 @@ describe('PodNodeSelector - admission', () => {
       message: 'pods "web" is forbidden: pod node label selector conflicts with its namespace node label selector',
     },
     {
-      name: 'a label outside the namespace\'s whitelist is refused',
+      name: "a label outside the namespace's whitelist is refused",
       ns: 'team',
       own: { tier: 'db' },
       code: 403,

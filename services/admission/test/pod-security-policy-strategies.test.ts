@@ -31,7 +31,19 @@ describe('PodSecurityPolicy strategies - errors print as upstream prints a field
 describe('PodSecurityPolicy strategies - runAsUser', () => {
   const cases: Array<[string, { rule: string; ranges?: Array<{ min: number; max: number }> }, boolean | undefined, number | undefined, string[]]> = [
     ['MustRunAs in range', { rule: 'MustRunAs', ranges: [{ min: 100, max: 200 }] }, undefined, 150, []],
-    ['MustRunAs second range', { rule: 'MustRunAs', ranges: [{ min: 1, max: 2 }, { min: 500, max: 500 }] }, undefined, 500, []],
+    [
+      'MustRunAs second range',
+      {
+        rule: 'MustRunAs',
+        ranges: [
+          { min: 1, max: 2 },
+          { min: 500, max: 500 },
+        ],
+      },
+      undefined,
+      500,
+      [],
+    ],
     ['MustRunAs out of range', { rule: 'MustRunAs', ranges: [{ min: 100, max: 200 }] }, undefined, 99, [`${SC}.runAsUser: Invalid value: 99: must be in the ranges: [{100 200}]`]],
     ['MustRunAs unset', { rule: 'MustRunAs', ranges: [{ min: 100, max: 200 }] }, undefined, undefined, [`${SC}.runAsUser: Required value`]],
     ['MustRunAsNonRoot with nothing set', { rule: 'MustRunAsNonRoot' }, undefined, undefined, [`${SC}.runAsNonRoot: Required value: must be true`]],
@@ -44,7 +56,16 @@ describe('PodSecurityPolicy strategies - runAsUser', () => {
   for (const [name, opts, nonRoot, uid, want] of cases) it(name, () => assert.deepEqual(texts(runAsUserStrategy(opts).validate(SC, nonRoot, uid)), want));
 
   it('generates the first range minimum for MustRunAs and nothing otherwise', () => {
-    assert.equal(runAsUserStrategy({ rule: 'MustRunAs', ranges: [{ min: 7, max: 9 }, { min: 1, max: 2 }] }).generate(), 7);
+    assert.equal(
+      runAsUserStrategy({
+        rule: 'MustRunAs',
+        ranges: [
+          { min: 7, max: 9 },
+          { min: 1, max: 2 },
+        ],
+      }).generate(),
+      7,
+    );
     assert.equal(runAsUserStrategy({ rule: 'MustRunAsNonRoot' }).generate(), undefined);
     assert.equal(runAsUserStrategy({ rule: 'RunAsAny' }).generate(), undefined);
   });
@@ -57,7 +78,10 @@ describe('PodSecurityPolicy strategies - runAsUser', () => {
 
 describe('PodSecurityPolicy strategies - fsGroup, supplementalGroups, runAsGroup', () => {
   const F = 'spec.securityContext.fsGroup';
-  const ranges = [{ min: 1, max: 100 }, { min: 1000, max: 1000 }];
+  const ranges = [
+    { min: 1, max: 100 },
+    { min: 1000, max: 1000 },
+  ];
   const cases: Array<[string, string, number[] | undefined, string[]]> = [
     ['MustRunAs in range', 'MustRunAs', [1000], []],
     ['MustRunAs empty', 'MustRunAs', undefined, [`${F}: Invalid value: []int64(nil): unable to validate empty groups against required ranges`]],
@@ -91,7 +115,11 @@ describe('PodSecurityPolicy strategies - SELinux', () => {
     ['categories in another order', { ...opts, level: 's0:c2,c1' }, []],
     ['unset', undefined, [`${F}: Required value`]],
     ['other level', { ...opts, level: 's1:c1,c2' }, [`${F}.level: Invalid value: "s1:c1,c2": must be s0:c1,c2`]],
-    ['every label wrong', { level: 's0:c1,c2' }, [`${F}.role: Invalid value: "": must be system_r`, `${F}.type: Invalid value: "": must be container_t`, `${F}.user: Invalid value: "": must be system_u`]],
+    [
+      'every label wrong',
+      { level: 's0:c1,c2' },
+      [`${F}.role: Invalid value: "": must be system_r`, `${F}.type: Invalid value: "": must be container_t`, `${F}.user: Invalid value: "": must be system_u`],
+    ],
   ];
   for (const [name, got, want] of cases) it(name, () => assert.deepEqual(texts(must.validate(F, got)), want));
 
@@ -120,7 +148,7 @@ describe('PodSecurityPolicy strategies - capabilities', () => {
   ];
   for (const [name, spec, current, want] of generateCases) it(`generate - ${name}`, () => assert.deepEqual(capabilitiesStrategy(spec).generate(current), want));
 
-  it('generate - returns the container\'s own object when nothing changes', () => {
+  it("generate - returns the container's own object when nothing changes", () => {
     const caps = { add: ['A'], drop: ['B'] };
     assert.equal(capabilitiesStrategy({ requiredDropCapabilities: ['B'] }).generate(caps), caps);
   });
@@ -131,7 +159,12 @@ describe('PodSecurityPolicy strategies - capabilities', () => {
     ['add not allowed', { allowedCapabilities: ['CHOWN'] }, { add: ['SYS_ADMIN', 'CHOWN'] }, [`${F}.add: Invalid value: "SYS_ADMIN": capability may not be added`]],
     ['default add is allowed', { defaultAddCapabilities: ['CHOWN'] }, { add: ['CHOWN'] }, []],
     ['wildcard allows any add', { allowedCapabilities: ['*'] }, { add: ['SYS_ADMIN'] }, []],
-    ['required drop missing', { requiredDropCapabilities: ['ALL', 'NET_RAW'] }, { drop: ['ALL'] }, [`${F}.drop: Invalid value: []core.Capability{"ALL"}: NET_RAW is required to be dropped but was not found`]],
+    [
+      'required drop missing',
+      { requiredDropCapabilities: ['ALL', 'NET_RAW'] },
+      { drop: ['ALL'] },
+      [`${F}.drop: Invalid value: []core.Capability{"ALL"}: NET_RAW is required to be dropped but was not found`],
+    ],
   ];
   for (const [name, spec, caps, want] of validateCases) it(`validate - ${name}`, () => assert.deepEqual(texts(capabilitiesStrategy(spec).validate(F, caps)), want));
 });
@@ -172,20 +205,56 @@ describe('PodSecurityPolicy strategies - volumes and host paths', () => {
     ['no volumes listed allows none', {}, pod([{ name: 'a', emptyDir: {} }]), ['spec.volumes[0]: Invalid value: "emptyDir": emptyDir volumes are not allowed to be used']],
     ['* allows any', { volumes: ['*'] }, pod([{ name: 'a', hostPath: { path: '/etc' } }]), []],
     ['cephfs is cephFS', { volumes: ['cephFS'] }, pod([{ name: 'a', cephfs: { monitors: ['m'] } }]), []],
-    ['ephemeral', { volumes: ['emptyDir'] }, pod([{ name: 'a', ephemeral: { volumeClaimTemplate: { spec: {} } } }]), ['spec.volumes[0]: Invalid value: "ephemeral": ephemeral volumes are not allowed to be used']],
+    [
+      'ephemeral',
+      { volumes: ['emptyDir'] },
+      pod([{ name: 'a', ephemeral: { volumeClaimTemplate: { spec: {} } } }]),
+      ['spec.volumes[0]: Invalid value: "ephemeral": ephemeral volumes are not allowed to be used'],
+    ],
     ['the service-account volume counts as secret', { volumes: ['secret'] }, pod([saVolume]), []],
-    ['another projected volume does not', { volumes: ['secret'] }, pod([{ name: 'p', projected: { sources: [{ secret: { name: 's' } }] } }]), ['spec.volumes[0]: Invalid value: "projected": projected volumes are not allowed to be used']],
-    ['host path outside the prefixes', { volumes: ['hostPath'], allowedHostPaths: [{ pathPrefix: '/var/log' }] }, pod([{ name: 'h', hostPath: { path: '/var/logs' } }]), ['spec.volumes[0].hostPath.pathPrefix: Invalid value: "/var/logs": is not allowed to be used']],
-    ['host path under a prefix', { volumes: ['hostPath'], allowedHostPaths: [{ pathPrefix: '/var/log/' }] }, pod([{ name: 'h', hostPath: { path: '/var/log/pods' } }], [{ name: 'h', mountPath: '/l' }]), []],
+    [
+      'another projected volume does not',
+      { volumes: ['secret'] },
+      pod([{ name: 'p', projected: { sources: [{ secret: { name: 's' } }] } }]),
+      ['spec.volumes[0]: Invalid value: "projected": projected volumes are not allowed to be used'],
+    ],
+    [
+      'host path outside the prefixes',
+      { volumes: ['hostPath'], allowedHostPaths: [{ pathPrefix: '/var/log' }] },
+      pod([{ name: 'h', hostPath: { path: '/var/logs' } }]),
+      ['spec.volumes[0].hostPath.pathPrefix: Invalid value: "/var/logs": is not allowed to be used'],
+    ],
+    [
+      'host path under a prefix',
+      { volumes: ['hostPath'], allowedHostPaths: [{ pathPrefix: '/var/log/' }] },
+      pod([{ name: 'h', hostPath: { path: '/var/log/pods' } }], [{ name: 'h', mountPath: '/l' }]),
+      [],
+    ],
     [
       'read-only prefix needs read-only mounts',
       { volumes: ['hostPath'], allowedHostPaths: [{ pathPrefix: '/var/log', readOnly: true }] },
-      pod([{ name: 'h', hostPath: { path: '/var/log' } }], [{ name: 'h', mountPath: '/a', readOnly: true }, { name: 'h', mountPath: '/b' }]),
+      pod(
+        [{ name: 'h', hostPath: { path: '/var/log' } }],
+        [
+          { name: 'h', mountPath: '/a', readOnly: true },
+          { name: 'h', mountPath: '/b' },
+        ],
+      ),
       ['spec.containers[0].volumeMounts[1].readOnly: Invalid value: false: must be read-only'],
     ],
-    ['flex driver not listed', { volumes: ['flexVolume'], allowedFlexVolumes: [{ driver: 'example/lvm' }] }, pod([{ name: 'f', flexVolume: { driver: 'example/cifs' } }]), ['spec.volumes[0].driver: Invalid value: "example/cifs": Flexvolume driver is not allowed to be used']],
+    [
+      'flex driver not listed',
+      { volumes: ['flexVolume'], allowedFlexVolumes: [{ driver: 'example/lvm' }] },
+      pod([{ name: 'f', flexVolume: { driver: 'example/cifs' } }]),
+      ['spec.volumes[0].driver: Invalid value: "example/cifs": Flexvolume driver is not allowed to be used'],
+    ],
     ['flex drivers unlisted allow any', { volumes: ['flexVolume'] }, pod([{ name: 'f', flexVolume: { driver: 'example/cifs' } }]), []],
-    ['inline CSI driver not listed', { volumes: ['csi'], allowedCSIDrivers: [{ name: 'csi.a' }] }, pod([{ name: 'c', csi: { driver: 'csi.b' } }]), ['spec.volumes[0].csi.driver: Invalid value: "csi.b": Inline CSI driver is not allowed to be used']],
+    [
+      'inline CSI driver not listed',
+      { volumes: ['csi'], allowedCSIDrivers: [{ name: 'csi.a' }] },
+      pod([{ name: 'c', csi: { driver: 'csi.b' } }]),
+      ['spec.volumes[0].csi.driver: Invalid value: "csi.b": Inline CSI driver is not allowed to be used'],
+    ],
     ['inline CSI driver listed', { volumes: ['csi'], allowedCSIDrivers: [{ name: 'csi.a' }] }, pod([{ name: 'c', csi: { driver: 'csi.a' } }]), []],
   ];
   for (const [name, psp, p, want] of cases) it(name, () => assert.deepEqual(texts(validatePodVolumes(psp, p)), want));
@@ -240,7 +309,12 @@ describe('PodSecurityPolicy strategies - seccomp and AppArmor', () => {
 
   const seccompCases: Array<[string, Record<string, string>, Pod, string[]]> = [
     ['no annotations, nothing set', {}, pod({}), []],
-    ['no allowed list forbids any profile', {}, pod({ [`${S}/pod`]: 'runtime/default' }), [`pod.metadata.annotations[${S}/pod]: Forbidden: seccomp may not be set`, `pod.metadata.annotations[container.${S}/c]: Forbidden: seccomp may not be set`]],
+    [
+      'no allowed list forbids any profile',
+      {},
+      pod({ [`${S}/pod`]: 'runtime/default' }),
+      [`pod.metadata.annotations[${S}/pod]: Forbidden: seccomp may not be set`, `pod.metadata.annotations[container.${S}/c]: Forbidden: seccomp may not be set`],
+    ],
     ['allowed', { [`${S}/allowedProfileNames`]: 'runtime/default,localhost/a' }, pod({ [`${S}/pod`]: 'runtime/default' }), []],
     [
       'not allowed (pod field)',
@@ -251,8 +325,21 @@ describe('PodSecurityPolicy strategies - seccomp and AppArmor', () => {
         `pod.metadata.annotations[container.${S}/c]: Forbidden: unconfined is not an allowed seccomp profile. Valid values are runtime/default`,
       ],
     ],
-    ['container field overrides the pod', { [`${S}/allowedProfileNames`]: 'runtime/default' }, pod({ [`${S}/pod`]: 'runtime/default' }, undefined, { seccompProfile: { type: 'Unconfined' } }), [`pod.metadata.annotations[container.${S}/c]: Forbidden: unconfined is not an allowed seccomp profile. Valid values are runtime/default`]],
-    ['an allowed list requires a profile', { [`${S}/allowedProfileNames`]: 'runtime/default' }, pod({}), [`pod.metadata.annotations[${S}/pod]: Forbidden:  is not an allowed seccomp profile. Valid values are runtime/default`, `pod.metadata.annotations[container.${S}/c]: Forbidden:  is not an allowed seccomp profile. Valid values are runtime/default`]],
+    [
+      'container field overrides the pod',
+      { [`${S}/allowedProfileNames`]: 'runtime/default' },
+      pod({ [`${S}/pod`]: 'runtime/default' }, undefined, { seccompProfile: { type: 'Unconfined' } }),
+      [`pod.metadata.annotations[container.${S}/c]: Forbidden: unconfined is not an allowed seccomp profile. Valid values are runtime/default`],
+    ],
+    [
+      'an allowed list requires a profile',
+      { [`${S}/allowedProfileNames`]: 'runtime/default' },
+      pod({}),
+      [
+        `pod.metadata.annotations[${S}/pod]: Forbidden:  is not an allowed seccomp profile. Valid values are runtime/default`,
+        `pod.metadata.annotations[container.${S}/c]: Forbidden:  is not an allowed seccomp profile. Valid values are runtime/default`,
+      ],
+    ],
     ['* allows any', { [`${S}/allowedProfileNames`]: '*' }, pod({ [`${S}/pod`]: 'localhost/anything' }), []],
   ];
   for (const [name, annotations, p, want] of seccompCases) {
@@ -266,7 +353,12 @@ describe('PodSecurityPolicy strategies - seccomp and AppArmor', () => {
     ['unrestricted without an allowed list', {}, { [`container.${A}/c`]: 'unconfined' }, []],
     ['allowed', { [`${A}/allowedProfileNames`]: 'runtime/default,localhost/x' }, { [`container.${A}/c`]: 'localhost/x' }, []],
     ['must be set', { [`${A}/allowedProfileNames`]: 'runtime/default' }, {}, [`pod.metadata.annotations[container.${A}/c]: Forbidden: AppArmor profile must be set`]],
-    ['not allowed', { [`${A}/allowedProfileNames`]: 'runtime/default' }, { [`container.${A}/c`]: 'unconfined' }, [`pod.metadata.annotations[container.${A}/c]: Forbidden: unconfined is not an allowed profile. Allowed values: "runtime/default"`]],
+    [
+      'not allowed',
+      { [`${A}/allowedProfileNames`]: 'runtime/default' },
+      { [`container.${A}/c`]: 'unconfined' },
+      [`pod.metadata.annotations[container.${A}/c]: Forbidden: unconfined is not an allowed profile. Allowed values: "runtime/default"`],
+    ],
   ];
   for (const [name, annotations, podAnnotations, want] of appArmorCases) {
     it(`AppArmor validate - ${name}`, () => {

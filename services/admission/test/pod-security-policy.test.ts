@@ -45,7 +45,12 @@ function authorizer(grants: Record<string, string[]>, opts: { namespace?: string
   const asked: AuthzAttributes[] = [];
   const authorize = async (a: AuthzAttributes) => {
     asked.push(a);
-    const ok = a.verb === 'use' && a.resource === 'podsecuritypolicies' && a.apiGroup === (opts.group ?? 'policy') && (grants[a.user.username] ?? []).includes(a.name!) && (!opts.namespace || a.namespace === opts.namespace);
+    const ok =
+      a.verb === 'use' &&
+      a.resource === 'podsecuritypolicies' &&
+      a.apiGroup === (opts.group ?? 'policy') &&
+      (grants[a.user.username] ?? []).includes(a.name!) &&
+      (!opts.namespace || a.namespace === opts.namespace);
     return { decision: ok ? Decision.Allow : Decision.NoOpinion };
   };
   return { authorize, asked };
@@ -116,7 +121,13 @@ describe('PodSecurityPolicy admission - choosing a policy', () => {
       'm-defaults',
     ],
     ['a policy the user may not use is skipped', [RESTRICTED, PRIVILEGED], ['restricted'], pod(), 'restricted'],
-    ['a pod already meeting the restricted policy needs no change', [RESTRICTED, psp('z-open', {})], ['restricted', 'z-open'], pod({ securityContext: { fsGroup: 5, supplementalGroups: [5] } }, { securityContext: { runAsNonRoot: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } } }), 'restricted'],
+    [
+      'a pod already meeting the restricted policy needs no change',
+      [RESTRICTED, psp('z-open', {})],
+      ['restricted', 'z-open'],
+      pod({ securityContext: { fsGroup: 5, supplementalGroups: [5] } }, { securityContext: { runAsNonRoot: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } } }),
+      'restricted',
+    ],
   ];
   for (const [name, policies, usable, p, want] of ordering) {
     it(name, async () => {
@@ -125,7 +136,7 @@ describe('PodSecurityPolicy admission - choosing a policy', () => {
     });
   }
 
-  it('the pod\'s service account may hold the grant (with its own groups, in the pod\'s namespace)', async () => {
+  it("the pod's service account may hold the grant (with its own groups, in the pod's namespace)", async () => {
     const { authorize, asked } = authorizer({ 'system:serviceaccount:team-a:builder': ['privileged'] }, { namespace: 'team-a' });
     const plugin = createPodSecurityPolicy({ policies: cacheOf(RESTRICTED, PRIVILEGED), authorize });
     const privileged = pod({ serviceAccountName: 'builder' }, { securityContext: { privileged: true } });
@@ -150,7 +161,7 @@ describe('PodSecurityPolicy admission - choosing a policy', () => {
 });
 
 describe('PodSecurityPolicy admission - rejections', () => {
-  it('lists the errors of the policies the user may use, in upstream\'s words', async () => {
+  it("lists the errors of the policies the user may use, in upstream's words", async () => {
     const plugin = createPodSecurityPolicy({ policies: cacheOf(RESTRICTED, PRIVILEGED), authorize: authorizer({ jane: ['restricted'] }).authorize });
     const message = await rejection(admit(plugin, pod({ volumes: [{ name: 'h', hostPath: { path: '/etc' } }] }, { securityContext: { privileged: true } })));
     assert.equal(
@@ -214,7 +225,10 @@ describe('PodSecurityPolicy admission - validating phase and updates', () => {
   it('validation never defaults: a pod that would need a change is refused', async () => {
     const onlyRestricted = createPodSecurityPolicy({ policies: cacheOf(RESTRICTED), authorize: authorizer({ jane: ['restricted'] }).authorize });
     const { ctx } = context();
-    assert.equal(await rejection(onlyRestricted.validate!(request(AdmissionOperation.Create, AdmissionPhase.Validating, pod()), ctx)), 'pods "web" is forbidden: PodSecurityPolicy: unable to validate pod: []');
+    assert.equal(
+      await rejection(onlyRestricted.validate!(request(AdmissionOperation.Create, AdmissionPhase.Validating, pod()), ctx)),
+      'pods "web" is forbidden: PodSecurityPolicy: unable to validate pod: []',
+    );
   });
 
   it('an update keeps the admitting policy when the pod still meets it', async () => {
@@ -232,7 +246,10 @@ describe('PodSecurityPolicy admission - validating phase and updates', () => {
     assert.deepEqual(await validate(escalated, AdmissionOperation.Update, { oldObject: admitted }), { 'podsecuritypolicy.policy.platform.io/validate-policy': 'privileged' });
     const onlyRestricted = createPodSecurityPolicy({ policies: cacheOf(RESTRICTED, PRIVILEGED), authorize: authorizer({ jane: ['restricted'] }).authorize });
     const { ctx } = context();
-    assert.match(await rejection(onlyRestricted.validate!(request(AdmissionOperation.Update, AdmissionPhase.Validating, escalated, { oldObject: admitted }), ctx)), /unable to validate pod: \[spec\.containers\[0\]\.securityContext\.privileged/);
+    assert.match(
+      await rejection(onlyRestricted.validate!(request(AdmissionOperation.Update, AdmissionPhase.Validating, escalated, { oldObject: admitted }), ctx)),
+      /unable to validate pod: \[spec\.containers\[0\]\.securityContext\.privileged/,
+    );
   });
 
   it('garbage collection updates (owners, finalizers) and subresources are not checked', async () => {

@@ -18,11 +18,19 @@ const P = 'pod-security.platform.io/';
 
 test('pod security labels - the policy a namespace asks for', () => {
   const show = (p: Policy) => `${levelVersionString(p.enforce)} ${levelVersionString(p.audit)} ${levelVersionString(p.warn)}`;
-  const baselineDefaults: Policy = { enforce: { level: Level.Baseline, version: minorVersion(22) }, audit: { level: Level.Baseline, version: LATEST }, warn: { level: Level.Restricted, version: LATEST } };
+  const baselineDefaults: Policy = {
+    enforce: { level: Level.Baseline, version: minorVersion(22) },
+    audit: { level: Level.Baseline, version: LATEST },
+    warn: { level: Level.Restricted, version: LATEST },
+  };
   const cases: Array<{ name: string; labels?: Record<string, string>; defaults?: Policy; want: string; errors?: string[] }> = [
     { name: 'no labels', want: 'privileged:latest privileged:latest privileged:latest' },
     { name: 'unrelated labels', labels: { 'platform.io/metadata.name': 'x' }, want: 'privileged:latest privileged:latest privileged:latest' },
-    { name: 'every label', labels: { [`${P}enforce`]: 'baseline', [`${P}enforce-version`]: 'v1.22', [`${P}audit`]: 'restricted', [`${P}audit-version`]: 'v1.0', [`${P}warn`]: 'restricted', [`${P}warn-version`]: 'latest' }, want: 'baseline:v1.22 restricted:v1.0 restricted:latest' },
+    {
+      name: 'every label',
+      labels: { [`${P}enforce`]: 'baseline', [`${P}enforce-version`]: 'v1.22', [`${P}audit`]: 'restricted', [`${P}audit-version`]: 'v1.0', [`${P}warn`]: 'restricted', [`${P}warn-version`]: 'latest' },
+      want: 'baseline:v1.22 restricted:v1.0 restricted:latest',
+    },
     { name: 'version without level keeps the default level', labels: { [`${P}enforce-version`]: 'v1.5' }, want: 'privileged:v1.5 privileged:latest privileged:latest' },
     { name: 'defaults from the configuration', labels: { [`${P}warn`]: 'baseline' }, defaults: baselineDefaults, want: 'baseline:v1.22 baseline:latest baseline:latest' },
     {
@@ -46,9 +54,17 @@ test('pod security labels - the policy a namespace asks for', () => {
       labels: { [`${P}enforce`]: 'baseline', [`${P}enforce-version`]: '1.22', [`${P}warn-version`]: 'v1.01' },
       defaults: baselineDefaults,
       want: 'baseline:latest baseline:latest restricted:latest',
-      errors: ['metadata.labels[pod-security.platform.io/enforce-version]: Invalid value: "1.22": must be "latest" or "v1.x"', 'metadata.labels[pod-security.platform.io/warn-version]: Invalid value: "v1.01": must be "latest" or "v1.x"'],
+      errors: [
+        'metadata.labels[pod-security.platform.io/enforce-version]: Invalid value: "1.22": must be "latest" or "v1.x"',
+        'metadata.labels[pod-security.platform.io/warn-version]: Invalid value: "v1.01": must be "latest" or "v1.x"',
+      ],
     },
-    { name: 'v2 is not a version', labels: { [`${P}enforce-version`]: 'v2.0' }, want: 'privileged:latest privileged:latest privileged:latest', errors: ['metadata.labels[pod-security.platform.io/enforce-version]: Invalid value: "v2.0": must be "latest" or "v1.x"'] },
+    {
+      name: 'v2 is not a version',
+      labels: { [`${P}enforce-version`]: 'v2.0' },
+      want: 'privileged:latest privileged:latest privileged:latest',
+      errors: ['metadata.labels[pod-security.platform.io/enforce-version]: Invalid value: "v2.0": must be "latest" or "v1.x"'],
+    },
   ];
   for (const c of cases) {
     const r = policyToEvaluate(c.labels, c.defaults ?? ALL_PRIVILEGED);
@@ -68,12 +84,22 @@ const doc = (extra: Json = {}, apiVersion = 'pod-security.admission.config.platf
 
 test('pod security configuration - accepted documents', () => {
   assert.equal(loadPodSecurityConfiguration(undefined), DEFAULT_POD_SECURITY_CONFIGURATION);
-  for (const apiVersion of ['pod-security.admission.config.platform.io/v1beta1', 'pod-security.admission.config.platform.io/v1alpha1', 'pod-security.admission.config.k8s.io/v1beta1', 'pod-security.admission.config.k8s.io/v1alpha1']) {
+  for (const apiVersion of [
+    'pod-security.admission.config.platform.io/v1beta1',
+    'pod-security.admission.config.platform.io/v1alpha1',
+    'pod-security.admission.config.k8s.io/v1beta1',
+    'pod-security.admission.config.k8s.io/v1alpha1',
+  ]) {
     const c = loadPodSecurityConfiguration(cfg(doc({}, apiVersion)));
     assert.deepEqual(c.defaults, ALL_PRIVILEGED, apiVersion);
   }
   const c = loadPodSecurityConfiguration(
-    cfg(doc({ defaults: { enforce: 'baseline', 'enforce-version': 'v1.23', warn: 'restricted' }, exemptions: { usernames: ['admin', 'system:serviceaccount:ci:deployer'], namespaces: ['platform-system'], runtimeClasses: ['kata.io'] } })),
+    cfg(
+      doc({
+        defaults: { enforce: 'baseline', 'enforce-version': 'v1.23', warn: 'restricted' },
+        exemptions: { usernames: ['admin', 'system:serviceaccount:ci:deployer'], namespaces: ['platform-system'], runtimeClasses: ['kata.io'] },
+      }),
+    ),
   );
   assert.equal(levelVersionString(c.defaults.enforce), 'baseline:v1.23');
   assert.equal(levelVersionString(c.defaults.warn), 'restricted:latest');
@@ -298,7 +324,17 @@ test('pod security admission - which pod updates are evaluated again', () => {
     ['activeDeadlineSeconds', base({ activeDeadlineSeconds: 5 }), base(), false],
     ['container image', base({ containers: [{ name: 'c', image: 'c:2' }] }), base(), true],
     ['init container image', base({ initContainers: [{ name: 'i', image: 'i:2' }] }), base(), true],
-    ['container added', base({ containers: [{ name: 'c', image: 'c:1' }, { name: 'd', image: 'd' }] }), base(), true],
+    [
+      'container added',
+      base({
+        containers: [
+          { name: 'c', image: 'c:1' },
+          { name: 'd', image: 'd' },
+        ],
+      }),
+      base(),
+      true,
+    ],
     ['pod seccomp annotation', base({}, { annotations: { 'seccomp.security.alpha.platform.io/pod': 'unconfined' } }), base(), true],
     ['container seccomp annotation', base({}, { annotations: { 'container.seccomp.security.alpha.platform.io/c': 'unconfined' } }), base(), true],
     ['another container seccomp annotation', base({}, { annotations: { 'container.seccomp.security.alpha.platform.io/zz': 'unconfined' } }), base(), false],
@@ -330,7 +366,11 @@ test('pod security admission - workloads are warned and audited against their te
     const res = await admission.validate(workloadReq(resource, group, object));
     assert.equal(res.allowed, true, resource);
     assert.equal(res.warnings.length, 1, resource);
-    assert.match(res.warnings[0]!, /^would violate PodSecurity "restricted:latest": privileged \(container "c" must not set securityContext.privileged=true\), allowPrivilegeEscalation != false/, resource);
+    assert.match(
+      res.warnings[0]!,
+      /^would violate PodSecurity "restricted:latest": privileged \(container "c" must not set securityContext.privileged=true\), allowPrivilegeEscalation != false/,
+      resource,
+    );
     assert.match(res.auditAnnotations['audit-violations']!, /^would violate PodSecurity "restricted:v1.21": privileged/, resource);
     assert.equal(res.auditAnnotations['enforce-policy'], undefined, resource);
   }
@@ -351,7 +391,11 @@ test('pod security admission - exemptions by user, namespace and runtime class',
   const { admission, namespaces } = setup(configuration);
   put(namespaces, nsObj('strict', { [`${P}enforce`]: 'restricted' }));
   assert.deepEqual(await admission.validate(podReq(privilegedPod('p', 'locked'))), { allowed: true, warnings: [], auditAnnotations: { exempt: 'namespace' } });
-  assert.deepEqual(await admission.validate(podReq(privilegedPod('p', 'strict'), { userInfo: { username: 'ci-bot', groups: [] } })), { allowed: true, warnings: [], auditAnnotations: { exempt: 'user' } });
+  assert.deepEqual(await admission.validate(podReq(privilegedPod('p', 'strict'), { userInfo: { username: 'ci-bot', groups: [] } })), {
+    allowed: true,
+    warnings: [],
+    auditAnnotations: { exempt: 'user' },
+  });
   const kata = privilegedPod('p', 'strict');
   (kata.spec as Json).runtimeClassName = 'kata';
   assert.deepEqual(await admission.validate(podReq(kata)), { allowed: true, warnings: [], auditAnnotations: { exempt: 'runtimeClass' } });
@@ -450,7 +494,11 @@ test('pod security admission - tightening a namespace warns about its pods', asy
       throw new Error('no pods');
     },
   });
-  assert.deepEqual(await blind.validate(nsReq(label({ [`${P}enforce`]: 'baseline' }), open)), { allowed: true, warnings: ['failed to list pods while checking new PodSecurity enforce level'], auditAnnotations: {} });
+  assert.deepEqual(await blind.validate(nsReq(label({ [`${P}enforce`]: 'baseline' }), open)), {
+    allowed: true,
+    warnings: ['failed to list pods while checking new PodSecurity enforce level'],
+    auditAnnotations: {},
+  });
 
   // An exempt namespace is not checked.
   const { admission: exemptNs } = setup(loadPodSecurityConfiguration(cfg(doc({ exemptions: { namespaces: ['open'] } }))));
@@ -489,7 +537,10 @@ test('pod security plugin - warnings, prefixed audit annotations and refusals re
     'pod-security.platform.io/enforce-policy': 'privileged:latest',
     'pod-security.platform.io/audit-violations': 'would violate PodSecurity "baseline:latest": privileged (container "c" must not set securityContext.privileged=true)',
   });
-  await assert.rejects(async () => plugin.validate!(podReq(privilegedPod('p', 'e')), ctx), (err: any) => err.code === 403 && err.status.reason === 'Forbidden');
+  await assert.rejects(
+    async () => plugin.validate!(podReq(privilegedPod('p', 'e')), ctx),
+    (err: any) => err.code === 403 && err.status.reason === 'Forbidden',
+  );
   assert.equal(annotations['pod-security.platform.io/enforce-policy'], 'baseline:latest');
 });
 

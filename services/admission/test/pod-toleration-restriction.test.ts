@@ -61,7 +61,14 @@ describe('tolerations - as upstream compares and merges them', () => {
     ['Exists with no key covers everything', ['fooBar', 'faz'], ['all'], ['all']],
   ];
   for (const [name, a, b, want] of merges) {
-    it(`merge: ${name}`, () => assert.deepEqual(mergeTolerations(a.map((k) => T[k]!), b.map((k) => T[k]!)), want.map((k) => T[k]!)));
+    it(`merge: ${name}`, () =>
+      assert.deepEqual(
+        mergeTolerations(
+          a.map((k) => T[k]!),
+          b.map((k) => T[k]!),
+        ),
+        want.map((k) => T[k]!),
+      ));
   }
 
   it('verifies against a whitelist: each toleration must be covered; an empty whitelist allows all', () => {
@@ -73,7 +80,7 @@ describe('tolerations - as upstream compares and merges them', () => {
 
 describe('PodTolerationRestriction - configuration and annotations', () => {
   const cfg = (configuration: unknown) => ({ configuration, dir: '/tmp', source: '/tmp/ptr.yaml' });
-  it('reads kind Configuration in our and upstream\'s group', () => {
+  it("reads kind Configuration in our and upstream's group", () => {
     for (const apiVersion of ['podtolerationrestriction.admission.platform.io/v1alpha1', 'podtolerationrestriction.admission.k8s.io/v1alpha1']) {
       const c = parsePodTolerationRestrictionConfig(cfg({ apiVersion, kind: 'Configuration', default: [T.foo], whitelist: [T.foo, T.faz] }));
       assert.deepEqual(c, { default: [T.foo], whitelist: [T.foo, T.faz] });
@@ -84,13 +91,24 @@ describe('PodTolerationRestriction - configuration and annotations', () => {
   const bad: Array<[string, unknown, RegExp]> = [
     ['another kind', { apiVersion: 'podtolerationrestriction.admission.platform.io/v1alpha1', kind: 'Config' }, /kind must be Configuration/],
     ['an unknown field', { apiVersion: 'podtolerationrestriction.admission.platform.io/v1alpha1', kind: 'Configuration', defaults: [] }, /unknown field "defaults"/],
-    ['a toleration with tolerationSeconds but not NoExecute', { apiVersion: 'podtolerationrestriction.admission.platform.io/v1alpha1', kind: 'Configuration', default: [{ key: 'a', operator: 'Exists', effect: 'NoSchedule', tolerationSeconds: 3 }] }, /default\[0\]\.effect: Invalid value: "NoSchedule": effect must be 'NoExecute'/],
-    ['an empty key with Equal', { apiVersion: 'podtolerationrestriction.admission.platform.io/v1alpha1', kind: 'Configuration', whitelist: [{ operator: 'Equal', value: 'x' }] }, /whitelist\[0\]\.operator: Invalid value: "Equal": operator must be Exists when `key` is empty/],
+    [
+      'a toleration with tolerationSeconds but not NoExecute',
+      { apiVersion: 'podtolerationrestriction.admission.platform.io/v1alpha1', kind: 'Configuration', default: [{ key: 'a', operator: 'Exists', effect: 'NoSchedule', tolerationSeconds: 3 }] },
+      /default\[0\]\.effect: Invalid value: "NoSchedule": effect must be 'NoExecute'/,
+    ],
+    [
+      'an empty key with Equal',
+      { apiVersion: 'podtolerationrestriction.admission.platform.io/v1alpha1', kind: 'Configuration', whitelist: [{ operator: 'Equal', value: 'x' }] },
+      /whitelist\[0\]\.operator: Invalid value: "Equal": operator must be Exists when `key` is empty/,
+    ],
     ['an unknown operator', { apiVersion: 'podtolerationrestriction.admission.platform.io/v1alpha1', kind: 'Configuration', whitelist: [{ key: 'a', operator: 'In' }] }, /Unsupported value: "In"/],
   ];
   for (const [name, doc, want] of bad) {
     it(`fails the start on ${name}`, () => {
-      assert.throws(() => parsePodTolerationRestrictionConfig(cfg(doc)), (err: Error) => err instanceof AdmissionConfigError && want.test(err.message));
+      assert.throws(
+        () => parsePodTolerationRestrictionConfig(cfg(doc)),
+        (err: Error) => err instanceof AdmissionConfigError && want.test(err.message),
+      );
     });
   }
 
@@ -127,7 +145,7 @@ describe('PodTolerationRestriction - admission', () => {
 
   const cases: Array<{ name: string; ns: string; operation?: 'CREATE' | 'UPDATE'; spec?: Record<string, unknown>; want: unknown }> = [
     { name: 'a namespace without annotations gets the configured default', ns: 'default', want: [T.faz] },
-    { name: 'a namespace\'s defaults replace the configured ones and merge with the pod\'s', ns: 'dev', spec: { tolerations: [T.fooBar] }, want: [T.fooBar, T.fooNoExec10] },
+    { name: "a namespace's defaults replace the configured ones and merge with the pod's", ns: 'dev', spec: { tolerations: [T.fooBar] }, want: [T.fooBar, T.fooNoExec10] },
     { name: 'a pod toleration covering the default leaves the default out', ns: 'dev', spec: { tolerations: [T.fooNoExec] }, want: [T.fooNoExec] },
     { name: 'empty annotations mean no defaults and no whitelist', ns: 'open', spec: { tolerations: [T.all] }, want: [T.all] },
     { name: 'a pod that is not BestEffort also tolerates memory pressure', ns: 'default', spec: { containers: burstable }, want: [T.faz, MEMORY_PRESSURE] },

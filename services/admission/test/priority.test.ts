@@ -38,8 +38,8 @@ test('Priority - new pods get the priority and preemption policy of their class'
       pod: pod(),
       want: { priorityClassName: 'standard', priority: 100, preemptionPolicy: 'Never' },
     },
-    { name: 'a stated priority equal to the class\'s', classes: [HIGH], pod: pod({ priorityClassName: 'high', priority: 1000 }), want: { priority: 1000 } },
-    { name: 'a stated policy equal to the class\'s', classes: [BATCH], pod: pod({ priorityClassName: 'batch', preemptionPolicy: 'Never' }), want: { preemptionPolicy: 'Never' } },
+    { name: "a stated priority equal to the class's", classes: [HIGH], pod: pod({ priorityClassName: 'high', priority: 1000 }), want: { priority: 1000 } },
+    { name: "a stated policy equal to the class's", classes: [BATCH], pod: pod({ priorityClassName: 'batch', preemptionPolicy: 'Never' }), want: { preemptionPolicy: 'Never' } },
   ];
   for (const c of cases) {
     await t.test(c.name, async () => {
@@ -53,7 +53,7 @@ test('Priority - refusals', async (t) => {
   const cases: Array<{ name: string; classes: ApiObject[]; pod: ApiObject; want: Outcome }> = [
     { name: 'an unknown class', classes: SYSTEM, pod: pod({ priorityClassName: 'ghost' }), want: podForbidden('no PriorityClass with name ghost was found') },
     {
-      name: 'a priority other than the class\'s',
+      name: "a priority other than the class's",
       classes: [HIGH],
       pod: pod({ priorityClassName: 'high', priority: 5 }),
       want: podForbidden('the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 1000 from the given PriorityClass name'),
@@ -65,10 +65,12 @@ test('Priority - refusals', async (t) => {
       want: podForbidden('the integer value of priority (7) must not be provided in pod spec; priority admission controller computed 0 from the given PriorityClass name'),
     },
     {
-      name: 'a preemption policy other than the class\'s',
+      name: "a preemption policy other than the class's",
       classes: [HIGH],
       pod: pod({ priorityClassName: 'high', preemptionPolicy: 'Never' }),
-      want: podForbidden('the string value of PreemptionPolicy (Never) must not be provided in pod spec; priority admission controller computed PreemptLowerPriority from the given PriorityClass name'),
+      want: podForbidden(
+        'the string value of PreemptionPolicy (Never) must not be provided in pod spec; priority admission controller computed PreemptLowerPriority from the given PriorityClass name',
+      ),
     },
   ];
   for (const c of cases) {

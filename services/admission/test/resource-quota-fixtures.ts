@@ -40,7 +40,11 @@ export function quota(name: string, hard: Json, opts: { used?: Json; statusHard?
 
 const KINDS: Record<string, string> = { pods: 'Pod', services: 'Service', persistentvolumeclaims: 'PersistentVolumeClaim', configmaps: 'ConfigMap', secrets: 'Secret' };
 
-export function request(resource: string, object: ApiObject | null, o: { operation?: AdmissionOperation; old?: ApiObject; group?: string; dryRun?: boolean; sub?: string; phase?: AdmissionRequest['phase'] } = {}): AdmissionRequest {
+export function request(
+  resource: string,
+  object: ApiObject | null,
+  o: { operation?: AdmissionOperation; old?: ApiObject; group?: string; dryRun?: boolean; sub?: string; phase?: AdmissionRequest['phase'] } = {},
+): AdmissionRequest {
   const group = o.group ?? '';
   const r: AdmissionRequest = {
     uid: 'u1',
@@ -88,7 +92,13 @@ export class FakeStore {
   put(o: ApiObject, feed = true): ApiObject {
     const stored = { ...o, metadata: { ...o.metadata, resourceVersion: String(++this.revision) } };
     this.objects.set(this.key(o.metadata.namespace, o.metadata.name!), stored);
-    if (feed) this.cache.apply({ key: this.key(o.metadata.namespace, o.metadata.name!), ref: { group: this.group, resource: this.resource, name: o.metadata.name!, namespace: o.metadata.namespace }, revision: this.revision, object: stored });
+    if (feed)
+      this.cache.apply({
+        key: this.key(o.metadata.namespace, o.metadata.name!),
+        ref: { group: this.group, resource: this.resource, name: o.metadata.name!, namespace: o.metadata.namespace },
+        revision: this.revision,
+        object: stored,
+      });
     return stored;
   }
 

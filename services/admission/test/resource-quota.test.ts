@@ -20,7 +20,9 @@ test('ResourceQuota usage - pods', () => {
     },
     {
       name: 'ephemeral storage, hugepages and extended resources',
-      pod: pod('p', { containers: [container('a', { 'ephemeral-storage': '1Gi', 'hugepages-2Mi': '4Mi', 'example.com/gpu': '2' }, { 'ephemeral-storage': '2Gi', 'hugepages-2Mi': '4Mi', 'example.com/gpu': '2' })] }),
+      pod: pod('p', {
+        containers: [container('a', { 'ephemeral-storage': '1Gi', 'hugepages-2Mi': '4Mi', 'example.com/gpu': '2' }, { 'ephemeral-storage': '2Gi', 'hugepages-2Mi': '4Mi', 'example.com/gpu': '2' })],
+      }),
       want: {
         'count/pods': '1',
         pods: '1',
@@ -34,7 +36,10 @@ test('ResourceQuota usage - pods', () => {
     },
     {
       name: 'the largest init container counts against the sum of the others',
-      pod: pod('p', { containers: [container('a', { cpu: '100m' }), container('b', { cpu: '100m' })], initContainers: [container('i1', { cpu: '150m', memory: '1Gi' }), container('i2', { cpu: '300m' })] }),
+      pod: pod('p', {
+        containers: [container('a', { cpu: '100m' }), container('b', { cpu: '100m' })],
+        initContainers: [container('i1', { cpu: '150m', memory: '1Gi' }), container('i2', { cpu: '300m' })],
+      }),
       want: { 'count/pods': '1', pods: '1', cpu: '300m', 'requests.cpu': '300m', memory: '1Gi', 'requests.memory': '1Gi' },
     },
     {
@@ -61,18 +66,35 @@ test('ResourceQuota usage - pods', () => {
 test('ResourceQuota usage - services, claims and object counts', () => {
   const svc = (spec: Record<string, unknown>): ApiObject => ({ apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: NS }, spec });
   const ports = [{ port: 80 }, { port: 443, nodePort: 30443 }];
-  const pvc = (spec: Record<string, unknown>, annotations?: Record<string, string>): ApiObject => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c', namespace: NS, ...(annotations ? { annotations } : {}) }, spec });
+  const pvc = (spec: Record<string, unknown>, annotations?: Record<string, string>): ApiObject => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: 'c', namespace: NS, ...(annotations ? { annotations } : {}) },
+    spec,
+  });
   const registry = new EvaluatorRegistry();
   const cases: Array<{ name: string; usage: () => Record<string, unknown>; want: Record<string, string> }> = [
     { name: 'ClusterIP service', usage: () => serviceEvaluator.usage(svc({ ports }), NOW), want: { 'count/services': '1', services: '1', 'services.loadbalancers': '0', 'services.nodeports': '0' } },
-    { name: 'NodePort service: one node port per port', usage: () => serviceEvaluator.usage(svc({ type: 'NodePort', ports }), NOW), want: { 'count/services': '1', services: '1', 'services.loadbalancers': '0', 'services.nodeports': '2' } },
-    { name: 'LoadBalancer service', usage: () => serviceEvaluator.usage(svc({ type: 'LoadBalancer', ports }), NOW), want: { 'count/services': '1', services: '1', 'services.loadbalancers': '1', 'services.nodeports': '2' } },
+    {
+      name: 'NodePort service: one node port per port',
+      usage: () => serviceEvaluator.usage(svc({ type: 'NodePort', ports }), NOW),
+      want: { 'count/services': '1', services: '1', 'services.loadbalancers': '0', 'services.nodeports': '2' },
+    },
+    {
+      name: 'LoadBalancer service',
+      usage: () => serviceEvaluator.usage(svc({ type: 'LoadBalancer', ports }), NOW),
+      want: { 'count/services': '1', services: '1', 'services.loadbalancers': '1', 'services.nodeports': '2' },
+    },
     {
       name: 'LoadBalancer without node port allocation: only explicit node ports',
       usage: () => serviceEvaluator.usage(svc({ type: 'LoadBalancer', allocateLoadBalancerNodePorts: false, ports }), NOW),
       want: { 'count/services': '1', services: '1', 'services.loadbalancers': '1', 'services.nodeports': '1' },
     },
-    { name: 'claim without class, storage rounded up', usage: () => claimEvaluator.usage(pvc({ resources: { requests: { storage: '1500m' } } }), NOW), want: { 'count/persistentvolumeclaims': '1', persistentvolumeclaims: '1', 'requests.storage': '2' } },
+    {
+      name: 'claim without class, storage rounded up',
+      usage: () => claimEvaluator.usage(pvc({ resources: { requests: { storage: '1500m' } } }), NOW),
+      want: { 'count/persistentvolumeclaims': '1', persistentvolumeclaims: '1', 'requests.storage': '2' },
+    },
     {
       name: 'claim of a class: charged to the class too, in both spellings',
       usage: () => claimEvaluator.usage(pvc({ storageClassName: 'gold', resources: { requests: { storage: '10Gi' } } }), NOW),
@@ -114,7 +136,9 @@ test('ResourceQuota scopes - which pods each scope selects', () => {
   const deadline = pod('p', { activeDeadlineSeconds: 30 });
   const high = pod('p', { priorityClassName: 'high' });
   const crossNs = pod('p', { affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'zone', namespaces: ['other'] }] } } });
-  const crossNsPreferred = pod('p', { affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, podAffinityTerm: { topologyKey: 'zone', namespaceSelector: {} } }] } } });
+  const crossNsPreferred = pod('p', {
+    affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, podAffinityTerm: { topologyKey: 'zone', namespaceSelector: {} } }] } },
+  });
   const sameNs = pod('p', { affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'zone' }] } } });
   const s = (scopeName: string, operator = 'Exists', values?: string[]): ScopeRequirement => ({ scopeName, operator, ...(values ? { values } : {}) });
   const cases: Array<[string, ScopeRequirement, ApiObject, boolean]> = [
@@ -154,7 +178,7 @@ test('ResourceQuota admission - decisions and messages', async (t) => {
   const cases: Array<{ name: string; quotas: ApiObject[]; req: ReturnType<typeof request>; want: Outcome; used?: Record<string, Record<string, string> | undefined> }> = [
     { name: 'under the limit: admitted and charged', quotas: [quota('q', { pods: '5' }, { used: { pods: '2' } })], req: request('pods', pod('p')), want: 'allowed', used: { q: { pods: '3' } } },
     {
-      name: 'at the limit: upstream\'s exceeded message',
+      name: "at the limit: upstream's exceeded message",
       quotas: [quota('q', { pods: '5' }, { used: { pods: '5' } })],
       req: request('pods', pod('p')),
       want: forbiddenPod('p', 'exceeded quota: q, requested: pods=1, used: pods=5, limited: pods=5'),
@@ -178,9 +202,27 @@ test('ResourceQuota admission - decisions and messages', async (t) => {
       req: request('pods', pod('p')),
       want: forbiddenPod('p', 'status unknown for quota: q, resources: count/pods,pods'),
     },
-    { name: 'no status.hard yet: the quota does not apply (as upstream)', quotas: [quota('q', { pods: '0' }, { statusHard: null })], req: request('pods', pod('p')), want: 'allowed', used: { q: undefined } },
-    { name: 'a quota of other resources is not charged', quotas: [quota('q', { services: '1' }, { used: { services: '1' } })], req: request('pods', pod('p')), want: 'allowed', used: { q: { services: '1' } } },
-    { name: 'a dry run is checked but not charged', quotas: [quota('q', { pods: '5' }, { used: { pods: '2' } })], req: request('pods', pod('p'), { dryRun: true }), want: 'allowed', used: { q: { pods: '2' } } },
+    {
+      name: 'no status.hard yet: the quota does not apply (as upstream)',
+      quotas: [quota('q', { pods: '0' }, { statusHard: null })],
+      req: request('pods', pod('p')),
+      want: 'allowed',
+      used: { q: undefined },
+    },
+    {
+      name: 'a quota of other resources is not charged',
+      quotas: [quota('q', { services: '1' }, { used: { services: '1' } })],
+      req: request('pods', pod('p')),
+      want: 'allowed',
+      used: { q: { services: '1' } },
+    },
+    {
+      name: 'a dry run is checked but not charged',
+      quotas: [quota('q', { pods: '5' }, { used: { pods: '2' } })],
+      req: request('pods', pod('p'), { dryRun: true }),
+      want: 'allowed',
+      used: { q: { pods: '2' } },
+    },
     {
       name: 'a dry run over the limit is refused',
       quotas: [quota('q', { pods: '1' }, { used: { pods: '1' } })],
@@ -227,35 +269,53 @@ test('ResourceQuota admission - decisions and messages', async (t) => {
     {
       name: 'a service turned LoadBalancer is charged the difference',
       quotas: [quota('q', { services: '5', 'services.loadbalancers': '1' }, { used: { services: '3', 'services.loadbalancers': '1' } })],
-      req: request('services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: NS }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }] } }, {
-        operation: 'UPDATE',
-        old: { apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: NS, resourceVersion: '7' }, spec: { ports: [{ port: 80 }] } },
-      }),
+      req: request(
+        'services',
+        { apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: NS }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }] } },
+        {
+          operation: 'UPDATE',
+          old: { apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: NS, resourceVersion: '7' }, spec: { ports: [{ port: 80 }] } },
+        },
+      ),
       want: { code: 403, message: 'services "s" is forbidden: exceeded quota: q, requested: services.loadbalancers=1, used: services.loadbalancers=1, limited: services.loadbalancers=1' },
     },
     {
       name: 'an update that changes nothing charged is admitted without a write',
       quotas: [quota('q', { services: '1' }, { used: { services: '1' } })],
-      req: request('services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: NS }, spec: {} }, { operation: 'UPDATE', old: { apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: NS, resourceVersion: '7' }, spec: {} } }),
+      req: request(
+        'services',
+        { apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: NS }, spec: {} },
+        { operation: 'UPDATE', old: { apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: NS, resourceVersion: '7' }, spec: {} } },
+      ),
       want: 'allowed',
       used: { q: { services: '1' } },
     },
     {
       name: 'a bigger claim is charged the growth',
       quotas: [quota('q', { 'requests.storage': '10Gi' }, { used: { 'requests.storage': '8Gi' } })],
-      req: request('persistentvolumeclaims', { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c', namespace: NS }, spec: { resources: { requests: { storage: '12Gi' } } } }, {
-        operation: 'UPDATE',
-        old: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c', namespace: NS, resourceVersion: '3' }, spec: { resources: { requests: { storage: '8Gi' } } } },
-      }),
+      req: request(
+        'persistentvolumeclaims',
+        { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c', namespace: NS }, spec: { resources: { requests: { storage: '12Gi' } } } },
+        {
+          operation: 'UPDATE',
+          old: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c', namespace: NS, resourceVersion: '3' }, spec: { resources: { requests: { storage: '8Gi' } } } },
+        },
+      ),
       want: { code: 403, message: 'persistentvolumeclaims "c" is forbidden: exceeded quota: q, requested: requests.storage=4Gi, used: requests.storage=8Gi, limited: requests.storage=10Gi' },
     },
     {
       name: 'storage of a class',
       quotas: [quota('gold', { 'gold.storageclass.storage.platform.io/requests.storage': '5Gi' }, { used: { 'gold.storageclass.storage.platform.io/requests.storage': '0' } })],
-      req: request('persistentvolumeclaims', { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c', namespace: NS }, spec: { storageClassName: 'gold', resources: { requests: { storage: '8Gi' } } } }),
+      req: request('persistentvolumeclaims', {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: { name: 'c', namespace: NS },
+        spec: { storageClassName: 'gold', resources: { requests: { storage: '8Gi' } } },
+      }),
       want: {
         code: 403,
-        message: 'persistentvolumeclaims "c" is forbidden: exceeded quota: gold, requested: gold.storageclass.storage.platform.io/requests.storage=8Gi, used: gold.storageclass.storage.platform.io/requests.storage=0, limited: gold.storageclass.storage.platform.io/requests.storage=5Gi',
+        message:
+          'persistentvolumeclaims "c" is forbidden: exceeded quota: gold, requested: gold.storageclass.storage.platform.io/requests.storage=8Gi, used: gold.storageclass.storage.platform.io/requests.storage=0, limited: gold.storageclass.storage.platform.io/requests.storage=5Gi',
       },
     },
     { name: 'a subresource is never charged', quotas: [quota('q', { pods: '0' }, { used: { pods: '0' } })], req: request('pods', pod('p'), { sub: 'binding' }), want: 'allowed' },
@@ -276,7 +336,8 @@ test('ResourceQuota admission - concurrent requests are charged exactly, within 
     store.delayMs = 2;
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => validate(plugin, request('pods', pod(`p${i}`)))));
     assert.equal(results.filter((r) => r === 'allowed').length, 5);
-    for (const r of results.filter((x) => x !== 'allowed')) assert.match((r as { message: string }).message, /^pods "p\d+" is forbidden: exceeded quota: q, requested: pods=1, used: pods=5, limited: pods=5$/);
+    for (const r of results.filter((x) => x !== 'allowed'))
+      assert.match((r as { message: string }).message, /^pods "p\d+" is forbidden: exceeded quota: q, requested: pods=1, used: pods=5, limited: pods=5$/);
     assert.deepEqual(used('q'), { pods: '5' });
     assert.ok(store.writes <= 5, `batched writes: ${store.writes}`);
   });

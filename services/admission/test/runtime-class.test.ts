@@ -32,7 +32,7 @@ test('RuntimeClass - mutating: overhead and scheduling from the class', async (t
       want: { overhead: { cpu: '250m', memory: '120Mi' }, nodeSelector: { sandbox: 'gvisor' }, tolerations: [{ key: 'sandbox', operator: 'Exists', effect: 'NoSchedule' }] },
     },
     {
-      name: 'the pod\'s selector and tolerations are kept beside the class\'s',
+      name: "the pod's selector and tolerations are kept beside the class's",
       pod: pod({ runtimeClassName: 'gvisor', nodeSelector: { zone: 'a' }, tolerations: [{ key: 'gpu', operator: 'Exists' }] }),
       want: {
         nodeSelector: { zone: 'a', sandbox: 'gvisor' },
@@ -43,7 +43,7 @@ test('RuntimeClass - mutating: overhead and scheduling from the class', async (t
       },
     },
     {
-      name: 'a pod toleration that covers the class\'s makes it redundant',
+      name: "a pod toleration that covers the class's makes it redundant",
       pod: pod({ runtimeClassName: 'gvisor', tolerations: [{ key: 'sandbox', operator: 'Exists' }] }),
       want: { tolerations: [{ key: 'sandbox', operator: 'Exists' }] },
     },
@@ -64,7 +64,7 @@ test('RuntimeClass - refusals', async (t) => {
     { name: 'an unknown class', init: { object: pod({ runtimeClassName: 'kata' }) }, want: forbidden('pod rejected: RuntimeClass "kata" not found') },
     { name: 'validating: an unknown class', init: { phase: 'validating', object: pod({ runtimeClassName: 'kata' }) }, want: forbidden('pod rejected: RuntimeClass "kata" not found') },
     {
-      name: 'an overhead other than the class\'s',
+      name: "an overhead other than the class's",
       init: { object: pod({ runtimeClassName: 'gvisor', overhead: { cpu: '1' } }) },
       want: forbidden("pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead"),
     },
@@ -94,7 +94,7 @@ test('RuntimeClass - refusals', async (t) => {
   }
 });
 
-test('RuntimeClass - validating passes the class\'s overhead; subresources are not judged', async () => {
+test("RuntimeClass - validating passes the class's overhead; subresources are not judged", async () => {
   admitted(await setup().run({ phase: 'validating', object: pod({ runtimeClassName: 'gvisor', overhead: { cpu: '250m', memory: '120Mi' } }) }));
   admitted(await setup().run({ sub: 'binding', object: { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'web' } } }));
 });

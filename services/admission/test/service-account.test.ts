@@ -41,7 +41,7 @@ function setup(cached: ApiObject[] = accounts, live: ApiObject[] = []) {
 
 const forbidden = (message: string): Outcome => ({ code: 403, message: `pods "web" is forbidden: ${message}` });
 
-test('ServiceAccount - the token volume is exactly upstream\'s projection, renamed', () => {
+test("ServiceAccount - the token volume is exactly upstream's projection, renamed", () => {
   assert.deepEqual(tokenVolume('platform-api-access-x7k2q'), VOLUME);
 });
 
@@ -61,7 +61,12 @@ test('ServiceAccount - mutating: default account, token volume and mounts, pull 
     },
     {
       name: 'a container with its own mount at the path keeps it; the others get the volume',
-      pod: pod({ containers: [{ name: 'a', image: 'i', volumeMounts: [{ name: 'mine', mountPath: TOKEN_MOUNT_PATH }] }, { name: 'b', image: 'i' }] }),
+      pod: pod({
+        containers: [
+          { name: 'a', image: 'i', volumeMounts: [{ name: 'mine', mountPath: TOKEN_MOUNT_PATH }] },
+          { name: 'b', image: 'i' },
+        ],
+      }),
       want: (spec) => {
         assert.deepEqual(spec.containers[0].volumeMounts, [{ name: 'mine', mountPath: TOKEN_MOUNT_PATH }]);
         assert.deepEqual(spec.containers[1].volumeMounts, [MOUNT]);
@@ -96,17 +101,17 @@ test('ServiceAccount - mutating: default account, token volume and mounts, pull 
       want: (spec) => assert.equal(spec.volumes, undefined),
     },
     {
-      name: 'the pod\'s true overrides the account\'s false',
+      name: "the pod's true overrides the account's false",
       pod: pod({ serviceAccountName: 'quiet', automountServiceAccountToken: true }),
       want: (spec) => assert.deepEqual(spec.volumes, [VOLUME]),
     },
     {
-      name: 'the account\'s image pull secrets when the pod has none',
+      name: "the account's image pull secrets when the pod has none",
       pod: pod({ serviceAccountName: 'builder' }),
       want: (spec) => assert.deepEqual(spec.imagePullSecrets, [{ name: 'registry' }]),
     },
     {
-      name: 'the pod\'s own image pull secrets are kept',
+      name: "the pod's own image pull secrets are kept",
       pod: pod({ serviceAccountName: 'builder', imagePullSecrets: [{ name: 'own' }] }),
       want: (spec) => assert.deepEqual(spec.imagePullSecrets, [{ name: 'own' }]),
     },
@@ -143,7 +148,13 @@ test('ServiceAccount - refusals', async (t) => {
     },
     {
       name: 'enforced mountable secrets: an env var from an unlisted secret',
-      init: { object: pod({ serviceAccountName: 'strict', imagePullSecrets: [{ name: 'pull' }], containers: [{ name: 'app', image: 'i', env: [{ name: 'PW', valueFrom: { secretKeyRef: { name: 'other', key: 'k' } } }] }] }) },
+      init: {
+        object: pod({
+          serviceAccountName: 'strict',
+          imagePullSecrets: [{ name: 'pull' }],
+          containers: [{ name: 'app', image: 'i', env: [{ name: 'PW', valueFrom: { secretKeyRef: { name: 'other', key: 'k' } } }] }],
+        }),
+      },
       want: forbidden('container app with envVar PW referencing secret.secretName="other" is not allowed because service account strict does not reference that secret'),
     },
     {
@@ -184,13 +195,24 @@ test('ServiceAccount - refusals', async (t) => {
 
 test('ServiceAccount - passes what it does not judge', async (t) => {
   const cases: Array<{ name: string; init: RequestInit }> = [
-    { name: 'enforced account, listed secrets only', init: { object: pod({ serviceAccountName: 'strict', imagePullSecrets: [{ name: 'pull' }], volumes: [{ name: 's', secret: { secretName: 'allowed' } }] }) } },
+    {
+      name: 'enforced account, listed secrets only',
+      init: { object: pod({ serviceAccountName: 'strict', imagePullSecrets: [{ name: 'pull' }], volumes: [{ name: 's', secret: { secretName: 'allowed' } }] }) },
+    },
     { name: 'an unenforced account, any secret', init: { object: pod({ serviceAccountName: 'builder', volumes: [{ name: 's', secret: { secretName: 'other' } }] }) } },
     { name: 'a status update', init: { operation: 'UPDATE', sub: 'status', object: pod({ serviceAccountName: 'ghost' }) } },
     { name: 'a binding', init: { sub: 'binding', object: { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'web' } } } },
     { name: 'a pod update', init: { operation: 'UPDATE', object: pod({ serviceAccountName: 'ghost' }) } },
     { name: 'validating: a pod update', init: { phase: 'validating', operation: 'UPDATE', object: pod({ serviceAccountName: 'ghost' }) } },
-    { name: 'validating: ephemeral containers under an unenforced account', init: { phase: 'validating', operation: 'UPDATE', sub: 'ephemeralcontainers', object: pod({ serviceAccountName: 'default', ephemeralContainers: [{ name: 'd', envFrom: [{ secretRef: { name: 'x' } }] }] }) } },
+    {
+      name: 'validating: ephemeral containers under an unenforced account',
+      init: {
+        phase: 'validating',
+        operation: 'UPDATE',
+        sub: 'ephemeralcontainers',
+        object: pod({ serviceAccountName: 'default', ephemeralContainers: [{ name: 'd', envFrom: [{ secretRef: { name: 'x' } }] }] }),
+      },
+    },
   ];
   for (const c of cases) {
     await t.test(c.name, async () => {

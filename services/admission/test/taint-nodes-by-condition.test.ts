@@ -12,7 +12,11 @@ describe('TaintNodesByCondition', () => {
   const cases: Array<{ name: string; taints?: unknown[]; want: unknown[] }> = [
     { name: 'a new node without spec gets the not-ready taint', want: [NOT_READY] },
     { name: 'its own taints come first', taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }], want: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }, NOT_READY] },
-    { name: 'a node registering with the taint keeps it once', taints: [{ key: 'node.platform.io/not-ready', value: 'x', effect: 'NoSchedule' }], want: [{ key: 'node.platform.io/not-ready', value: 'x', effect: 'NoSchedule' }] },
+    {
+      name: 'a node registering with the taint keeps it once',
+      taints: [{ key: 'node.platform.io/not-ready', value: 'x', effect: 'NoSchedule' }],
+      want: [{ key: 'node.platform.io/not-ready', value: 'x', effect: 'NoSchedule' }],
+    },
     {
       name: 'the not-ready taint with another effect is another taint',
       taints: [{ key: 'node.platform.io/not-ready', effect: 'NoExecute' }],

@@ -51,7 +51,10 @@ test('webhook credentials - the plugin configuration: both apiVersion spellings,
       const r = await loadWebhookCredentials('ValidatingAdmissionWebhook', entry({ apiVersion, kind: 'WebhookAdmissionConfiguration', kubeConfigFile: 'kubeconfig' }));
       assert.equal(await r.forTarget('any')?.authorization(), 'Bearer t', apiVersion);
     }
-    const legacy = await loadWebhookCredentials('MutatingAdmissionWebhook', entry({ apiVersion: 'apiserver.config.k8s.io/v1alpha1', kind: 'WebhookAdmission', kubeConfigFile: path.join(dir, 'kubeconfig') }));
+    const legacy = await loadWebhookCredentials(
+      'MutatingAdmissionWebhook',
+      entry({ apiVersion: 'apiserver.config.k8s.io/v1alpha1', kind: 'WebhookAdmission', kubeConfigFile: path.join(dir, 'kubeconfig') }),
+    );
     assert.equal(legacy.forTarget('any')?.user, '*');
     const bad: Array<[unknown, RegExp]> = [
       [{ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'WebhookAdmissionConfiguration', kubeConfigFile: 'missing' }, /kubeConfigFile: cannot read .*missing: ENOENT/],
@@ -61,8 +64,19 @@ test('webhook credentials - the plugin configuration: both apiVersion spellings,
     for (const [configuration, message] of bad) {
       await assert.rejects(loadWebhookCredentials('ValidatingAdmissionWebhook', entry(configuration)), (err: Error) => err instanceof AdmissionConfigError && message.test(err.message));
     }
-    await writeFile(path.join(dir, 'dup'), YAML.stringify({ users: [{ name: 'a', user: { token: 'secret-token-1' } }, { name: 'a', user: {} }] }));
-    await assert.rejects(loadWebhookCredentials('ValidatingAdmissionWebhook', entry({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'WebhookAdmissionConfiguration', kubeConfigFile: 'dup' })), (err: Error) => /kubeConfigFile .*dup: users: "a" appears twice/.test(err.message) && !err.message.includes('secret-token'));
+    await writeFile(
+      path.join(dir, 'dup'),
+      YAML.stringify({
+        users: [
+          { name: 'a', user: { token: 'secret-token-1' } },
+          { name: 'a', user: {} },
+        ],
+      }),
+    );
+    await assert.rejects(
+      loadWebhookCredentials('ValidatingAdmissionWebhook', entry({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'WebhookAdmissionConfiguration', kubeConfigFile: 'dup' })),
+      (err: Error) => /kubeConfigFile .*dup: users: "a" appears twice/.test(err.message) && !err.message.includes('secret-token'),
+    );
     // An empty file is an empty configuration, as for the API client: nothing is presented.
     await writeFile(path.join(dir, 'empty'), '');
     const empty = await loadWebhookCredentials('ValidatingAdmissionWebhook', entry({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'WebhookAdmissionConfiguration', kubeConfigFile: 'empty' }));
@@ -74,10 +88,13 @@ test('webhook credentials - the plugin configuration: both apiVersion spellings,
 
 test('webhook service resolver - the flag: <svc>.<ns>.svc[:port]=<host>:<port>, mistakes refused', () => {
   const m = parseServiceResolver(['hook.apps.svc:443=127.0.0.1:8443', 'other.apps.svc=[::1]:9443']);
-  assert.deepEqual([...m], [
-    ['hook.apps.svc:443', { host: '127.0.0.1', port: 8443 }],
-    ['other.apps.svc', { host: '::1', port: 9443 }],
-  ]);
+  assert.deepEqual(
+    [...m],
+    [
+      ['hook.apps.svc:443', { host: '127.0.0.1', port: 8443 }],
+      ['other.apps.svc', { host: '::1', port: 9443 }],
+    ],
+  );
   for (const bad of ['hook.apps.svc', 'hook.apps=127.0.0.1:1', 'hook.apps.svc:0=127.0.0.1:1', 'hook.apps.svc=127.0.0.1', 'hook.apps.svc=127.0.0.1:70000', 'Hook.apps.svc=h:1']) {
     assert.throws(() => parseServiceResolver([bad]), AdmissionConfigError, bad);
   }
@@ -91,19 +108,42 @@ function cache(resource: string, objects: ApiObject[]): ObjectCache {
   return c;
 }
 
-test('webhook service resolver - a Service\'s endpoints for the named port; errors say what is missing', async () => {
+test("webhook service resolver - a Service's endpoints for the named port; errors say what is missing", async () => {
   const svc = (name: string, spec: Record<string, unknown>): ApiObject => ({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'apps' }, spec });
   const services = cache('services', [
-    svc('hook', { ports: [{ name: 'https', port: 443, targetPort: 8443 }, { name: 'metrics', port: 9090 }] }),
+    svc('hook', {
+      ports: [
+        { name: 'https', port: 443, targetPort: 8443 },
+        { name: 'metrics', port: 9090 },
+      ],
+    }),
     svc('external', { type: 'ExternalName', externalName: 'example.com' }),
     svc('empty', { ports: [{ port: 443 }] }),
     svc('loopback', { ports: [{ port: 443 }] }),
   ]);
   const endpoints = cache('endpoints', [
-    { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'hook', namespace: 'apps' }, subsets: [{ addresses: [{ ip: '10.0.0.7' }, { ip: '10.0.0.8' }], ports: [{ name: 'metrics', port: 9090 }, { name: 'https', port: 8443 }] }] } as ApiObject,
+    {
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      metadata: { name: 'hook', namespace: 'apps' },
+      subsets: [
+        {
+          addresses: [{ ip: '10.0.0.7' }, { ip: '10.0.0.8' }],
+          ports: [
+            { name: 'metrics', port: 9090 },
+            { name: 'https', port: 8443 },
+          ],
+        },
+      ],
+    } as ApiObject,
     { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'empty', namespace: 'apps' }, subsets: [{ notReadyAddresses: [{ ip: '10.0.0.9' }], ports: [{ port: 8443 }] }] } as ApiObject,
     // Stored before Endpoints were validated, or written past validation: never dialled.
-    { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'loopback', namespace: 'apps' }, subsets: [{ addresses: [{ ip: '::ffff:7f00:1' }, { ip: '169.254.169.254' }, { ip: '0.0.0.0' }], ports: [{ port: 8443 }] }] } as ApiObject,
+    {
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      metadata: { name: 'loopback', namespace: 'apps' },
+      subsets: [{ addresses: [{ ip: '::ffff:7f00:1' }, { ip: '169.254.169.254' }, { ip: '0.0.0.0' }], ports: [{ port: 8443 }] }],
+    } as ApiObject,
   ]);
   const r = new ServiceResolver({ mappings: parseServiceResolver(['mapped.apps.svc=127.0.0.1:1234']), services: () => services, endpoints: () => endpoints, pick: (n) => n - 1 });
   const ref = (name: string, port = 443) => ({ namespace: 'apps', name, path: '/', port });
@@ -130,7 +170,10 @@ describe('webhook client over HTTPS', () => {
   before(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'webhook-client-'));
     [ca, clientCA] = await Promise.all([createCA('hook-ca'), createCA('hook-client-ca')]);
-    const [ipServing, svcServing] = await Promise.all([issueServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] }), issueServingCert(ca, { dnsNames: ['guard.hooks.svc'], ipAddresses: [] })]);
+    const [ipServing, svcServing] = await Promise.all([
+      issueServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] }),
+      issueServingCert(ca, { dnsNames: ['guard.hooks.svc'], ipAddresses: [] }),
+    ]);
     client = await issueClientCert(clientCA, { commonName: 'platform-apiserver' });
     const answer = (_r: unknown, res: Parameters<Parameters<typeof startHttpsServer>[1]>[1]) => sendJson(res, 200, { ok: true });
     server = await startHttpsServer(ipServing, answer);
@@ -144,9 +187,16 @@ describe('webhook client over HTTPS', () => {
   });
 
   const hookWith = (clientConfig: Record<string, unknown>): Webhook =>
-    webhooksOf('validating', [{ apiVersion: 'admissionregistration.platform.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'c' }, webhooks: [{ name: 'h.example.com', clientConfig, timeoutSeconds: 2, admissionReviewVersions: ['v1'] }] }])[0]!;
+    webhooksOf('validating', [
+      {
+        apiVersion: 'admissionregistration.platform.io/v1',
+        kind: 'ValidatingWebhookConfiguration',
+        metadata: { name: 'c' },
+        webhooks: [{ name: 'h.example.com', clientConfig, timeoutSeconds: 2, admissionReviewVersions: ['v1'] }],
+      },
+    ])[0]!;
 
-  test('a url webhook: its caBundle trusted, the URL host\'s user presented; without the CA the call fails', async () => {
+  test("a url webhook: its caBundle trusted, the URL host's user presented; without the CA the call fails", async () => {
     const users = await parseWebhookKubeconfig(YAML.stringify({ users: [{ name: `127.0.0.1:${server.port}`, user: { token: 'url-token' } }] }), path.join(dir, 'kubeconfig'));
     const caller = new WebhookCaller(new ServiceResolver({ mappings: new Map(), services: () => assert.fail(), endpoints: () => assert.fail() }), users);
     try {
@@ -163,8 +213,15 @@ describe('webhook client over HTTPS', () => {
   test('a service webhook: dialled at its mapped address, the certificate checked for <svc>.<ns>.svc, the client certificate presented', async () => {
     const keyFile = path.join(dir, 'client.key');
     await writeFile(keyFile, client.keyPem);
-    const users = await parseWebhookKubeconfig(YAML.stringify({ users: [{ name: '*.hooks.svc', user: { 'client-certificate-data': b64(client.certPem), 'client-key': 'client.key' } }] }), path.join(dir, 'kubeconfig'));
-    const resolver = new ServiceResolver({ mappings: parseServiceResolver([`guard.hooks.svc:443=127.0.0.1:${svcServer.port}`, `wrong.hooks.svc=127.0.0.1:${svcServer.port}`]), services: () => assert.fail(), endpoints: () => assert.fail() });
+    const users = await parseWebhookKubeconfig(
+      YAML.stringify({ users: [{ name: '*.hooks.svc', user: { 'client-certificate-data': b64(client.certPem), 'client-key': 'client.key' } }] }),
+      path.join(dir, 'kubeconfig'),
+    );
+    const resolver = new ServiceResolver({
+      mappings: parseServiceResolver([`guard.hooks.svc:443=127.0.0.1:${svcServer.port}`, `wrong.hooks.svc=127.0.0.1:${svcServer.port}`]),
+      services: () => assert.fail(),
+      endpoints: () => assert.fail(),
+    });
     const caller = new WebhookCaller(resolver, users);
     try {
       const res = await caller.post(hookWith({ service: { namespace: 'hooks', name: 'guard', path: '/check' }, caBundle: b64(ca.certPem) }), '{}');

@@ -35,7 +35,12 @@ interface Harness {
 
 function configCache(resource: string, webhooks: Array<Record<string, unknown>>): ObjectCache {
   const cache = new ObjectCache(G, resource);
-  cache.apply({ key: `k-${resource}`, ref: { group: G, resource, name: 'cfg' }, revision: 1, object: { apiVersion: `${G}/v1`, kind: 'X', metadata: { name: 'cfg', resourceVersion: '1' }, webhooks } } as never);
+  cache.apply({
+    key: `k-${resource}`,
+    ref: { group: G, resource, name: 'cfg' },
+    revision: 1,
+    object: { apiVersion: `${G}/v1`, kind: 'X', metadata: { name: 'cfg', resourceVersion: '1' }, webhooks },
+  } as never);
   cache.markSynced();
   return cache;
 }
@@ -80,7 +85,17 @@ async function harness(opts: { mutating?: Array<Record<string, unknown>>; valida
 }
 
 const rules = [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'], scope: '*' }];
-const hook = (name: string, extra: Record<string, unknown> = {}) => ({ name, clientConfig: { url: 'https://127.0.0.1:9/' }, rules, sideEffects: 'None', admissionReviewVersions: ['v1'], failurePolicy: 'Fail', matchPolicy: 'Equivalent', timeoutSeconds: 5, ...extra });
+const hook = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  clientConfig: { url: 'https://127.0.0.1:9/' },
+  rules,
+  sideEffects: 'None',
+  admissionReviewVersions: ['v1'],
+  failurePolicy: 'Fail',
+  matchPolicy: 'Equivalent',
+  timeoutSeconds: 5,
+  ...extra,
+});
 const patch = (ops: unknown[]) => ({ allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') });
 
 function createCm(phase: AdmissionRequest['phase'], extra: Partial<AdmissionRequest> = {}): AdmissionRequest {
@@ -115,7 +130,12 @@ test('webhook dispatch - the review carries every request field; a JSON patch ch
     'mutation.webhook.admission.platform.io/round_0_index_0': JSON.stringify({ configuration: 'cfg', webhook: 'add.example.com', mutated: true }),
   });
   assert.deepEqual(reply.requestAuditAnnotations, {
-    'patch.webhook.admission.platform.io/round_0_index_0': JSON.stringify({ configuration: 'cfg', webhook: 'add.example.com', patch: [{ op: 'add', path: '/data/added', value: 'yes' }], patchType: 'JSONPatch' }),
+    'patch.webhook.admission.platform.io/round_0_index_0': JSON.stringify({
+      configuration: 'cfg',
+      webhook: 'add.example.com',
+      patch: [{ op: 'add', path: '/data/added', value: 'yes' }],
+      patchType: 'JSONPatch',
+    }),
   });
   const review = h.calls[0]!.review;
   assert.equal(review.apiVersion, 'admission.platform.io/v1');
@@ -165,12 +185,30 @@ test('webhook dispatch - a refusal keeps its code (400 at least) and message; me
 
 test('webhook dispatch - failurePolicy decides on no answer, a bad answer or an error status; a refusal always rejects', async () => {
   const cases: Array<[string, Answer, 'Fail' | 'Ignore', number | null, RegExp?]> = [
-    ['unreachable, Fail', () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:9')), 'Fail', 500, /^Internal error occurred: failed calling webhook "h\.example\.com": failed to call webhook: connect ECONNREFUSED/],
+    [
+      'unreachable, Fail',
+      () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:9')),
+      'Fail',
+      500,
+      /^Internal error occurred: failed calling webhook "h\.example\.com": failed to call webhook: connect ECONNREFUSED/,
+    ],
     ['unreachable, Ignore', () => Promise.reject(new Error('no response within 5000 ms')), 'Ignore', null],
     ['HTTP 500, Fail', () => ({ status: 500, body: undefined }), 'Fail', 500, /the server responded with HTTP 500/],
     ['HTTP 500, Ignore', () => ({ status: 500, body: undefined }), 'Ignore', null],
-    ['wrong uid, Fail', (r) => ({ status: 200, body: { apiVersion: 'admission.platform.io/v1', kind: 'AdmissionReview', response: { uid: 'other', allowed: true } } }), 'Fail', 500, /received invalid webhook response: expected response\.uid=".*", got "other"/],
-    ['wrong kind, Fail', (r) => ({ status: 200, body: { apiVersion: 'v1', kind: 'Status', response: { uid: r.request.uid, allowed: true } } }), 'Fail', 500, /expected webhook response of admission\.platform\.io\/v1, Kind=AdmissionReview/],
+    [
+      'wrong uid, Fail',
+      (r) => ({ status: 200, body: { apiVersion: 'admission.platform.io/v1', kind: 'AdmissionReview', response: { uid: 'other', allowed: true } } }),
+      'Fail',
+      500,
+      /received invalid webhook response: expected response\.uid=".*", got "other"/,
+    ],
+    [
+      'wrong kind, Fail',
+      (r) => ({ status: 200, body: { apiVersion: 'v1', kind: 'Status', response: { uid: r.request.uid, allowed: true } } }),
+      'Fail',
+      500,
+      /expected webhook response of admission\.platform\.io\/v1, Kind=AdmissionReview/,
+    ],
     ['no response, Ignore', () => ({ status: 200, body: { apiVersion: 'admission.platform.io/v1', kind: 'AdmissionReview' } }), 'Ignore', null],
     ['patch without patchType, Fail', () => ({ allowed: true, patch: Buffer.from('[]').toString('base64') }), 'Fail', 500, /webhook returned response\.patch but not response\.patchType/],
     ['undecodable patch, Ignore', () => ({ allowed: true, patchType: 'JSONPatch', patch: 'not base64 json' }), 'Ignore', null],
@@ -187,12 +225,22 @@ test('webhook dispatch - failurePolicy decides on no answer, a bad answer or an 
       assert.equal(reply.auditAnnotations?.['failed-open.mutation.webhook.admission.platform.io/round_0_index_0'], 'h.example.com', name);
       assert.match(await h.metrics.metrics(), /^apiserver_admission_webhook_fail_open_count\{name="h\.example\.com",type="admit"\} 1$/m, name);
     }
-    if (code === 500) assert.match(await h.metrics.metrics(), /^apiserver_admission_webhook_rejection_count\{name="h\.example\.com",type="admit",operation="CREATE",error_type="calling_webhook_error",rejection_code="(500|503)"\} 1$/m, name);
+    if (code === 500)
+      assert.match(
+        await h.metrics.metrics(),
+        /^apiserver_admission_webhook_rejection_count\{name="h\.example\.com",type="admit",operation="CREATE",error_type="calling_webhook_error",rejection_code="(500|503)"\} 1$/m,
+        name,
+      );
   }
 });
 
 test('webhook dispatch - a dry run fails at a webhook with side effects Unknown or Some without calling it; None and NoneOnDryRun are called', async () => {
-  for (const [sideEffects, called] of [['Unknown', false], ['Some', false], ['None', true], ['NoneOnDryRun', true]] as const) {
+  for (const [sideEffects, called] of [
+    ['Unknown', false],
+    ['Some', false],
+    ['None', true],
+    ['NoneOnDryRun', true],
+  ] as const) {
     const h = await harness({ validating: [hook('h.example.com', { sideEffects })], answers: { 'h.example.com': () => ({ allowed: true }) } });
     const reply = await h.run([h.validating], createCm('validating', { dryRun: true }));
     assert.equal(h.calls.length, called ? 1 : 0, sideEffects);
@@ -223,9 +271,13 @@ test('webhook dispatch - reinvocation: a later change calls IfNeeded webhooks on
   const reply = await h.run([labeler, h.mutating], createCm('mutating'));
   assert.equal(reply.allowed, true);
   assert.deepEqual(reply.object?.data, { k: 'v', first: '1', second: '2' });
-  assert.deepEqual(h.calls.map((c) => c.hook), ['first.example.com', 'second.example.com', 'never.example.com', 'first.example.com'], 'only the IfNeeded webhook is called again');
+  assert.deepEqual(
+    h.calls.map((c) => c.hook),
+    ['first.example.com', 'second.example.com', 'never.example.com', 'first.example.com'],
+    'only the IfNeeded webhook is called again',
+  );
   assert.equal(inTree, 2, 'the chain ran twice');
-  assert.equal(reply.object?.metadata.labels?.seen, '3', 'the in-tree plugin saw the webhooks\' changes');
+  assert.equal(reply.object?.metadata.labels?.seen, '3', "the in-tree plugin saw the webhooks' changes");
   const second = h.calls[3]!.review.request.object;
   assert.deepEqual(second.data, { k: 'v', first: '1', second: '2' }, 'the reinvoked webhook sees the later change');
   assert.equal(reply.auditAnnotations?.['mutation.webhook.admission.platform.io/round_1_index_0'], JSON.stringify({ configuration: 'cfg', webhook: 'first.example.com', mutated: false }));
@@ -240,23 +292,37 @@ test('webhook dispatch - reinvocation: a later change calls IfNeeded webhooks on
   assert.equal(quiet.calls.length, 1);
 });
 
-test('webhook dispatch - matchPolicy Equivalent: the webhook sees its own version, its patch lands in the request\'s', async () => {
+test("webhook dispatch - matchPolicy Equivalent: the webhook sees its own version, its patch lands in the request's", async () => {
   const cronRules = [{ operations: ['CREATE'], apiGroups: ['batch'], apiVersions: ['v1beta1'], resources: ['cronjobs'] }];
   const h = await harness({
     mutating: [hook('cron.example.com', { rules: cronRules })],
     answers: { 'cron.example.com': () => patch([{ op: 'add', path: '/metadata/labels', value: { seen: 'beta' } }]) },
   });
-  const cron: ApiObject = { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'c', namespace: 'team-a' }, spec: { schedule: '* * * * *', jobTemplate: { spec: { template: { spec: { containers: [{ name: 'c', image: 'busybox' }], restartPolicy: 'OnFailure' } } } } } };
-  const reply = await h.run([h.mutating], { ...createCm('mutating'), kind: { group: 'batch', version: 'v1', kind: 'CronJob' }, resource: { group: 'batch', version: 'v1', resource: 'cronjobs' }, name: 'c', object: cron });
+  const cron: ApiObject = {
+    apiVersion: 'batch/v1',
+    kind: 'CronJob',
+    metadata: { name: 'c', namespace: 'team-a' },
+    spec: { schedule: '* * * * *', jobTemplate: { spec: { template: { spec: { containers: [{ name: 'c', image: 'busybox' }], restartPolicy: 'OnFailure' } } } } },
+  };
+  const reply = await h.run([h.mutating], {
+    ...createCm('mutating'),
+    kind: { group: 'batch', version: 'v1', kind: 'CronJob' },
+    resource: { group: 'batch', version: 'v1', resource: 'cronjobs' },
+    name: 'c',
+    object: cron,
+  });
   assert.equal(reply.allowed, true);
   const req = h.calls[0]!.review.request;
-  assert.deepEqual([req.kind, req.resource, req.requestKind, req.requestResource, req.object.apiVersion], [
-    { group: 'batch', version: 'v1beta1', kind: 'CronJob' },
-    { group: 'batch', version: 'v1beta1', resource: 'cronjobs' },
-    { group: 'batch', version: 'v1', kind: 'CronJob' },
-    { group: 'batch', version: 'v1', resource: 'cronjobs' },
-    'batch/v1beta1',
-  ]);
+  assert.deepEqual(
+    [req.kind, req.resource, req.requestKind, req.requestResource, req.object.apiVersion],
+    [
+      { group: 'batch', version: 'v1beta1', kind: 'CronJob' },
+      { group: 'batch', version: 'v1beta1', resource: 'cronjobs' },
+      { group: 'batch', version: 'v1', kind: 'CronJob' },
+      { group: 'batch', version: 'v1', resource: 'cronjobs' },
+      'batch/v1beta1',
+    ],
+  );
   assert.equal(reply.object?.apiVersion, 'batch/v1');
   assert.deepEqual(reply.object?.metadata.labels, { seen: 'beta' });
 });
@@ -281,7 +347,10 @@ test('webhook dispatch - a patch on a delete and a patch that does not apply are
     answers: { 'del.example.com': (r) => patch(r.request.operation === 'DELETE' ? [{ op: 'add', path: '/x', value: 1 }] : [{ op: 'replace', path: '/nope/deeper', value: 1 }]) },
   });
   const del = await h.run([h.mutating], createCm('mutating', { operation: 'DELETE', object: null, oldObject: createCm('mutating').object }));
-  assert.deepEqual([del.status?.code, del.status?.message], [500, 'Internal error occurred: admission webhook "del.example.com" attempted to modify the object, which is not supported for this operation']);
+  assert.deepEqual(
+    [del.status?.code, del.status?.message],
+    [500, 'Internal error occurred: admission webhook "del.example.com" attempted to modify the object, which is not supported for this operation'],
+  );
   const bad = await h.run([h.mutating], createCm('mutating'));
   assert.equal(bad.status?.code, 500);
 });

@@ -135,24 +135,41 @@ test('webhook matching - objectSelector on the object or the old object; objects
   const cases: Array<[string, Partial<AdmissionRequest>, boolean]> = [
     ['object labelled', {}, true],
     ['object not labelled', { object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } } }, false],
-    ['old object labelled (label removed)', { operation: 'UPDATE', object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } }, oldObject: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { app: 'web' } } } }, true],
+    [
+      'old object labelled (label removed)',
+      { operation: 'UPDATE', object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } }, oldObject: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { app: 'web' } } } },
+      true,
+    ],
     ['delete: the old object', { operation: 'DELETE', object: null, oldObject: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { app: 'web' } } } }, true],
   ];
   const anyOp = { ...sel, rules: [rule({ apiGroups: [''], resources: ['pods', 'pods/exec'] })] };
   for (const [name, r, want] of cases) assert.equal((await invocationFor(anyOp, request(r), request(r).object, env)) !== null, want, name);
-  const exec = request({ operation: 'CONNECT', subResource: 'exec', kind: { group: '', version: 'v1', kind: 'PodExecOptions' }, object: { kind: 'PodExecOptions', apiVersion: 'v1', command: ['sh'] } as unknown as ApiObject });
+  const exec = request({
+    operation: 'CONNECT',
+    subResource: 'exec',
+    kind: { group: '', version: 'v1', kind: 'PodExecOptions' },
+    object: { kind: 'PodExecOptions', apiVersion: 'v1', command: ['sh'] } as unknown as ApiObject,
+  });
   assert.equal(await invocationFor(anyOp, exec, exec.object, env), null, 'connect options have no labels');
   assert.notEqual(await invocationFor({ ...anyOp, objectSelector: hookOf({}).objectSelector }, exec, exec.object, env), null, 'an empty selector matches them');
 });
 
-test('webhook matching - namespaceSelector on the namespace labels, a Namespace\'s own labels, 404 for a missing namespace', async () => {
+test("webhook matching - namespaceSelector on the namespace labels, a Namespace's own labels, 404 for a missing namespace", async () => {
   const prod = { ...hookOf({ namespaceSelector: { matchLabels: { env: 'prod' } } }), rules: [rule({})] };
   const cases: Array<[string, Partial<AdmissionRequest>, boolean]> = [
     ['namespace labelled', {}, true],
     ['namespace not labelled', { namespace: 'team-b' }, false],
     ['cluster-scoped objects are never exempted', { namespace: undefined, resource: { group: '', version: 'v1', resource: 'nodes' }, kind: { group: '', version: 'v1', kind: 'Node' } }, true],
-    ['a namespace being created: its own labels', { namespace: undefined, resource: { group: '', version: 'v1', resource: 'namespaces' }, object: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'new', labels: { env: 'prod' } } } }, true],
-    ['a namespace updated to drop the label', { operation: 'UPDATE', namespace: 'team-a', resource: { group: '', version: 'v1', resource: 'namespaces' }, object: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } } }, false],
+    [
+      'a namespace being created: its own labels',
+      { namespace: undefined, resource: { group: '', version: 'v1', resource: 'namespaces' }, object: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'new', labels: { env: 'prod' } } } },
+      true,
+    ],
+    [
+      'a namespace updated to drop the label',
+      { operation: 'UPDATE', namespace: 'team-a', resource: { group: '', version: 'v1', resource: 'namespaces' }, object: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } } },
+      false,
+    ],
     ['a namespace deleted: the stored labels', { operation: 'DELETE', namespace: 'team-a', resource: { group: '', version: 'v1', resource: 'namespaces' }, object: null }, true],
   ];
   for (const [name, r, want] of cases) {
@@ -160,30 +177,52 @@ test('webhook matching - namespaceSelector on the namespace labels, a Namespace\
     assert.equal((await invocationFor(prod, req, req.object, env)) !== null, want, name);
   }
   const missing = request({ namespace: 'gone' });
-  await assert.rejects(invocationFor(prod, missing, missing.object, env), (err: { status?: { code: number; message: string } }) => err.status?.code === 404 && err.status.message === 'namespaces "gone" not found');
+  await assert.rejects(
+    invocationFor(prod, missing, missing.object, env),
+    (err: { status?: { code: number; message: string } }) => err.status?.code === 404 && err.status.message === 'namespaces "gone" not found',
+  );
   const nothing = { ...prod, rules: [rule({ resources: ['configmaps'] })] };
   assert.equal(await invocationFor(nothing, missing, missing.object, env), null, 'the namespace is only looked at when the rules match');
 });
 
-test('webhook matching - matchPolicy Equivalent reaches other versions and groups, the webhook\'s version and kind given', async () => {
-  const cron = request({ kind: { group: 'batch', version: 'v1', kind: 'CronJob' }, resource: { group: 'batch', version: 'v1', resource: 'cronjobs' }, object: { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'c' } } });
+test("webhook matching - matchPolicy Equivalent reaches other versions and groups, the webhook's version and kind given", async () => {
+  const cron = request({
+    kind: { group: 'batch', version: 'v1', kind: 'CronJob' },
+    resource: { group: 'batch', version: 'v1', resource: 'cronjobs' },
+    object: { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'c' } },
+  });
   const beta = (matchPolicy: string) => hookOf({ matchPolicy, rules: [{ operations: ['CREATE'], apiGroups: ['batch'], apiVersions: ['v1beta1'], resources: ['cronjobs'] }] });
   assert.equal(await invocationFor(beta('Exact'), cron, cron.object, env), null);
   const inv = await invocationFor(beta('Equivalent'), cron, cron.object, env);
-  assert.deepEqual([inv?.resource, inv?.kind], [
-    { group: 'batch', version: 'v1beta1', resource: 'cronjobs' },
-    { group: 'batch', version: 'v1beta1', kind: 'CronJob' },
-  ]);
+  assert.deepEqual(
+    [inv?.resource, inv?.kind],
+    [
+      { group: 'batch', version: 'v1beta1', resource: 'cronjobs' },
+      { group: 'batch', version: 'v1beta1', kind: 'CronJob' },
+    ],
+  );
   const exactMatch = await invocationFor(hookOf({ rules: [{ operations: ['CREATE'], apiGroups: ['batch'], apiVersions: ['*'], resources: ['cronjobs'] }] }), cron, cron.object, env);
-  assert.deepEqual(exactMatch?.resource, cron.resource, 'the request\'s own version first');
+  assert.deepEqual(exactMatch?.resource, cron.resource, "the request's own version first");
   // Core events and events.platform.io Events are the same objects.
-  const coreEvent = request({ kind: { group: '', version: 'v1', kind: 'Event' }, resource: { group: '', version: 'v1', resource: 'events' }, object: { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e' } } });
+  const coreEvent = request({
+    kind: { group: '', version: 'v1', kind: 'Event' },
+    resource: { group: '', version: 'v1', resource: 'events' },
+    object: { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e' } },
+  });
   const eventsHook = hookOf({ rules: [{ operations: ['CREATE'], apiGroups: ['events.platform.io'], apiVersions: ['v1'], resources: ['events'] }] });
   const ev = await invocationFor(eventsHook, coreEvent, coreEvent.object, env);
   assert.deepEqual(ev?.kind, { group: 'events.platform.io', version: 'v1', kind: 'Event' });
   // A subresource of another kind keeps the request's kind.
-  const scale = request({ operation: 'UPDATE', subResource: 'scale', kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, resource: { group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers' } });
-  assert.deepEqual(types.equivalents(scale.resource, 'status', { group: 'autoscaling', version: 'v2', kind: 'HorizontalPodAutoscaler' }).map((e) => e.kind.version), ['v1', 'v2beta2', 'v2beta1']);
+  const scale = request({
+    operation: 'UPDATE',
+    subResource: 'scale',
+    kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
+    resource: { group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers' },
+  });
+  assert.deepEqual(
+    types.equivalents(scale.resource, 'status', { group: 'autoscaling', version: 'v2', kind: 'HorizontalPodAutoscaler' }).map((e) => e.kind.version),
+    ['v1', 'v2beta2', 'v2beta1'],
+  );
 });
 
 test('webhook matching - conversion between versions goes through the storage version', () => {
@@ -191,7 +230,12 @@ test('webhook matching - conversion between versions goes through the storage ve
     apiVersion: 'autoscaling/v2',
     kind: 'HorizontalPodAutoscaler',
     metadata: { name: 'h', namespace: 'a' },
-    spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, minReplicas: 1, maxReplicas: 3, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }] },
+    spec: {
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+      minReplicas: 1,
+      maxReplicas: 3,
+      metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }],
+    },
   };
   const v1 = types.convert(hpa, { group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers' }, { group: 'autoscaling', version: 'v1', resource: 'horizontalpodautoscalers' });
   assert.equal(v1.apiVersion, 'autoscaling/v1');

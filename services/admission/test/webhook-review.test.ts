@@ -37,7 +37,12 @@ test('admission review - delete, connect and a subresource update as the webhook
   const del = req({ operation: 'DELETE', object: null, oldObject: pod, options: { kind: 'DeleteOptions', apiVersion: 'meta.platform.io/v1', propagationPolicy: 'Foreground' }, dryRun: true });
   const d = reviewRequest('v1', 'id-1', inv(del), del, { object: null, oldObject: pod }).request as Record<string, unknown>;
   assert.deepEqual([d.object, d.oldObject, d.options, d.dryRun, d.userInfo], [null, pod, del.options, true, { username: 'system:anonymous' }]);
-  const exec = req({ operation: 'CONNECT', subResource: 'exec', kind: { group: '', version: 'v1', kind: 'PodExecOptions' }, object: { kind: 'PodExecOptions', apiVersion: 'v1', command: ['ls'] } as unknown as ApiObject });
+  const exec = req({
+    operation: 'CONNECT',
+    subResource: 'exec',
+    kind: { group: '', version: 'v1', kind: 'PodExecOptions' },
+    object: { kind: 'PodExecOptions', apiVersion: 'v1', command: ['ls'] } as unknown as ApiObject,
+  });
   const c = reviewRequest('v1beta1', 'id-2', inv(exec), exec, { object: exec.object, oldObject: null });
   assert.equal(c.apiVersion, 'admission.platform.io/v1beta1');
   const cr = c.request as Record<string, unknown>;
@@ -63,11 +68,30 @@ test('admission review - the options each write carries', () => {
 });
 
 test('admission review - answers: warnings, audit annotations and patches read; refusals shaped as upstream', () => {
-  const r = parseReviewResponse('v1', 'id', { apiVersion: 'admission.platform.io/v1', kind: 'AdmissionReview', response: { uid: 'id', allowed: true, warnings: ['w1', 7], auditAnnotations: { a: 'b', n: 1 }, patchType: 'JSONPatch', patch: Buffer.from('[{"op":"remove","path":"/x"}]').toString('base64') } }, true);
+  const r = parseReviewResponse(
+    'v1',
+    'id',
+    {
+      apiVersion: 'admission.platform.io/v1',
+      kind: 'AdmissionReview',
+      response: { uid: 'id', allowed: true, warnings: ['w1', 7], auditAnnotations: { a: 'b', n: 1 }, patchType: 'JSONPatch', patch: Buffer.from('[{"op":"remove","path":"/x"}]').toString('base64') },
+    },
+    true,
+  );
   assert.deepEqual(r, { allowed: true, warnings: ['w1'], auditAnnotations: { a: 'b' }, patch: [{ op: 'remove', path: '/x' }] });
-  assert.equal(parseReviewResponse('v1', 'id', { apiVersion: 'admission.platform.io/v1', kind: 'AdmissionReview', response: { uid: 'id', allowed: true, patch: 'e30=' } }, false).patch, undefined, 'a validating webhook\'s patch is ignored');
-  assert.throws(() => parseReviewResponse('v1', 'id', { apiVersion: 'admission.platform.io/v1', kind: 'AdmissionReview', response: { uid: 'id', allowed: true, patchType: 'MergePatch', patch: 'e30=' } }, true), /invalid response\.patchType of "MergePatch"/);
-  assert.throws(() => parseReviewResponse('v1', 'id', { apiVersion: 'admission.platform.io/v1', kind: 'AdmissionReview', response: { uid: 'id', allowed: true, patchType: 'JSONPatch', patch: 'e30=' } }, true), /must be an array/);
+  assert.equal(
+    parseReviewResponse('v1', 'id', { apiVersion: 'admission.platform.io/v1', kind: 'AdmissionReview', response: { uid: 'id', allowed: true, patch: 'e30=' } }, false).patch,
+    undefined,
+    "a validating webhook's patch is ignored",
+  );
+  assert.throws(
+    () => parseReviewResponse('v1', 'id', { apiVersion: 'admission.platform.io/v1', kind: 'AdmissionReview', response: { uid: 'id', allowed: true, patchType: 'MergePatch', patch: 'e30=' } }, true),
+    /invalid response\.patchType of "MergePatch"/,
+  );
+  assert.throws(
+    () => parseReviewResponse('v1', 'id', { apiVersion: 'admission.platform.io/v1', kind: 'AdmissionReview', response: { uid: 'id', allowed: true, patchType: 'JSONPatch', patch: 'e30=' } }, true),
+    /must be an array/,
+  );
   assert.deepEqual(rejectionStatus('h', { code: 422, message: 'bad', details: { causes: [{ reason: 'FieldValueInvalid', message: 'm', field: 'spec' }] } }), {
     kind: 'Status',
     apiVersion: 'v1',
@@ -89,7 +113,13 @@ test('webhook configurations - the API refuses what the spec refuses and default
     registry.defaults(served(version), obj);
     return { obj, errors: registry.validate(served(version), obj).map((e) => `${e.field}: ${e.type}`) };
   };
-  const ok = { name: 'h.example.com', clientConfig: { url: 'https://hooks.example.com/check' }, rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }], sideEffects: 'None', admissionReviewVersions: ['v1'] };
+  const ok = {
+    name: 'h.example.com',
+    clientConfig: { url: 'https://hooks.example.com/check' },
+    rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }],
+    sideEffects: 'None',
+    admissionReviewVersions: ['v1'],
+  };
   const cases: Array<[string, string, Record<string, unknown>, string[]]> = [
     ['valid v1', 'v1', ok, []],
     ['v1 needs sideEffects', 'v1', { ...ok, sideEffects: undefined }, ['webhooks[0].sideEffects: Required value']],
@@ -106,7 +136,10 @@ test('webhook configurations - the API refuses what the spec refuses and default
     assert.deepEqual(create(version, clean).errors, want, name);
   }
   const dup = create('v1', ok);
-  assert.deepEqual(registry.validate(served('v1'), { ...dup.obj, webhooks: [ok, ok] }).map((e) => `${e.field}: ${e.type}`), ['webhooks[1].name: Duplicate value']);
+  assert.deepEqual(
+    registry.validate(served('v1'), { ...dup.obj, webhooks: [ok, ok] }).map((e) => `${e.field}: ${e.type}`),
+    ['webhooks[1].name: Duplicate value'],
+  );
   const v1 = create('v1', { ...ok, clientConfig: { service: { namespace: 'n', name: 's' } } }).obj.webhooks as Array<Record<string, any>>;
   assert.deepEqual([v1[0]!.failurePolicy, v1[0]!.matchPolicy, v1[0]!.timeoutSeconds, v1[0]!.clientConfig.service], ['Fail', 'Equivalent', 10, { namespace: 'n', name: 's', path: '/', port: 443 }]);
   const beta = create('v1beta1', { name: 'h.example.com', clientConfig: { url: 'https://hooks.example.com/' } }).obj.webhooks as Array<Record<string, any>>;

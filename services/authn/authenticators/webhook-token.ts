@@ -74,7 +74,9 @@ export function readTokenReviewReply(apiVersion: string, body: unknown, audience
 }
 
 function cacheKey(token: string, audiences: string[]): string {
-  return createHash('sha256').update(JSON.stringify([token, [...audiences].sort()])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([token, [...audiences].sort()]))
+    .digest('hex');
 }
 
 export async function createWebhookTokenAuthenticator(cfg: WebhookTokenConfig, log: Logger): Promise<TokenAuthenticator> {

@@ -21,7 +21,7 @@ export const X509_ERRORS = {
   expired: 'x509: certificate has expired or is not yet valid',
   unknownAuthority: 'x509: certificate signed by unknown authority',
   notCA: 'x509: certificate signed by a certificate that is not a CA',
-  pathTooLong: 'x509: too many intermediates for the issuer\'s path length constraint',
+  pathTooLong: "x509: too many intermediates for the issuer's path length constraint",
   usage: 'x509: certificate specifies an incompatible key usage',
   noCommonName: 'x509: certificate has no common name',
 } as const;

@@ -6,7 +6,10 @@ import { AuthnMetrics } from '../metrics.js';
 import type { RequestAuthenticator } from '../types.js';
 
 const jane = { username: 'jane', groups: ['dev'] };
-const tokens: RequestAuthenticator = { name: 'token-file', authenticate: (req) => (req.token === undefined ? { kind: 'skip' } : req.token === 'good' ? { kind: 'ok', user: jane } : { kind: 'fail', error: 'invalid bearer token' }) };
+const tokens: RequestAuthenticator = {
+  name: 'token-file',
+  authenticate: (req) => (req.token === undefined ? { kind: 'skip' } : req.token === 'good' ? { kind: 'ok', user: jane } : { kind: 'fail', error: 'invalid bearer token' }),
+};
 const broken: RequestAuthenticator = {
   name: 'webhook',
   authenticate: () => {

@@ -76,7 +76,7 @@ describe('authn service with OIDC and a token webhook', () => {
     assert.deepEqual(await ask({ token }), { authenticated: true, user: { username: 'oidc:jane', groups: ['oidc:dev', 'system:authenticated'] } });
   });
 
-  test('authn service - a webhook token authenticates with the webhook\'s user and audiences', async () => {
+  test("authn service - a webhook token authenticates with the webhook's user and audiences", async () => {
     assert.deepEqual(await ask({ token: WEBHOOK_TOKEN }), { authenticated: true, user: { username: 'robot', uid: 'r-1', groups: ['bots', 'system:authenticated'] } });
     assert.deepEqual(await ask({ token: WEBHOOK_TOKEN, audiences: ['vault'] }), {
       authenticated: true,

@@ -111,7 +111,13 @@ describe('authn service - service-account and bootstrap tokens', () => {
       assert.deepEqual(reply.audiences, [ISSUER]);
 
       await kv.delete(encodeKey(refOf('pods', web)));
-      assert.deepEqual(await until(() => ask({ token: issued.token }), (r) => !r.authenticated), INVALID);
+      assert.deepEqual(
+        await until(
+          () => ask({ token: issued.token }),
+          (r) => !r.authenticated,
+        ),
+        INVALID,
+      );
       // A new pod with the same name is another pod: the token stays dead.
       await put('pods', pod(NS, 'web-0'));
       await new Promise((r) => setTimeout(r, 100));
@@ -153,10 +159,24 @@ describe('authn service - service-account and bootstrap tokens', () => {
     const token = await signLegacyServiceAccountToken(signing.privateKey, { namespace: NS, serviceAccountName: 'builder', serviceAccountUid: saRef.uid, secretName: 'builder-token' });
     await put('secrets', tokenSecret(NS, 'builder-token', sa, token));
     await withService(config, async ({ ask }) => {
-      assert.equal((await until(() => ask({ token }), (r) => r.authenticated)).user?.username, SA_USER);
+      assert.equal(
+        (
+          await until(
+            () => ask({ token }),
+            (r) => r.authenticated,
+          )
+        ).user?.username,
+        SA_USER,
+      );
       const rotated = await signLegacyServiceAccountToken(signing.privateKey, { namespace: NS, serviceAccountName: 'builder', serviceAccountUid: saRef.uid, secretName: 'builder-token-2' });
       await put('secrets', tokenSecret(NS, 'builder-token', sa, rotated));
-      assert.deepEqual(await until(() => ask({ token }), (r) => !r.authenticated), INVALID);
+      assert.deepEqual(
+        await until(
+          () => ask({ token }),
+          (r) => !r.authenticated,
+        ),
+        INVALID,
+      );
     });
   });
 

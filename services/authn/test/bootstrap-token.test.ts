@@ -47,11 +47,14 @@ describe('bootstrap tokens', () => {
     ['expiring exactly now', bootstrapSecret(ID, SECRET, { expiration: '2030-01-01T00:00:00Z' })],
     ['unreadable expiration', bootstrapSecret(ID, SECRET, { expiration: 'next tuesday' })],
     ['usage-bootstrap-authentication false', bootstrapSecret(ID, SECRET, { 'usage-bootstrap-authentication': 'false' })],
-    ['usage-bootstrap-authentication absent', (() => {
-      const s = bootstrapSecret(ID, SECRET);
-      delete (s.data as Record<string, string>)['usage-bootstrap-authentication'];
-      return s;
-    })()],
+    [
+      'usage-bootstrap-authentication absent',
+      (() => {
+        const s = bootstrapSecret(ID, SECRET);
+        delete (s.data as Record<string, string>)['usage-bootstrap-authentication'];
+        return s;
+      })(),
+    ],
     ['usage only for signing', bootstrapSecret(ID, SECRET, { 'usage-bootstrap-authentication': 'yes', 'usage-bootstrap-signing': 'true' })],
     ['extra group outside system:bootstrappers:', bootstrapSecret(ID, SECRET, { 'auth-extra-groups': 'system:bootstrappers:ok,system:masters' })],
     ['extra group with a trailing colon', bootstrapSecret(ID, SECRET, { 'auth-extra-groups': 'system:bootstrappers:' })],

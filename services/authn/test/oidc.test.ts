@@ -156,7 +156,10 @@ describe('oidc authenticator', () => {
     failMatching(await a.authenticateToken(await idToken(keyA, { iss: provider.url, groups: ['dev', 'system:masters'] }), []), /must not start with system:/);
     // With a prefix the same values are harmless.
     const prefixed = await authenticator({ usernamePrefix: 'oidc:', groupsClaim: 'groups', groupsPrefix: 'oidc:' });
-    assert.deepEqual(await prefixed.authenticateToken(await idToken(keyA, { iss: provider.url, sub: 'system:admin', groups: ['system:masters'] }), []), ok('oidc:system:admin', ['oidc:system:masters']));
+    assert.deepEqual(
+      await prefixed.authenticateToken(await idToken(keyA, { iss: provider.url, sub: 'system:admin', groups: ['system:masters'] }), []),
+      ok('oidc:system:admin', ['oidc:system:masters']),
+    );
   });
 
   test('oidc - a review for another audience is refused', async () => {

@@ -101,13 +101,21 @@ describe('service-account tokens', () => {
     const claims = JSON.parse(Buffer.from(p, 'base64url').toString()) as Record<string, unknown>;
     const nowS = Math.floor(Date.now() / 1000);
     const cases: Array<[string, () => Promise<string>, RegExp]> = [
-      ['tampered payload (another service account)', async () => `${h}.${b64url({ ...claims, sub: 'system:serviceaccount:kube:admin', 'platform.io': { namespace: 'kube', serviceaccount: { name: 'admin', uid: 'x' } } })}.${sig}`, /signature/],
+      [
+        'tampered payload (another service account)',
+        async () => `${h}.${b64url({ ...claims, sub: 'system:serviceaccount:kube:admin', 'platform.io': { namespace: 'kube', serviceaccount: { name: 'admin', uid: 'x' } } })}.${sig}`,
+        /signature/,
+      ],
       ['tampered signature', async () => `${h}.${p}.${sig.slice(0, -4)}AAAA`, /signature/],
       ['signed with a key we do not trust', async () => forge(claims, stranger.privateKey), /signature/],
       ['signed with a key we do not trust, naming our kid', async () => forge(claims, stranger.privateKey, { kid: keyId(rsa.publicKey) }), /signature/],
       ['kid of the EC key on an RSA signature', async () => forge(claims, rsa.privateKey, { kid: keyId(ec.publicKey) }), /signature/],
       ['alg none', async () => `${b64url({ alg: 'none', typ: 'JWT' })}.${p}.`, /signature/],
-      ['HS256 keyed with our public key', async () => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(Buffer.from(rsa.publicKey.export({ type: 'spki', format: 'pem' }) as string)), /signature/],
+      [
+        'HS256 keyed with our public key',
+        async () => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(Buffer.from(rsa.publicKey.export({ type: 'spki', format: 'pem' }) as string)),
+        /signature/,
+      ],
       ['expired', () => fixture({ now: Date.now() - 2 * HOUR }).issue(), /expired/],
       ['not yet valid', () => fixture({ now: Date.now() + 2 * HOUR }).issue(), /not valid yet/],
       ['issued in the future', async () => forge({ ...claims, iat: nowS + 3600, nbf: nowS - 10 }, rsa.privateKey), /issued in the future/],
@@ -191,16 +199,22 @@ describe('service-account tokens', () => {
 
     const cases: Array<[string, (g: Awaited<ReturnType<typeof setup>>) => Promise<void> | void]> = [
       ['secret deleted', (g) => g.objects.remove('secrets', NS, 'builder-token')],
-      ['secret being deleted', (g) => {
-        const s = tokenSecret(NS, 'builder-token', g.sa, g.token);
-        g.objects.put('secrets', { ...s, metadata: { ...s.metadata, deletionTimestamp: '2030-01-01T00:00:00Z' } });
-      }],
-      ['secret now holds another token', async (g) => {
-        // Legacy tokens carry no jti or iat, so only another claim makes another token.
-        const other = await signLegacyServiceAccountToken(rsa.privateKey, { namespace: NS, serviceAccountName: 'builder', serviceAccountUid: g.saRef.uid, secretName: 'builder-token-2' });
-        assert.notEqual(other, g.token);
-        g.objects.put('secrets', tokenSecret(NS, 'builder-token', g.sa, other));
-      }],
+      [
+        'secret being deleted',
+        (g) => {
+          const s = tokenSecret(NS, 'builder-token', g.sa, g.token);
+          g.objects.put('secrets', { ...s, metadata: { ...s.metadata, deletionTimestamp: '2030-01-01T00:00:00Z' } });
+        },
+      ],
+      [
+        'secret now holds another token',
+        async (g) => {
+          // Legacy tokens carry no jti or iat, so only another claim makes another token.
+          const other = await signLegacyServiceAccountToken(rsa.privateKey, { namespace: NS, serviceAccountName: 'builder', serviceAccountUid: g.saRef.uid, secretName: 'builder-token-2' });
+          assert.notEqual(other, g.token);
+          g.objects.put('secrets', tokenSecret(NS, 'builder-token', g.sa, other));
+        },
+      ],
       ['secret holds the token with a character more', (g) => g.objects.put('secrets', tokenSecret(NS, 'builder-token', g.sa, `${g.token}x`))],
       ['service account deleted', (g) => g.objects.remove('serviceaccounts', NS, 'builder')],
       ['service account re-created', (g) => g.objects.put('serviceaccounts', serviceAccount(NS, 'builder'))],

@@ -5,12 +5,40 @@ import { createStaticTokenAuthenticator, parseTokenFile } from '../authenticator
 
 test('csv - records, quoting and line numbers', () => {
   const cases: Array<{ name: string; text: string; want: Array<[number, string[]]> }> = [
-    { name: 'plain rows', text: 'a,b,c\nd,e,f\n', want: [[1, ['a', 'b', 'c']], [2, ['d', 'e', 'f']]] },
-    { name: 'CRLF and no trailing newline', text: 'a,b\r\nc,d', want: [[1, ['a', 'b']], [2, ['c', 'd']]] },
-    { name: 'blank and space-only lines are skipped', text: '\na,b\n   \n\nc,d\n\n', want: [[2, ['a', 'b']], [5, ['c', 'd']]] },
+    {
+      name: 'plain rows',
+      text: 'a,b,c\nd,e,f\n',
+      want: [
+        [1, ['a', 'b', 'c']],
+        [2, ['d', 'e', 'f']],
+      ],
+    },
+    {
+      name: 'CRLF and no trailing newline',
+      text: 'a,b\r\nc,d',
+      want: [
+        [1, ['a', 'b']],
+        [2, ['c', 'd']],
+      ],
+    },
+    {
+      name: 'blank and space-only lines are skipped',
+      text: '\na,b\n   \n\nc,d\n\n',
+      want: [
+        [2, ['a', 'b']],
+        [5, ['c', 'd']],
+      ],
+    },
     { name: 'quoted commas', text: 't,u,i,"g1,g2"', want: [[1, ['t', 'u', 'i', 'g1,g2']]] },
     { name: 'doubled quotes inside quotes', text: '"say ""hi""",x', want: [[1, ['say "hi"', 'x']]] },
-    { name: 'quoted newline keeps later line numbers right', text: 'a,"x\ny"\nb,c', want: [[1, ['a', 'x\ny']], [3, ['b', 'c']]] },
+    {
+      name: 'quoted newline keeps later line numbers right',
+      text: 'a,"x\ny"\nb,c',
+      want: [
+        [1, ['a', 'x\ny']],
+        [3, ['b', 'c']],
+      ],
+    },
     { name: 'spaces around unquoted and quoted fields', text: ' a , b ,  "c d"  ', want: [[1, ['a', 'b', 'c d']]] },
     { name: 'empty fields', text: 'a,,c,', want: [[1, ['a', '', 'c', '']]] },
     { name: 'byte order mark', text: '\ufeffa,b', want: [[1, ['a', 'b']]] },
@@ -34,10 +62,7 @@ test('csv - malformed input reports the line', () => {
 });
 
 test('token file - columns map to user, uid and groups', () => {
-  const entries = parseTokenFile(
-    ['tok1,alice,uid-1', 'tok2,bob,uid-2,"dev,ops"', 'tok3,carol,,single', 'tok4,dan,uid-4," a , ,b ",extra,columns', 'tok5,erin,uid-5,""'].join('\n'),
-    'tokens.csv',
-  );
+  const entries = parseTokenFile(['tok1,alice,uid-1', 'tok2,bob,uid-2,"dev,ops"', 'tok3,carol,,single', 'tok4,dan,uid-4," a , ,b ",extra,columns', 'tok5,erin,uid-5,""'].join('\n'), 'tokens.csv');
   assert.deepEqual(
     entries.map((e) => [e.line, e.user]),
     [

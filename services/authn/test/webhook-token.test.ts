@@ -105,7 +105,7 @@ describe('webhook token authenticator', () => {
     assert.deepEqual(JSON.parse(got[0]!.body), { apiVersion: `${GROUP}/v1beta1`, kind: 'TokenReview', metadata: {}, spec: { token: GOOD } });
   });
 
-  test('webhook token - v1 on request; audiences are sent and the answer\'s are returned', async () => {
+  test("webhook token - v1 on request; audiences are sent and the answer's are returned", async () => {
     const a = await authenticator({ version: 'v1' });
     const got = await receivedDuring(async () => {
       assert.deepEqual(await a.authenticateToken(GOOD, ['vault', 'api']), { kind: 'ok', user: jane, audiences: ['vault', 'api'] });
@@ -116,7 +116,7 @@ describe('webhook token authenticator', () => {
     assert.deepEqual(await a.authenticateToken(GOOD, ['vault']), { kind: 'fail', error: 'webhook: token is not valid for the requested audiences' });
   });
 
-  test('webhook token - not authenticated: the webhook\'s error or a generic one', async () => {
+  test("webhook token - not authenticated: the webhook's error or a generic one", async () => {
     const a = await authenticator();
     assert.deepEqual(await a.authenticateToken(REVOKED, []), { kind: 'fail', error: 'webhook: token revoked' });
     assert.deepEqual(await a.authenticateToken('unknown-token', []), { kind: 'fail', error: WEBHOOK_NOT_AUTHENTICATED });

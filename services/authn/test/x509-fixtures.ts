@@ -47,10 +47,7 @@ export async function mint(o: MintOptions): Promise<Minted> {
   const notBefore = o.notBefore ?? new Date(Date.now() - HOUR);
   const notAfter = o.notAfter ?? new Date(Date.now() + DAY);
   const eku = o.eku === undefined ? (o.ca ? null : [EKU.clientAuth]) : o.eku;
-  const extensions: x509.Extension[] = [
-    new x509.BasicConstraintsExtension(o.ca === true, o.ca ? o.pathLength : undefined, true),
-    await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-  ];
+  const extensions: x509.Extension[] = [new x509.BasicConstraintsExtension(o.ca === true, o.ca ? o.pathLength : undefined, true), await x509.SubjectKeyIdentifierExtension.create(keys.publicKey)];
   const keyUsage = o.keyUsage === undefined ? (o.ca ? x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign : x509.KeyUsageFlags.digitalSignature) : o.keyUsage;
   if (keyUsage !== null) extensions.push(new x509.KeyUsagesExtension(keyUsage, true));
   if (eku) extensions.push(new x509.ExtendedKeyUsageExtension(eku));
@@ -72,8 +69,7 @@ export async function mint(o: MintOptions): Promise<Minted> {
 
 export const rootCA = (cn: string, more: Partial<MintOptions> = {}) => mint({ subject: [{ CN: [cn] }], ca: true, ...more });
 export const intermediateCA = (cn: string, issuer: Minted, more: Partial<MintOptions> = {}) => mint({ subject: [{ CN: [cn] }], ca: true, issuer, ...more });
-export const clientCert = (cn: string, issuer: Minted, orgs: string[] = [], more: Partial<MintOptions> = {}) =>
-  mint({ subject: [{ CN: [cn] }, ...orgs.map((o) => ({ O: [o] }))], issuer, ...more });
+export const clientCert = (cn: string, issuer: Minted, orgs: string[] = [], more: Partial<MintOptions> = {}) => mint({ subject: [{ CN: [cn] }, ...orgs.map((o) => ({ O: [o] }))], issuer, ...more });
 
 /** The certificate with `from` replaced by `to` (same length) inside its DER, signature untouched. */
 export function tamper(pem: string, from: string, to: string): string {

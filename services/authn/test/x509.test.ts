@@ -151,7 +151,7 @@ describe('x509 authenticator', () => {
     }
   });
 
-  test('x509 - no presented certificate is not this authenticator\'s business', async () => {
+  test("x509 - no presented certificate is not this authenticator's business", async () => {
     const auth = createX509Authenticator(ca.pem);
     assert.deepEqual(await auth.authenticate({}), { kind: 'skip' });
     assert.deepEqual(await auth.authenticate({ certificates: [] }), { kind: 'skip' });

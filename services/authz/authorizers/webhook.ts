@@ -48,7 +48,12 @@ export function sarSpec(attrs: AuthzAttributes, version: SarVersion): Record<str
   const spec: Record<string, unknown> = nonEmpty({ user: u.username, uid: u.uid });
   // v1beta1 calls the field `group`; v1 renamed it `groups`.
   if (u.groups?.length) spec[version === 'v1' ? 'groups' : 'group'] = [...u.groups];
-  if (u.extra && Object.keys(u.extra).length) spec.extra = Object.fromEntries(Object.keys(u.extra).sort().map((k) => [k, [...u.extra![k]!]]));
+  if (u.extra && Object.keys(u.extra).length)
+    spec.extra = Object.fromEntries(
+      Object.keys(u.extra)
+        .sort()
+        .map((k) => [k, [...u.extra![k]!]]),
+    );
   if (attrs.isResourceRequest) {
     spec.resourceAttributes = nonEmpty({
       namespace: attrs.namespace,
@@ -134,7 +139,10 @@ export function createWebhookAuthorizer(opts: WebhookAuthorizerOptions): Authori
       }
       if (status instanceof Error) {
         // Who asked and what is safe to log; the request body holds no credential.
-        opts.log.error({ err: status.message, user: attrs.user.username, verb: attrs.verb, resource: attrs.resource, path: attrs.isResourceRequest ? undefined : attrs.path }, 'authorization webhook failed');
+        opts.log.error(
+          { err: status.message, user: attrs.user.username, verb: attrs.verb, resource: attrs.resource, path: attrs.isResourceRequest ? undefined : attrs.path },
+          'authorization webhook failed',
+        );
         return { decision: Decision.NoOpinion, error: `webhook authorizer: ${status.message}` };
       }
       return decisionOf(status);

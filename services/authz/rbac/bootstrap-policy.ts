@@ -133,10 +133,7 @@ const NODE_RULES: PolicyRule[] = [
   rule(READ, [nodeGroup], ['runtimeclasses']),
 ];
 
-const AGGREGATE_TO_ADMIN_RULES: PolicyRule[] = [
-  rule(['create'], [AUTHORIZATION_GROUP], ['localsubjectaccessreviews']),
-  rule(READ_WRITE, [RBAC_GROUP], ['rolebindings', 'roles']),
-];
+const AGGREGATE_TO_ADMIN_RULES: PolicyRule[] = [rule(['create'], [AUTHORIZATION_GROUP], ['localsubjectaccessreviews']), rule(READ_WRITE, [RBAC_GROUP], ['rolebindings', 'roles'])];
 
 const AGGREGATE_TO_EDIT_RULES: PolicyRule[] = [
   // Reading these is as good as using them (secrets hold credentials, exec runs as the pod).
@@ -149,22 +146,75 @@ const AGGREGATE_TO_EDIT_RULES: PolicyRule[] = [
   rule(WRITE, [apps], ['daemonsets', 'deployments', 'deployments/rollback', 'deployments/scale', 'replicasets', 'replicasets/scale', 'statefulsets', 'statefulsets/scale']),
   rule(WRITE, [autoscaling], ['horizontalpodautoscalers']),
   rule(WRITE, [batch], ['cronjobs', 'jobs']),
-  rule(WRITE, [extensions], ['daemonsets', 'deployments', 'deployments/rollback', 'deployments/scale', 'ingresses', 'networkpolicies', 'replicasets', 'replicasets/scale', 'replicationcontrollers/scale']),
+  rule(
+    WRITE,
+    [extensions],
+    ['daemonsets', 'deployments', 'deployments/rollback', 'deployments/scale', 'ingresses', 'networkpolicies', 'replicasets', 'replicasets/scale', 'replicationcontrollers/scale'],
+  ),
   rule(WRITE, [policy], ['poddisruptionbudgets']),
   rule(WRITE, [networking], ['ingresses', 'networkpolicies']),
   rule(READ_WRITE, [coordination], ['leases']),
 ];
 
 const AGGREGATE_TO_VIEW_RULES: PolicyRule[] = [
-  rule(READ, [core], ['configmaps', 'endpoints', 'persistentvolumeclaims', 'persistentvolumeclaims/status', 'pods', 'replicationcontrollers', 'replicationcontrollers/scale', 'serviceaccounts', 'services', 'services/status']),
+  rule(
+    READ,
+    [core],
+    [
+      'configmaps',
+      'endpoints',
+      'persistentvolumeclaims',
+      'persistentvolumeclaims/status',
+      'pods',
+      'replicationcontrollers',
+      'replicationcontrollers/scale',
+      'serviceaccounts',
+      'services',
+      'services/status',
+    ],
+  ),
   rule(READ, [core], ['bindings', 'events', 'limitranges', 'namespaces/status', 'pods/log', 'pods/status', 'replicationcontrollers/status', 'resourcequotas', 'resourcequotas/status']),
   // At namespace scope this reads the namespace itself: how a user learns which namespaces they may use.
   rule(READ, [core], ['namespaces']),
   rule(READ, [discovery], ['endpointslices']),
-  rule(READ, [apps], ['controllerrevisions', 'daemonsets', 'daemonsets/status', 'deployments', 'deployments/scale', 'deployments/status', 'replicasets', 'replicasets/scale', 'replicasets/status', 'statefulsets', 'statefulsets/scale', 'statefulsets/status']),
+  rule(
+    READ,
+    [apps],
+    [
+      'controllerrevisions',
+      'daemonsets',
+      'daemonsets/status',
+      'deployments',
+      'deployments/scale',
+      'deployments/status',
+      'replicasets',
+      'replicasets/scale',
+      'replicasets/status',
+      'statefulsets',
+      'statefulsets/scale',
+      'statefulsets/status',
+    ],
+  ),
   rule(READ, [autoscaling], ['horizontalpodautoscalers', 'horizontalpodautoscalers/status']),
   rule(READ, [batch], ['cronjobs', 'cronjobs/status', 'jobs', 'jobs/status']),
-  rule(READ, [extensions], ['daemonsets', 'daemonsets/status', 'deployments', 'deployments/scale', 'deployments/status', 'ingresses', 'ingresses/status', 'networkpolicies', 'replicasets', 'replicasets/scale', 'replicasets/status', 'replicationcontrollers/scale']),
+  rule(
+    READ,
+    [extensions],
+    [
+      'daemonsets',
+      'daemonsets/status',
+      'deployments',
+      'deployments/scale',
+      'deployments/status',
+      'ingresses',
+      'ingresses/status',
+      'networkpolicies',
+      'replicasets',
+      'replicasets/scale',
+      'replicasets/status',
+      'replicationcontrollers/scale',
+    ],
+  ),
   rule(READ, [policy], ['poddisruptionbudgets', 'poddisruptionbudgets/status']),
   rule(READ, [networking], ['ingresses', 'ingresses/status', 'networkpolicies']),
 ];
@@ -195,11 +245,7 @@ const SIGNERS: Array<[role: string, signer: string]> = [
 export function controllerClusterRoleRules(): Record<string, PolicyRule[]> {
   return {
     // Empties a deleted namespace of every namespaced type, then finalizes it.
-    'namespace-controller': [
-      rule(READ, [core], ['namespaces']),
-      rule(['update'], [core], ['namespaces/finalize', 'namespaces/status']),
-      rule(['list', 'delete', 'deletecollection'], ['*'], ['*']),
-    ],
+    'namespace-controller': [rule(READ, [core], ['namespaces']), rule(['update'], [core], ['namespaces/finalize', 'namespaces/status']), rule(['list', 'delete', 'deletecollection'], ['*'], ['*'])],
     // Metadata of every deletable type; owner references and its finalizers are merge-patched.
     'generic-garbage-collector': [rule(['get', 'list', 'watch', 'patch', 'delete'], ['*'], ['*'])],
     'service-account-controller': [rule(['list', 'watch'], [core], ['namespaces']), rule(['create', 'list', 'watch'], [core], ['serviceaccounts'])],
@@ -314,7 +360,9 @@ export function bootstrapRoles(): ApiObject[] {
 
 /** The default RoleBindings. */
 export function bootstrapRoleBindings(): ApiObject[] {
-  return controllerNamespacedRoleRules().map(([namespace, account]) => roleBinding(namespace, `${CONTROLLER_ROLE_PREFIX}${account}`, `${CONTROLLER_ROLE_PREFIX}${account}`, [controllerAccount(account)]));
+  return controllerNamespacedRoleRules().map(([namespace, account]) =>
+    roleBinding(namespace, `${CONTROLLER_ROLE_PREFIX}${account}`, `${CONTROLLER_ROLE_PREFIX}${account}`, [controllerAccount(account)]),
+  );
 }
 
 /** Roles first, so a binding never points at a role that is still being written. */

@@ -85,11 +85,7 @@ export function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
 export function ruleAllows(rule: PolicyRule, attrs: AuthzAttributes): boolean {
   if (!verbMatches(rule, attrs.verb)) return false;
   if (!attrs.isResourceRequest) return nonResourceURLMatches(rule, attrs.path);
-  return (
-    apiGroupMatches(rule, attrs.apiGroup ?? '') &&
-    resourceMatches(rule, attrs.resource ?? '', attrs.subresource ?? '') &&
-    resourceNameMatches(rule, attrs.name ?? '')
-  );
+  return apiGroupMatches(rule, attrs.apiGroup ?? '') && resourceMatches(rule, attrs.resource ?? '', attrs.subresource ?? '') && resourceNameMatches(rule, attrs.name ?? '');
 }
 
 // ---- subjects ----

@@ -162,7 +162,17 @@ export class RbacState {
   #applyRole(kind: 'Role' | 'ClusterRole', namespace: string, name: string, o: ApiObject | null, revision: number): void {
     if (kind === RbacKind.ClusterRole) {
       if (!o) this.#clusterRoles.delete(name);
-      else this.#clusterRoles.set(name, { kind, name, namespace: '', rules: readRules(o.rules, this.canonicalGroup), labels: labelsOf(o), aggregationRule: o.aggregationRule ?? undefined, revision, object: o });
+      else
+        this.#clusterRoles.set(name, {
+          kind,
+          name,
+          namespace: '',
+          rules: readRules(o.rules, this.canonicalGroup),
+          labels: labelsOf(o),
+          aggregationRule: o.aggregationRule ?? undefined,
+          revision,
+          object: o,
+        });
       return;
     }
     let ns = this.#roles.get(namespace);

@@ -78,7 +78,11 @@ test('abac - a malformed line fails the whole file, naming its line', () => {
     ['user as a number', v1({ user: 7 }), /line 3: field "user" must be a string/],
   ];
   for (const [name, line, err] of cases) {
-    assert.throws(() => parseAbacPolicies(`${good}\n# c\n${line}\n${good}`, 'policy.jsonl'), (e: unknown) => e instanceof AbacPolicyError && e instanceof OptionsError && err.test(e.message), name);
+    assert.throws(
+      () => parseAbacPolicies(`${good}\n# c\n${line}\n${good}`, 'policy.jsonl'),
+      (e: unknown) => e instanceof AbacPolicyError && e instanceof OptionsError && err.test(e.message),
+      name,
+    );
   }
 });
 

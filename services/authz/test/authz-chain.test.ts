@@ -5,7 +5,16 @@ import { runAuthzChain } from '../chain.js';
 import { validateModes } from '../modes.js';
 import type { Authorizer, AuthorizerDecision } from '../types.js';
 
-const attrs: AuthzAttributes = { user: { username: 'jane', groups: ['system:authenticated'] }, verb: 'get', isResourceRequest: true, path: '/api/v1/namespaces/a/pods/p', resource: 'pods', namespace: 'a', name: 'p', apiGroup: '' };
+const attrs: AuthzAttributes = {
+  user: { username: 'jane', groups: ['system:authenticated'] },
+  verb: 'get',
+  isResourceRequest: true,
+  path: '/api/v1/namespaces/a/pods/p',
+  resource: 'pods',
+  namespace: 'a',
+  name: 'p',
+  apiGroup: '',
+};
 
 const fixed = (name: string, d: AuthorizerDecision): Authorizer => ({ name, authorize: () => d });
 const throwing = (name: string): Authorizer => ({

@@ -6,7 +6,15 @@ import { runAuthzChain } from '../chain.js';
 import { AuthzMetrics } from '../metrics.js';
 import type { Authorizer } from '../types.js';
 
-const attrs = (verb: string): AuthzAttributes => ({ user: { username: 'jane', groups: ['system:authenticated'] }, verb, isResourceRequest: true, path: '/api/v1/namespaces/a/pods', resource: 'pods', namespace: 'a', apiGroup: '' });
+const attrs = (verb: string): AuthzAttributes => ({
+  user: { username: 'jane', groups: ['system:authenticated'] },
+  verb,
+  isResourceRequest: true,
+  path: '/api/v1/namespaces/a/pods',
+  resource: 'pods',
+  namespace: 'a',
+  apiGroup: '',
+});
 
 test('authz metrics - apiserver_authorization_decisions_total counts the authorizer whose decision ended the chain', async () => {
   const registry = new MetricsRegistry();

@@ -20,7 +20,13 @@ test('authz options - flags and environment map onto the authorizer configuratio
     ['Webhook with defaults', ['--authorization-mode=Webhook', '--authorization-webhook-config-file=/wh.yaml'], {}, { modes: ['Webhook'], bucket: 'objects', webhook: webhookDefaults }],
     [
       'Webhook with every flag',
-      ['--authorization-mode=Node,Webhook', '--authorization-webhook-config-file=/wh.yaml', '--authorization-webhook-version=v1', '--authorization-webhook-cache-authorized-ttl=1m30s', '--authorization-webhook-cache-unauthorized-ttl=0s'],
+      [
+        '--authorization-mode=Node,Webhook',
+        '--authorization-webhook-config-file=/wh.yaml',
+        '--authorization-webhook-version=v1',
+        '--authorization-webhook-cache-authorized-ttl=1m30s',
+        '--authorization-webhook-cache-unauthorized-ttl=0s',
+      ],
       {},
       { modes: ['Node', 'Webhook'], bucket: 'objects', webhook: { configFile: '/wh.yaml', version: 'v1', authorizedTtlMs: 90_000, unauthorizedTtlMs: 0 } },
     ],
@@ -42,7 +48,12 @@ test('authz options - incomplete or contradictory settings are refused at start-
     ['malformed TTL', ['--authorization-mode=Webhook', '--authorization-webhook-config-file=/wh.yaml', '--authorization-webhook-cache-authorized-ttl=soon'], /invalid duration/],
   ];
   // OptionsError: the entry point prints the message and exits 2, as for any bad flag.
-  for (const [name, argv, err] of bad) assert.throws(() => configOf(argv), (e: unknown) => e instanceof OptionsError && err.test(e.message), name);
+  for (const [name, argv, err] of bad)
+    assert.throws(
+      () => configOf(argv),
+      (e: unknown) => e instanceof OptionsError && err.test(e.message),
+      name,
+    );
 });
 
 test('authz modes - every mode the spec names has a factory', () => {

@@ -13,12 +13,18 @@ function pod(namespace: string, name: string, spec: Record<string, unknown>): Ap
   return { apiVersion: 'v1', kind: 'Pod', metadata: { namespace, name }, spec: { containers: [{ name: 'c', image: 'i' }], ...spec } };
 }
 const pv = (name: string, spec: Record<string, unknown>): ApiObject => ({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name }, spec });
-const pvc = (namespace: string, name: string, volumeName?: string): ApiObject => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { namespace, name }, spec: volumeName ? { volumeName } : {} });
+const pvc = (namespace: string, name: string, volumeName?: string): ApiObject => ({
+  apiVersion: 'v1',
+  kind: 'PersistentVolumeClaim',
+  metadata: { namespace, name },
+  spec: volumeName ? { volumeName } : {},
+});
 
 function graphWith() {
   const g = new NodeGraph();
   const authz = createNodeAuthorizer(g);
-  const put = (resource: string, o: ApiObject, group = '') => g.apply({ ref: { group, resource, name: o.metadata.name!, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}) }, object: o });
+  const put = (resource: string, o: ApiObject, group = '') =>
+    g.apply({ ref: { group, resource, name: o.metadata.name!, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}) }, object: o });
   const del = (resource: string, namespace: string | undefined, name: string, group = '') => g.apply({ ref: { group, resource, name, ...(namespace ? { namespace } : {}) }, object: null });
   const ask = (node: string, verb: string, resource: string, extra: Partial<AuthzAttributes> = {}): AuthorizerDecision =>
     authz.authorize({ user: nodeUser(node), verb, isResourceRequest: true, path: '/x', apiGroup: '', resource, ...extra }) as AuthorizerDecision;
@@ -168,7 +174,14 @@ test('node graph - a claim cannot pull in a volume bound to another claim', () =
 
 test('node graph - in-tree volume secrets default to the claim namespace', () => {
   assert.deepEqual(
-    pvSecrets(pv('p', { claimRef: { namespace: 'team', name: 'c' }, rbd: { secretRef: { name: 'ceph' } }, azureFile: { secretName: 'az', secretNamespace: 'infra' }, csi: { nodePublishSecretRef: { name: 'no-namespace' } } })),
+    pvSecrets(
+      pv('p', {
+        claimRef: { namespace: 'team', name: 'c' },
+        rbd: { secretRef: { name: 'ceph' } },
+        azureFile: { secretName: 'az', secretNamespace: 'infra' },
+        csi: { nodePublishSecretRef: { name: 'no-namespace' } },
+      }),
+    ),
     [
       { namespace: 'infra', name: 'az' },
       { namespace: 'team', name: 'ceph' },
@@ -195,7 +208,16 @@ test('node graph - service account tokens only for accounts of pods on the node'
 
 test('node graph - graph-held types: only get of one named object', () => {
   const { put, ask } = graphWith();
-  put('pods', pod('shop', 'web', { nodeName: 'a', volumes: [{ name: 'v', secret: { secretName: 's' } }, { name: 'c', configMap: { name: 'cm' } }] }));
+  put(
+    'pods',
+    pod('shop', 'web', {
+      nodeName: 'a',
+      volumes: [
+        { name: 'v', secret: { secretName: 's' } },
+        { name: 'c', configMap: { name: 'cm' } },
+      ],
+    }),
+  );
   const getOnly = { decision: 'NoOpinion', reason: 'can only get individual resources of this type' };
   for (const resource of ['secrets', 'configmaps', 'persistentvolumeclaims', 'persistentvolumes']) {
     assert.deepEqual(ask('a', 'list', resource, { namespace: 'shop' }), getOnly, `list ${resource}`);
@@ -213,7 +235,11 @@ test('node graph - graph-held types: only get of one named object', () => {
 test('node graph - volume attachments: get those attached to the node, and their volumes', () => {
   const { put, del, decision } = graphWith();
   put('persistentvolumes', pv('pv-9', { csi: { driver: 'd', volumeHandle: 'h' } }));
-  put('volumeattachments', { apiVersion: 'storage.platform.io/v1', kind: 'VolumeAttachment', metadata: { name: 'va-1' }, spec: { nodeName: 'a', attacher: 'd', source: { persistentVolumeName: 'pv-9' } } }, 'storage.platform.io');
+  put(
+    'volumeattachments',
+    { apiVersion: 'storage.platform.io/v1', kind: 'VolumeAttachment', metadata: { name: 'va-1' }, spec: { nodeName: 'a', attacher: 'd', source: { persistentVolumeName: 'pv-9' } } },
+    'storage.platform.io',
+  );
   const va = { apiGroup: 'storage.platform.io', name: 'va-1' };
   assert.equal(decision('a', 'get', 'volumeattachments', va), 'Allow');
   assert.equal(decision('b', 'get', 'volumeattachments', va), 'NoOpinion');
@@ -251,7 +277,7 @@ test('node graph - pods: read all, status and deletion only of its own pods', ()
   const own = { namespace: 'shop', name: 'web' };
   const cases: Array<[string, string, string, Partial<AuthzAttributes>, 'Allow' | 'NoOpinion']> = [
     ['read pods', 'a', 'list', {}, 'Allow'],
-    ['get another node\'s pod', 'b', 'get', own, 'Allow'],
+    ["get another node's pod", 'b', 'get', own, 'Allow'],
     ['status of own pod', 'a', 'patch', { ...own, subresource: 'status' }, 'Allow'],
     ['status of own pod (update)', 'a', 'update', { ...own, subresource: 'status' }, 'Allow'],
     ['status of a pod on another node', 'b', 'patch', { ...own, subresource: 'status' }, 'NoOpinion'],
@@ -278,7 +304,7 @@ test('node graph - the fixed node rules, and nothing else', () => {
     ['events delete', 'delete', { resource: 'events', namespace: 'x', name: 'e' }, 'NoOpinion'],
     ['own lease', 'update', { apiGroup: 'coordination.platform.io', resource: 'leases', namespace: 'platform-node-lease', name: 'a' }, 'Allow'],
     ['create own lease', 'create', { apiGroup: 'coordination.platform.io', resource: 'leases', namespace: 'platform-node-lease' }, 'Allow'],
-    ['another node\'s lease', 'update', { apiGroup: 'coordination.platform.io', resource: 'leases', namespace: 'platform-node-lease', name: 'b' }, 'NoOpinion'],
+    ["another node's lease", 'update', { apiGroup: 'coordination.platform.io', resource: 'leases', namespace: 'platform-node-lease', name: 'b' }, 'NoOpinion'],
     ['lease elsewhere', 'get', { apiGroup: 'coordination.platform.io', resource: 'leases', namespace: 'platform-system', name: 'a' }, 'NoOpinion'],
     ['list leases', 'list', { apiGroup: 'coordination.platform.io', resource: 'leases', namespace: 'platform-node-lease' }, 'NoOpinion'],
     ['CSR create', 'create', { apiGroup: 'certificates.platform.io', resource: 'certificatesigningrequests' }, 'Allow'],
@@ -299,13 +325,19 @@ test('node graph - only system:node:<name> in system:nodes is a node', () => {
   const { g, put } = graphWith();
   put('pods', pod('shop', 'web', { nodeName: 'a', volumes: [{ name: 'v', secret: { secretName: 's' } }] }));
   const authz = createNodeAuthorizer(g);
-  const ask = (username: string, groups: string[]) => authz.authorize({ user: { username, groups }, verb: 'get', isResourceRequest: true, path: '/x', apiGroup: '', resource: 'secrets', namespace: 'shop', name: 's' });
+  const ask = (username: string, groups: string[]) =>
+    authz.authorize({ user: { username, groups }, verb: 'get', isResourceRequest: true, path: '/x', apiGroup: '', resource: 'secrets', namespace: 'shop', name: 's' });
   assert.deepEqual(ask('system:node:a', ['system:nodes']), { decision: 'Allow' });
   assert.deepEqual(ask('system:node:a', ['system:authenticated']), { decision: 'NoOpinion' }, 'name without the group');
   assert.deepEqual(ask('a', ['system:nodes']), { decision: 'NoOpinion' }, 'group without the name');
   assert.deepEqual(ask('jane', ['system:masters']), { decision: 'NoOpinion' });
   assert.deepEqual(ask('system:node:', ['system:nodes']), { decision: 'NoOpinion', reason: 'unknown node for user "system:node:"' });
   // Graph grants cannot be listed: a node's rules review is incomplete, anyone else's is empty and complete.
-  assert.deepEqual(authz.rulesFor!({ username: 'system:node:a', groups: ['system:nodes'] }, 'shop'), { resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: 'node authorizer does not support user rule resolution' });
+  assert.deepEqual(authz.rulesFor!({ username: 'system:node:a', groups: ['system:nodes'] }, 'shop'), {
+    resourceRules: [],
+    nonResourceRules: [],
+    incomplete: true,
+    evaluationError: 'node authorizer does not support user rule resolution',
+  });
   assert.deepEqual(authz.rulesFor!({ username: 'jane', groups: [] }, 'shop'), { resourceRules: [], nonResourceRules: [], incomplete: false });
 });

@@ -30,16 +30,32 @@ const roles: AggregationSource[] = [
 test('rbac aggregation - the union of the selected roles’ rules, de-duplicated, in a fixed order', () => {
   const cases: Array<{ name: string; selectors: LabelSelectorObject[]; want: PolicyRule[] }> = [
     { name: 'matchLabels, roles by name, never the role itself', selectors: [{ matchLabels: { agg: 'view' } }], want: [r('get', 'pods'), r('list', 'pods'), r('get', 'zebras')] },
-    { name: 'selectors in order', selectors: [{ matchLabels: { agg: 'edit' } }, { matchLabels: { agg: 'view' } }], want: [r('update', 'pods'), r('get', 'pods'), r('list', 'pods'), r('get', 'zebras')] },
-    { name: 'a role picked by two selectors counts once', selectors: [{ matchLabels: { tier: 'gold' } }, { matchLabels: { agg: 'view' } }], want: [r('get', 'zebras'), r('get', 'pods'), r('list', 'pods')] },
+    {
+      name: 'selectors in order',
+      selectors: [{ matchLabels: { agg: 'edit' } }, { matchLabels: { agg: 'view' } }],
+      want: [r('update', 'pods'), r('get', 'pods'), r('list', 'pods'), r('get', 'zebras')],
+    },
+    {
+      name: 'a role picked by two selectors counts once',
+      selectors: [{ matchLabels: { tier: 'gold' } }, { matchLabels: { agg: 'view' } }],
+      want: [r('get', 'zebras'), r('get', 'pods'), r('list', 'pods')],
+    },
     { name: 'In', selectors: [{ matchExpressions: [{ key: 'tier', operator: 'In', values: ['gold', 'silver'] }] }], want: [r('update', 'pods'), r('get', 'zebras'), r('get', 'pods')] },
     { name: 'NotIn (roles without the label too)', selectors: [{ matchExpressions: [{ key: 'agg', operator: 'NotIn', values: ['view'] }] }], want: [r('update', 'pods'), r('delete', 'pods')] },
     { name: 'Exists', selectors: [{ matchExpressions: [{ key: 'tier', operator: 'Exists' }] }], want: [r('update', 'pods'), r('get', 'zebras'), r('get', 'pods')] },
     { name: 'DoesNotExist', selectors: [{ matchExpressions: [{ key: 'agg', operator: 'DoesNotExist' }] }], want: [r('delete', 'pods')] },
-    { name: 'labels and expressions together', selectors: [{ matchLabels: { agg: 'view' }, matchExpressions: [{ key: 'tier', operator: 'DoesNotExist' }] }], want: [r('get', 'pods'), r('list', 'pods')] },
+    {
+      name: 'labels and expressions together',
+      selectors: [{ matchLabels: { agg: 'view' }, matchExpressions: [{ key: 'tier', operator: 'DoesNotExist' }] }],
+      want: [r('get', 'pods'), r('list', 'pods')],
+    },
     { name: 'an empty selector selects every other role', selectors: [{}], want: [r('get', 'pods'), r('list', 'pods'), r('update', 'pods'), r('delete', 'pods'), r('get', 'zebras')] },
     { name: 'no selectors', selectors: [], want: [] },
-    { name: 'a selector that cannot be parsed selects nothing', selectors: [{ matchExpressions: [{ key: 'agg', operator: 'Near', values: ['x'] }] }, { matchLabels: { agg: 'edit' } }], want: [r('update', 'pods')] },
+    {
+      name: 'a selector that cannot be parsed selects nothing',
+      selectors: [{ matchExpressions: [{ key: 'agg', operator: 'Near', values: ['x'] }] }, { matchLabels: { agg: 'edit' } }],
+      want: [r('update', 'pods')],
+    },
   ];
   for (const c of cases) {
     assert.deepEqual(aggregateRules('self', c.selectors, roles), c.want, c.name);

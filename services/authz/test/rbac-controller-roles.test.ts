@@ -40,11 +40,20 @@ test('rbac bootstrap policy - every controller account has its system:controller
   }
   for (const b of nsBindings) assert.deepEqual(rolebindings.strategy!.validate!(b), [], `${b.metadata.namespace}/${b.metadata.name}`);
   // As upstream's: the token cleaner may delete secrets only where bootstrap tokens live.
-  assert.deepEqual(nsRoles.filter((r) => r.metadata.name === `${CONTROLLER_ROLE_PREFIX}token-cleaner`).map((r) => r.metadata.namespace), [CONTROLLER_ACCOUNT_NAMESPACE]);
-  assert.deepEqual(nsRoles.filter((r) => r.metadata.name === `${CONTROLLER_ROLE_PREFIX}bootstrap-signer`).map((r) => r.metadata.namespace).sort(), ['platform-public', CONTROLLER_ACCOUNT_NAMESPACE]);
+  assert.deepEqual(
+    nsRoles.filter((r) => r.metadata.name === `${CONTROLLER_ROLE_PREFIX}token-cleaner`).map((r) => r.metadata.namespace),
+    [CONTROLLER_ACCOUNT_NAMESPACE],
+  );
+  assert.deepEqual(
+    nsRoles
+      .filter((r) => r.metadata.name === `${CONTROLLER_ROLE_PREFIX}bootstrap-signer`)
+      .map((r) => r.metadata.namespace)
+      .sort(),
+    ['platform-public', CONTROLLER_ACCOUNT_NAMESPACE],
+  );
 });
 
-test('rbac bootstrap policy - the controller manager\'s own role holds upstream\'s rights only; with its controllers role it holds every controller\'s', () => {
+test("rbac bootstrap policy - the controller manager's own role holds upstream's rights only; with its controllers role it holds every controller's", () => {
   const clusterRoles = byName(bootstrapClusterRoles());
   const own = rulesOf(clusterRoles.get(`/${CONTROLLER_MANAGER_USER}`));
   const controllers = rulesOf(clusterRoles.get(`/${CONTROLLER_MANAGER_CONTROLLERS_ROLE}`));
@@ -58,7 +67,8 @@ test('rbac bootstrap policy - the controller manager\'s own role holds upstream\
     want(['list', 'watch', 'update', 'delete'], '', 'secrets'),
     want(['create'], 'authentication.platform.io', 'tokenreviews'),
     want(['create'], 'authorization.platform.io', 'subjectaccessreviews'),
-  ]) assert.ok(covers(own, [r]).covered, JSON.stringify(r));
+  ])
+    assert.ok(covers(own, [r]).covered, JSON.stringify(r));
   // None of the controllers' own work: each of their roles is refused to it alone.
   const controllerRoles = [...clusterRoles.values()].filter((r) => r.metadata.name!.startsWith(CONTROLLER_ROLE_PREFIX));
   assert.equal(controllerRoles.length, 9);

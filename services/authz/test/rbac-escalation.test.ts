@@ -72,7 +72,9 @@ test('rbac escalation - a role granting more than you hold is refused, listing w
       '{APIGroups:[""], Resources:["secrets"], Verbs:["get" "delete"]}',
   });
   // What bob holds he may hand out, in full or in part.
-  assert.deepEqual(await w.check({ user: bob, object: roleObject('subset', 'a', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['p1'] }]), namespace: 'a' }), { allowed: true });
+  assert.deepEqual(await w.check({ user: bob, object: roleObject('subset', 'a', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['p1'] }]), namespace: 'a' }), {
+    allowed: true,
+  });
   // ... but only where he holds it.
   const elsewhere = await w.check({ user: bob, object: roleObject('subset', 'b', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }]), namespace: 'b' });
   assert.equal(elsewhere.allowed, false);
@@ -117,7 +119,11 @@ test('rbac escalation - binding needs the bound role’s permissions or the bind
       '{NonResourceURLs:["*"], Verbs:["*"]}',
   });
   const nsAdmin = await w.check({ user: bob, object: roleBinding('root', 'a', { kind: 'ClusterRole', name: 'cluster-admin' }), namespace: 'a' });
-  assert.equal(nsAdmin.message, 'user "bob" (groups=["dev" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:["*"], Resources:["*"], Verbs:["*"]}', 'URLs grant nothing in a RoleBinding, so they are not required');
+  assert.equal(
+    nsAdmin.message,
+    'user "bob" (groups=["dev" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:["*"], Resources:["*"], Verbs:["*"]}',
+    'URLs grant nothing in a RoleBinding, so they are not required',
+  );
 
   // A role whose rules bob holds in a: bindable there (to a Role or a ClusterRole), not in b.
   assert.deepEqual(await w.check({ user: bob, object: roleBinding('share', 'a', { kind: 'Role', name: 'pods' }), namespace: 'a' }), { allowed: true });
@@ -199,9 +205,31 @@ test('rbac escalation - with upstream aliases a role naming either spelling of a
   const chain = [createPrivilegedGroupsAuthorizer(), createRbacAuthorizer(rbac)];
   const ref = { group: RBAC_GROUP, resource: 'roles', name: 'held', namespace: 'a' };
   // bob holds `create roles` and `get rolebindings` in upstream's spelling of the RBAC group.
-  rbac.apply({ key: encodeKey(ref), ref, revision: 1, object: { kind: 'Role', metadata: { name: 'held', namespace: 'a' }, rules: [{ verbs: ['create'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'] }, { verbs: ['get'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['rolebindings'] }] } });
+  rbac.apply({
+    key: encodeKey(ref),
+    ref,
+    revision: 1,
+    object: {
+      kind: 'Role',
+      metadata: { name: 'held', namespace: 'a' },
+      rules: [
+        { verbs: ['create'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'] },
+        { verbs: ['get'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['rolebindings'] },
+      ],
+    },
+  });
   const bref = { group: RBAC_GROUP, resource: 'rolebindings', name: 'bob', namespace: 'a' };
-  rbac.apply({ key: encodeKey(bref), ref: bref, revision: 2, object: { kind: 'RoleBinding', metadata: { name: 'bob', namespace: 'a' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'held' }, subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'bob' }] } });
+  rbac.apply({
+    key: encodeKey(bref),
+    ref: bref,
+    revision: 2,
+    object: {
+      kind: 'RoleBinding',
+      metadata: { name: 'bob', namespace: 'a' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'held' },
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'bob' }],
+    },
+  });
   const deps = { rbac, authorize: (attrs: Parameters<typeof runAuthzChain>[1]) => runAuthzChain(chain, attrs) };
   const role = (rules: PolicyRule[]) => ({ user: bob, namespace: 'a', object: { kind: 'Role', metadata: { name: 'new', namespace: 'a' }, rules } as ApiObject });
   // The canonical spelling of what bob holds is covered …
@@ -215,8 +243,23 @@ test('rbac escalation - with upstream aliases a role naming either spelling of a
   }
   // Without aliases, upstream's spelling is just another group: what bob holds there does not cover the RBAC group.
   const exact = new RbacState();
-  exact.apply({ key: encodeKey(ref), ref, revision: 1, object: { kind: 'Role', metadata: { name: 'held', namespace: 'a' }, rules: [{ verbs: ['get'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['rolebindings'] }] } });
-  exact.apply({ key: encodeKey(bref), ref: bref, revision: 2, object: { kind: 'RoleBinding', metadata: { name: 'bob', namespace: 'a' }, roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: 'held' }, subjects: [{ kind: 'User', apiGroup: RBAC_GROUP, name: 'bob' }] } });
+  exact.apply({
+    key: encodeKey(ref),
+    ref,
+    revision: 1,
+    object: { kind: 'Role', metadata: { name: 'held', namespace: 'a' }, rules: [{ verbs: ['get'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['rolebindings'] }] },
+  });
+  exact.apply({
+    key: encodeKey(bref),
+    ref: bref,
+    revision: 2,
+    object: {
+      kind: 'RoleBinding',
+      metadata: { name: 'bob', namespace: 'a' },
+      roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: 'held' },
+      subjects: [{ kind: 'User', apiGroup: RBAC_GROUP, name: 'bob' }],
+    },
+  });
   const exactChain = [createPrivilegedGroupsAuthorizer(), createRbacAuthorizer(exact)];
   const exactDeps = { rbac: exact, authorize: (attrs: Parameters<typeof runAuthzChain>[1]) => runAuthzChain(exactChain, attrs) };
   assert.equal((await checkEscalation(role([{ verbs: ['get'], apiGroups: [RBAC_GROUP], resources: ['rolebindings'] }]), exactDeps)).allowed, false);

@@ -42,7 +42,13 @@ test('rbac reconcile - roles get missing rules and labels, and keep whatever the
     },
     {
       name: 'rules covered by broader ones are not added',
-      existing: { ...structuredClone(expectedRole), rules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, { verbs: ['*'], nonResourceURLs: ['*'] }] },
+      existing: {
+        ...structuredClone(expectedRole),
+        rules: [
+          { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+          { verbs: ['*'], nonResourceURLs: ['*'] },
+        ],
+      },
       want: null,
     },
     {
@@ -102,12 +108,28 @@ test('rbac bootstrap policy - every default object is valid, labelled, and every
     assert.deepEqual(clusterrolebindings.strategy!.validate!(b), [], b.metadata.name);
     assert.ok(names.has((b.roleRef as { name: string }).name), `${b.metadata.name} names a default role`);
   }
-  for (const name of ['cluster-admin', 'admin', 'edit', 'view', 'system:discovery', 'system:basic-user', 'system:public-info-viewer', 'system:node', 'system:node-bootstrapper', 'system:auth-delegator']) {
+  for (const name of [
+    'cluster-admin',
+    'admin',
+    'edit',
+    'view',
+    'system:discovery',
+    'system:basic-user',
+    'system:public-info-viewer',
+    'system:node',
+    'system:node-bootstrapper',
+    'system:auth-delegator',
+  ]) {
     assert.ok(names.has(name), name);
   }
   assert.deepEqual(
     bootstrapPolicy().map((t) => t.resource),
-    [...roles.map(() => 'clusterroles'), ...bootstrapClusterRoleBindings().map(() => 'clusterrolebindings'), ...bootstrapRoles().map(() => 'roles'), ...bootstrapRoleBindings().map(() => 'rolebindings')],
+    [
+      ...roles.map(() => 'clusterroles'),
+      ...bootstrapClusterRoleBindings().map(() => 'clusterrolebindings'),
+      ...bootstrapRoles().map(() => 'roles'),
+      ...bootstrapRoleBindings().map(() => 'rolebindings'),
+    ],
     'roles are written before the bindings that name them',
   );
 });

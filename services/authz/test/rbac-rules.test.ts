@@ -37,7 +37,12 @@ test('rbac rules - one rule against one request', () => {
     { name: 'pods/log is not pods/exec', rule: { verbs: ['create'], apiGroups: [''], resources: ['pods/log'] }, req: res('create', 'pods', { subresource: 'exec' }), want: false },
     { name: '*/scale any resource', rule: { verbs: ['update'], apiGroups: ['*'], resources: ['*/scale'] }, req: res('update', 'deployments', { apiGroup: 'apps', subresource: 'scale' }), want: true },
     { name: '*/scale not the resource', rule: { verbs: ['update'], apiGroups: ['*'], resources: ['*/scale'] }, req: res('update', 'deployments', { apiGroup: 'apps' }), want: false },
-    { name: '*/scale not other sub-resources', rule: { verbs: ['update'], apiGroups: ['*'], resources: ['*/scale'] }, req: res('update', 'deployments', { apiGroup: 'apps', subresource: 'status' }), want: false },
+    {
+      name: '*/scale not other sub-resources',
+      rule: { verbs: ['update'], apiGroups: ['*'], resources: ['*/scale'] },
+      req: res('update', 'deployments', { apiGroup: 'apps', subresource: 'status' }),
+      want: false,
+    },
     { name: 'pods/* any sub-resource of pods', rule: { verbs: ['create'], apiGroups: [''], resources: ['pods/*'] }, req: res('create', 'pods', { subresource: 'exec' }), want: true },
     { name: 'pods/* not pods', rule: { verbs: ['get'], apiGroups: [''], resources: ['pods/*'] }, req: res('get', 'pods'), want: false },
     { name: 'pods/* not services/proxy', rule: { verbs: ['get'], apiGroups: [''], resources: ['pods/*'] }, req: res('get', 'services', { subresource: 'proxy' }), want: false },
@@ -80,9 +85,21 @@ test('rbac rules - subjects name users, groups and service accounts, case-sensit
     { name: 'service account of another namespace', s: { kind: 'ServiceAccount', name: 'builder', namespace: 'ns2' }, user: sa, ns: '', want: false },
     { name: 'service account defaults to the binding namespace', s: { kind: 'ServiceAccount', name: 'builder' }, user: sa, ns: 'ns1', want: true },
     { name: 'service account without any namespace names nobody', s: { kind: 'ServiceAccount', name: 'builder' }, user: sa, ns: '', want: false },
-    { name: '... not even a user named with an empty namespace', s: { kind: 'ServiceAccount', name: 'builder' }, user: { username: 'system:serviceaccount::builder', groups: [] }, ns: '', want: false },
+    {
+      name: '... not even a user named with an empty namespace',
+      s: { kind: 'ServiceAccount', name: 'builder' },
+      user: { username: 'system:serviceaccount::builder', groups: [] },
+      ns: '',
+      want: false,
+    },
     { name: 'service account with a non-core api group', s: { kind: 'ServiceAccount', apiGroup: RBAC_GROUP, name: 'builder', namespace: 'ns1' }, user: sa, ns: '', want: false },
-    { name: 'a user impersonating the service account name matches (same user name)', s: { kind: 'ServiceAccount', name: 'builder', namespace: 'ns1' }, user: { username: 'system:serviceaccount:ns1:builder', groups: [] }, ns: '', want: true },
+    {
+      name: 'a user impersonating the service account name matches (same user name)',
+      s: { kind: 'ServiceAccount', name: 'builder', namespace: 'ns1' },
+      user: { username: 'system:serviceaccount:ns1:builder', groups: [] },
+      ns: '',
+      want: true,
+    },
     { name: 'unknown kind', s: { kind: 'Robot', name: 'jane' }, user: jane, ns: '', want: false },
   ];
   for (const c of cases) assert.equal(subjectMatches(c.s, c.user, c.ns), c.want, c.name);
@@ -102,26 +119,64 @@ test('rbac covers - held rules cover requested rules piece by piece; wildcards o
     { name: 'same rule', held: [pods], want: [pods], covered: true },
     { name: 'subset of verbs', held: [pods], want: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }], covered: true },
     { name: 'more verbs', held: [pods], want: [{ verbs: ['get', 'delete'], apiGroups: [''], resources: ['pods'] }], covered: false },
-    { name: 'split across two held rules', held: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }, { verbs: ['list'], apiGroups: [''], resources: ['pods'] }], want: [pods], covered: true },
-    { name: 'held * covers everything', held: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }], want: [{ verbs: ['escalate'], apiGroups: ['x'], resources: ['y/z'], resourceNames: ['n'] }], covered: true },
-    { name: 'granting * needs *', held: [{ verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'], apiGroups: [''], resources: ['pods'] }], want: [{ verbs: ['*'], apiGroups: [''], resources: ['pods'] }], covered: false },
-    { name: 'held */scale covers deployments/scale', held: [{ verbs: ['update'], apiGroups: ['apps'], resources: ['*/scale'] }], want: [{ verbs: ['update'], apiGroups: ['apps'], resources: ['deployments/scale'] }], covered: true },
-    { name: 'held pods/* covers pods/exec, not pods', held: [{ verbs: ['get'], apiGroups: [''], resources: ['pods/*'] }], want: [{ verbs: ['get'], apiGroups: [''], resources: ['pods/exec', 'pods'] }], covered: false },
+    {
+      name: 'split across two held rules',
+      held: [
+        { verbs: ['get'], apiGroups: [''], resources: ['pods'] },
+        { verbs: ['list'], apiGroups: [''], resources: ['pods'] },
+      ],
+      want: [pods],
+      covered: true,
+    },
+    {
+      name: 'held * covers everything',
+      held: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+      want: [{ verbs: ['escalate'], apiGroups: ['x'], resources: ['y/z'], resourceNames: ['n'] }],
+      covered: true,
+    },
+    {
+      name: 'granting * needs *',
+      held: [{ verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'], apiGroups: [''], resources: ['pods'] }],
+      want: [{ verbs: ['*'], apiGroups: [''], resources: ['pods'] }],
+      covered: false,
+    },
+    {
+      name: 'held */scale covers deployments/scale',
+      held: [{ verbs: ['update'], apiGroups: ['apps'], resources: ['*/scale'] }],
+      want: [{ verbs: ['update'], apiGroups: ['apps'], resources: ['deployments/scale'] }],
+      covered: true,
+    },
+    {
+      name: 'held pods/* covers pods/exec, not pods',
+      held: [{ verbs: ['get'], apiGroups: [''], resources: ['pods/*'] }],
+      want: [{ verbs: ['get'], apiGroups: [''], resources: ['pods/exec', 'pods'] }],
+      covered: false,
+    },
     { name: 'held pods does not cover pods/log', held: [pods], want: [{ verbs: ['get'], apiGroups: [''], resources: ['pods/log'] }], covered: false },
-    { name: 'held names cover those names only', held: [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'], resourceNames: ['a'] }], want: [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'], resourceNames: ['a'] }], covered: true },
-    { name: 'held names do not cover all names', held: [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'], resourceNames: ['a'] }], want: [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'] }], covered: false },
+    {
+      name: 'held names cover those names only',
+      held: [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'], resourceNames: ['a'] }],
+      want: [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'], resourceNames: ['a'] }],
+      covered: true,
+    },
+    {
+      name: 'held names do not cover all names',
+      held: [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'], resourceNames: ['a'] }],
+      want: [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'] }],
+      covered: false,
+    },
     { name: 'held URL prefix covers longer URLs', held: [{ verbs: ['get'], nonResourceURLs: ['/logs/*'] }], want: [{ verbs: ['get'], nonResourceURLs: ['/logs/a', '/logs/*'] }], covered: true },
     { name: 'held URL does not cover its prefix pattern', held: [{ verbs: ['get'], nonResourceURLs: ['/logs/a'] }], want: [{ verbs: ['get'], nonResourceURLs: ['/logs/*'] }], covered: false },
     { name: 'resource rules never cover URLs', held: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }], want: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }], covered: false },
     { name: 'nothing requested', held: [], want: [], covered: true },
   ];
   for (const c of cases) assert.equal(covers(c.held, c.want).covered, c.covered, c.name);
-  assert.deepEqual(
-    breakdownRule({ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] }),
-    [
-      { verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] },
-      { verbs: ['list'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] },
-    ],
-  );
-  assert.deepEqual(compactRules(covers([], [pods, { verbs: ['get'], nonResourceURLs: ['/x'] }]).missing).map(compactString), ['{NonResourceURLs:["/x"], Verbs:["get"]}', '{APIGroups:[""], Resources:["pods"], Verbs:["get" "list"]}']);
+  assert.deepEqual(breakdownRule({ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] }), [
+    { verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] },
+    { verbs: ['list'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] },
+  ]);
+  assert.deepEqual(compactRules(covers([], [pods, { verbs: ['get'], nonResourceURLs: ['/x'] }]).missing).map(compactString), [
+    '{NonResourceURLs:["/x"], Verbs:["get"]}',
+    '{APIGroups:[""], Resources:["pods"], Verbs:["get" "list"]}',
+  ]);
 });

@@ -97,7 +97,12 @@ describe('authz service with RBAC', () => {
     // One write path: the defaults were written by the generic store (strategy and admission), as
     // the API server's own identity, not straight into storage.
     const created = admission.requests.filter((q) => q.operation === 'CREATE' && q.name === 'cluster-admin');
-    assert.deepEqual(created.map((q) => `${q.phase} ${q.resource.resource}`).sort(), ['mutating clusterrolebindings', 'mutating clusterroles', 'validating clusterrolebindings', 'validating clusterroles']);
+    assert.deepEqual(created.map((q) => `${q.phase} ${q.resource.resource}`).sort(), [
+      'mutating clusterrolebindings',
+      'mutating clusterroles',
+      'validating clusterrolebindings',
+      'validating clusterroles',
+    ]);
     assert.ok(created.every((q) => q.userInfo.username === 'system:apiserver' && q.userInfo.groups.includes('system:masters')));
   });
 
@@ -143,28 +148,64 @@ describe('authz service with RBAC', () => {
     });
     const rules = admin.rules as PolicyRule[];
     // admin also carries edit's and view's aggregates (edit is labelled aggregate-to-admin, view aggregate-to-edit).
-    assert.ok(rules.some((r) => r.resources?.includes('rolebindings')), 'system:aggregate-to-admin');
-    assert.ok(rules.some((r) => r.resources?.includes('pods/exec') && r.verbs.includes('create')), 'system:aggregate-to-edit through edit');
-    assert.ok(rules.some((r) => r.resources?.includes('pods/log')), 'system:aggregate-to-view through view');
+    assert.ok(
+      rules.some((r) => r.resources?.includes('rolebindings')),
+      'system:aggregate-to-admin',
+    );
+    assert.ok(
+      rules.some((r) => r.resources?.includes('pods/exec') && r.verbs.includes('create')),
+      'system:aggregate-to-edit through edit',
+    );
+    assert.ok(
+      rules.some((r) => r.resources?.includes('pods/log')),
+      'system:aggregate-to-view through view',
+    );
     // Decisions use the stored aggregate.
     const bob: UserInfo = { username: 'bob', groups: ['system:authenticated'] };
-    await put('rolebindings', { apiVersion: `${RBAC_GROUP}/v1`, kind: 'RoleBinding', metadata: { name: 'bob-admin', namespace: 'w' }, roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: 'admin' }, subjects: [{ kind: 'User', apiGroup: RBAC_GROUP, name: 'bob' }] });
+    await put('rolebindings', {
+      apiVersion: `${RBAC_GROUP}/v1`,
+      kind: 'RoleBinding',
+      metadata: { name: 'bob-admin', namespace: 'w' },
+      roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: 'admin' },
+      subjects: [{ kind: 'User', apiGroup: RBAC_GROUP, name: 'bob' }],
+    });
     const updateWidget = resource(bob, 'update', 'widgets', 'w', { apiGroup: 'example.com', name: 'w1' });
     await until('bob may update widgets through admin', async () => (await ask(updateWidget)).decision === 'Allow', 2_000);
     assert.equal((await ask({ ...updateWidget, verb: 'delete' })).decision, 'Deny');
   });
 
   test('rbac service - authz.rules lists what a user may do in a namespace', async () => {
-    await put('clusterroles', { apiVersion: `${RBAC_GROUP}/v1`, kind: 'ClusterRole', metadata: { name: 'lease-user' }, rules: [{ verbs: ['get', 'update'], apiGroups: ['coordination.platform.io'], resources: ['leases'], resourceNames: ['leader'] }] });
-    await put('rolebindings', { apiVersion: `${RBAC_GROUP}/v1`, kind: 'RoleBinding', metadata: { name: 'team-leases', namespace: 'rules' }, roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: 'lease-user' }, subjects: [{ kind: 'Group', apiGroup: RBAC_GROUP, name: 'team-a' }] });
+    await put('clusterroles', {
+      apiVersion: `${RBAC_GROUP}/v1`,
+      kind: 'ClusterRole',
+      metadata: { name: 'lease-user' },
+      rules: [{ verbs: ['get', 'update'], apiGroups: ['coordination.platform.io'], resources: ['leases'], resourceNames: ['leader'] }],
+    });
+    await put('rolebindings', {
+      apiVersion: `${RBAC_GROUP}/v1`,
+      kind: 'RoleBinding',
+      metadata: { name: 'team-leases', namespace: 'rules' },
+      roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: 'lease-user' },
+      subjects: [{ kind: 'Group', apiGroup: RBAC_GROUP, name: 'team-a' }],
+    });
     const leases = { verbs: ['get', 'update'], apiGroups: ['coordination.platform.io'], resources: ['leases'], resourceNames: ['leader'] };
-    const review = await until('rules include the lease rule', async () => {
-      const r = await busRequest<RulesReviewReply>(client, Subjects.authzRules, { user: alice, namespace: 'rules' });
-      return r.resourceRules.some((x) => JSON.stringify(x) === JSON.stringify(leases)) ? r : null;
-    }, 2_000);
+    const review = await until(
+      'rules include the lease rule',
+      async () => {
+        const r = await busRequest<RulesReviewReply>(client, Subjects.authzRules, { user: alice, namespace: 'rules' });
+        return r.resourceRules.some((x) => JSON.stringify(x) === JSON.stringify(leases)) ? r : null;
+      },
+      2_000,
+    );
     assert.equal(review.incomplete, false, 'every configured authorizer can list its rules');
-    assert.ok(review.resourceRules.some((r) => r.resources?.includes('selfsubjectrulesreviews')), 'system:basic-user');
-    assert.ok(review.nonResourceRules.some((r) => r.nonResourceURLs?.includes('/healthz')), 'system:public-info-viewer');
+    assert.ok(
+      review.resourceRules.some((r) => r.resources?.includes('selfsubjectrulesreviews')),
+      'system:basic-user',
+    );
+    assert.ok(
+      review.nonResourceRules.some((r) => r.nonResourceURLs?.includes('/healthz')),
+      'system:public-info-viewer',
+    );
     const elsewhere = await busRequest<RulesReviewReply>(client, Subjects.authzRules, { user: alice, namespace: 'other' });
     assert.ok(!elsewhere.resourceRules.some((x) => x.resources?.includes('leases')), 'a RoleBinding counts in its namespace only');
     await assert.rejects(busRequest(client, Subjects.authzRules, { user: alice }), (err: StatusError) => err.code === 400);
@@ -174,14 +215,26 @@ describe('authz service with RBAC', () => {
     const escalate = (req: EscalationCheckRequest) => busRequest<EscalationCheckReply>(client, Subjects.authzEscalation, req);
     const carol: UserInfo = { username: 'carol', groups: ['system:authenticated'] };
     await put('roles', { apiVersion: `${RBAC_GROUP}/v1`, kind: 'Role', metadata: { name: 'pods', namespace: 'esc' }, rules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] }] });
-    await put('rolebindings', { apiVersion: `${RBAC_GROUP}/v1`, kind: 'RoleBinding', metadata: { name: 'carol-pods', namespace: 'esc' }, roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: 'pods' }, subjects: [{ kind: 'User', apiGroup: RBAC_GROUP, name: 'carol' }] });
+    await put('rolebindings', {
+      apiVersion: `${RBAC_GROUP}/v1`,
+      kind: 'RoleBinding',
+      metadata: { name: 'carol-pods', namespace: 'esc' },
+      roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: 'pods' },
+      subjects: [{ kind: 'User', apiGroup: RBAC_GROUP, name: 'carol' }],
+    });
     const role = (rules: PolicyRule[]): ApiObject => ({ apiVersion: `${RBAC_GROUP}/v1`, kind: 'Role', metadata: { name: 'new', namespace: 'esc' }, rules });
     await until('carol holds pods', async () => (await escalate({ user: carol, object: role([{ verbs: ['list'], apiGroups: [''], resources: ['pods'] }]), namespace: 'esc' })).allowed, 2_000);
     assert.deepEqual(await escalate({ user: carol, object: role([{ verbs: ['get', 'watch'], apiGroups: [''], resources: ['pods'] }]), namespace: 'esc' }), {
       allowed: false,
       message: 'user "carol" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["pods"], Verbs:["watch"]}',
     });
-    const toAdmin: ApiObject = { apiVersion: `${RBAC_GROUP}/v1`, kind: 'ClusterRoleBinding', metadata: { name: 'carol-root' }, roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ kind: 'User', apiGroup: RBAC_GROUP, name: 'carol' }] };
+    const toAdmin: ApiObject = {
+      apiVersion: `${RBAC_GROUP}/v1`,
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'carol-root' },
+      roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: 'cluster-admin' },
+      subjects: [{ kind: 'User', apiGroup: RBAC_GROUP, name: 'carol' }],
+    };
     assert.equal((await escalate({ user: carol, object: toAdmin })).allowed, false);
     assert.deepEqual(await escalate({ user: { username: 'root', groups: ['system:masters'] }, object: toAdmin }), { allowed: true });
     await assert.rejects(escalate({ user: carol, object: { kind: 'Pod', metadata: { name: 'p' } } } as EscalationCheckRequest), (err: StatusError) => err.code === 400);
@@ -191,7 +244,13 @@ describe('authz service with RBAC', () => {
   test('rbac service - another replica starting later restores trimmed defaults, keeps additions, honours autoupdate=false', async () => {
     await until('defaults written', () => read('clusterrolebindings', 'system:public-info-viewer'));
     const discovery = (await read('clusterroles', 'system:discovery'))!;
-    const trimmed = { ...discovery, rules: [{ verbs: ['get'], nonResourceURLs: ['/api'] }, { verbs: ['get'], nonResourceURLs: ['/custom'] }] };
+    const trimmed = {
+      ...discovery,
+      rules: [
+        { verbs: ['get'], nonResourceURLs: ['/api'] },
+        { verbs: ['get'], nonResourceURLs: ['/custom'] },
+      ],
+    };
     await put('clusterroles', trimmed);
     const viewer = (await read('clusterroles', 'system:public-info-viewer'))!;
     await put('clusterroles', { ...viewer, metadata: { ...viewer.metadata, annotations: { [AUTOUPDATE_ANNOTATION]: 'false' } }, rules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }] });
@@ -212,7 +271,10 @@ describe('authz service with RBAC', () => {
         const o = await read('clusterrolebindings', 'system:basic-user');
         return o && (o.subjects as unknown[]).length === 2 ? o : null;
       });
-      assert.deepEqual((binding.subjects as Array<{ name: string }>).map((s) => s.name), ['contractors', 'system:authenticated']);
+      assert.deepEqual(
+        (binding.subjects as Array<{ name: string }>).map((s) => s.name),
+        ['contractors', 'system:authenticated'],
+      );
       // Let the replicas finish, then check the frozen role was not touched.
       await new Promise((r) => setTimeout(r, 300));
       assert.deepEqual((await read('clusterroles', 'system:public-info-viewer'))!.rules, [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }]);

@@ -123,7 +123,12 @@ test('rbac state - a RoleBinding to a ClusterRole grants only inside its namespa
   }
   // A ClusterRoleBinding cannot name a Role.
   f.role('local', 'a', readPods);
-  state.apply({ key: 'k', ref: { group: RBAC_GROUP, resource: 'clusterrolebindings', name: 'bad' }, revision: 99, object: { metadata: { name: 'bad' }, roleRef: { kind: 'Role', name: 'local' }, subjects: [U('dave')] } });
+  state.apply({
+    key: 'k',
+    ref: { group: RBAC_GROUP, resource: 'clusterrolebindings', name: 'bad' },
+    revision: 99,
+    object: { metadata: { name: 'bad' }, roleRef: { kind: 'Role', name: 'local' }, subjects: [U('dave')] },
+  });
   assert.equal(authz.authorize(req(user('dave'), 'get', 'pods', 'a', { name: 'p' })).decision, 'NoOpinion');
 });
 

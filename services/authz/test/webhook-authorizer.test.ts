@@ -142,7 +142,11 @@ describe('authz webhook', () => {
   test('webhook - a reply that is not a SubjectAccessReview of the version sent is no opinion, never cached', async () => {
     const { ask } = await authorizer('v1beta1');
     const bad: Array<[string, Answer, RegExp]> = [
-      ['answers in v1 to a v1beta1 review', (_s, _v, res) => sendJson(res, 200, review('authorization.platform.io/v1', { allowed: true })), /expected a SubjectAccessReview of authorization\.platform\.io\/v1beta1/],
+      [
+        'answers in v1 to a v1beta1 review',
+        (_s, _v, res) => sendJson(res, 200, review('authorization.platform.io/v1', { allowed: true })),
+        /expected a SubjectAccessReview of authorization\.platform\.io\/v1beta1/,
+      ],
       ['answers with another group', (_s, _v, res) => sendJson(res, 200, review('authorization.k8s.io/v1beta1', { allowed: true })), /expected a SubjectAccessReview/],
       ['answers with another kind', (_s, v, res) => sendJson(res, 200, { apiVersion: v, kind: 'TokenReview', status: { allowed: true } }), /expected a SubjectAccessReview/],
       ['has no status', (_s, v, res) => sendJson(res, 200, { apiVersion: v, kind: 'SubjectAccessReview' }), /no status\.allowed/],
@@ -207,7 +211,10 @@ describe('authz webhook', () => {
     const before = calls();
     const other = { ...jane, verb: 'patch' };
     const ds = await Promise.all([ask(other), ask(other), ask(other)]);
-    assert.deepEqual(ds.map((d) => d.decision), ['Allow', 'Allow', 'Allow']);
+    assert.deepEqual(
+      ds.map((d) => d.decision),
+      ['Allow', 'Allow', 'Allow'],
+    );
     assert.equal(calls(), before + 1);
   });
 
@@ -233,7 +240,10 @@ describe('authz webhook', () => {
     } finally {
       await mode.stop?.();
     }
-    await assert.rejects(Promise.resolve(webhookMode(ctx(path.join(dir, 'missing.yaml')))), (e: unknown) => e instanceof OptionsError && /--authorization-webhook-config-file: .*missing\.yaml/.test(e.message));
+    await assert.rejects(
+      Promise.resolve(webhookMode(ctx(path.join(dir, 'missing.yaml')))),
+      (e: unknown) => e instanceof OptionsError && /--authorization-webhook-config-file: .*missing\.yaml/.test(e.message),
+    );
     const plain = path.join(dir, 'plain-http.yaml');
     await writeFile(plain, kubeconfig('http://127.0.0.1:1/authorize'));
     await assert.rejects(Promise.resolve(webhookMode(ctx(plain))), /must be an https URL/);

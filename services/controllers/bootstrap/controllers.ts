@@ -81,7 +81,10 @@ export function bootstrapSigner(client: ApiClient, log: Logger): Controller {
     const kubeconfig = cm?.data?.kubeconfig;
     if (!cm || kubeconfig === undefined) return;
     const now = Date.now();
-    const tokens = secrets.list().map(readToken).filter((t): t is NonNullable<typeof t> => t !== undefined && t.signing && !expired(t, now));
+    const tokens = secrets
+      .list()
+      .map(readToken)
+      .filter((t): t is NonNullable<typeof t> => t !== undefined && t.signing && !expired(t, now));
     const data: Record<string, string> = Object.fromEntries(Object.entries(cm.data ?? {}).filter(([k]) => !k.startsWith(JWS_PREFIX)));
     for (const t of tokens) data[`${JWS_PREFIX}${t.id}`] = await detachedSignature(kubeconfig, t.id, t.secret);
     const next = tokens.map((t) => t.expires).filter((e): e is number => e !== undefined);

@@ -129,7 +129,11 @@ export function garbageCollector(client: ApiClient, log: Logger): Controller {
   };
 
   function watch(r: DiscoveredResource): Informer {
-    const informer = new Informer(client, { group: r.group, version: r.version, resource: r.resource }, { metadataOnly: true, onError: (err) => log.warn({ err, resource: r.resource }, 'watch failed; retrying') });
+    const informer = new Informer(
+      client,
+      { group: r.group, version: r.version, resource: r.resource },
+      { metadataOnly: true, onError: (err) => log.warn({ err, resource: r.resource }, 'watch failed; retrying') },
+    );
     const observe = (o: ApiObject) => {
       const node = nodeOf(r, o);
       const dropped = graph.upsert(node);

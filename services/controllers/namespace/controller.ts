@@ -46,13 +46,23 @@ export function deletionConditions(state: ContentState, discoveryError?: string)
       : { type: 'NamespaceDeletionDiscoveryFailure', status: 'False', reason: 'ResourcesDiscovered', message: 'All resources successfully discovered' },
     { type: 'NamespaceDeletionGroupVersionParsingFailure', status: 'False', reason: 'ParsedGroupVersions', message: 'All legacy kube types successfully parsed' },
     state.errors.length
-      ? { type: 'NamespaceDeletionContentFailure', status: 'True', reason: 'ContentDeletionFailed', message: `Failed to delete all resource types, ${state.errors.length} remaining: ${state.errors.join(', ')}` }
+      ? {
+          type: 'NamespaceDeletionContentFailure',
+          status: 'True',
+          reason: 'ContentDeletionFailed',
+          message: `Failed to delete all resource types, ${state.errors.length} remaining: ${state.errors.join(', ')}`,
+        }
       : { type: 'NamespaceDeletionContentFailure', status: 'False', reason: 'ContentDeleted', message: 'All content successfully deleted, may be waiting on finalization' },
     state.remaining.size
       ? { type: 'NamespaceContentRemaining', status: 'True', reason: 'SomeResourcesRemain', message: `Some resources are remaining: ${list(state.remaining, 'resource instances')}` }
       : { type: 'NamespaceContentRemaining', status: 'False', reason: 'ContentRemoved', message: 'All content successfully removed' },
     state.finalizers.size
-      ? { type: 'NamespaceFinalizersRemaining', status: 'True', reason: 'SomeFinalizersRemain', message: `Some content in the namespace has finalizers remaining: ${list(state.finalizers, 'resource instances')}` }
+      ? {
+          type: 'NamespaceFinalizersRemaining',
+          status: 'True',
+          reason: 'SomeFinalizersRemain',
+          message: `Some content in the namespace has finalizers remaining: ${list(state.finalizers, 'resource instances')}`,
+        }
       : { type: 'NamespaceFinalizersRemaining', status: 'False', reason: 'ContentHasNoFinalizers', message: 'All content-preserving finalizers finished' },
   ];
 }
@@ -153,7 +163,10 @@ export function namespaceController(client: ApiClient, log: Logger): Controller 
       throw err;
     });
     if (!current) return;
-    await client.update({ ...NAMESPACES, name, subresource: 'finalize' }, { ...current, spec: { ...(current.spec ?? {}), finalizers: specFinalizers(current).filter((f) => f !== NAMESPACE_FINALIZER) } });
+    await client.update(
+      { ...NAMESPACES, name, subresource: 'finalize' },
+      { ...current, spec: { ...(current.spec ?? {}), finalizers: specFinalizers(current).filter((f) => f !== NAMESPACE_FINALIZER) } },
+    );
     log.info({ namespace: name }, 'namespace content deleted; finalized');
   }
 

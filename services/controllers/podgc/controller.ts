@@ -65,7 +65,10 @@ export function podGarbageCollector(client: ApiClient, log: Logger, opts: PodGcO
         const node = nodeOf(p);
         if (node && !(await nodeReallyGone(node))) continue;
         try {
-          await client.delete({ group: '', version: 'v1', resource: 'pods', namespace: p.metadata.namespace!, name: p.metadata.name! }, { gracePeriodSeconds: 0, preconditions: { uid: p.metadata.uid } });
+          await client.delete(
+            { group: '', version: 'v1', resource: 'pods', namespace: p.metadata.namespace!, name: p.metadata.name! },
+            { gracePeriodSeconds: 0, preconditions: { uid: p.metadata.uid } },
+          );
           log.info({ pod: `${p.metadata.namespace}/${p.metadata.name}`, node: node || undefined }, node ? 'pod of a missing node deleted' : 'terminating unscheduled pod deleted');
         } catch (err) {
           if (!isNotFound(err) && !isConflict(err)) throw err;

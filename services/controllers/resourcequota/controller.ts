@@ -87,7 +87,11 @@ export function resourceQuotaController(client: ApiClient, log: Logger, opts: Re
     }
     const version = await versionOf(e.group, e.resource);
     if (!version || stopped || monitors.has(id)) return monitors.get(id);
-    const informer = new Informer(client, { group: e.group, version, resource: e.resource }, { metadataOnly: !FULL_OBJECTS.has(id), onError: (err) => log.warn({ err, resource: id }, 'watch of a quota-tracked resource failed; retrying') });
+    const informer = new Informer(
+      client,
+      { group: e.group, version, resource: e.resource },
+      { metadataOnly: !FULL_OBJECTS.has(id), onError: (err) => log.warn({ err, resource: id }, 'watch of a quota-tracked resource failed; retrying') },
+    );
     informer.addHandlers({
       onDelete: (o) => replenish(e, o.metadata.namespace),
       onUpdate: (oldObj, newObj) => {

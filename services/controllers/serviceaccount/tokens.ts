@@ -36,7 +36,11 @@ export function tokenSecretAction(secret: Secret, account: ApiObject | undefined
 }
 
 export function serviceAccountTokenController(client: ApiClient, log: Logger, signingKey: KeyObject, rootCA: string | undefined): Controller {
-  const secrets = new Informer<Secret>(client, { group: '', version: 'v1', resource: 'secrets' }, { fieldSelector: `type=${TOKEN_SECRET_TYPE}`, onError: (err) => log.warn({ err }, 'secret watch failed; retrying') });
+  const secrets = new Informer<Secret>(
+    client,
+    { group: '', version: 'v1', resource: 'secrets' },
+    { fieldSelector: `type=${TOKEN_SECRET_TYPE}`, onError: (err) => log.warn({ err }, 'secret watch failed; retrying') },
+  );
   const accounts = new Informer(client, { group: '', version: 'v1', resource: 'serviceaccounts' }, { onError: (err) => log.warn({ err }, 'service account watch failed; retrying') });
 
   async function reconcile(key: string): Promise<void> {
@@ -55,7 +59,9 @@ export function serviceAccountTokenController(client: ApiClient, log: Logger, si
           return;
         case 'populate': {
           const uid = account!.metadata.uid ?? '';
-          const token = secret.data?.token ? Buffer.from(secret.data.token, 'base64').toString('utf8') : await signLegacyServiceAccountToken(signingKey, { namespace, serviceAccountName: saName, serviceAccountUid: uid, secretName: name });
+          const token = secret.data?.token
+            ? Buffer.from(secret.data.token, 'base64').toString('utf8')
+            : await signLegacyServiceAccountToken(signingKey, { namespace, serviceAccountName: saName, serviceAccountUid: uid, secretName: name });
           const data: Record<string, string> = { ...(secret.data ?? {}), token: b64(token), namespace: b64(namespace) };
           if (rootCA !== undefined) data['ca.crt'] = b64(rootCA);
           await client.update(ref, { ...secret, metadata: { ...secret.metadata, annotations: { ...secret.metadata.annotations, [SA_UID_ANNOTATION]: uid } }, data });

@@ -47,7 +47,13 @@ describe('bootstrap token controllers', () => {
   const SECRETS = { group: '', version: 'v1', resource: 'secrets', namespace: 'platform-system' };
   const CM = { group: '', version: 'v1', resource: 'configmaps', namespace: 'platform-public' };
   const token = (id: string, secret: string, data: Record<string, string>) =>
-    client.create(SECRETS, { apiVersion: 'v1', kind: 'Secret', metadata: { name: `bootstrap-token-${id}` }, type: 'bootstrap.platform.io/token', data: Object.fromEntries(Object.entries({ 'token-id': id, 'token-secret': secret, ...data }).map(([k, v]) => [k, b64(v)])) });
+    client.create(SECRETS, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `bootstrap-token-${id}` },
+      type: 'bootstrap.platform.io/token',
+      data: Object.fromEntries(Object.entries({ 'token-id': id, 'token-secret': secret, ...data }).map(([k, v]) => [k, b64(v)])),
+    });
   async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 8_000): Promise<T> {
     const end = Date.now() + ms;
     for (;;) {

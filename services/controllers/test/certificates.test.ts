@@ -47,8 +47,49 @@ for (const keyType of ['ec', 'rsa'] as const) {
     try {
       const f = (n: string) => path.join(dir, n);
       const newKey = keyType === 'ec' ? ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'] : ['-newkey', 'rsa:2048'];
-      execFileSync('openssl', ['req', '-x509', ...newKey, '-nodes', '-keyout', f('ca.key'), '-out', f('ca.crt'), '-subj', '/CN=test-ca', '-days', '30', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign'], { stdio: 'ignore' });
-      execFileSync('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', f('n.key'), '-out', f('n.csr'), '-subj', '/CN=system:node:n1/O=system:nodes', '-addext', 'subjectAltName=DNS:n1.example,IP:10.0.0.7'], { stdio: 'ignore' });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          ...newKey,
+          '-nodes',
+          '-keyout',
+          f('ca.key'),
+          '-out',
+          f('ca.crt'),
+          '-subj',
+          '/CN=test-ca',
+          '-days',
+          '30',
+          '-addext',
+          'basicConstraints=critical,CA:TRUE',
+          '-addext',
+          'keyUsage=critical,keyCertSign',
+        ],
+        { stdio: 'ignore' },
+      );
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-new',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:P-256',
+          '-nodes',
+          '-keyout',
+          f('n.key'),
+          '-out',
+          f('n.csr'),
+          '-subj',
+          '/CN=system:node:n1/O=system:nodes',
+          '-addext',
+          'subjectAltName=DNS:n1.example,IP:10.0.0.7',
+        ],
+        { stdio: 'ignore' },
+      );
       const ca = await loadSigningCA(readFileSync(f('ca.crt'), 'utf8'), readFileSync(f('ca.key'), 'utf8'));
       const { csr, names: n } = await readRequest(readFileSync(f('n.csr'), 'utf8'));
       assert.deepEqual(n, { commonName: 'system:node:n1', organizations: ['system:nodes'], dnsNames: ['n1.example'], ipAddresses: ['10.0.0.7'], emails: [], uris: [] });
@@ -73,9 +114,14 @@ for (const keyType of ['ec', 'rsa'] as const) {
 test('signers - a tampered request is refused', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'signer-'));
   try {
-    execFileSync('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', path.join(dir, 'k'), '-out', path.join(dir, 'r'), '-subj', '/CN=bob'], { stdio: 'ignore' });
+    execFileSync('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', path.join(dir, 'k'), '-out', path.join(dir, 'r'), '-subj', '/CN=bob'], {
+      stdio: 'ignore',
+    });
     const pem = readFileSync(path.join(dir, 'r'), 'utf8');
-    const body = pem.split('\n').filter((l) => l && !l.startsWith('-----')).join('');
+    const body = pem
+      .split('\n')
+      .filter((l) => l && !l.startsWith('-----'))
+      .join('');
     const der = Buffer.from(body, 'base64');
     der[der.length - 5] ^= 0xff;
     const tampered = `-----BEGIN CERTIFICATE REQUEST-----\n${der.toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`;
@@ -89,7 +135,10 @@ test('csr cleaner - which requests go, by state and age', () => {
   const now = Date.parse('2026-11-25T10:00:00Z');
   const at = (ms: number) => new Date(now - ms).toISOString();
   const csr = (created: number, conditions: Array<[string, number]>, certificate?: string): ApiObject =>
-    ({ metadata: { name: 'c', creationTimestamp: at(created) }, status: { conditions: conditions.map(([type, ago]) => ({ type, status: 'True', lastUpdateTime: at(ago) })), ...(certificate ? { certificate } : {}) } }) as ApiObject;
+    ({
+      metadata: { name: 'c', creationTimestamp: at(created) },
+      status: { conditions: conditions.map(([type, ago]) => ({ type, status: 'True', lastUpdateTime: at(ago) })), ...(certificate ? { certificate } : {}) },
+    }) as ApiObject;
   const h = 3_600_000;
   const cases: Array<[string, ApiObject, string, boolean]> = [
     ['pending for a day and a bit', csr(25 * h, []), 'pending', true],
@@ -97,7 +146,15 @@ test('csr cleaner - which requests go, by state and age', () => {
     ['approved 2 h ago, never issued', csr(3 * h, [['Approved', 2 * h]]), 'approved', true],
     ['approved a minute ago', csr(3 * h, [['Approved', 60_000]]), 'approved', false],
     ['denied 2 h ago', csr(3 * h, [['Denied', 2 * h]]), 'denied', true],
-    ['failed a minute ago', csr(3 * h, [['Approved', 120_000], ['Failed', 60_000]]), 'failed', false],
+    [
+      'failed a minute ago',
+      csr(3 * h, [
+        ['Approved', 120_000],
+        ['Failed', 60_000],
+      ]),
+      'failed',
+      false,
+    ],
   ];
   for (const [name, c, state, gone] of cases) {
     assert.equal(csrState(c as never), state, name);

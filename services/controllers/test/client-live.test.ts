@@ -57,8 +57,17 @@ describe('client library against a cluster', () => {
     await client.delete(CM('default', 'before'));
     for (let i = 0; i < 100 && seen.length < 4; i++) await new Promise((r) => setTimeout(r, 20));
     await inf.stop();
-    assert.deepEqual(seen.filter((s) => /before|during/.test(s)), ['add before', 'add during', 'update during', 'delete before']);
-    assert.deepEqual(inf.list('default').map((o) => o.metadata.name).filter((n) => n === 'during'), ['during']);
+    assert.deepEqual(
+      seen.filter((s) => /before|during/.test(s)),
+      ['add before', 'add during', 'update during', 'delete before'],
+    );
+    assert.deepEqual(
+      inf
+        .list('default')
+        .map((o) => o.metadata.name)
+        .filter((n) => n === 'during'),
+      ['during'],
+    );
   });
 
   it('an exec credential plugin (a small script) authenticates a client-library user; a 401 runs it again', async () => {
@@ -84,7 +93,10 @@ describe('client library against a cluster', () => {
       );
       const jane = new ApiClient(await loadClientConfig({ env: { PLATFORMCONFIG: file } }));
       try {
-        const review = await jane.create<{ status?: { userInfo?: { username?: string } } }>({ group: 'authentication.platform.io', version: 'v1', resource: 'selfsubjectreviews' }, { apiVersion: 'authentication.platform.io/v1', kind: 'SelfSubjectReview' });
+        const review = await jane.create<{ status?: { userInfo?: { username?: string } } }>(
+          { group: 'authentication.platform.io', version: 'v1', resource: 'selfsubjectreviews' },
+          { apiVersion: 'authentication.platform.io/v1', kind: 'SelfSubjectReview' },
+        );
         assert.equal(review.status?.userInfo?.username, 'jane');
       } finally {
         jane.close();

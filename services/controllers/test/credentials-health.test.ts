@@ -14,7 +14,7 @@ import { leaderElectionProblem } from '../leader-election.js';
 import { controllersOptionSpecs, KNOWN_CONTROLLERS } from '../options.js';
 import type { ControllerState, ElectionStatus } from '../service.js';
 
-test('controllers - the flags default as upstream\'s controller manager: own credentials, HTTPS health on 10257 open to all', () => {
+test("controllers - the flags default as upstream's controller manager: own credentials, HTTPS health on 10257 open to all", () => {
   const o = parseOptions(controllersOptionSpecs, []);
   assert.equal(o['use-service-account-credentials'], false);
   assert.equal(o['secure-port'], 10257);
@@ -24,7 +24,7 @@ test('controllers - the flags default as upstream\'s controller manager: own cre
   assert.equal(parseOptions(controllersOptionSpecs, [], { PLATFORM_SECURE_PORT: '0' })['secure-port'], 0);
 });
 
-test('controllers - every controller has upstream\'s account, except serviceaccount-token, which keeps the service\'s own', () => {
+test("controllers - every controller has upstream's account, except serviceaccount-token, which keeps the service's own", () => {
   const want: Record<string, string | undefined> = {
     namespace: 'namespace-controller',
     garbagecollector: 'generic-garbage-collector',
@@ -44,7 +44,16 @@ test('controllers - every controller has upstream\'s account, except serviceacco
   assert.deepEqual(Object.keys(want).sort(), Object.keys(KNOWN_CONTROLLERS).sort(), 'every known controller is listed here');
   for (const [name, account] of Object.entries(want)) assert.equal(CONTROLLER_ACCOUNTS[name], account, name);
 
-  const cfg: ClientConfig = { server: new URL('https://127.0.0.1:1'), insecureSkipTlsVerify: false, namespace: 'default', cluster: { server: 'https://127.0.0.1:1' }, caPem: 'CA', clientCertPem: 'C', clientKeyPem: 'K', token: 't' };
+  const cfg: ClientConfig = {
+    server: new URL('https://127.0.0.1:1'),
+    insecureSkipTlsVerify: false,
+    namespace: 'default',
+    cluster: { server: 'https://127.0.0.1:1' },
+    caPem: 'CA',
+    clientCertPem: 'C',
+    clientKeyPem: 'K',
+    token: 't',
+  };
   const root = new ApiClient(cfg);
   try {
     const on = controllerClients(root, { useServiceAccountCredentials: true, log: silentLogger() });
@@ -97,7 +106,15 @@ test('leader election health - a standby is healthy; a leader is not once it has
 
 test('delegated authorization - always-allowed paths are exact or a * prefix; methods map to verbs as the API server maps them', () => {
   const paths = ['/healthz', '/readyz', '/livez', '/debug/*'];
-  for (const [p, want] of [['/healthz', true], ['/readyz', true], ['/readyz/apiserver', false], ['/metrics', false], ['/debug/pprof', true], ['/healthzz', false]] as const) assert.equal(alwaysAllowed(paths, p), want, p);
+  for (const [p, want] of [
+    ['/healthz', true],
+    ['/readyz', true],
+    ['/readyz/apiserver', false],
+    ['/metrics', false],
+    ['/debug/pprof', true],
+    ['/healthzz', false],
+  ] as const)
+    assert.equal(alwaysAllowed(paths, p), want, p);
   assert.deepEqual(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].map(nonResourceVerb), ['get', 'get', 'create', 'update', 'patch', 'delete']);
 });
 
@@ -109,7 +126,10 @@ test('controllers health - livez and readyz name each check; an unreachable API,
   await new Promise((r) => srv.close(r));
   const client = new ApiClient({ server: new URL(`https://127.0.0.1:${port}`), insecureSkipTlsVerify: true, namespace: 'default', cluster: { server: '' } });
   let election: ElectionStatus = { lease: 'platform-system/l', leaseDurationMs: 15_000, leading: true, lastRenewMs: 0 };
-  let states = new Map<string, ControllerState>([['namespace', { state: 'running' }], ['csrsigning', { state: 'starting' }]]);
+  let states = new Map<string, ControllerState>([
+    ['namespace', { state: 'running' }],
+    ['csrsigning', { state: 'starting' }],
+  ]);
   let now = 10_000;
   const h = controllersHealth({ client, election: () => election, controllerStates: () => states, stopping: () => false, now: () => now });
   try {

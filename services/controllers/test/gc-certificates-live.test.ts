@@ -41,7 +41,11 @@ describe('garbage collection and certificates against a cluster', () => {
   const RS = (ns: string, name?: string): ResourceRef => ({ group: 'apps', version: 'v1', resource: 'replicasets', namespace: ns, ...(name ? { name } : {}) });
   const POD = (ns: string, name?: string): ResourceRef => ({ group: '', version: 'v1', resource: 'pods', namespace: ns, ...(name ? { name } : {}) });
   const CSR = (name?: string): ResourceRef => ({ group: 'certificates.platform.io', version: 'v1', resource: 'certificatesigningrequests', ...(name ? { name } : {}) });
-  const exists = async (r: ResourceRef) => client.get(r).then(() => true, (e: unknown) => (isNotFound(e) ? false : Promise.reject(e)));
+  const exists = async (r: ResourceRef) =>
+    client.get(r).then(
+      () => true,
+      (e: unknown) => (isNotFound(e) ? false : Promise.reject(e)),
+    );
   async function until(what: string, fn: () => Promise<boolean>, ms = 10_000): Promise<void> {
     const end = Date.now() + ms;
     while (!(await fn())) {
@@ -94,10 +98,14 @@ describe('garbage collection and certificates against a cluster', () => {
     await until('the dead reference to go', async () => (await client.get({ ...cms, name: 'shared' })).metadata.ownerReferences?.length === 1);
   });
 
-  it('an approved client request is signed under the cluster CA and authenticates as its subject; a bad one fails with the signer\'s reason', async () => {
+  it("an approved client request is signed under the cluster CA and authenticates as its subject; a bad one fails with the signer's reason", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'csr-live-'));
     try {
-      execFileSync('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', path.join(dir, 'k'), '-out', path.join(dir, 'r'), '-subj', '/CN=bob/O=dev'], { stdio: 'ignore' });
+      execFileSync(
+        'openssl',
+        ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', path.join(dir, 'k'), '-out', path.join(dir, 'r'), '-subj', '/CN=bob/O=dev'],
+        { stdio: 'ignore' },
+      );
       const request = Buffer.from(readFileSync(path.join(dir, 'r'))).toString('base64');
       const approve = async (name: string) => {
         const o = await client.get(CSR(name));
@@ -114,7 +122,11 @@ describe('garbage collection and certificates against a cluster', () => {
       assert.ok(cert.verify(new X509Certificate(c.ca.certPem).publicKey));
       const hours = (Date.parse(cert.validTo) - Date.now()) / 3_600_000;
       assert.ok(hours > 0.9 && hours < 1.1, `valid for ${hours} h`);
-      const who = await c.request('POST', '/apis/authentication.platform.io/v1/selfsubjectreviews', { token: null, cert: { certPem: pem, keyPem: readFileSync(path.join(dir, 'k'), 'utf8') }, body: { apiVersion: 'authentication.platform.io/v1', kind: 'SelfSubjectReview' } });
+      const who = await c.request('POST', '/apis/authentication.platform.io/v1/selfsubjectreviews', {
+        token: null,
+        cert: { certPem: pem, keyPem: readFileSync(path.join(dir, 'k'), 'utf8') },
+        body: { apiVersion: 'authentication.platform.io/v1', kind: 'SelfSubjectReview' },
+      });
       assert.equal(who.json?.status?.userInfo?.username, 'bob', who.text);
       await until('the refusal', async () => Boolean(((await client.get(CSR('bad'))) as typeof issued).status?.conditions?.some((x) => x.type === 'Failed')));
       const failed = ((await client.get(CSR('bad'))) as typeof issued).status!;
@@ -128,8 +140,15 @@ describe('garbage collection and certificates against a cluster', () => {
   it('a node client request from someone allowed to request node certificates is approved and issued without anyone approving it', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'csr-node-'));
     try {
-      execFileSync('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', path.join(dir, 'k'), '-out', path.join(dir, 'r'), '-subj', '/CN=system:node:n1/O=system:nodes'], { stdio: 'ignore' });
-      await client.create(CSR(), { metadata: { name: 'node-n1' }, spec: { request: readFileSync(path.join(dir, 'r')).toString('base64'), signerName: 'platform.io/apiserver-client-agent', usages: ['client auth', 'digital signature', 'key encipherment'] } });
+      execFileSync(
+        'openssl',
+        ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', path.join(dir, 'k'), '-out', path.join(dir, 'r'), '-subj', '/CN=system:node:n1/O=system:nodes'],
+        { stdio: 'ignore' },
+      );
+      await client.create(CSR(), {
+        metadata: { name: 'node-n1' },
+        spec: { request: readFileSync(path.join(dir, 'r')).toString('base64'), signerName: 'platform.io/apiserver-client-agent', usages: ['client auth', 'digital signature', 'key encipherment'] },
+      });
       await until('auto-approval and issuance', async () => {
         const s = ((await client.get(CSR('node-n1'))) as { status?: { certificate?: string; conditions?: Array<{ type: string; reason?: string }> } }).status;
         return Boolean(s?.certificate && s.conditions?.some((x) => x.type === 'Approved' && x.reason === 'AutoApproved'));

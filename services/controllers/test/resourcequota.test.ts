@@ -41,7 +41,11 @@ test('resourcequota controller - recount', () => {
   const list = (e: Evaluator) => objects[`${e.group}/${e.resource}`] ?? [];
   const count = (q: ApiObject, l = list) => resourceListJson(recount(q, evaluatorsFor(q), l, NOW).used);
   const cases: Array<[string, ApiObject, Record<string, string>]> = [
-    ['pods and compute; a finished pod counts only as an object', quota({ pods: '10', 'count/pods': '10', 'requests.cpu': '8', 'limits.cpu': '8' }), { 'count/pods': '5', 'limits.cpu': '850m', pods: '4', 'requests.cpu': '850m' }],
+    [
+      'pods and compute; a finished pod counts only as an object',
+      quota({ pods: '10', 'count/pods': '10', 'requests.cpu': '8', 'limits.cpu': '8' }),
+      { 'count/pods': '5', 'limits.cpu': '850m', pods: '4', 'requests.cpu': '850m' },
+    ],
     ['NotTerminating scope', quota({ pods: '10' }, { scopes: ['NotTerminating'] }), { pods: '3' }],
     ['BestEffort scope', quota({ pods: '10' }, { scopes: ['BestEffort'] }), { pods: '1' }],
     ['services', quota({ services: '5', 'services.loadbalancers': '1', 'services.nodeports': '5' }), { services: '2', 'services.loadbalancers': '1', 'services.nodeports': '3' }],
@@ -50,18 +54,38 @@ test('resourcequota controller - recount', () => {
   ];
   for (const [name, q, want] of cases) assert.deepEqual(count(q), want, name);
 
-  const unlisted = recount(quota({ pods: '10', 'count/deployments.apps': '5' }), evaluatorsFor(quota({ pods: '10', 'count/deployments.apps': '5' })), (e) => (e.resource === 'deployments' ? undefined : list(e)), NOW);
+  const unlisted = recount(
+    quota({ pods: '10', 'count/deployments.apps': '5' }),
+    evaluatorsFor(quota({ pods: '10', 'count/deployments.apps': '5' })),
+    (e) => (e.resource === 'deployments' ? undefined : list(e)),
+    NOW,
+  );
   assert.deepEqual(resourceListJson(unlisted.used), { pods: '4' });
   assert.deepEqual(unlisted.unavailable, ['count/deployments.apps']);
 });
 
 test('resourcequota controller - the status to write', () => {
   const cases: Array<[string, ApiObject, Record<string, string>, ReturnType<typeof nextStatus>]> = [
-    ['a new quota: hard from spec, used counted', quota({ pods: '10', 'requests.memory': '1.5Gi' }), { pods: '3', 'requests.memory': '0' }, { hard: { pods: '10', 'requests.memory': '1536Mi' }, used: { pods: '3', 'requests.memory': '0' } }],
+    [
+      'a new quota: hard from spec, used counted',
+      quota({ pods: '10', 'requests.memory': '1.5Gi' }),
+      { pods: '3', 'requests.memory': '0' },
+      { hard: { pods: '10', 'requests.memory': '1536Mi' }, used: { pods: '3', 'requests.memory': '0' } },
+    ],
     ['up to date: nothing to write', quota({ pods: '10' }, { status: { hard: { pods: '10' }, used: { pods: '3' } } }), { pods: '3' }, undefined],
     ['usage went down', quota({ pods: '10' }, { status: { hard: { pods: '10' }, used: { pods: '5' } } }), { pods: '4' }, { hard: { pods: '10' }, used: { pods: '4' } }],
-    ['spec.hard changed: a dropped resource leaves status', quota({ pods: '20' }, { status: { hard: { pods: '10', services: '2' }, used: { pods: '3', services: '1' } } }), { pods: '3' }, { hard: { pods: '20' }, used: { pods: '3' } }],
-    ['a resource that could not be counted keeps its last value', quota({ pods: '10', 'count/x.y': '3' }, { status: { hard: { pods: '10', 'count/x.y': '3' }, used: { pods: '1', 'count/x.y': '2' } } }), { pods: '2' }, { hard: { 'count/x.y': '3', pods: '10' }, used: { 'count/x.y': '2', pods: '2' } }],
+    [
+      'spec.hard changed: a dropped resource leaves status',
+      quota({ pods: '20' }, { status: { hard: { pods: '10', services: '2' }, used: { pods: '3', services: '1' } } }),
+      { pods: '3' },
+      { hard: { pods: '20' }, used: { pods: '3' } },
+    ],
+    [
+      'a resource that could not be counted keeps its last value',
+      quota({ pods: '10', 'count/x.y': '3' }, { status: { hard: { pods: '10', 'count/x.y': '3' }, used: { pods: '1', 'count/x.y': '2' } } }),
+      { pods: '2' },
+      { hard: { 'count/x.y': '3', pods: '10' }, used: { 'count/x.y': '2', pods: '2' } },
+    ],
     ['equal quantities spelled differently: nothing to write', quota({ memory: '1024Mi' }, { status: { hard: { memory: '1Gi' }, used: { memory: '0' } } }), { memory: '0' }, undefined],
     ['no hard limits at all: nothing to write', quota({}), {}, undefined],
   ];

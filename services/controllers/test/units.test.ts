@@ -8,18 +8,46 @@ import { tokenSecretAction } from '../serviceaccount/tokens.js';
 import { podsToCollect } from '../podgc/controller.js';
 
 test('controllers - --controllers as upstream: * is the defaults, foo adds, -foo removes, unknown names fail', () => {
-  const all = ['namespace', 'garbagecollector', 'serviceaccount', 'root-ca-cert-publisher', 'serviceaccount-token', 'podgc', 'resourcequota', 'pvc-protection', 'pv-protection', 'csrsigning', 'csrapproving', 'csrcleaner'];
+  const all = [
+    'namespace',
+    'garbagecollector',
+    'serviceaccount',
+    'root-ca-cert-publisher',
+    'serviceaccount-token',
+    'podgc',
+    'resourcequota',
+    'pvc-protection',
+    'pv-protection',
+    'csrsigning',
+    'csrapproving',
+    'csrcleaner',
+  ];
   const cases: Array<[string[], string[]]> = [
     [['*'], all],
-    [['*', '-serviceaccount'], ['namespace', 'garbagecollector', 'root-ca-cert-publisher', 'serviceaccount-token', 'podgc', 'resourcequota', 'pvc-protection', 'pv-protection', 'csrsigning', 'csrapproving', 'csrcleaner']],
+    [
+      ['*', '-serviceaccount'],
+      ['namespace', 'garbagecollector', 'root-ca-cert-publisher', 'serviceaccount-token', 'podgc', 'resourcequota', 'pvc-protection', 'pv-protection', 'csrsigning', 'csrapproving', 'csrcleaner'],
+    ],
     [['namespace'], ['namespace']],
-    [['*', 'tokencleaner'], [...all, 'tokencleaner']],
-    [['bootstrapsigner', 'tokencleaner'], ['tokencleaner', 'bootstrapsigner']],
-    [['-namespace', '*'], ['garbagecollector', 'serviceaccount', 'root-ca-cert-publisher', 'serviceaccount-token', 'podgc', 'resourcequota', 'pvc-protection', 'pv-protection', 'csrsigning', 'csrapproving', 'csrcleaner']],
+    [
+      ['*', 'tokencleaner'],
+      [...all, 'tokencleaner'],
+    ],
+    [
+      ['bootstrapsigner', 'tokencleaner'],
+      ['tokencleaner', 'bootstrapsigner'],
+    ],
+    [
+      ['-namespace', '*'],
+      ['garbagecollector', 'serviceaccount', 'root-ca-cert-publisher', 'serviceaccount-token', 'podgc', 'resourcequota', 'pvc-protection', 'pv-protection', 'csrsigning', 'csrapproving', 'csrcleaner'],
+    ],
     [[], []],
   ];
   for (const [list, want] of cases) assert.deepEqual(selectControllers(list), want, list.join(','));
-  assert.throws(() => selectControllers(['*', 'bogus']), /unknown controller "bogus"; known: namespace, garbagecollector, serviceaccount, root-ca-cert-publisher, serviceaccount-token, podgc, resourcequota, pvc-protection, pv-protection, csrsigning, csrapproving, csrcleaner, tokencleaner, bootstrapsigner/);
+  assert.throws(
+    () => selectControllers(['*', 'bogus']),
+    /unknown controller "bogus"; known: namespace, garbagecollector, serviceaccount, root-ca-cert-publisher, serviceaccount-token, podgc, resourcequota, pvc-protection, pv-protection, csrsigning, csrapproving, csrcleaner, tokencleaner, bootstrapsigner/,
+  );
   assert.throws(() => selectControllers(['-bogus']), /unknown controller "bogus"/);
 });
 
@@ -50,14 +78,27 @@ test('leader election - who may act on a lease, and the lease after renewing or 
 
 test('namespace deletion - conditions as upstream words them, transition times kept while a status holds', () => {
   const done = deletionConditions({ errors: [], remaining: new Map(), finalizers: new Map() });
-  assert.deepEqual(done.map((c) => `${c.type}=${c.status}/${c.reason}`), [
-    'NamespaceDeletionDiscoveryFailure=False/ResourcesDiscovered',
-    'NamespaceDeletionGroupVersionParsingFailure=False/ParsedGroupVersions',
-    'NamespaceDeletionContentFailure=False/ContentDeleted',
-    'NamespaceContentRemaining=False/ContentRemoved',
-    'NamespaceFinalizersRemaining=False/ContentHasNoFinalizers',
-  ]);
-  const waiting = deletionConditions({ errors: ['pods: boom'], remaining: new Map([['pods', 2], ['configmaps', 1]]), finalizers: new Map([['example.com/hold', 1]]) }, 'apps/v1: timeout');
+  assert.deepEqual(
+    done.map((c) => `${c.type}=${c.status}/${c.reason}`),
+    [
+      'NamespaceDeletionDiscoveryFailure=False/ResourcesDiscovered',
+      'NamespaceDeletionGroupVersionParsingFailure=False/ParsedGroupVersions',
+      'NamespaceDeletionContentFailure=False/ContentDeleted',
+      'NamespaceContentRemaining=False/ContentRemoved',
+      'NamespaceFinalizersRemaining=False/ContentHasNoFinalizers',
+    ],
+  );
+  const waiting = deletionConditions(
+    {
+      errors: ['pods: boom'],
+      remaining: new Map([
+        ['pods', 2],
+        ['configmaps', 1],
+      ]),
+      finalizers: new Map([['example.com/hold', 1]]),
+    },
+    'apps/v1: timeout',
+  );
   const by = Object.fromEntries(waiting.map((c) => [c.type, c]));
   assert.equal(by.NamespaceDeletionDiscoveryFailure!.message, 'Discovery failed for some groups: apps/v1: timeout');
   assert.equal(by.NamespaceDeletionContentFailure!.message, 'Failed to delete all resource types, 1 remaining: pods: boom');
@@ -66,7 +107,10 @@ test('namespace deletion - conditions as upstream words them, transition times k
 
   const first = mergeConditions([], waiting, 'T1');
   const again = mergeConditions(first, waiting, 'T2');
-  assert.ok(again.every((c) => c.lastTransitionTime === 'T1'), 'unchanged statuses keep their time');
+  assert.ok(
+    again.every((c) => c.lastTransitionTime === 'T1'),
+    'unchanged statuses keep their time',
+  );
   const flipped = mergeConditions(first, done, 'T3');
   assert.equal(flipped.find((c) => c.type === 'NamespaceContentRemaining')!.lastTransitionTime, 'T3');
   assert.equal(flipped.find((c) => c.type === 'NamespaceDeletionGroupVersionParsingFailure')!.lastTransitionTime, 'T1');
@@ -126,7 +170,8 @@ test('serviceaccount-token - a token secret is filled in, kept, or deleted with 
 });
 
 test('podgc - pods of a node missing past the quarantine, and terminating unscheduled pods, are collected', () => {
-  const pod = (name: string, nodeName?: string, terminating = false) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'ns', ...(terminating ? { deletionTimestamp: 'x' } : {}) }, spec: nodeName ? { nodeName } : {} }) as never;
+  const pod = (name: string, nodeName?: string, terminating = false) =>
+    ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'ns', ...(terminating ? { deletionTimestamp: 'x' } : {}) }, spec: nodeName ? { nodeName } : {} }) as never;
   const pods = [pod('on-live', 'n1'), pod('on-gone', 'n2'), pod('pending'), pod('pending-terminating', undefined, true)];
   const missing = new Map<string, number>();
   const names = (now: number) => podsToCollect(pods, (n) => n === 'n1', missing, now, 40_000).map((p) => p.metadata.name ?? '');

@@ -6,7 +6,11 @@ import { awaitsFinalizer, claimInUse, claimsToRecheck, lacksFinalizer, podUsesCl
 
 const NOW = '2026-11-25T10:00:00Z';
 
-const claim = (name: string, meta: Partial<ApiObject['metadata']> = {}): ApiObject => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name, namespace: 'ns1', uid: `uid-${name}`, ...meta } });
+const claim = (name: string, meta: Partial<ApiObject['metadata']> = {}): ApiObject => ({
+  apiVersion: 'v1',
+  kind: 'PersistentVolumeClaim',
+  metadata: { name, namespace: 'ns1', uid: `uid-${name}`, ...meta },
+});
 
 const pod = (name: string, volumes: unknown[], opts: { node?: string; phase?: string; namespace?: string; meta?: Partial<ApiObject['metadata']> } = {}): ApiObject => ({
   apiVersion: 'v1',
@@ -40,7 +44,7 @@ test('pvc-protection - a claim is in use while a scheduled, unfinished pod of it
   for (const [name, pods, want] of cases) assert.equal(claimInUse(data, pods), want, name);
 });
 
-test('pvc-protection - an ephemeral volume\'s claim <pod>-<volume> is the pod\'s only if the pod controls it, and is free once the pod is shut down', () => {
+test("pvc-protection - an ephemeral volume's claim <pod>-<volume> is the pod's only if the pod controls it, and is free once the pod is shut down", () => {
   const p = pod('web', [ephemeralVolume('scratch')]);
   assert.equal(podUsesClaim(p, ephemeralClaim('web', 'scratch')), true);
   assert.equal(podUsesClaim(p, ephemeralClaim('web', 'scratch', 'uid-someone-else')), false, 'a claim of that name made for another pod');
@@ -64,7 +68,14 @@ test('pvc-protection - which pod events make claims worth another look', () => {
 
 test('pv-protection - a volume is in use only while its phase is Bound', () => {
   const pv = (phase?: string): ApiObject => ({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv1' }, ...(phase ? { status: { phase } } : {}) });
-  const cases: Array<[string | undefined, boolean]> = [['Bound', true], ['Released', false], ['Available', false], ['Failed', false], ['Pending', false], [undefined, false]];
+  const cases: Array<[string | undefined, boolean]> = [
+    ['Bound', true],
+    ['Released', false],
+    ['Available', false],
+    ['Failed', false],
+    ['Pending', false],
+    [undefined, false],
+  ];
   for (const [phase, want] of cases) assert.equal(volumeInUse(pv(phase)), want, String(phase));
 });
 

@@ -79,7 +79,12 @@ function peerCertificateChain(socket: TLSSocket): string[] {
   const seen = new Set<string>();
   while (cert && cert.raw && !seen.has(cert.fingerprint256)) {
     seen.add(cert.fingerprint256);
-    chain.push(`-----BEGIN CERTIFICATE-----\n${cert.raw.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`);
+    chain.push(
+      `-----BEGIN CERTIFICATE-----\n${cert.raw
+        .toString('base64')
+        .replace(/(.{64})/g, '$1\n')
+        .replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`,
+    );
     cert = cert.issuerCertificate;
   }
   return chain;

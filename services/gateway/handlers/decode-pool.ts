@@ -78,7 +78,11 @@ export class DecodePool {
       clearTimeout(this.idle);
       const outOfMemory = (err as { code?: string } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
       for (const p of this.pending.values()) {
-        p.reject(outOfMemory ? requestEntityTooLarge(`the request body needs more than ${WORKER_HEAP_MB} MiB to decode`) : internalError(`body decoder stopped: ${err instanceof Error ? err.message : String(err)}`));
+        p.reject(
+          outOfMemory
+            ? requestEntityTooLarge(`the request body needs more than ${WORKER_HEAP_MB} MiB to decode`)
+            : internalError(`body decoder stopped: ${err instanceof Error ? err.message : String(err)}`),
+        );
       }
       this.pending.clear();
     };

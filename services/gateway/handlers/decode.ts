@@ -46,10 +46,7 @@ export function objectFromValue(registry: Registry, t: Target, value: unknown, f
   else if (typeof obj.metadata !== 'object' || Array.isArray(obj.metadata)) throw badRequest('metadata must be an object');
 
   if (fieldValidation !== 'Ignore') {
-    const problems = [
-      ...registry.unknownFields(t.served, obj).map((p) => `unknown field "${p.replace(/^\./, '')}"`),
-      ...duplicateFields.map((p) => `duplicate field "${p.replace(/^\./, '')}"`),
-    ];
+    const problems = [...registry.unknownFields(t.served, obj).map((p) => `unknown field "${p.replace(/^\./, '')}"`), ...duplicateFields.map((p) => `duplicate field "${p.replace(/^\./, '')}"`)];
     if (problems.length) {
       if (fieldValidation === 'Strict') throw badRequest(`strict decoding error: ${problems.join(', ')}`);
       warnings.push(...problems);

@@ -74,7 +74,15 @@ function restCluster(ctx: RequestContext, deps: HandlerDeps, targets: Targets): 
   const served = (t: Target, o: ApiObject) => (t.fromStored ? t.fromStored(o) : o);
   const writeOf = (w: ClusterWrite): WriteRequest => {
     const t = targetOf(w.group, w.resource);
-    const req: WriteRequest = { target: t, user: ctx.user, namespace: t.namespaced ? w.namespace : undefined, name: w.name, dryRun: w.dryRun ?? false, warnings: ctx.warnings, manager: managerOf(ctx) };
+    const req: WriteRequest = {
+      target: t,
+      user: ctx.user,
+      namespace: t.namespaced ? w.namespace : undefined,
+      name: w.name,
+      dryRun: w.dryRun ?? false,
+      warnings: ctx.warnings,
+      manager: managerOf(ctx),
+    };
     if (w.subresource) req.subresource = w.subresource;
     if (w.admit === false) req.admit = false;
     return req;

@@ -41,7 +41,8 @@ export const watch: Handler = async (ctx, { reader, options, watchBudget, metric
   // Counted per served group, version and kind from here to the end of the response.
   const counted = metrics.watchCells(t);
   counted.watchers.inc();
-  if (res.destroyed) counted.watchers.dec(); // the client left already: no 'close' is coming
+  if (res.destroyed)
+    counted.watchers.dec(); // the client left already: no 'close' is coming
   else ctx.onClose(() => counted.watchers.dec());
   const sink = responseSink(res, watchBudget, options.watchBufferBytes, counted);
   const handle = reader.cache.watch(t.cacheKey, {

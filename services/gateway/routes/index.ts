@@ -24,7 +24,11 @@ export async function serveNonResource(req: FastifyRequest, reply: FastifyReply,
     if (!r) throw pathNotFound();
     return reply.code(r.code).type('text/plain; charset=utf-8').send(r.text);
   }
-  if (api.path === '/metrics') return reply.code(200).type('text/plain; version=0.0.4; charset=utf-8').send(await d.metrics.text());
+  if (api.path === '/metrics')
+    return reply
+      .code(200)
+      .type('text/plain; version=0.0.4; charset=utf-8')
+      .send(await d.metrics.text());
   if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
   const doc = d.discovery.document(api.path, req.headers.accept);
   if (!doc) throw pathNotFound();

@@ -56,7 +56,11 @@ test("gateway - admission's audit annotations are recorded on the request's audi
 
   reply = { allowed: true, auditAnnotations: { 'mutation.webhook.admission.platform.io/round_0_index_0': '{"configuration":"c","webhook":"w","mutated":false}' } };
   await admit(write, 'mutating', 'CREATE', obj, null);
-  reply = { allowed: false, status: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'no', reason: 'Forbidden', code: 403 }, auditAnnotations: { 'pod-security.platform.io/enforce-policy': 'restricted:latest' } };
+  reply = {
+    allowed: false,
+    status: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'no', reason: 'Forbidden', code: 403 },
+    auditAnnotations: { 'pod-security.platform.io/enforce-policy': 'restricted:latest' },
+  };
   await assert.rejects(admit(write, 'validating', 'CREATE', obj, null), /no/);
 
   const ev = JSON.parse(audit.event(Stage.ResponseComplete, Date.now())!.json('audit.platform.io/v1')) as { annotations: Record<string, string> };

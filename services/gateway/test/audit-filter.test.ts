@@ -39,7 +39,14 @@ async function gateway(mode: BackendMode, prepare?: (w: AuditWriter) => Promise<
   const log = silentLogger();
   const metrics = new GatewayMetrics();
   const errors = auditErrors(metrics.audit, log);
-  const writer = await openLogWriter({ path: file, format: 'json', apiVersion: 'audit.platform.io/v1', rotation: { maxSizeBytes: 0, maxBackups: 0, maxAgeDays: 0, compress: false }, truncate: null, errors });
+  const writer = await openLogWriter({
+    path: file,
+    format: 'json',
+    apiVersion: 'audit.platform.io/v1',
+    rotation: { maxSizeBytes: 0, maxBackups: 0, maxAgeDays: 0, compress: false },
+    truncate: null,
+    errors,
+  });
   await prepare?.(writer);
   const auditor = new Auditor(new PolicyChecker(parsePolicy(POLICY)), [createBackend(writer, mode, batch, errors, log)], metrics.audit);
   const app: FastifyInstance = createServer(undefined, log);
@@ -76,7 +83,10 @@ test("audit filter - a handler's unexpected error ends the record at Panic", asy
     const r = await g.app.inject({ method: 'GET', url: '/api/v1/namespaces/ns/configmaps/boom' });
     assert.equal(r.statusCode, 500);
     const evs = await g.events();
-    assert.deepEqual(evs.map((e) => e.stage), ['RequestReceived', 'Panic']);
+    assert.deepEqual(
+      evs.map((e) => e.stage),
+      ['RequestReceived', 'Panic'],
+    );
     assert.equal(evs[1]!.auditID, r.headers['audit-id']);
     assert.deepEqual(evs[1]!.responseStatus, { metadata: {}, status: 'Failure', message: "APIServer panic'd: kaput", reason: 'InternalError', code: 500 });
   } finally {
@@ -91,7 +101,10 @@ test('audit filter - in blocking mode the response is sent after its events are 
     assert.equal(r.statusCode, 200);
     // No waiting: both stages are in the file by the time the client has its answer.
     const evs = await g.events();
-    assert.deepEqual(evs.map((e) => e.stage), ['RequestReceived', 'ResponseComplete']);
+    assert.deepEqual(
+      evs.map((e) => e.stage),
+      ['RequestReceived', 'ResponseComplete'],
+    );
     assert.deepEqual(evs[1]!.responseObject, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'cm' } });
     assert.deepEqual(evs[1]!.objectRef, { resource: 'configmaps', namespace: 'ns', name: 'cm', apiVersion: 'v1' });
   } finally {
@@ -100,7 +113,10 @@ test('audit filter - in blocking mode the response is sent after its events are 
 });
 
 test('audit filter - blocking-strict refuses a request whose RequestReceived cannot be written; blocking serves it', async () => {
-  for (const [mode, code] of [['blocking-strict', 500], ['blocking', 200]] as const) {
+  for (const [mode, code] of [
+    ['blocking-strict', 500],
+    ['blocking', 200],
+  ] as const) {
     // The log file is closed under the backend: every write fails.
     const g = await gateway(mode, (w) => w.close());
     try {

@@ -17,9 +17,17 @@ test('gateway audit options - refused values name their flag', () => {
     [['--audit-log-path', '/tmp/x.log', '--audit-log-maxsize', '-1'], /--audit-log-maxsize must be a whole number of at least 0/],
     [['--audit-log-path', '/tmp/x.log', '--audit-log-version', 'audit.platform.io/v1beta1'], /--audit-log-version: "audit.platform.io\/v1beta1" is not one of/],
     [['--audit-webhook-config-file', '/tmp/h.yaml', '--audit-webhook-batch-max-size', '0'], /--audit-webhook-batch-max-size must be a number of at least 1/],
-    [['--audit-webhook-config-file', '/tmp/h.yaml', '--audit-webhook-truncate-enabled', '--audit-webhook-truncate-max-batch-size', '10'], /must not be smaller than --audit-webhook-truncate-max-event-size/],
+    [
+      ['--audit-webhook-config-file', '/tmp/h.yaml', '--audit-webhook-truncate-enabled', '--audit-webhook-truncate-max-batch-size', '10'],
+      /must not be smaller than --audit-webhook-truncate-max-event-size/,
+    ],
   ];
-  for (const [argv, re] of cases) assert.throws(() => auditOptionsFrom(flags(...argv)), (e: Error) => e instanceof OptionsError && re.test(e.message), argv.join(' '));
+  for (const [argv, re] of cases)
+    assert.throws(
+      () => auditOptionsFrom(flags(...argv)),
+      (e: Error) => e instanceof OptionsError && re.test(e.message),
+      argv.join(' '),
+    );
   // Flags of a backend that is not configured are not looked at.
   assert.deepEqual(auditOptionsFrom(flags('--audit-log-mode', 'fast')), { policyFile: undefined, log: null, webhook: null });
 });

@@ -38,7 +38,10 @@ function mergeChain(levels: number): string {
 
 function laughs(): string {
   let s = 'a: &a [x,x,x,x,x,x,x,x,x,x]\n';
-  for (let i = 1; i < 9; i++) s += `l${i}: &l${i} [${Array(10).fill(i === 1 ? '*a' : `*l${i - 1}`).join(',')}]\n`;
+  for (let i = 1; i < 9; i++)
+    s += `l${i}: &l${i} [${Array(10)
+      .fill(i === 1 ? '*a' : `*l${i - 1}`)
+      .join(',')}]\n`;
   return s;
 }
 
@@ -72,7 +75,15 @@ const cases: Case[] = [
   // YAML small enough to be decoded inline.
   { name: 'YAML merge keys chained 16 levels', contentType: 'application/yaml', body: utf8(mergeChain(16)) },
   { name: 'YAML merge keys chained 39 levels', contentType: 'application/yaml', body: utf8(mergeChain(39)) },
-  { name: 'YAML merge keys chained to the inline size', contentType: 'application/yaml', body: utf8(mergeChain(300).slice(0, INLINE_YAML).replace(/[^\n]*$/, '')) },
+  {
+    name: 'YAML merge keys chained to the inline size',
+    contentType: 'application/yaml',
+    body: utf8(
+      mergeChain(300)
+        .slice(0, INLINE_YAML)
+        .replace(/[^\n]*$/, ''),
+    ),
+  },
   { name: 'YAML billion laughs', contentType: 'application/yaml', body: utf8(laughs()) },
   { name: 'YAML compact sequence after a key', contentType: 'application/yaml', body: utf8(`x: ${fill('- ', INLINE_YAML - 8)}y\n`) },
   { name: 'YAML compact sequence at line start', contentType: 'application/yaml', body: utf8(`${fill('- ', INLINE_YAML - 8)}y\n`) },
@@ -80,12 +91,29 @@ const cases: Case[] = [
   { name: 'YAML compact maps in sequences', contentType: 'application/yaml', body: utf8(`${fill('- a: ', INLINE_YAML - 8)}y\n`) },
   { name: 'YAML flow nesting', contentType: 'application/yaml', body: utf8(`x: ${fill('[', INLINE_YAML - 8)}\n`) },
   { name: 'YAML many aliases of one anchor', contentType: 'application/yaml', body: utf8(`a: &a x\nl:\n${fill('- *a\n', INLINE_YAML - 16)}`) },
-  { name: 'YAML many anchors', contentType: 'application/yaml', body: utf8(Array.from({ length: 1500 }, (_, i) => `k${i}: &a${i} v\n`).join('').slice(0, INLINE_YAML).replace(/[^\n]*$/, '')) },
+  {
+    name: 'YAML many anchors',
+    contentType: 'application/yaml',
+    body: utf8(
+      Array.from({ length: 1500 }, (_, i) => `k${i}: &a${i} v\n`)
+        .join('')
+        .slice(0, INLINE_YAML)
+        .replace(/[^\n]*$/, ''),
+    ),
+  },
   { name: 'YAML flow sequence of scalars', contentType: 'application/yaml', body: utf8(`x: [${fill('a,', INLINE_YAML - 8)}a]\n`) },
   { name: 'YAML custom tags', contentType: 'application/yaml', body: utf8(fill('- !foo x\n', INLINE_YAML)) },
   // Protobuf, inline at any allowed size.
-  { name: 'protobuf unknown groups nested to the size limit', contentType: 'application/vnd.kubernetes.protobuf', body: protobuf(Buffer.from(fill(String.fromCharCode(...tag(9, 3)), NEAR_LIMIT - 64), 'latin1')) },
-  { name: 'protobuf 1 M unknown varint fields', contentType: 'application/vnd.kubernetes.protobuf', body: protobuf(Buffer.from(fill(String.fromCharCode(...tag(9, 0), 1), NEAR_LIMIT - 64), 'latin1')) },
+  {
+    name: 'protobuf unknown groups nested to the size limit',
+    contentType: 'application/vnd.kubernetes.protobuf',
+    body: protobuf(Buffer.from(fill(String.fromCharCode(...tag(9, 3)), NEAR_LIMIT - 64), 'latin1')),
+  },
+  {
+    name: 'protobuf 1 M unknown varint fields',
+    contentType: 'application/vnd.kubernetes.protobuf',
+    body: protobuf(Buffer.from(fill(String.fromCharCode(...tag(9, 0), 1), NEAR_LIMIT - 64), 'latin1')),
+  },
   {
     name: 'protobuf 500 k data entries',
     contentType: 'application/vnd.kubernetes.protobuf',
@@ -94,9 +122,19 @@ const cases: Case[] = [
   },
   { name: 'protobuf truncated length', contentType: 'application/vnd.kubernetes.protobuf', body: protobuf(Buffer.from([...tag(1, 2), 0xff, 0xff, 0xff, 0xff, 0x0f])) },
   // Patch bodies: JSON for the JSON, merge and strategic merge patches; YAML for apply.
-  { name: 'JSON patch of 1 M operations', contentType: 'application/json-patch+json', patch: true, body: utf8(`[${fill('{"op":"add","path":"/a","value":1},', NEAR_LIMIT - 64)}{"op":"test","path":"/a","value":1}]`) },
+  {
+    name: 'JSON patch of 1 M operations',
+    contentType: 'application/json-patch+json',
+    patch: true,
+    body: utf8(`[${fill('{"op":"add","path":"/a","value":1},', NEAR_LIMIT - 64)}{"op":"test","path":"/a","value":1}]`),
+  },
   { name: 'merge patch nested to the size limit', contentType: 'application/merge-patch+json', patch: true, body: utf8(fill('{"a":', NEAR_LIMIT)) },
-  { name: 'strategic merge patch with 50 k directives', contentType: 'application/strategic-merge-patch+json', patch: true, body: utf8(`{${Array.from({ length: 50_000 }, (_, i) => `"$setElementOrder/k${i}":[]`).join(',')}}`) },
+  {
+    name: 'strategic merge patch with 50 k directives',
+    contentType: 'application/strategic-merge-patch+json',
+    patch: true,
+    body: utf8(`{${Array.from({ length: 50_000 }, (_, i) => `"$setElementOrder/k${i}":[]`).join(',')}}`),
+  },
   { name: 'apply patch of merge keys chained 39 levels', contentType: 'application/apply-patch+yaml', patch: true, body: utf8(mergeChain(39)) },
   { name: 'apply patch of a compact sequence', contentType: 'application/apply-patch+yaml', patch: true, body: utf8(`x: ${fill('- ', INLINE_YAML - 8)}y\n`) },
 ];

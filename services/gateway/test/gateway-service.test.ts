@@ -11,7 +11,29 @@ import { silentLogger } from '../../../shared/log.js';
 import { createBuiltinRegistry } from '../../../shared/registry/builtin-registry.js';
 import { jsonEndpoint, startJsonService, type JsonEndpoint, type JsonService } from '../../../shared/bus/service.js';
 import { ServiceName, Subjects } from '../../../shared/bus/subjects.js';
-import type { AdmissionInterest, AdmissionReply, AdmissionRequest, AuthnReply, AuthnRequest, AuthzAttributes, AuthzReply, AuthnInterest, EscalationCheckReply, EscalationCheckRequest, RulesReviewReply, RulesReviewRequest, TokenIssueReply, TokenIssueRequest, StorageCreateRequest, StorageDeleteReply, StorageDeleteRequest, StorageGetReply, StorageGetRequest, StorageUpdateRequest, StorageWriteReply } from '../../../shared/bus/messages.js';
+import type {
+  AdmissionInterest,
+  AdmissionReply,
+  AdmissionRequest,
+  AuthnReply,
+  AuthnRequest,
+  AuthzAttributes,
+  AuthzReply,
+  AuthnInterest,
+  EscalationCheckReply,
+  EscalationCheckRequest,
+  RulesReviewReply,
+  RulesReviewRequest,
+  TokenIssueReply,
+  TokenIssueRequest,
+  StorageCreateRequest,
+  StorageDeleteReply,
+  StorageDeleteRequest,
+  StorageGetReply,
+  StorageGetRequest,
+  StorageUpdateRequest,
+  StorageWriteReply,
+} from '../../../shared/bus/messages.js';
 import { alreadyExists, conflict, CONFLICT_MODIFIED, failure, notFound, requestEntityTooLarge, StatusReason } from '../../../shared/api/status.js';
 import type { ApiObject, ObjectRef, UserInfo } from '../../../shared/api/types.js';
 import { openObjectBucket } from '../../../shared/store/kv-bucket.js';
@@ -147,7 +169,20 @@ describe('gateway service', () => {
     storage: [] as StorageCall[],
   };
   const resetFakes = () => {
-    Object.assign(fake, { authn: defaultAuthn, authnInterest: noProxyHeaders, escalation: allowEscalation, rules: noRules, issue, authz: allow, admit: admitAll, interest: noValidating, create: kvCreate, update: kvUpdate, delete: kvDelete, get: kvGet });
+    Object.assign(fake, {
+      authn: defaultAuthn,
+      authnInterest: noProxyHeaders,
+      escalation: allowEscalation,
+      rules: noRules,
+      issue,
+      authz: allow,
+      admit: admitAll,
+      interest: noValidating,
+      create: kvCreate,
+      update: kvUpdate,
+      delete: kvDelete,
+      get: kvGet,
+    });
     calls.authn.length = 0;
     calls.escalation.length = 0;
     calls.rules.length = 0;
@@ -302,7 +337,8 @@ describe('gateway service', () => {
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
     return gw.app.inject({ method, url, headers, ...(opts.body !== undefined ? { payload: JSON.stringify(opts.body) } : {}) });
   }
-  const request = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, opts: { token?: string | null; body?: unknown; headers?: Record<string, string | string[]> } = {}) => call(gateway, method, url, opts);
+  const request = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, opts: { token?: string | null; body?: unknown; headers?: Record<string, string | string[]> } = {}) =>
+    call(gateway, method, url, opts);
   const cmUrl = (name?: string) => `/api/v1/namespaces/${NS}/configmaps${name ? `/${name}` : ''}`;
 
   async function stored(name: string): Promise<ApiObject | null> {
@@ -551,7 +587,10 @@ describe('gateway service', () => {
     assert.deepEqual(obj.data, { k: 'v' });
     assert.ok(obj.metadata.uid, 'the would-be object is prepared like a real one');
     assert.equal(calls.storage.length, 0);
-    assert.ok(calls.admit.every((a) => a.dryRun), 'admission is told it is a dry run');
+    assert.ok(
+      calls.admit.every((a) => a.dryRun),
+      'admission is told it is a dry run',
+    );
     assert.equal(await stored('dry'), null);
     assert.equal((await request('GET', cmUrl('dry'))).statusCode, 404);
   });
@@ -564,7 +603,12 @@ describe('gateway service', () => {
   const CERT = Buffer.from('-----BEGIN CERTIFICATE-----\nMAMCAQA=\n-----END CERTIFICATE-----\n').toString('base64');
 
   async function createCsr(name: string, token = 'tok-admin', spec: Record<string, unknown> = {}): Promise<ApiObject> {
-    const body = { apiVersion: `${CSR_GROUP}/v1`, kind: 'CertificateSigningRequest', metadata: { name }, spec: { request: await csrRequest(`CN=${name}`), signerName: 'example.com/foo', usages: ['client auth'], ...spec } };
+    const body = {
+      apiVersion: `${CSR_GROUP}/v1`,
+      kind: 'CertificateSigningRequest',
+      metadata: { name },
+      spec: { request: await csrRequest(`CN=${name}`), signerName: 'example.com/foo', usages: ['client auth'], ...spec },
+    };
     const res = await request('POST', csrUrl(), { token, body });
     assert.equal(res.statusCode, 201, res.body);
     return res.json();
@@ -586,7 +630,12 @@ describe('gateway service', () => {
     assert.equal(current.metadata.name, 'gw-approve');
     calls.authz.length = 0;
     calls.admit.length = 0;
-    const sent = { ...current, metadata: { ...current.metadata, labels: { sneaky: 'yes' } }, spec: { ...current.spec, signerName: 'example.com/other' }, status: { conditions: [{ type: 'Approved', status: 'True', reason: 'GatewayTest' }], certificate: CERT } };
+    const sent = {
+      ...current,
+      metadata: { ...current.metadata, labels: { sneaky: 'yes' } },
+      spec: { ...current.spec, signerName: 'example.com/other' },
+      status: { conditions: [{ type: 'Approved', status: 'True', reason: 'GatewayTest' }], certificate: CERT },
+    };
     const res = await request('PUT', csrUrl('gw-approve', 'approval'), { token: 'tok-approver', body: sent });
     assert.equal(res.statusCode, 200, res.body);
     const approved = res.json();
@@ -616,7 +665,10 @@ describe('gateway service', () => {
       payload: JSON.stringify({ status: { conditions: [{ type: 'Denied', status: 'True', reason: 'NotToday' }] } }),
     });
     assert.equal(patched.statusCode, 200, patched.body);
-    assert.deepEqual(patched.json().status.conditions.map((c: { type: string }) => c.type), ['Denied']);
+    assert.deepEqual(
+      patched.json().status.conditions.map((c: { type: string }) => c.type),
+      ['Denied'],
+    );
 
     await createCsr('gw-status');
     const current = (await request('GET', csrUrl('gw-status'))).json();
@@ -639,8 +691,14 @@ describe('gateway service', () => {
     const res = await request('GET', cmUrl('imp'), { token: 'tok-ivan', headers: { 'impersonate-user': 'alice', 'impersonate-group': ['a', 'b'], 'impersonate-extra-acme.com%2Fproject': 'x' } });
     assert.equal(res.statusCode, 404, res.body);
     const checks = calls.authz.filter((a) => a.verb === 'impersonate');
-    assert.ok(checks.every((c) => c.user.username === 'ivan'), 'impersonation is checked as the caller');
-    assert.deepEqual(checks.map((c) => `${c.resource}${c.subresource ? '/' + c.subresource : ''}=${c.name}`), ['users=alice', 'groups=a', 'groups=b', 'userextras/acme.com/project=x']);
+    assert.ok(
+      checks.every((c) => c.user.username === 'ivan'),
+      'impersonation is checked as the caller',
+    );
+    assert.deepEqual(
+      checks.map((c) => `${c.resource}${c.subresource ? '/' + c.subresource : ''}=${c.name}`),
+      ['users=alice', 'groups=a', 'groups=b', 'userextras/acme.com/project=x'],
+    );
     const main = calls.authz.find((a) => a.verb === 'get');
     assert.deepEqual(main?.user, { username: 'alice', groups: ['a', 'b', 'system:authenticated'], extra: { 'acme.com/project': ['x'] } });
   });
@@ -659,10 +717,14 @@ describe('gateway service', () => {
     fake.authnInterest = { headers: ['x-remote-user'], headerPrefixes: ['x-remote-extra-'] };
     // The gateway re-reads the interest every few seconds; ask it now.
     await (gateway as unknown as { app: unknown }).app;
-    await eventually(async () => {
-      await request('GET', cmUrl('p2'), { token: null, headers: { 'x-remote-user': 'mallory', 'x-remote-extra-scope': 'a', 'x-other': 'z' } });
-      return calls.authn.at(-1)?.headers !== undefined;
-    }, 'the gateway to forward proxy headers', 8_000);
+    await eventually(
+      async () => {
+        await request('GET', cmUrl('p2'), { token: null, headers: { 'x-remote-user': 'mallory', 'x-remote-extra-scope': 'a', 'x-other': 'z' } });
+        return calls.authn.at(-1)?.headers !== undefined;
+      },
+      'the gateway to forward proxy headers',
+      8_000,
+    );
     assert.deepEqual(calls.authn.at(-1)?.headers, { 'x-remote-user': ['mallory'], 'x-remote-extra-scope': ['a'] });
   });
 
@@ -691,31 +753,45 @@ describe('gateway service', () => {
       body: { apiVersion: 'authorization.platform.io/v1', kind: 'LocalSubjectAccessReview', spec: { user: 'jane', resourceAttributes: { namespace: 'elsewhere', verb: 'get', resource: 'pods' } } },
     });
     assert.equal(bad.statusCode, 422);
-    const noSubject = await request('POST', '/apis/authorization.platform.io/v1/subjectaccessreviews', { body: { apiVersion: 'authorization.platform.io/v1', kind: 'SubjectAccessReview', spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } } });
+    const noSubject = await request('POST', '/apis/authorization.platform.io/v1/subjectaccessreviews', {
+      body: { apiVersion: 'authorization.platform.io/v1', kind: 'SubjectAccessReview', spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } },
+    });
     assert.equal(noSubject.statusCode, 422);
   });
 
   test('gateway - SelfSubjectRulesReview and SelfSubjectReview answer for the caller', async () => {
     fake.rules = () => ({ resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }], nonResourceRules: [], incomplete: true });
-    const rules = await request('POST', '/apis/authorization.platform.io/v1/selfsubjectrulesreviews', { token: 'tok-rita', body: { apiVersion: 'authorization.platform.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: NS } } });
+    const rules = await request('POST', '/apis/authorization.platform.io/v1/selfsubjectrulesreviews', {
+      token: 'tok-rita',
+      body: { apiVersion: 'authorization.platform.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: NS } },
+    });
     assert.equal(rules.statusCode, 201, rules.body);
     assert.deepEqual(rules.json().status, { resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }], nonResourceRules: [], incomplete: true });
     assert.deepEqual(calls.rules.at(-1), { user: userForToken('tok-rita'), namespace: NS });
-    const noNs = await request('POST', '/apis/authorization.platform.io/v1/selfsubjectrulesreviews', { body: { apiVersion: 'authorization.platform.io/v1', kind: 'SelfSubjectRulesReview', spec: {} } });
+    const noNs = await request('POST', '/apis/authorization.platform.io/v1/selfsubjectrulesreviews', {
+      body: { apiVersion: 'authorization.platform.io/v1', kind: 'SelfSubjectRulesReview', spec: {} },
+    });
     assert.equal(noNs.statusCode, 400);
 
-    const whoami = await request('POST', '/apis/authentication.platform.io/v1/selfsubjectreviews', { token: 'tok-rita', body: { apiVersion: 'authentication.platform.io/v1', kind: 'SelfSubjectReview' } });
+    const whoami = await request('POST', '/apis/authentication.platform.io/v1/selfsubjectreviews', {
+      token: 'tok-rita',
+      body: { apiVersion: 'authentication.platform.io/v1', kind: 'SelfSubjectReview' },
+    });
     assert.equal(whoami.statusCode, 201, whoami.body);
     assert.deepEqual(whoami.json().status.userInfo, userForToken('tok-rita'));
   });
 
   test('gateway - TokenReview asks authn about the reviewed token, never echoes it, and 400s without one', async () => {
-    const ok = await request('POST', '/apis/authentication.platform.io/v1/tokenreviews', { body: { apiVersion: 'authentication.platform.io/v1', kind: 'TokenReview', spec: { token: 'tok-tina', audiences: ['vault'] } } });
+    const ok = await request('POST', '/apis/authentication.platform.io/v1/tokenreviews', {
+      body: { apiVersion: 'authentication.platform.io/v1', kind: 'TokenReview', spec: { token: 'tok-tina', audiences: ['vault'] } },
+    });
     assert.equal(ok.statusCode, 201, ok.body);
     assert.deepEqual(ok.json().status, { authenticated: true, user: userForToken('tok-tina'), audiences: ['vault'] });
     assert.equal(ok.json().spec.token, '');
     assert.deepEqual(calls.authn.at(-1), { token: 'tok-tina', audiences: ['vault'] });
-    const bad = await request('POST', '/apis/authentication.platform.io/v1beta1/tokenreviews', { body: { apiVersion: 'authentication.platform.io/v1beta1', kind: 'TokenReview', spec: { token: 'garbage' } } });
+    const bad = await request('POST', '/apis/authentication.platform.io/v1beta1/tokenreviews', {
+      body: { apiVersion: 'authentication.platform.io/v1beta1', kind: 'TokenReview', spec: { token: 'garbage' } },
+    });
     assert.equal(bad.statusCode, 201);
     assert.deepEqual(bad.json().status, { authenticated: false, user: {}, error: 'invalid bearer token' });
     const none = await request('POST', '/apis/authentication.platform.io/v1/tokenreviews', { body: { apiVersion: 'authentication.platform.io/v1', kind: 'TokenReview', spec: {} } });
@@ -724,7 +800,10 @@ describe('gateway service', () => {
   });
 
   test('gateway - TokenRequest signs through authn for an existing service account, with validation first', async () => {
-    await kv.put(encodeKey({ group: '', resource: 'serviceaccounts', namespace: NS, name: 'builder' }), JSON.stringify({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'builder', namespace: NS, uid: 'sa-uid-1' } }));
+    await kv.put(
+      encodeKey({ group: '', resource: 'serviceaccounts', namespace: NS, name: 'builder' }),
+      JSON.stringify({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'builder', namespace: NS, uid: 'sa-uid-1' } }),
+    );
     const url = `/api/v1/namespaces/${NS}/serviceaccounts/builder/token`;
     const res = await request('POST', url, { body: { apiVersion: 'authentication.platform.io/v1', kind: 'TokenRequest', spec: { audiences: ['vault'] } } });
     assert.equal(res.statusCode, 201, res.body);
@@ -742,8 +821,20 @@ describe('gateway service', () => {
     }
     assert.equal(calls.issue.length, 1);
     // A token bound to a pod must be for the account the pod runs as.
-    for (const [pod, account] of [['runs-as-builder', 'builder'], ['runs-as-default', undefined], ['runs-as-other', 'other']] as const) {
-      await kv.put(encodeKey({ group: '', resource: 'pods', namespace: NS, name: pod }), JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace: NS, uid: `uid-${pod}` }, spec: { ...(account ? { serviceAccountName: account } : {}), containers: [{ name: 'c', image: 'i' }] } }));
+    for (const [pod, account] of [
+      ['runs-as-builder', 'builder'],
+      ['runs-as-default', undefined],
+      ['runs-as-other', 'other'],
+    ] as const) {
+      await kv.put(
+        encodeKey({ group: '', resource: 'pods', namespace: NS, name: pod }),
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: pod, namespace: NS, uid: `uid-${pod}` },
+          spec: { ...(account ? { serviceAccountName: account } : {}), containers: [{ name: 'c', image: 'i' }] },
+        }),
+      );
     }
     assert.equal((await request('POST', url, { body: { kind: 'TokenRequest', spec: { boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'runs-as-builder' } } } })).statusCode, 201);
     for (const pod of ['runs-as-default', 'runs-as-other']) {
@@ -876,7 +967,9 @@ describe('gateway service', () => {
         headers: { authorization: `Bearer tok-scope${i}`, ...(row.method === 'GET' || row.method === 'DELETE' ? {} : { 'content-type': 'application/merge-patch+json' }) },
         ...(row.method === 'GET' || row.method === 'DELETE' ? {} : { payload: '{}' }),
       });
-      const asked = calls.authz.slice(before).map(({ verb, namespace, name, subresource }) => ({ verb, ...(namespace ? { namespace } : {}), ...(name ? { name } : {}), ...(subresource ? { subresource } : {}) }));
+      const asked = calls.authz
+        .slice(before)
+        .map(({ verb, namespace, name, subresource }) => ({ verb, ...(namespace ? { namespace } : {}), ...(name ? { name } : {}), ...(subresource ? { subresource } : {}) }));
       const got = { code: res.statusCode, asked };
       const want = 'code' in row.want ? { code: row.want.code, asked: [] } : { code: 403, asked: [row.want.authz] };
       try {
@@ -893,11 +986,18 @@ describe('gateway service', () => {
     await request('GET', cmUrl('rbac-cached'), { token: 'tok-olga' });
     await request('GET', cmUrl('rbac-cached'), { token: 'tok-olga' });
     assert.equal(calls.authz.filter((a) => a.user.username === 'olga').length, 1, 'cached at first');
-    await kv.put(encodeKey({ group: 'rbac.authorization.platform.io', resource: 'clusterroles', name: 'touched' }), JSON.stringify({ apiVersion: 'rbac.authorization.platform.io/v1', kind: 'ClusterRole', metadata: { name: 'touched' }, rules: [] }));
-    await eventually(async () => {
-      await request('GET', cmUrl('rbac-cached'), { token: 'tok-olga' });
-      return calls.authz.filter((a) => a.user.username === 'olga').length > 1;
-    }, 'the decision to be asked again after the RBAC change', 1_000);
+    await kv.put(
+      encodeKey({ group: 'rbac.authorization.platform.io', resource: 'clusterroles', name: 'touched' }),
+      JSON.stringify({ apiVersion: 'rbac.authorization.platform.io/v1', kind: 'ClusterRole', metadata: { name: 'touched' }, rules: [] }),
+    );
+    await eventually(
+      async () => {
+        await request('GET', cmUrl('rbac-cached'), { token: 'tok-olga' });
+        return calls.authz.filter((a) => a.user.username === 'olga').length > 1;
+      },
+      'the decision to be asked again after the RBAC change',
+      1_000,
+    );
   });
 
   // ---- health ---------------------------------------------------------------------------

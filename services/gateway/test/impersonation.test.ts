@@ -30,7 +30,11 @@ test('impersonation - headers parse into the requested identity; bad combination
     ['malformed percent-encoding', { 'impersonate-user': ['a'], 'impersonate-extra-%zz': ['x'] }],
   ];
   for (const [name, headers] of bad) {
-    assert.throws(() => parseImpersonation(headers), (e: unknown) => e instanceof StatusError && e.status.code === 400, name);
+    assert.throws(
+      () => parseImpersonation(headers),
+      (e: unknown) => e instanceof StatusError && e.status.code === 400,
+      name,
+    );
   }
 });
 
@@ -48,7 +52,10 @@ test('impersonation - one impersonate check per requested attribute, with the ri
   for (const c of checks) assert.equal(c.user, caller, 'checked as the caller');
 
   const sa = impersonationChecks(caller, { user: 'system:serviceaccount:ns1:builder', groups: [], extra: {} });
-  assert.deepEqual(sa.map((c) => [c.resource, c.namespace, c.name]), [['serviceaccounts', 'ns1', 'builder']]);
+  assert.deepEqual(
+    sa.map((c) => [c.resource, c.namespace, c.name]),
+    [['serviceaccounts', 'ns1', 'builder']],
+  );
 });
 
 test('impersonation - the resulting identity', () => {
@@ -75,7 +82,9 @@ test('impersonation - extra keys named like Object.prototype members are ordinar
     assert.deepEqual(req.extra[key], ['a', 'b'], key);
     assert.equal(Object.getPrototypeOf(req.extra), Object.prototype, key);
     assert.deepEqual(
-      impersonationChecks({ username: 'admin', groups: [] }, req).filter((c) => c.resource === 'userextras').map((c) => [c.subresource, c.name]),
+      impersonationChecks({ username: 'admin', groups: [] }, req)
+        .filter((c) => c.resource === 'userextras')
+        .map((c) => [c.subresource, c.name]),
       [
         [key, 'a'],
         [key, 'b'],

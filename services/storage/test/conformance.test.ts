@@ -31,8 +31,7 @@ function configMap(ref: ObjectRef, data: Record<string, string> = {}): ApiObject
 }
 
 const create = (ref: ObjectRef, object: ApiObject) => busRequest<StorageWriteReply>(client, Subjects.storageCreate, { ref, object });
-const update = (ref: ObjectRef, object: ApiObject, expectedRevision: number) =>
-  busRequest<StorageWriteReply>(client, Subjects.storageUpdate, { ref, object, expectedRevision });
+const update = (ref: ObjectRef, object: ApiObject, expectedRevision: number) => busRequest<StorageWriteReply>(client, Subjects.storageUpdate, { ref, object, expectedRevision });
 const remove = (ref: ObjectRef, expectedRevision?: number) => busRequest<StorageDeleteReply>(client, Subjects.storageDelete, { ref, expectedRevision });
 const get = (ref: ObjectRef) => busRequest<StorageGetReply>(client, Subjects.storageGet, { ref });
 
@@ -293,9 +292,7 @@ describe('storage conformance', () => {
   test('concurrency - 20 parallel updates from one revision: exactly one wins, the rest are 409', async () => {
     const ref = cm('contended');
     const c = await create(ref, configMap(ref, { writer: 'none' }));
-    const results = await Promise.allSettled(
-      Array.from({ length: 20 }, (_, i) => update(ref, { ...c.object, data: { writer: String(i) } }, c.revision)),
-    );
+    const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => update(ref, { ...c.object, data: { writer: String(i) } }, c.revision)));
     const won = results.filter((r): r is PromiseFulfilledResult<StorageWriteReply> => r.status === 'fulfilled');
     const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     assert.equal(won.length, 1, 'exactly one writer must win');

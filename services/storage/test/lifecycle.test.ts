@@ -48,7 +48,13 @@ describe('storage lifecycle', () => {
     // ...then the object is re-created before the purge runs.
     const rev = await kv.create('core.configmaps.default.x', '{"v":"new"}');
     // A bucket view whose scan replays that stale result (the library's iterator has stop()).
-    const staleHistory = async () => Object.assign((async function* () { yield* scanned; })(), { stop() {} });
+    const staleHistory = async () =>
+      Object.assign(
+        (async function* () {
+          yield* scanned;
+        })(),
+        { stop() {} },
+      );
     const staleView = Object.create(kv, { history: { value: staleHistory } }) as KV;
     const compactor = startMarkerCompactor({ kv: staleView, jsm, bucket, ttlMs: 0, intervalMs: null });
     await compactor.runOnce();

@@ -22,7 +22,14 @@ test('marker compactor - timings that would spin or never purge are refused at s
 test('marker compactor - a failing pass backs off instead of retrying at once', async () => {
   let attempts = 0;
   // Fails before any consumer is made: only the timer's schedule is under test here.
-  const jsm = { streams: { info: async () => { attempts++; throw new Error('stream unavailable'); } } } as unknown as JetStreamManager;
+  const jsm = {
+    streams: {
+      info: async () => {
+        attempts++;
+        throw new Error('stream unavailable');
+      },
+    },
+  } as unknown as JetStreamManager;
   const compactor = startMarkerCompactor({ kv: {} as KV, jsm, bucket: 'objects', ttlMs: 1_000, intervalMs: 100 });
   await new Promise((r) => setTimeout(r, 1_600));
   await compactor.stop();

@@ -23,10 +23,47 @@ describe('recent revisions - the bound', () => {
     { name: 'a later revision', samples: [[10, 1_000]], ask: 11, at: 2_000, want: true },
     { name: 'an earlier revision may be older', samples: [[10, 1_000]], ask: 9, at: 2_000, want: false },
     { name: 'the sample left the window', samples: [[10, 1_000]], ask: 10, at: 1_000 + WINDOW + 1, want: false },
-    { name: 'the oldest sample still in the window bounds it', samples: [[10, 1_000], [20, 30_000]], ask: 15, at: 1_000 + WINDOW + 1, want: false },
-    { name: 'a revision from the later sample on is young', samples: [[10, 1_000], [20, 30_000]], ask: 20, at: 1_000 + WINDOW + 1, want: true },
-    { name: 'samples closer than the spacing keep the first', samples: [[10, 1_000], [8, 1_050], [12, 1_050]], ask: 9, at: 2_000, want: false },
-    { name: 'an acknowledgement arriving out of order is not a lower bound', samples: [[10, 1_000], [9, 1_500]], ask: 9, at: 2_000, want: false },
+    {
+      name: 'the oldest sample still in the window bounds it',
+      samples: [
+        [10, 1_000],
+        [20, 30_000],
+      ],
+      ask: 15,
+      at: 1_000 + WINDOW + 1,
+      want: false,
+    },
+    {
+      name: 'a revision from the later sample on is young',
+      samples: [
+        [10, 1_000],
+        [20, 30_000],
+      ],
+      ask: 20,
+      at: 1_000 + WINDOW + 1,
+      want: true,
+    },
+    {
+      name: 'samples closer than the spacing keep the first',
+      samples: [
+        [10, 1_000],
+        [8, 1_050],
+        [12, 1_050],
+      ],
+      ask: 9,
+      at: 2_000,
+      want: false,
+    },
+    {
+      name: 'an acknowledgement arriving out of order is not a lower bound',
+      samples: [
+        [10, 1_000],
+        [9, 1_500],
+      ],
+      ask: 9,
+      at: 2_000,
+      want: false,
+    },
   ];
   for (const c of cases) {
     test(c.name, () => {
@@ -76,11 +113,15 @@ describe('recent revisions - the object store reads only what it cannot vouch fo
     assert.equal(reads.count, 0);
   });
 
-  test('a revision from before the window is read first: a stale one is 409, a delete marker\'s is 404, and neither writes', async () => {
+  test("a revision from before the window is read first: a stale one is 409, a delete marker's is 404, and neither writes", async () => {
     const { s, kv, advance } = await store('recent-b');
     const c = await s.create(ref('b'), cm('b', '1'));
     const u = await s.update(ref('b'), cm('b', '2'), c.revision);
-    const code = (p: Promise<unknown>) => p.then(() => 0, (e: unknown) => (e instanceof StatusError ? e.code : -1));
+    const code = (p: Promise<unknown>) =>
+      p.then(
+        () => 0,
+        (e: unknown) => (e instanceof StatusError ? e.code : -1),
+      );
     advance(WINDOW + 1);
     assert.equal(await code(s.update(ref('b'), cm('b', 'stale'), c.revision)), 409);
     const d = await s.delete(ref('b'), u.revision);

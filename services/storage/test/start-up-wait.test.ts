@@ -39,7 +39,12 @@ async function stopServer(child: ChildProcess): Promise<void> {
 /** A logger whose lines the test reads. */
 function recordingLogger(): { log: Logger; lines: Array<{ level: number; msg: string; attempt?: number }> } {
   const lines: Array<{ level: number; msg: string; attempt?: number }> = [];
-  const sink = new Writable({ write(chunk, _enc, cb) { lines.push(JSON.parse(String(chunk))); cb(); } });
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(JSON.parse(String(chunk)));
+      cb();
+    },
+  });
   return { log: pino({ level: 'info' }, sink), lines };
 }
 
@@ -95,7 +100,11 @@ describe('storage start-up', () => {
       assert.ok(Date.now() - t0 < 6_000, `gave up after ${Date.now() - t0} ms`);
       const attempts = lines.filter((l) => l.msg.includes('not possible yet')).map((l) => l.attempt);
       assert.ok(attempts.length >= 2, JSON.stringify(lines));
-      assert.deepEqual(attempts, attempts.map((_, i) => i + 1), 'one line per attempt');
+      assert.deepEqual(
+        attempts,
+        attempts.map((_, i) => i + 1),
+        'one line per attempt',
+      );
     } finally {
       await nc.close();
     }

@@ -89,7 +89,10 @@ test('decode keys - __proto__ and Object.prototype names are own keys, never the
   const keys = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
   const json = `{"data":{${keys.map((k) => `"${k}":"v-${k}"`).join(',')}},"obj":{"__proto__":{"polluted":true}}}`;
   const yaml = `data:\n${keys.map((k) => `  ${k}: v-${k}\n`).join('')}obj:\n  __proto__:\n    polluted: true\n`;
-  for (const [body, mt] of [[json, 'application/json'], [yaml, 'application/yaml']] as const) {
+  for (const [body, mt] of [
+    [json, 'application/json'],
+    [yaml, 'application/yaml'],
+  ] as const) {
     const v = decodeBody(body, mt).value as { data: Record<string, string>; obj: Record<string, unknown> };
     assert.deepEqual(Object.keys(v.data), keys, mt);
     for (const k of keys) {

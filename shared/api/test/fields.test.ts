@@ -10,10 +10,24 @@ const parseCases: { name: string; sel: string; want: [string, string, string][] 
   { name: 'equals', sel: 'metadata.name=p1', want: [['metadata.name', '=', 'p1']] },
   { name: 'double equals', sel: 'metadata.name==p1', want: [['metadata.name', '==', 'p1']] },
   { name: 'not equals', sel: 'status.phase!=Running', want: [['status.phase', '!=', 'Running']] },
-  { name: 'several terms in order', sel: 'b=1,a!=2', want: [['b', '=', '1'], ['a', '!=', '2']] },
+  {
+    name: 'several terms in order',
+    sel: 'b=1,a!=2',
+    want: [
+      ['b', '=', '1'],
+      ['a', '!=', '2'],
+    ],
+  },
   { name: 'empty value', sel: 'spec.nodeName=', want: [['spec.nodeName', '=', '']] },
   { name: 'escaped comma, equals and backslash', sel: 'x=a\\,b\\=c\\\\d', want: [['x', '=', 'a,b=c\\d']] },
-  { name: 'empty terms skipped', sel: ',a=1,,b=2,', want: [['a', '=', '1'], ['b', '=', '2']] },
+  {
+    name: 'empty terms skipped',
+    sel: ',a=1,,b=2,',
+    want: [
+      ['a', '=', '1'],
+      ['b', '=', '2'],
+    ],
+  },
   { name: 'empty selector', sel: '', want: [] },
   { name: 'colons in values', sel: 'spec.signerName=platform.io/kube-apiserver-client', want: [['spec.signerName', '=', 'platform.io/kube-apiserver-client']] },
 ];
@@ -21,7 +35,10 @@ const parseCases: { name: string; sel: string; want: [string, string, string][] 
 for (const c of parseCases) {
   test(`fields - parses ${c.name}`, () => {
     const s = parseFieldSelector(c.sel);
-    assert.deepEqual(s.requirements.map((r) => [r.field, r.operator, r.value]), c.want);
+    assert.deepEqual(
+      s.requirements.map((r) => [r.field, r.operator, r.value]),
+      c.want,
+    );
     assert.equal(s.empty, c.want.length === 0);
     assert.deepEqual(parseFieldSelector(s.toString()).requirements, s.requirements, 'round-trips');
   });

@@ -151,14 +151,18 @@ test('labels - from object rejects invalid selectors with 400', () => {
     { matchLabels: { 'bad key': 'v' } },
     { matchExpressions: [{ key: 'a', operator: 'constructor' }] },
   ]) {
-    assert.throws(() => labelSelectorFromObject(sel), (e: unknown) => e instanceof StatusError && e.code === 400, JSON.stringify(sel));
+    assert.throws(
+      () => labelSelectorFromObject(sel),
+      (e: unknown) => e instanceof StatusError && e.code === 400,
+      JSON.stringify(sel),
+    );
   }
 });
 
 test('labels - validateLabelSelectorObject field errors', () => {
   const errs = validateLabelSelectorObject(
     {
-      matchLabels: { 'ok': 'v', 'bad key': 'v' },
+      matchLabels: { ok: 'v', 'bad key': 'v' },
       matchExpressions: [
         { key: 'a', operator: 'In', values: [] },
         { key: 'b', operator: 'Exists', values: ['x'] },

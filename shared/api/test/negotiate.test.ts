@@ -34,7 +34,10 @@ test('negotiate - parseAccept drops malformed entries and q=0', () => {
     ['text/plain'],
   );
   // Java's default header sends a bare `*`.
-  assert.deepEqual(parseAccept('text/html, image/gif, *; q=.2, */*; q=.2').map((x) => `${x.type}/${x.subtype}@${x.q}`), ['text/html@1', 'image/gif@1', '*/*@0.2', '*/*@0.2']);
+  assert.deepEqual(
+    parseAccept('text/html, image/gif, *; q=.2, */*; q=.2').map((x) => `${x.type}/${x.subtype}@${x.q}`),
+    ['text/html@1', 'image/gif@1', '*/*@0.2', '*/*@0.2'],
+  );
   assert.deepEqual(negotiate('text/html, image/gif, image/jpeg, *; q=.2, */*; q=.2', OFFERS), JSON_OFFER);
 });
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseQuantity, Quantity } from '../quantity.js';
 
-test('quantity - parsed and printed in upstream\'s canonical form', () => {
+test("quantity - parsed and printed in upstream's canonical form", () => {
   const cases: Array<[unknown, string | undefined]> = [
     ['0', '0'],
     ['1', '1'],
@@ -37,7 +37,7 @@ test('quantity - parsed and printed in upstream\'s canonical form', () => {
   for (const [raw, want] of cases) assert.equal(parseQuantity(raw)?.toString(), want, String(raw));
 });
 
-test('quantity - arithmetic is exact; a zero left side takes the other\'s format', () => {
+test("quantity - arithmetic is exact; a zero left side takes the other's format", () => {
   const q = (s: string) => parseQuantity(s)!;
   assert.equal(q('100m').add(q('0.2')).toString(), '300m');
   assert.equal(q('1Gi').add(q('512Mi')).toString(), '1536Mi');

@@ -16,7 +16,9 @@ test('query - list options defaults', () => {
 test('query - list options, every parameter', () => {
   assert.deepEqual(
     parseListOptions(
-      q('labelSelector=app%3Dweb&fieldSelector=metadata.name%3Dx&resourceVersion=42&resourceVersionMatch=NotOlderThan&limit=500&continue=tok&watch=1&allowWatchBookmarks=true&timeoutSeconds=30&sendInitialEvents=false'),
+      q(
+        'labelSelector=app%3Dweb&fieldSelector=metadata.name%3Dx&resourceVersion=42&resourceVersionMatch=NotOlderThan&limit=500&continue=tok&watch=1&allowWatchBookmarks=true&timeoutSeconds=30&sendInitialEvents=false',
+      ),
     ),
     {
       labelSelector: 'app=web',

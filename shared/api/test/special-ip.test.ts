@@ -49,19 +49,76 @@ describe('canonicalIP', () => {
 describe('proxyableIP', () => {
   const refused = [
     // loopback
-    '127.0.0.1', '127.8.9.1', '::1', '0:0:0:0:0:0:0:1', '[::1]', '::ffff:127.0.0.1', '::ffff:7f00:1', '0:0:0:0:0:ffff:7f00:1', '::FFFF:7F00:0001',
-    '::7f00:1', '::127.0.0.1', '64:ff9b::7f00:1', '64:ff9b::127.0.0.1', '2130706433', '0x7f.1', '0177.0.0.1', '127.1', '0x7f000001',
+    '127.0.0.1',
+    '127.8.9.1',
+    '::1',
+    '0:0:0:0:0:0:0:1',
+    '[::1]',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '0:0:0:0:0:ffff:7f00:1',
+    '::FFFF:7F00:0001',
+    '::7f00:1',
+    '::127.0.0.1',
+    '64:ff9b::7f00:1',
+    '64:ff9b::127.0.0.1',
+    '2130706433',
+    '0x7f.1',
+    '0177.0.0.1',
+    '127.1',
+    '0x7f000001',
     // link-local, the metadata address in any spelling
-    '169.254.169.254', '::ffff:169.254.169.254', '::ffff:a9fe:a9fe', '64:ff9b::a9fe:a9fe', '2852039166', '0xa9.0xfe.0xa9.0xfe', '0251.0376.0251.0376', '169.254.43518',
-    'fe80::1', 'FE80::1%eth0', 'febf::1',
+    '169.254.169.254',
+    '::ffff:169.254.169.254',
+    '::ffff:a9fe:a9fe',
+    '64:ff9b::a9fe:a9fe',
+    '2852039166',
+    '0xa9.0xfe.0xa9.0xfe',
+    '0251.0376.0251.0376',
+    '169.254.43518',
+    'fe80::1',
+    'FE80::1%eth0',
+    'febf::1',
     // unspecified
-    '0.0.0.0', '0.1.2.3', '0', '::', '0:0:0:0:0:0:0:0', '::ffff:0.0.0.0',
+    '0.0.0.0',
+    '0.1.2.3',
+    '0',
+    '::',
+    '0:0:0:0:0:0:0:0',
+    '::ffff:0.0.0.0',
     // multicast and broadcast
-    '224.0.0.1', '239.255.255.250', '::ffff:e000:1', 'ff02::1', 'ff05::2', 'FF0E::1', '255.255.255.255', '0xffffffff',
+    '224.0.0.1',
+    '239.255.255.250',
+    '::ffff:e000:1',
+    'ff02::1',
+    'ff05::2',
+    'FF0E::1',
+    '255.255.255.255',
+    '0xffffffff',
     // not an address at all
-    'not-an-ip', 'localhost', '',
+    'not-an-ip',
+    'localhost',
+    '',
   ];
-  const allowed = ['10.0.0.1', '192.168.1.1', '172.16.0.1', '8.8.8.8', '2001:db8::1', '2001:DB8::0001', 'fd00::1', '::ffff:10.0.0.1', '::ffff:a00:1', '64:ff9b::808:808', '10.1', '0xa.1', '126.255.255.255', '128.0.0.1', '169.253.255.255', '223.255.255.255', 'fec0::1'];
+  const allowed = [
+    '10.0.0.1',
+    '192.168.1.1',
+    '172.16.0.1',
+    '8.8.8.8',
+    '2001:db8::1',
+    '2001:DB8::0001',
+    'fd00::1',
+    '::ffff:10.0.0.1',
+    '::ffff:a00:1',
+    '64:ff9b::808:808',
+    '10.1',
+    '0xa.1',
+    '126.255.255.255',
+    '128.0.0.1',
+    '169.253.255.255',
+    '223.255.255.255',
+    'fec0::1',
+  ];
   for (const ip of refused) it(`refuses ${JSON.stringify(ip)}`, () => assert.equal(proxyableIP(ip), false));
   for (const ip of allowed) it(`allows ${ip}`, () => assert.equal(proxyableIP(ip), true));
 });
@@ -90,7 +147,12 @@ describe('validateEndpointIP', () => {
     ['ff02::1', ['may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)']],
     ['ff12::1', ['may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)']],
   ];
-  for (const [value, details] of cases) it(`${value}: ${details.length ? details[0] : 'valid'}`, () => assert.deepEqual(detail(value), details.map((d) => `subsets[0].addresses[0].ip: ${d}`)));
+  for (const [value, details] of cases)
+    it(`${value}: ${details.length ? details[0] : 'valid'}`, () =>
+      assert.deepEqual(
+        detail(value),
+        details.map((d) => `subsets[0].addresses[0].ip: ${d}`),
+      ));
 
   it('a value that is not a string is invalid', () => assert.equal(validateEndpointIP(undefined, 'ip')[0]?.type, 'Invalid value'));
 });

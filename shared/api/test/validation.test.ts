@@ -3,15 +3,7 @@ import assert from 'node:assert/strict';
 import { fieldErrorMessage } from '../status.js';
 import type { FieldError } from '../status.js';
 import type { ObjectMeta } from '../types.js';
-import {
-  isDNS1123Label,
-  isDNS1123Subdomain,
-  isPathSegmentName,
-  isQualifiedName,
-  isValidLabelValue,
-  validateObjectMeta,
-  validateObjectMetaUpdate,
-} from '../validation.js';
+import { isDNS1123Label, isDNS1123Subdomain, isPathSegmentName, isQualifiedName, isValidLabelValue, validateObjectMeta, validateObjectMetaUpdate } from '../validation.js';
 
 const long = (n: number, c = 'a') => c.repeat(n);
 
@@ -73,8 +65,14 @@ test('validation - messages read like the upstream ones', () => {
     isDNS1123Label(long(64)).map((e) => e.detail),
     ['must be no more than 63 characters'],
   );
-  assert.deepEqual(isPathSegmentName('..').map((e) => e.detail), ["may not be '..'"]);
-  assert.deepEqual(isQualifiedName('/x').map((e) => e.detail), ['prefix part must be non-empty']);
+  assert.deepEqual(
+    isPathSegmentName('..').map((e) => e.detail),
+    ["may not be '..'"],
+  );
+  assert.deepEqual(
+    isQualifiedName('/x').map((e) => e.detail),
+    ['prefix part must be non-empty'],
+  );
 });
 
 const ns = { namespaced: true, nameRule: 'dns-subdomain' as const, isCreate: true };
@@ -176,9 +174,7 @@ test('validation - object metadata on update', () => {
 
 test('validation - a started deletion cannot be undone by an update', () => {
   const old: ObjectMeta = { name: 'web', namespace: 'd', deletionTimestamp: '2024-01-01T00:00:00Z', finalizers: ['platform.io/x'] };
-  assert.deepEqual(summary(validateObjectMetaUpdate({ ...old, deletionTimestamp: undefined }, old)), [
-    'metadata.deletionTimestamp: Invalid value',
-  ]);
+  assert.deepEqual(summary(validateObjectMetaUpdate({ ...old, deletionTimestamp: undefined }, old)), ['metadata.deletionTimestamp: Invalid value']);
   // Removing finalizers is how a deletion completes: allowed.
   assert.deepEqual(validateObjectMetaUpdate({ ...old, finalizers: [] }, old), []);
 });

@@ -75,7 +75,10 @@ test('audit buffered backend - with no wait, what is queued in one turn goes in 
   for (const id of ['a', 'b', 'c', 'd', 'e']) assert.equal(b.process(event(id)), undefined, 'a request never waits in batch mode');
   assert.deepEqual(w.batches, [], 'nothing is written on the request path');
   await sleep(20);
-  assert.deepEqual(w.batches, [['a', 'b', 'c'], ['d', 'e']]);
+  assert.deepEqual(w.batches, [
+    ['a', 'b', 'c'],
+    ['d', 'e'],
+  ]);
 });
 
 test('audit buffered backend - a full batch goes at once, a smaller one after the wait', async () => {
@@ -102,8 +105,19 @@ test('audit buffered backend - a full buffer drops and counts, never blocks; a f
   w.fail = true;
   w.release();
   await sleep(20);
-  assert.deepEqual(w.batches, [['a', 'b'], ['c', 'd'], ['e', 'f']]);
-  assert.deepEqual(e.reported.map((r) => r.ids), [['a', 'b'], ['c', 'd'], ['e', 'f']]);
+  assert.deepEqual(w.batches, [
+    ['a', 'b'],
+    ['c', 'd'],
+    ['e', 'f'],
+  ]);
+  assert.deepEqual(
+    e.reported.map((r) => r.ids),
+    [
+      ['a', 'b'],
+      ['c', 'd'],
+      ['e', 'f'],
+    ],
+  );
   assert.equal(e.counted.get('test'), 6);
 });
 
@@ -134,7 +148,10 @@ test('audit buffered backend - shutdown writes what is buffered, then closes the
 });
 
 test('audit blocking backends - the request waits for the write; only blocking-strict turns a failure into a refusal', async () => {
-  for (const [mode, okOnFailure] of [[BackendMode.Blocking, true], [BackendMode.BlockingStrict, false]] as const) {
+  for (const [mode, okOnFailure] of [
+    [BackendMode.Blocking, true],
+    [BackendMode.BlockingStrict, false],
+  ] as const) {
     const w = recordingWriter();
     const e = countingErrors();
     const b = createBackend(w.writer, mode, batch(), e.errors, silentLogger());
@@ -158,7 +175,11 @@ test('audit auditor - every backend gets each event; levels and events are count
   const two = recordingWriter();
   const errors = countingErrors().errors;
   const checker = new PolicyChecker(parsePolicy('apiVersion: audit.platform.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n  - level: Metadata\n    users: [jane]\n'));
-  const a = new Auditor(checker, [createBackend(one.writer, BackendMode.Batch, batch(), errors, silentLogger()), createBackend(two.writer, BackendMode.Blocking, batch(), errors, silentLogger())], metrics);
+  const a = new Auditor(
+    checker,
+    [createBackend(one.writer, BackendMode.Batch, batch(), errors, silentLogger()), createBackend(two.writer, BackendMode.Blocking, batch(), errors, silentLogger())],
+    metrics,
+  );
   const attrs = { verb: 'list', isResourceRequest: true, path: '/api/v1/pods', apiGroup: '', resource: 'pods', subresource: '', namespace: '', name: '' };
   const config = a.evaluate({ username: 'jane' }, attrs);
   assert.equal(a.evaluate({ username: 'bob' }, attrs).level, Level.None);
@@ -177,7 +198,11 @@ test('audit auditor - shutdown lets a record still ending (a watch whose respons
   const metrics: AuditMetrics = { event: () => undefined, level: () => undefined, error: () => undefined, rejected: () => undefined };
   const w = recordingWriter();
   const e = countingErrors();
-  const a = new Auditor(new PolicyChecker(parsePolicy('apiVersion: audit.platform.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n')), [createBackend(w.writer, BackendMode.Batch, batch(), e.errors, silentLogger())], metrics);
+  const a = new Auditor(
+    new PolicyChecker(parsePolicy('apiVersion: audit.platform.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n')),
+    [createBackend(w.writer, BackendMode.Batch, batch(), e.errors, silentLogger())],
+    metrics,
+  );
   const watch = new AuditRequest({ ...event('w').request.init, verb: 'watch' });
   // A batch backend does not block: there is nothing to wait for, and shutdown flushes the batch.
   void a.emit(watch, Stage.RequestReceived);

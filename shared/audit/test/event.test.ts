@@ -53,7 +53,22 @@ test('audit event - fields, order and timestamps as upstream writes them', () =>
   r.annotate('authorization.platform.io/decision', 'allow');
   r.annotate('authorization.platform.io/decision', 'forbid');
   const received = JSON.parse(r.event(Stage.RequestReceived, AT + 9)!.json('audit.k8s.io/v1')) as Record<string, unknown>;
-  assert.deepEqual(Object.keys(received), ['kind', 'apiVersion', 'level', 'auditID', 'stage', 'requestURI', 'verb', 'user', 'sourceIPs', 'userAgent', 'objectRef', 'requestReceivedTimestamp', 'stageTimestamp', 'annotations']);
+  assert.deepEqual(Object.keys(received), [
+    'kind',
+    'apiVersion',
+    'level',
+    'auditID',
+    'stage',
+    'requestURI',
+    'verb',
+    'user',
+    'sourceIPs',
+    'userAgent',
+    'objectRef',
+    'requestReceivedTimestamp',
+    'stageTimestamp',
+    'annotations',
+  ]);
   assert.equal(received.apiVersion, 'audit.k8s.io/v1');
   assert.equal(received.requestReceivedTimestamp, '2024-05-01T10:00:00.123456Z');
   assert.equal(received.stageTimestamp, received.requestReceivedTimestamp, 'RequestReceived is stamped when the request arrived');

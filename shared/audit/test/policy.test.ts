@@ -54,8 +54,20 @@ test('audit policy - every rule field decides whether a rule matches', () => {
     ['nonResourceURLs: *', '{level: Metadata, nonResourceURLs: ["*"]}', jane, url('/openapi/v2'), true],
     ['nonResourceURLs: other path', '{level: Metadata, nonResourceURLs: [/version]}', jane, url('/versions'), false],
     ['nonResourceURLs: never a resource', '{level: Metadata, nonResourceURLs: ["*"]}', jane, res('get', 'pods'), false],
-    ['all conditions together', '{level: Metadata, users: [jane], verbs: [delete], namespaces: [team], resources: [{resources: [secrets]}]}', jane, res('delete', 'secrets', { namespace: 'team', name: 's' }), true],
-    ['all conditions, one fails', '{level: Metadata, users: [jane], verbs: [delete], namespaces: [team], resources: [{resources: [secrets]}]}', jane, res('delete', 'secrets', { namespace: 'other', name: 's' }), false],
+    [
+      'all conditions together',
+      '{level: Metadata, users: [jane], verbs: [delete], namespaces: [team], resources: [{resources: [secrets]}]}',
+      jane,
+      res('delete', 'secrets', { namespace: 'team', name: 's' }),
+      true,
+    ],
+    [
+      'all conditions, one fails',
+      '{level: Metadata, users: [jane], verbs: [delete], namespaces: [team], resources: [{resources: [secrets]}]}',
+      jane,
+      res('delete', 'secrets', { namespace: 'other', name: 's' }),
+      false,
+    ],
   ];
   for (const [name, rule, user, attrs, expected] of cases) {
     const level = checker(`  - ${rule}\n`).evaluate(user, attrs).level;
@@ -86,15 +98,7 @@ test('audit policy - the first matching rule wins; no match is None', () => {
 
 test('audit policy - omitStages is the union of the policy and the rule; omitManagedFields as upstream', () => {
   const c = checker(
-    [
-      '  - level: Metadata',
-      '    users: [jane]',
-      '    omitStages: [ResponseStarted]',
-      '    omitManagedFields: false',
-      '  - level: Request',
-      '    users: [platform-admin]',
-      '',
-    ].join('\n'),
+    ['  - level: Metadata', '    users: [jane]', '    omitStages: [ResponseStarted]', '    omitManagedFields: false', '  - level: Request', '    users: [platform-admin]', ''].join('\n'),
     'omitStages: [RequestReceived]\nomitManagedFields: true\n',
   );
   const j = c.evaluate(jane, res('get', 'pods'));
@@ -160,7 +164,11 @@ test('audit policy - mistakes fail with the field they are in', () => {
     [`${head}rules:\n  - level: None\n  level: x\n: [\n`, /not valid YAML/],
   ];
   for (const [text, re] of cases) {
-    assert.throws(() => parsePolicy(text), (err: Error) => err instanceof AuditPolicyError && re.test(err.message), `${re}`);
+    assert.throws(
+      () => parsePolicy(text),
+      (err: Error) => err instanceof AuditPolicyError && re.test(err.message),
+      `${re}`,
+    );
   }
 });
 

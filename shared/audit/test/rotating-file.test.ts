@@ -79,6 +79,13 @@ test('audit log rotation - concurrent writes never interleave; an existing file 
     await Promise.all([1, 2, 3].map((i) => f.write(line(i))));
     await f.close();
     const all = (await Promise.all((await readdir(dir)).sort().map((n) => readFile(path.join(dir, n), 'utf8')))).join('');
-    assert.deepEqual(all.split('\n').filter(Boolean).map((l) => JSON.parse(l).n).sort(), [0, 1, 2, 3]);
+    assert.deepEqual(
+      all
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).n)
+        .sort(),
+      [0, 1, 2, 3],
+    );
     assert.equal((await readdir(dir)).length, 2, 'the file already held 50 bytes: the second write rotated it');
   }));

@@ -25,7 +25,7 @@ describe('bus connect options', () => {
     assert.deepEqual(from([]), { url: 'nats://127.0.0.1:4222' });
   });
 
-  test('bus connect options - a user with a password file (newline dropped), TLS with a CA, replies on the user\'s inbox', () => {
+  test("bus connect options - a user with a password file (newline dropped), TLS with a CA, replies on the user's inbox", () => {
     assert.deepEqual(from(['--nats-url=nats://a:4222,nats://b:4222', '--nats-user=platform-authz', `--nats-password-file=${pw}`, `--nats-tls-ca-file=${ca}`]), {
       url: 'nats://a:4222,nats://b:4222',
       user: 'platform-authz',
@@ -48,7 +48,10 @@ describe('bus connect options', () => {
     assert.throws(() => from(['--nats-password=x']), /a NATS password needs --nats-user/);
     assert.throws(() => from(['--nats-user=u', '--nats-password=x', `--nats-password-file=${pw}`]), /not both/);
     assert.throws(() => from(['--nats-user=u', `--nats-creds=${ca}`]), /--nats-user or --nats-creds/);
-    assert.throws(() => from(['--nats-user=u', `--nats-password-file=${dir}/missing`]), (err: Error) => err instanceof OptionsError && /--nats-password-file: .*ENOENT/.test(err.message));
+    assert.throws(
+      () => from(['--nats-user=u', `--nats-password-file=${dir}/missing`]),
+      (err: Error) => err instanceof OptionsError && /--nats-password-file: .*ENOENT/.test(err.message),
+    );
     assert.throws(() => from([`--nats-tls-ca-file=${dir}/missing.crt`]), /--nats-tls-ca-file: .*ENOENT/);
   });
 });

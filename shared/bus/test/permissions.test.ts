@@ -30,7 +30,13 @@ test('nats permissions - only storage may write the bucket or change its stream,
     }
     // Readers: what a KV watch sends, and the delete that retires a replay's consumer.
     for (const role of ['gateway', 'authn', 'authz', 'admission', 'storage'] as const) {
-      for (const subject of [`$JS.API.STREAM.INFO.${stream}`, `$JS.API.CONSUMER.CREATE.${stream}.oc_1.$KV.${bucket}.>`, `$JS.API.CONSUMER.INFO.${stream}.oc_1`, `$JS.API.CONSUMER.DELETE.${stream}.oc_1`, `$JS.FC.${stream}.oc_1.x`]) {
+      for (const subject of [
+        `$JS.API.STREAM.INFO.${stream}`,
+        `$JS.API.CONSUMER.CREATE.${stream}.oc_1.$KV.${bucket}.>`,
+        `$JS.API.CONSUMER.INFO.${stream}.oc_1`,
+        `$JS.API.CONSUMER.DELETE.${stream}.oc_1`,
+        `$JS.FC.${stream}.oc_1.x`,
+      ]) {
         assert.ok(allowed(perms[role].publish, subject), `${role} publishing ${subject}`);
       }
     }
@@ -59,7 +65,8 @@ test('nats permissions - a service answers only its own subjects and reads only 
   for (const role of NATS_USER_ROLES) {
     const inbox = userInboxPrefix(NatsUser[role]);
     assert.ok(allowed(perms[role].subscribe, `${inbox}.abc.1`), `${role} reading its replies`);
-    for (const other of NATS_USER_ROLES.filter((r) => r !== role)) assert.equal(allowed(perms[role].subscribe, `${userInboxPrefix(NatsUser[other])}.abc.1`), false, `${role} reading ${other}'s replies`);
+    for (const other of NATS_USER_ROLES.filter((r) => r !== role))
+      assert.equal(allowed(perms[role].subscribe, `${userInboxPrefix(NatsUser[other])}.abc.1`), false, `${role} reading ${other}'s replies`);
     assert.equal(allowed(perms[role].subscribe, '_INBOX.abc'), false);
   }
 });
@@ -79,13 +86,19 @@ test('nats permissions - who may call whom', () => {
   });
   // The gateway answers nothing; it hears admission's interest changes.
   assert.equal(perms.gateway.allowResponses, false);
-  assert.deepEqual(perms.gateway.subscribe.filter((s) => !s.startsWith('_INBOX.')), [Subjects.admissionInterestChanged]);
+  assert.deepEqual(
+    perms.gateway.subscribe.filter((s) => !s.startsWith('_INBOX.')),
+    [Subjects.admissionInterestChanged],
+  );
   // The monitor pings and reads stream statistics, nothing else.
   assert.ok(allowed(perms.monitor.publish, serviceSubjects.ping(ServiceName.storage)));
   assert.ok(allowed(perms.monitor.publish, '$JS.API.STREAM.INFO.KV_objects'));
   assert.equal(allowed(perms.monitor.publish, '$JS.API.CONSUMER.CREATE.KV_objects'), false);
   // authn reads through storage and cannot write through it.
-  assert.deepEqual(Object.values(Subjects).filter((x) => allowed(perms.authn.publish, x)), [Subjects.storageGet]);
+  assert.deepEqual(
+    Object.values(Subjects).filter((x) => allowed(perms.authn.publish, x)),
+    [Subjects.storageGet],
+  );
   // Only the bucket's readers receive what its consumers deliver; the monitor nothing.
   assert.deepEqual(perms.monitor.deliveries, []);
   for (const role of NATS_USER_ROLES.filter((r) => r !== 'monitor')) assert.deepEqual(perms[role].deliveries, [`${userInboxPrefix(NatsUser[role])}.>`]);

@@ -3,7 +3,19 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ClientConfigError, clientConfigPaths, inClusterConfig, loadClientConfig, loadClientConfigFiles, mergeClientConfigs, parseClientConfig, resolveClientConfig, resolveCluster, resolveUser, type ParseOptions } from '../config.js';
+import {
+  ClientConfigError,
+  clientConfigPaths,
+  inClusterConfig,
+  loadClientConfig,
+  loadClientConfigFiles,
+  mergeClientConfigs,
+  parseClientConfig,
+  resolveClientConfig,
+  resolveCluster,
+  resolveUser,
+  type ParseOptions,
+} from '../config.js';
 
 const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -56,7 +68,15 @@ test('client config - a file is parsed with every path made absolute against its
   assert.deepEqual(f.clusters.get('one'), { server: 'https://one.example:6443', certificateAuthority: '/etc/platform/pki/ca.crt', proxyUrl: 'http://proxy:3128', tlsServerName: 'api.one' });
   assert.deepEqual(f.users.get('bob'), { clientCertificate: '/etc/platform/certs/bob.crt', clientKeyData: b64('KEY') });
   const exec = f.users.get('plugin')!.exec!;
-  assert.deepEqual(exec, { command: '/etc/platform/bin/cred', args: ['--x'], env: [{ name: 'A', value: 'b' }], apiVersion: 'client.authentication.platform.io/v1', provideClusterInfo: true, installHint: 'install cred', interactiveMode: 'Never' });
+  assert.deepEqual(exec, {
+    command: '/etc/platform/bin/cred',
+    args: ['--x'],
+    env: [{ name: 'A', value: 'b' }],
+    apiVersion: 'client.authentication.platform.io/v1',
+    provideClusterInfo: true,
+    installHint: 'install cred',
+    interactiveMode: 'Never',
+  });
   assert.deepEqual(f.users.get('oidc')!.authProvider, { name: 'oidc', config: { 'idp-issuer-url': 'https://idp', 'client-id': 'c', 'refresh-token': 'r' } });
   assert.deepEqual(f.contexts.get('a'), { cluster: 'one', user: 'alice', namespace: 'team' });
 });
@@ -79,11 +99,19 @@ const bad: Array<[string, string, RegExp]> = [
   ['an entry without a name', 'users: [{user: {}}]', /users\[0\] needs a name/],
   ['exec without apiVersion', 'users: [{name: u, user: {exec: {command: x}}}]', /exec.apiVersion is required/],
   ['exec v1 without interactiveMode', 'users: [{name: u, user: {exec: {command: x, apiVersion: client.authentication.platform.io/v1}}}]', /interactiveMode is required/],
-  ['exec with a bad interactiveMode', 'users: [{name: u, user: {exec: {command: x, apiVersion: client.authentication.platform.io/v1beta1, interactiveMode: Sometimes}}}]', /must be Never, IfAvailable or Always/],
+  [
+    'exec with a bad interactiveMode',
+    'users: [{name: u, user: {exec: {command: x, apiVersion: client.authentication.platform.io/v1beta1, interactiveMode: Sometimes}}}]',
+    /must be Never, IfAvailable or Always/,
+  ],
   ['a boolean that is a string', 'clusters: [{name: c, cluster: {server: "https://x", insecure-skip-tls-verify: "yes"}}]', /must be true or false/],
 ];
 for (const [name, text, want] of bad) {
-  test(`client config - refused: ${name}`, () => assert.throws(() => parseClientConfig(text, '/x/config'), (e: Error) => e instanceof ClientConfigError && want.test(e.message)));
+  test(`client config - refused: ${name}`, () =>
+    assert.throws(
+      () => parseClientConfig(text, '/x/config'),
+      (e: Error) => e instanceof ClientConfigError && want.test(e.message),
+    ));
 }
 
 test('client config - what a reader asks of the format: unique names, fields it cannot honour', () => {
@@ -97,7 +125,12 @@ test('client config - what a reader asks of the format: unique names, fields it 
   ];
   for (const [name, text, opts, want] of cases) {
     if (typeof want === 'string') assert.equal(parseClientConfig(text, '/x/config', opts).users.get('a')!.token, want, name);
-    else assert.throws(() => parseClientConfig(text, '/x/config', opts), (e: Error) => e instanceof ClientConfigError && want.test(e.message), name);
+    else
+      assert.throws(
+        () => parseClientConfig(text, '/x/config', opts),
+        (e: Error) => e instanceof ClientConfigError && want.test(e.message),
+        name,
+      );
   }
 });
 
@@ -113,7 +146,10 @@ test('client config - a file that cannot be parsed is named by the reader that o
 });
 
 test('client config - a YAML error never echoes the offending line (it may be a credential)', () => {
-  assert.throws(() => parseClientConfig('users: [{name: u, user: {token: "s3cret}]', '/x'), (e: Error) => !e.message.includes('s3cret'));
+  assert.throws(
+    () => parseClientConfig('users: [{name: u, user: {token: "s3cret}]', '/x'),
+    (e: Error) => !e.message.includes('s3cret'),
+  );
 });
 
 test('client config - resolving a context reads CA and certificates, picks credentials and the namespace', async () => {

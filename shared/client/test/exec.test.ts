@@ -36,7 +36,15 @@ process.stdout.write(JSON.stringify({ apiVersion: api, kind: 'ExecCredential', s
   });
   after(async () => rm(dir, { recursive: true, force: true }));
 
-  const cfg = (env: Record<string, string> = {}, extra: Partial<ExecConfig> = {}): ExecConfig => ({ command: plugin, args: [], env: Object.entries(env).map(([name, value]) => ({ name, value })), apiVersion: V1, provideClusterInfo: false, interactiveMode: 'Never', ...extra });
+  const cfg = (env: Record<string, string> = {}, extra: Partial<ExecConfig> = {}): ExecConfig => ({
+    command: plugin,
+    args: [],
+    env: Object.entries(env).map(([name, value]) => ({ name, value })),
+    apiVersion: V1,
+    provideClusterInfo: false,
+    interactiveMode: 'Never',
+    ...extra,
+  });
   const runs = async () => Number(await readFile(path.join(dir, 'runs'), 'utf8'));
 
   it('the plugin is told the apiVersion, interactivity and (when asked) the cluster; its env entries are set', async () => {
@@ -69,10 +77,16 @@ process.stdout.write(JSON.stringify({ apiVersion: api, kind: 'ExecCredential', s
   });
 
   it('failures say what went wrong: a missing command shows its install hint, a failing one its last error line, bad output is refused', async () => {
-    await assert.rejects(runExecPlugin(cfg({}, { command: path.join(dir, 'missing'), installHint: 'get it from example.com' }), undefined, { terminal: false }), (e: Error) => e instanceof ExecPluginError && /not found\n\nget it from example\.com/.test(e.message));
+    await assert.rejects(
+      runExecPlugin(cfg({}, { command: path.join(dir, 'missing'), installHint: 'get it from example.com' }), undefined, { terminal: false }),
+      (e: Error) => e instanceof ExecPluginError && /not found\n\nget it from example\.com/.test(e.message),
+    );
     await assert.rejects(runExecPlugin(cfg({ MODE: 'fail' }), undefined, { terminal: false }), /exited with 3: no credentials for you/);
     await assert.rejects(runExecPlugin(cfg({ MODE: 'garbage' }), undefined, { terminal: false }), /not JSON/);
-    await assert.rejects(runExecPlugin(cfg({ MODE: 'token', API: 'client.authentication.platform.io/v1beta1' }), undefined, { terminal: false }), /configured for client\.authentication\.platform\.io\/v1/);
+    await assert.rejects(
+      runExecPlugin(cfg({ MODE: 'token', API: 'client.authentication.platform.io/v1beta1' }), undefined, { terminal: false }),
+      /configured for client\.authentication\.platform\.io\/v1/,
+    );
     await assert.rejects(runExecPlugin(cfg({}, { interactiveMode: 'Always' }), undefined, { terminal: false }), /interactiveMode is Always but there is no terminal/);
     const bad: Array<[unknown, RegExp]> = [
       [{ apiVersion: V1, kind: 'ExecCredential', status: {} }, /neither a token nor a client certificate/],

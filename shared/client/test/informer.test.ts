@@ -4,7 +4,8 @@ import type { ApiObject } from '../../api/types.js';
 import { Informer } from '../informer.js';
 import { ApiError, type ApiClient, type WatchEvent } from '../rest.js';
 
-const cm = (name: string, rv: number, data: Record<string, string> = {}): ApiObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', resourceVersion: String(rv) }, data }) as ApiObject;
+const cm = (name: string, rv: number, data: Record<string, string> = {}): ApiObject =>
+  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', resourceVersion: String(rv) }, data }) as ApiObject;
 
 /** A server script: each list returns the next snapshot; each watch plays the next event list, then ends (or fails). */
 function fakeClient(script: { lists: Array<{ rv: number; items: ApiObject[] }>; watches: Array<WatchEvent[] | ApiError> }) {
@@ -46,7 +47,11 @@ test('informer - lists, then watches from the list, resumes from the last resour
   });
   const seen: string[] = [];
   const inf = new Informer(client, { group: '', version: 'v1', resource: 'configmaps' }, { minBackoffMs: 1 });
-  inf.addHandlers({ onAdd: (o) => seen.push(`add ${o.metadata.name}`), onUpdate: (o, n) => seen.push(`update ${o.metadata.name} ${o.metadata.resourceVersion}->${n.metadata.resourceVersion}`), onDelete: (o) => seen.push(`delete ${o.metadata.name}`) });
+  inf.addHandlers({
+    onAdd: (o) => seen.push(`add ${o.metadata.name}`),
+    onUpdate: (o, n) => seen.push(`update ${o.metadata.name} ${o.metadata.resourceVersion}->${n.metadata.resourceVersion}`),
+    onDelete: (o) => seen.push(`delete ${o.metadata.name}`),
+  });
   inf.start();
   await inf.synced;
   for (let i = 0; i < 50 && calls.length < 3; i++) await new Promise((r) => setTimeout(r, 5));
@@ -54,7 +59,10 @@ test('informer - lists, then watches from the list, resumes from the last resour
   await inf.stop();
   assert.deepEqual(seen, ['add a', 'add b', 'update a 5->12', 'delete b']);
   assert.deepEqual(calls, ['list', 'watch@10+bookmarks', 'watch@15+bookmarks', 'watch@16+bookmarks']);
-  assert.deepEqual(inf.list().map((o) => o.metadata.name), ['a']);
+  assert.deepEqual(
+    inf.list().map((o) => o.metadata.name),
+    ['a'],
+  );
   assert.deepEqual((inf.get('ns/a') as { data?: unknown } | undefined)?.data, { k: 'v' });
 });
 

@@ -26,7 +26,10 @@ const bodies: Array<[string, Body]> = [
   ['a stored object', { kind: 'stored', object: cached('a', 3), transform: null }],
   ['a stored object in another version', { kind: 'stored', object: cached('a', 3), transform: toV2 }],
   ['an empty list', { kind: 'list', apiVersion: 'v1', listKind: 'ConfigMapList', metadata: { resourceVersion: '9' }, items: [], transform: null }],
-  ['a list page', { kind: 'list', apiVersion: 'v1', listKind: 'ConfigMapList', metadata: { resourceVersion: '9', continue: 'tok', remainingItemCount: 1 }, items: [cached('a', 3), cached('b', 4)], transform: toV2 }],
+  [
+    'a list page',
+    { kind: 'list', apiVersion: 'v1', listKind: 'ConfigMapList', metadata: { resourceVersion: '9', continue: 'tok', remainingItemCount: 1 }, items: [cached('a', 3), cached('b', 4)], transform: toV2 },
+  ],
 ];
 
 describe('codec - JSON', () => {
@@ -44,7 +47,10 @@ describe('codec - JSON', () => {
     const text = o.json;
     assert.ok(text);
     (o.object.data as Record<string, string>).changed = 'not seen';
-    assert.equal(jsonEncoder.encode({ kind: 'list', apiVersion: 'v1', listKind: 'ConfigMapList', metadata: {}, items: [o], transform: null }, false), `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{},"items":[${text}]}`);
+    assert.equal(
+      jsonEncoder.encode({ kind: 'list', apiVersion: 'v1', listKind: 'ConfigMapList', metadata: {}, items: [o], transform: null }, false),
+      `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{},"items":[${text}]}`,
+    );
   });
 });
 
@@ -67,7 +73,10 @@ describe('codec - JSON watch framing', () => {
     ].map(String);
     for (const l of lines) assert.ok(l.endsWith('\n') && !l.slice(0, -1).includes('\n'));
     const events = lines.map((l) => JSON.parse(l));
-    assert.deepEqual(events.map((e) => e.type), ['ADDED', 'MODIFIED', 'BOOKMARK', 'ERROR']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['ADDED', 'MODIFIED', 'BOOKMARK', 'ERROR'],
+    );
     assert.deepEqual(events[0].object, o.object);
     assert.equal(events[1].object.apiVersion, 'v2');
     assert.deepEqual(events[2].object, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: '7' } });
@@ -89,7 +98,10 @@ describe('codec - negotiation', () => {
   }
 
   it('406 when nothing acceptable is offered, yet errors stay readable as JSON', () => {
-    assert.throws(() => responseEncoder('text/html'), (e: StatusError) => e.code === 406);
+    assert.throws(
+      () => responseEncoder('text/html'),
+      (e: StatusError) => e.code === 406,
+    );
     assert.equal(errorEncoder('text/html').mediaType, 'application/json');
     assert.equal(watchEncoder('application/yaml').mediaType, 'application/json');
   });

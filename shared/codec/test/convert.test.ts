@@ -12,7 +12,12 @@ const cached = (name: string, revision: number, replicas: number): CachedObject 
   ref: { group: 'apps', resource: 'deployments', namespace: 'ns', name },
   sortKey: `ns/${name}`,
   revision,
-  object: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: 'ns', resourceVersion: String(revision), creationTimestamp: '2026-01-02T03:04:05Z', labels: { app: name } }, spec: { replicas } },
+  object: {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: 'ns', resourceVersion: String(revision), creationTimestamp: '2026-01-02T03:04:05Z', labels: { app: name } },
+    spec: { replicas },
+  },
 });
 
 const replicasColumn: TableColumn = { name: 'Replicas', type: 'integer', cell: (o) => (o.spec as { replicas: number }).replicas };
@@ -21,7 +26,14 @@ const deployments: Convertible = { list: false, columns: [replicasColumn, wideCo
 const listOf = (c: Convertible): Convertible => ({ ...c, list: true });
 
 const stored: Body = { kind: 'stored', object: cached('a', 7, 3), transform: null };
-const page: Body = { kind: 'list', apiVersion: 'apps/v1', listKind: 'DeploymentList', metadata: { resourceVersion: '9', continue: 'tok', remainingItemCount: 4 }, items: [cached('a', 7, 3), cached('b', 8, 1)], transform: null };
+const page: Body = {
+  kind: 'list',
+  apiVersion: 'apps/v1',
+  listKind: 'DeploymentList',
+  metadata: { resourceVersion: '9', continue: 'tok', remainingItemCount: 4 },
+  items: [cached('a', 7, 3), cached('b', 8, 1)],
+  transform: null,
+};
 
 const TABLE_K8S = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
 
@@ -35,10 +47,20 @@ describe('conversions - negotiation', () => {
     ['the platform meta group', 'application/json;as=Table;g=meta.platform.io;v=v1', deployments, 'application/json;as=Table;g=meta.platform.io;v=v1'],
     ['v1beta1 tables', 'application/json;as=Table;g=meta.k8s.io;v=v1beta1', deployments, 'application/json;as=Table;g=meta.k8s.io;v=v1beta1'],
     ['YAML tables', 'application/yaml;as=Table;g=meta.k8s.io;v=v1', deployments, 'application/yaml;as=Table;g=meta.k8s.io;v=v1'],
-    ['protobuf first falls through to JSON', 'application/vnd.kubernetes.protobuf;as=Table;g=meta.k8s.io;v=v1,application/json;as=Table;g=meta.k8s.io;v=v1', deployments, 'application/json;as=Table;g=meta.k8s.io;v=v1'],
+    [
+      'protobuf first falls through to JSON',
+      'application/vnd.kubernetes.protobuf;as=Table;g=meta.k8s.io;v=v1,application/json;as=Table;g=meta.k8s.io;v=v1',
+      deployments,
+      'application/json;as=Table;g=meta.k8s.io;v=v1',
+    ],
     ['a type without a table falls back to plain JSON', TABLE_K8S, { ...deployments, columns: null }, 'application/json'],
     ['metadata of one object', 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json', deployments, 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1'],
-    ['metadata of a list', 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json', listOf(deployments), 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1'],
+    [
+      'metadata of a list',
+      'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json',
+      listOf(deployments),
+      'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1',
+    ],
     ['a list asked for single-object metadata gets plain JSON', 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json', listOf(deployments), 'application/json'],
     ['another brand of meta group is not ours to convert to', 'application/json;as=Table;g=meta.example.com;v=v1,application/yaml', deployments, 'application/yaml'],
   ];
@@ -47,14 +69,23 @@ describe('conversions - negotiation', () => {
   }
 
   it('406 when only a conversion the endpoint cannot make is acceptable (a review kind asked for a Table)', () => {
-    assert.throws(() => responseEncoder('application/json;as=Table;g=meta.k8s.io;v=v1', { ...deployments, columns: null }), (e: StatusError) => e.code === 406);
-    assert.throws(() => responseEncoder('application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1', deployments), (e: StatusError) => e.code === 406);
+    assert.throws(
+      () => responseEncoder('application/json;as=Table;g=meta.k8s.io;v=v1', { ...deployments, columns: null }),
+      (e: StatusError) => e.code === 406,
+    );
+    assert.throws(
+      () => responseEncoder('application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1', deployments),
+      (e: StatusError) => e.code === 406,
+    );
   });
 
   it('includeObject: None, Metadata, Object, default Metadata; anything else is 400', () => {
     assert.equal(parseIncludeObject(new URLSearchParams()), 'Metadata');
     for (const v of ['None', 'Metadata', 'Object'] as const) assert.equal(parseIncludeObject(new URLSearchParams({ includeObject: v })), v);
-    assert.throws(() => parseIncludeObject(new URLSearchParams({ includeObject: 'all' })), (e: StatusError) => e.code === 400);
+    assert.throws(
+      () => parseIncludeObject(new URLSearchParams({ includeObject: 'all' })),
+      (e: StatusError) => e.code === 400,
+    );
   });
 });
 

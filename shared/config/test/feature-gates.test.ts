@@ -48,7 +48,12 @@ test('feature gates - parsing Name=value lists as upstream reads the flag', () =
     ['ProcMountType=', /invalid value of ProcMountType=/],
   ];
   for (const [text, want] of cases) {
-    if (want instanceof RegExp) assert.throws(() => parseFeatureGateSettings(text), (e: unknown) => e instanceof FeatureGateError && want.test(e.message), text);
+    if (want instanceof RegExp)
+      assert.throws(
+        () => parseFeatureGateSettings(text),
+        (e: unknown) => e instanceof FeatureGateError && want.test(e.message),
+        text,
+      );
     else assert.deepEqual(Object.fromEntries(parseFeatureGateSettings(text)), want, text);
   }
 });
@@ -70,7 +75,11 @@ test('feature gates - unknown, removed and locked gates fail the whole setting; 
   ];
   for (const c of cases) {
     if (c.error) {
-      assert.throws(() => featureGatesFromFlag([c.flag]), (e: unknown) => e instanceof FeatureGateError && e instanceof RangeError && c.error!.test(e.message), c.flag);
+      assert.throws(
+        () => featureGatesFromFlag([c.flag]),
+        (e: unknown) => e instanceof FeatureGateError && e instanceof RangeError && c.error!.test(e.message),
+        c.flag,
+      );
       continue;
     }
     const { gates, warnings } = featureGatesFromFlag([c.flag]);

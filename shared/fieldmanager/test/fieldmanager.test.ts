@@ -39,7 +39,8 @@ const schema: JsonSchema = resolvePatchSchema({
 const ignore = ownable('', true);
 const at = (manager: string, now = '2026-11-24T10:00:00Z'): Writer => ({ manager, subresource: '', apiVersion: 'example.io/v1', now });
 const describe_ = { kind: 'widgets', group: 'example.io' };
-const obj = (spec: Record<string, unknown>, extra: Partial<ApiObject> = {}): ApiObject => ({ apiVersion: 'example.io/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns', ...(extra.metadata ?? {}) }, spec, ...extra }) as ApiObject;
+const obj = (spec: Record<string, unknown>, extra: Partial<ApiObject> = {}): ApiObject =>
+  ({ apiVersion: 'example.io/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns', ...(extra.metadata ?? {}) }, spec, ...extra }) as ApiObject;
 const managers = (o: ApiObject) => (o.metadata.managedFields ?? []).map((e: any) => `${e.manager}/${e.operation}`);
 const owned = (o: ApiObject, manager: string) =>
   FieldSet.fromFieldsV1((o.metadata.managedFields as any[]).find((e) => e.manager === manager)?.fieldsV1)
@@ -79,7 +80,11 @@ describe('field management - the paths an object sets, by topology', () => {
     ['a list map: items by key, then their fields', { containers: [{ name: 'c', image: 'i' }] }, ['.spec.containers[name="c"]', '.spec.containers[name="c"].image', '.spec.containers[name="c"].name']],
     ['a merge key reads as a list-map key', { ports: [{ port: 80 }] }, ['.spec.ports[port=80]', '.spec.ports[port=80].port']],
     ['a set: items by value', { tags: ['x', 'y'] }, ['.spec.tags[="x"]', '.spec.tags[="y"]']],
-    ['an unmarked list is atomic, and atomic is recursive', { command: ['a', 'b'], containers: [{ name: 'c', args: ['x'] }] }, ['.spec.command', '.spec.containers[name="c"]', '.spec.containers[name="c"].args', '.spec.containers[name="c"].name']],
+    [
+      'an unmarked list is atomic, and atomic is recursive',
+      { command: ['a', 'b'], containers: [{ name: 'c', args: ['x'] }] },
+      ['.spec.command', '.spec.containers[name="c"]', '.spec.containers[name="c"].args', '.spec.containers[name="c"].name'],
+    ],
     ['an empty list or object is a leaf', { tags: [], env: {} }, ['.spec.tags', '.spec.env']],
   ];
   for (const [what, spec, paths] of cases) {
@@ -186,7 +191,9 @@ describe('field management - server-side apply (rules 1-7)', () => {
 
   it('rule 1: an Apply entry with manager, operation, apiVersion, time, FieldsV1', () => {
     const o = applyAs(null, { replicas: 2 }, 'a');
-    assert.deepEqual(o.metadata.managedFields, [{ manager: 'a', operation: 'Apply', apiVersion: 'example.io/v1', time: '2026-11-24T10:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:replicas': {} } } }]);
+    assert.deepEqual(o.metadata.managedFields, [
+      { manager: 'a', operation: 'Apply', apiVersion: 'example.io/v1', time: '2026-11-24T10:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:replicas': {} } } },
+    ]);
   });
 
   it('rule 2: equal values applied by two managers are shared; rule 4: a different value conflicts', () => {
@@ -246,7 +253,16 @@ describe('field management - server-side apply (rules 1-7)', () => {
   });
 
   it('rule 5: list items this applier owned alone are removed; others stay', () => {
-    const a = applyAs(null, { containers: [{ name: 'x', image: '1' }, { name: 'y', image: '2' }] }, 'a');
+    const a = applyAs(
+      null,
+      {
+        containers: [
+          { name: 'x', image: '1' },
+          { name: 'y', image: '2' },
+        ],
+      },
+      'a',
+    );
     const b = applyAs(a, { containers: [{ name: 'z', image: '3' }] }, 'b');
     const fewer = applyAs(b, { containers: [{ name: 'x', image: '1' }] }, 'a');
     assert.deepEqual(
@@ -257,7 +273,19 @@ describe('field management - server-side apply (rules 1-7)', () => {
 
   it('rule 6: merge by topology — keyed items merge, sets unite, atomic values are replaced', () => {
     const live = obj({ containers: [{ name: 'x', image: '1', args: ['a'] }], tags: ['t1'], command: ['old', 'cmd'], selector: { matchLabels: { a: 'b', c: 'd' } } });
-    const out = merge(live, obj({ containers: [{ name: 'x', args: ['b'] }, { name: 'y', image: '2' }], tags: ['t2'], command: ['new'], selector: { matchLabels: { a: 'b' } } }), schema) as any;
+    const out = merge(
+      live,
+      obj({
+        containers: [
+          { name: 'x', args: ['b'] },
+          { name: 'y', image: '2' },
+        ],
+        tags: ['t2'],
+        command: ['new'],
+        selector: { matchLabels: { a: 'b' } },
+      }),
+      schema,
+    ) as any;
     assert.deepEqual(out.spec.containers, [
       { name: 'x', image: '1', args: ['b'] },
       { name: 'y', image: '2' },
@@ -276,6 +304,9 @@ describe('field management - server-side apply (rules 1-7)', () => {
   it('managedFields in an applied configuration is refused', () => {
     const cfg = obj({ replicas: 1 });
     cfg.metadata.managedFields = [];
-    assert.throws(() => apply(null, cfg, schema, at('a'), false, ignore, describe_), (e: StatusError) => e.code === 400);
+    assert.throws(
+      () => apply(null, cfg, schema, at('a'), false, ignore, describe_),
+      (e: StatusError) => e.code === 400,
+    );
   });
 });

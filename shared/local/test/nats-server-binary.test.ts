@@ -14,8 +14,16 @@ test('nats-server binary - found, installed as root, or the command to run is sa
     { name: 'on PATH', host: host(['/usr/local/bin/nats-server', '/usr/sbin/nats-server']), want: { kind: 'found', path: '/usr/local/bin/nats-server' } },
     { name: "in /usr/sbin (Debian's package) though PATH lacks it", host: host(['/usr/sbin/nats-server', '/usr/bin/apt-get']), want: { kind: 'found', path: '/usr/sbin/nats-server' } },
     { name: 'in /usr/local/sbin', host: host(['/usr/local/sbin/nats-server']), want: { kind: 'found', path: '/usr/local/sbin/nats-server' } },
-    { name: 'NATS_SERVER_BIN wins over PATH', host: host(['/usr/bin/nats-server', '/opt/nats/nats-server'], { explicit: '/opt/nats/nats-server' }), want: { kind: 'found', path: '/opt/nats/nats-server' } },
-    { name: 'NATS_SERVER_BIN naming nothing', host: host(['/usr/bin/nats-server'], { explicit: '/opt/nats/nats-server' }), want: { kind: 'missing', message: 'NATS_SERVER_BIN=/opt/nats/nats-server is not an executable file' } },
+    {
+      name: 'NATS_SERVER_BIN wins over PATH',
+      host: host(['/usr/bin/nats-server', '/opt/nats/nats-server'], { explicit: '/opt/nats/nats-server' }),
+      want: { kind: 'found', path: '/opt/nats/nats-server' },
+    },
+    {
+      name: 'NATS_SERVER_BIN naming nothing',
+      host: host(['/usr/bin/nats-server'], { explicit: '/opt/nats/nats-server' }),
+      want: { kind: 'missing', message: 'NATS_SERVER_BIN=/opt/nats/nats-server is not an executable file' },
+    },
     { name: 'missing, root with apt-get', host: host(['/usr/bin/apt-get'], { isRoot: true }), want: { kind: 'install', command: ['apt-get', 'install', '-y', 'nats-server'] } },
     {
       name: 'missing, not root',

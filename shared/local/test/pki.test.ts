@@ -60,7 +60,10 @@ describe('pki', () => {
     const c = new X509Certificate(cc.certPem);
     assert.ok(c.checkIssued(new X509Certificate(ca.certPem)));
     const lines = c.subject.split('\n');
-    assert.deepEqual(lines.filter((l) => l.startsWith('CN=')), ['CN=jane']);
+    assert.deepEqual(
+      lines.filter((l) => l.startsWith('CN=')),
+      ['CN=jane'],
+    );
     assert.deepEqual(lines.filter((l) => l.startsWith('O=')).sort(), ['O=developers', 'O=system:masters']);
     assert.ok(c.keyUsage?.includes('1.3.6.1.5.5.7.3.2'), 'clientAuth EKU');
   });

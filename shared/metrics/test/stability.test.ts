@@ -57,7 +57,10 @@ test('metric stability - --show-hidden-metrics-for-version accepts only the prev
     ['1.23', '1.30', "--show-hidden-metrics-for-version must be omitted or have the value '1.29'. Only the previous minor version is allowed"],
   ];
   for (const [value, current, want] of cases) assert.equal(validateShowHiddenMetricsVersion(value, current), want, `${value} at ${current}`);
-  assert.throws(() => metricsOptionsFrom({ 'show-hidden-metrics-for-version': '1.22', 'disabled-metrics': [] }), (e: unknown) => e instanceof OptionsError && e.message === refused);
+  assert.throws(
+    () => metricsOptionsFrom({ 'show-hidden-metrics-for-version': '1.22', 'disabled-metrics': [] }),
+    (e: unknown) => e instanceof OptionsError && e.message === refused,
+  );
   assert.throws(() => new MetricsRegistry({ showHiddenMetricsForVersion: '1.24' }), RangeError);
 });
 
@@ -134,7 +137,13 @@ test('metrics registry - families expose their series in label order, histograms
   assert.match(text, /^x_requests_total\{verb="GET",code="404"\} 2$/m);
   assert.match(text, /^x_objects\{resource="pods"\} 7$/m);
   assert.match(text, /^# TYPE x_seconds histogram$/m);
-  for (const [le, n] of [['0.1', 2], ['1', 3], ['10', 3], ['+Inf', 4]] as const) assert.match(text, new RegExp(`^x_seconds_bucket\\{op="get",le="${le.replace('+', '\\+')}"\\} ${n}$`, 'm'), le);
+  for (const [le, n] of [
+    ['0.1', 2],
+    ['1', 3],
+    ['10', 3],
+    ['+Inf', 4],
+  ] as const)
+    assert.match(text, new RegExp(`^x_seconds_bucket\\{op="get",le="${le.replace('+', '\\+')}"\\} ${n}$`, 'm'), le);
   assert.match(text, /^x_seconds_sum\{op="get"\} 20\.65$/m);
   assert.match(text, /^x_seconds_count\{op="get"\} 4$/m);
   assert.throws(() => r.counter({ name: 'x_requests_total', help: 'Again.' }), /declared twice/);

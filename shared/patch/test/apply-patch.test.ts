@@ -52,9 +52,15 @@ test('apply patch - schema resolver', () => {
   const own = resolvePatchSchema({ type: 'object', properties: { metadata: { type: 'object', properties: { finalizers: { type: 'array' } } } } });
   assert.deepEqual(listMergeKind(childSchema(childSchema(own, 'metadata'), 'finalizers')), { kind: 'replace' });
   const cases: Array<[Record<string, unknown>, unknown]> = [
-    [{ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['a', 'b'] }, { kind: 'map', keys: ['a', 'b'] }],
+    [
+      { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['a', 'b'] },
+      { kind: 'map', keys: ['a', 'b'] },
+    ],
     [{ 'x-kubernetes-list-type': 'set' }, { kind: 'replace' }],
-    [{ 'x-kubernetes-patch-strategy': 'merge,retainKeys', 'x-kubernetes-patch-merge-key': 'name' }, { kind: 'map', keys: ['name'] }],
+    [
+      { 'x-kubernetes-patch-strategy': 'merge,retainKeys', 'x-kubernetes-patch-merge-key': 'name' },
+      { kind: 'map', keys: ['name'] },
+    ],
     [{ 'x-kubernetes-patch-strategy': 'replace' }, { kind: 'replace' }],
     [{ 'x-kubernetes-list-type': 'atomic' }, { kind: 'replace' }],
   ];
@@ -70,8 +76,16 @@ test('apply patch - list-map-keys with several keys match on all of them', () =>
     type: 'object',
     properties: { items: { type: 'array', items: { type: 'object' }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['port', 'protocol'] } },
   };
-  const live = { items: [{ port: 53, protocol: 'UDP', n: 1 }, { port: 53, protocol: 'TCP', n: 2 }] };
+  const live = {
+    items: [
+      { port: 53, protocol: 'UDP', n: 1 },
+      { port: 53, protocol: 'TCP', n: 2 },
+    ],
+  };
   assert.deepEqual(applyPatch(PatchType.Strategic, live, { items: [{ port: 53, protocol: 'TCP', n: 3 }] }, schema), {
-    items: [{ port: 53, protocol: 'UDP', n: 1 }, { port: 53, protocol: 'TCP', n: 3 }],
+    items: [
+      { port: 53, protocol: 'UDP', n: 1 },
+      { port: 53, protocol: 'TCP', n: 3 },
+    ],
   });
 });

@@ -36,7 +36,10 @@ const rfc6902Cases: Array<{ name: string; doc: unknown; patch: unknown; result?:
   {
     name: 'A.8 testing a value: success',
     doc: { baz: 'qux', foo: ['a', 2, 'c'] },
-    patch: [{ op: 'test', path: '/baz', value: 'qux' }, { op: 'test', path: '/foo/1', value: 2 }],
+    patch: [
+      { op: 'test', path: '/baz', value: 'qux' },
+      { op: 'test', path: '/foo/1', value: 2 },
+    ],
     result: { baz: 'qux', foo: ['a', 2, 'c'] },
   },
   { name: 'A.9 testing a value: error', doc: { baz: 'qux' }, patch: [{ op: 'test', path: '/baz', value: 'bar' }], code: 422 },
@@ -58,14 +61,35 @@ test('json patch - RFC 6902 appendix A', () => {
 
 test('json patch - more operations', () => {
   const cases: Array<{ name: string; doc: unknown; patch: unknown; result: unknown }> = [
-    { name: 'copy deep-copies', doc: { a: { b: 1 } }, patch: [{ op: 'copy', from: '/a', path: '/c' }, { op: 'replace', path: '/c/b', value: 2 }], result: { a: { b: 1 }, c: { b: 2 } } },
+    {
+      name: 'copy deep-copies',
+      doc: { a: { b: 1 } },
+      patch: [
+        { op: 'copy', from: '/a', path: '/c' },
+        { op: 'replace', path: '/c/b', value: 2 },
+      ],
+      result: { a: { b: 1 }, c: { b: 2 } },
+    },
     { name: 'add at the end index', doc: [1, 2], patch: [{ op: 'add', path: '/2', value: 3 }], result: [1, 2, 3] },
     { name: 'add replaces an existing member', doc: { a: 1 }, patch: [{ op: 'add', path: '/a', value: 2 }], result: { a: 2 } },
     { name: 'add at the root replaces the document', doc: { a: 1 }, patch: [{ op: 'add', path: '', value: [1] }], result: [1] },
     { name: 'replace the root', doc: { a: 1 }, patch: [{ op: 'replace', path: '', value: { b: 2 } }], result: { b: 2 } },
     { name: 'replace keeps member order', doc: { a: 1, b: 2, c: 3 }, patch: [{ op: 'replace', path: '/a', value: 9 }], result: { a: 9, b: 2, c: 3 } },
-    { name: 'null is a value', doc: { a: 1 }, patch: [{ op: 'add', path: '/b', value: null }, { op: 'test', path: '/b', value: null }], result: { a: 1, b: null } },
-    { name: 'test compares objects regardless of member order', doc: { a: { x: 1, y: [1, { z: 2 }] } }, patch: [{ op: 'test', path: '/a', value: { y: [1, { z: 2 }], x: 1 } }], result: { a: { x: 1, y: [1, { z: 2 }] } } },
+    {
+      name: 'null is a value',
+      doc: { a: 1 },
+      patch: [
+        { op: 'add', path: '/b', value: null },
+        { op: 'test', path: '/b', value: null },
+      ],
+      result: { a: 1, b: null },
+    },
+    {
+      name: 'test compares objects regardless of member order',
+      doc: { a: { x: 1, y: [1, { z: 2 }] } },
+      patch: [{ op: 'test', path: '/a', value: { y: [1, { z: 2 }], x: 1 } }],
+      result: { a: { x: 1, y: [1, { z: 2 }] } },
+    },
     { name: 'move to the same place', doc: { a: 1 }, patch: [{ op: 'move', from: '/a', path: '/a' }], result: { a: 1 } },
     { name: 'empty member name', doc: { '': 1 }, patch: [{ op: 'replace', path: '/', value: 2 }], result: { '': 2 } },
     { name: 'numeric member of an object', doc: { '0': 'a' }, patch: [{ op: 'remove', path: '/0' }], result: {} },
@@ -93,12 +117,27 @@ test('json patch - kubectl patch --type=json on a Deployment', () => {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'web', labels: { app: 'web', 'app.kubernetes.io/name': 'web' } },
-    spec: { replicas: 3, template: { spec: { containers: [{ name: 'app', image: 'nginx:1.25' }, { name: 'sidecar', image: 'envoy' }] } } },
+    spec: {
+      replicas: 3,
+      template: {
+        spec: {
+          containers: [
+            { name: 'app', image: 'nginx:1.25' },
+            { name: 'sidecar', image: 'envoy' },
+          ],
+        },
+      },
+    },
   });
   assert.deepEqual(deploy, before, 'the original is not changed');
 
   // A failed test leaves nothing applied and says what differed.
-  const failed = statusOf(() => applyJsonPatch(deploy, [{ op: 'replace', path: '/spec/replicas', value: 5 }, { op: 'test', path: '/spec/replicas', value: 2 }]));
+  const failed = statusOf(() =>
+    applyJsonPatch(deploy, [
+      { op: 'replace', path: '/spec/replicas', value: 5 },
+      { op: 'test', path: '/spec/replicas', value: 2 },
+    ]),
+  );
   assert.equal(failed.code, 422);
   assert.equal(failed.reason, 'Invalid');
   assert.match(failed.message, /^the server rejected our request due to an error in our request: jsonpatch test operation does not apply: is: 5, expected: 2/);

@@ -12,7 +12,11 @@ const rfc7386Cases: Array<[unknown, unknown, unknown]> = [
   [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
   [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
   [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
-  [['a', 'b'], ['c', 'd'], ['c', 'd']],
+  [
+    ['a', 'b'],
+    ['c', 'd'],
+    ['c', 'd'],
+  ],
   [{ a: 'b' }, ['c'], ['c']],
   [{ a: 'foo' }, null, null],
   [{ a: 'foo' }, 'bar', 'bar'],
@@ -86,7 +90,10 @@ test('merge patch - __proto__ and constructor keys stay plain data', () => {
 
 test('merge patch - createMergePatch round-trips', () => {
   const cases: Array<[unknown, unknown]> = [
-    [{ a: 1, b: { c: 2, d: 3 }, e: [1] }, { a: 1, b: { c: 4 }, e: [1, 2], f: 'new' }],
+    [
+      { a: 1, b: { c: 2, d: 3 }, e: [1] },
+      { a: 1, b: { c: 4 }, e: [1, 2], f: 'new' },
+    ],
     [{ metadata: { labels: { a: '1', b: '2' } } }, { metadata: { labels: { a: '1' } } }],
     [{ a: { b: 1 } }, { a: 'scalar now' }],
     [{ same: { x: 1 } }, { same: { x: 1 } }],

@@ -172,7 +172,10 @@ test('patch limits - large but honest patches still apply', () => {
             type: 'array',
             'x-kubernetes-patch-merge-key': 'name',
             'x-kubernetes-patch-strategy': 'merge',
-            items: { type: 'object', properties: { name: str, image: str, env: { type: 'array', 'x-kubernetes-patch-merge-key': 'name', 'x-kubernetes-patch-strategy': 'merge', items: { type: 'object' } } } },
+            items: {
+              type: 'object',
+              properties: { name: str, image: str, env: { type: 'array', 'x-kubernetes-patch-merge-key': 'name', 'x-kubernetes-patch-strategy': 'merge', items: { type: 'object' } } },
+            },
           },
         },
       },

@@ -118,13 +118,53 @@ test('strategic merge patch - list and map semantics', () => {
       name: 'a new container is appended',
       live: deployment([{ name: 'app', image: 'app:1' }]),
       patch: { spec: { template: { spec: { containers: [{ name: 'tail', image: 'busybox' }] } } } },
-      want: [{ name: 'app', image: 'app:1' }, { name: 'tail', image: 'busybox' }],
+      want: [
+        { name: 'app', image: 'app:1' },
+        { name: 'tail', image: 'busybox' },
+      ],
     },
     {
       name: 'nested keyed lists merge too (env by name) and null removes a member',
-      live: deployment([{ name: 'app', image: 'app:1', resources: { limits: { cpu: '1' } }, env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }] }]),
-      patch: { spec: { template: { spec: { containers: [{ name: 'app', resources: null, env: [{ name: 'B', value: '3' }, { name: 'C', value: '4' }] }] } } } },
-      want: [{ name: 'app', image: 'app:1', env: [{ name: 'A', value: '1' }, { name: 'B', value: '3' }, { name: 'C', value: '4' }] }],
+      live: deployment([
+        {
+          name: 'app',
+          image: 'app:1',
+          resources: { limits: { cpu: '1' } },
+          env: [
+            { name: 'A', value: '1' },
+            { name: 'B', value: '2' },
+          ],
+        },
+      ]),
+      patch: {
+        spec: {
+          template: {
+            spec: {
+              containers: [
+                {
+                  name: 'app',
+                  resources: null,
+                  env: [
+                    { name: 'B', value: '3' },
+                    { name: 'C', value: '4' },
+                  ],
+                },
+              ],
+            },
+          },
+        },
+      },
+      want: [
+        {
+          name: 'app',
+          image: 'app:1',
+          env: [
+            { name: 'A', value: '1' },
+            { name: 'B', value: '3' },
+            { name: 'C', value: '4' },
+          ],
+        },
+      ],
     },
     {
       name: '$patch: delete removes a list item by its key',
@@ -158,9 +198,25 @@ test('strategic merge patch - list and map semantics', () => {
     },
     {
       name: 'a list keyed by its patch merge key (ports by containerPort)',
-      live: deployment([{ name: 'app', ports: [{ containerPort: 80, protocol: 'TCP' }, { containerPort: 443, protocol: 'TCP' }] }]),
+      live: deployment([
+        {
+          name: 'app',
+          ports: [
+            { containerPort: 80, protocol: 'TCP' },
+            { containerPort: 443, protocol: 'TCP' },
+          ],
+        },
+      ]),
       patch: { spec: { template: { spec: { containers: [{ name: 'app', ports: [{ containerPort: 443, name: 'https' }] }] } } } },
-      want: [{ name: 'app', ports: [{ containerPort: 80, protocol: 'TCP' }, { containerPort: 443, protocol: 'TCP', name: 'https' }] }],
+      want: [
+        {
+          name: 'app',
+          ports: [
+            { containerPort: 80, protocol: 'TCP' },
+            { containerPort: 443, protocol: 'TCP', name: 'https' },
+          ],
+        },
+      ],
     },
   ];
   for (const c of cases) assert.deepEqual(containersOf(applyStrategicMergePatch(c.live, c.patch, deploymentSchema)), c.want, c.name);
@@ -189,7 +245,11 @@ test('strategic merge patch - $setElementOrder orders merged lists', () => {
   ];
   for (const c of cases) {
     const out = applyStrategicMergePatch(deployment(c.live), { spec: { template: { spec: c.patch } } }, deploymentSchema);
-    assert.deepEqual((containersOf(out) as Array<{ name: string }>).map((x) => x.name), c.want, c.name);
+    assert.deepEqual(
+      (containersOf(out) as Array<{ name: string }>).map((x) => x.name),
+      c.want,
+      c.name,
+    );
   }
   // Lists of values: finalizers merge as a set (metadata markers come from the resolver).
   const out = applyStrategicMergePatch(deployment(three), { metadata: { '$setElementOrder/finalizers': ['c/d', 'a/b'], finalizers: ['c/d'] } }, deploymentSchema);
@@ -215,13 +275,19 @@ test('strategic merge patch - $retainKeys clears the other members of a union', 
   assert.deepEqual(out, { spec: { strategy: { type: 'Recreate' } } });
 
   // Volumes merge by name and each item is a union of sources.
-  const pod = deployment([], { volumes: [{ name: 'v', emptyDir: {} }, { name: 'w', emptyDir: {} }] });
-  const patched = applyStrategicMergePatch(
-    pod,
-    { spec: { template: { spec: { volumes: [{ name: 'v', $retainKeys: ['configMap', 'name'], configMap: { name: 'cm' } }] } } } },
-    deploymentSchema,
-  ) as { spec: { template: { spec: { volumes: unknown } } } };
-  assert.deepEqual(patched.spec.template.spec.volumes, [{ name: 'v', configMap: { name: 'cm' } }, { name: 'w', emptyDir: {} }]);
+  const pod = deployment([], {
+    volumes: [
+      { name: 'v', emptyDir: {} },
+      { name: 'w', emptyDir: {} },
+    ],
+  });
+  const patched = applyStrategicMergePatch(pod, { spec: { template: { spec: { volumes: [{ name: 'v', $retainKeys: ['configMap', 'name'], configMap: { name: 'cm' } }] } } } }, deploymentSchema) as {
+    spec: { template: { spec: { volumes: unknown } } };
+  };
+  assert.deepEqual(patched.spec.template.spec.volumes, [
+    { name: 'v', configMap: { name: 'cm' } },
+    { name: 'w', emptyDir: {} },
+  ]);
 
   // Setting a member the list does not retain contradicts the directive.
   const s = statusOf(() => applyStrategicMergePatch(live, { spec: { strategy: { $retainKeys: ['type'], type: 'Recreate', rollingUpdate: { maxSurge: '1' } } } }, deploymentSchema));

@@ -127,13 +127,21 @@ describe('protobuf - JSON forms of the meta types', () => {
     ['IntOrString zero is a value', 'policy.v1.PodDisruptionBudgetSpec', { minAvailable: 0 }],
     ['bytes are base64', 'core.v1.Secret', { data: { k: Buffer.from([0, 1, 2, 255]).toString('base64') }, type: 'Opaque' }],
     ['RawExtension is embedded JSON', 'apps.v1.ControllerRevision', { data: { spec: { template: { a: [1, 'x', null, true] } } }, revision: 3 }],
-    ['FieldsV1 is embedded JSON', 'meta.v1.ManagedFieldsEntry', { manager: 'kubectl', operation: 'Apply', apiVersion: 'v1', time: '2026-11-24T18:10:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} } } }],
+    [
+      'FieldsV1 is embedded JSON',
+      'meta.v1.ManagedFieldsEntry',
+      { manager: 'kubectl', operation: 'Apply', apiVersion: 'v1', time: '2026-11-24T18:10:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} } } },
+    ],
     ['pointer booleans keep false', 'core.v1.PodSpec', { automountServiceAccountToken: false, containers: [{ name: 'c', image: 'i' }] }],
-    ['inline structs flatten (VolumeSource, ProbeHandler, LocalObjectReference)', 'core.v1.Container', {
-      name: 'c',
-      livenessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 5 },
-      envFrom: [{ configMapRef: { name: 'cfg' } }],
-    }],
+    [
+      'inline structs flatten (VolumeSource, ProbeHandler, LocalObjectReference)',
+      'core.v1.Container',
+      {
+        name: 'c',
+        livenessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 5 },
+        envFrom: [{ configMapRef: { name: 'cfg' } }],
+      },
+    ],
     ['int64 lists', 'core.v1.PodSecurityContext', { supplementalGroups: [1000, 2000], runAsUser: 0 }],
   ];
   for (const [what, type, value] of cases) {
@@ -159,7 +167,9 @@ const META = {
   annotations: { note: 'a\nb' },
   ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'u-1', controller: true, blockOwnerDeletion: false }],
   finalizers: ['platform.io/protect'],
-  managedFields: [{ manager: 'kubectl', operation: 'Update', apiVersion: 'v1', time: '2026-11-24T18:10:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } } }],
+  managedFields: [
+    { manager: 'kubectl', operation: 'Update', apiVersion: 'v1', time: '2026-11-24T18:10:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } } },
+  ],
 };
 
 const PODSPEC = {
@@ -170,7 +180,10 @@ const PODSPEC = {
       command: ['sh', '-c'],
       args: ['run'],
       ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }],
-      env: [{ name: 'A', value: 'b' }, { name: 'S', valueFrom: { secretKeyRef: { name: 's', key: 'k', optional: true } } }],
+      env: [
+        { name: 'A', value: 'b' },
+        { name: 'S', valueFrom: { secretKeyRef: { name: 's', key: 'k', optional: true } } },
+      ],
       resources: { limits: { cpu: '1', memory: '512Mi' }, requests: { cpu: '250m' } },
       volumeMounts: [{ name: 'v', mountPath: '/data', readOnly: true }],
       readinessProbe: { tcpSocket: { port: 8080 }, initialDelaySeconds: 2 },
@@ -178,7 +191,10 @@ const PODSPEC = {
       imagePullPolicy: 'IfNotPresent',
     },
   ],
-  volumes: [{ name: 'v', emptyDir: { sizeLimit: '1Gi' } }, { name: 'p', persistentVolumeClaim: { claimName: 'c' } }],
+  volumes: [
+    { name: 'v', emptyDir: { sizeLimit: '1Gi' } },
+    { name: 'p', persistentVolumeClaim: { claimName: 'c' } },
+  ],
   restartPolicy: 'Always',
   terminationGracePeriodSeconds: 30,
   nodeSelector: { disk: 'ssd' },
@@ -190,16 +206,56 @@ const SELECTOR = { matchLabels: { app: 'x' }, matchExpressions: [{ key: 'tier', 
 
 const FIXTURES: Record<string, Record<string, unknown>> = {
   Pod: { spec: { ...PODSPEC, nodeName: 'n1' }, status: { phase: 'Running', podIP: '10.0.0.1', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-11-24T18:10:00Z' }] } },
-  Deployment: { spec: { replicas: 0, selector: SELECTOR, template: TEMPLATE, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: 1 } } }, status: { replicas: 2, readyReplicas: 1 } },
-  StatefulSet: { spec: { replicas: 2, serviceName: 's', selector: SELECTOR, template: TEMPLATE, volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }] } },
-  Service: { spec: { type: 'NodePort', selector: { app: 'x' }, ports: [{ name: 'http', port: 80, targetPort: 'http', nodePort: 30080, protocol: 'TCP' }], clusterIP: '10.96.0.10', clusterIPs: ['10.96.0.10'], ipFamilies: ['IPv4'] }, status: { loadBalancer: {} } },
+  Deployment: {
+    spec: { replicas: 0, selector: SELECTOR, template: TEMPLATE, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: 1 } } },
+    status: { replicas: 2, readyReplicas: 1 },
+  },
+  StatefulSet: {
+    spec: {
+      replicas: 2,
+      serviceName: 's',
+      selector: SELECTOR,
+      template: TEMPLATE,
+      volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
+    },
+  },
+  Service: {
+    spec: {
+      type: 'NodePort',
+      selector: { app: 'x' },
+      ports: [{ name: 'http', port: 80, targetPort: 'http', nodePort: 30080, protocol: 'TCP' }],
+      clusterIP: '10.96.0.10',
+      clusterIPs: ['10.96.0.10'],
+      ipFamilies: ['IPv4'],
+    },
+    status: { loadBalancer: {} },
+  },
   Secret: { data: { k: 'AAEC/w==' }, stringData: { s: 'plain' }, type: 'Opaque', immutable: true },
   ConfigMap: { data: { a: 'b' }, binaryData: { bin: 'AAE=' } },
-  Node: { spec: { podCIDR: '10.244.0.0/24', taints: [{ key: 'k', effect: 'NoSchedule' }] }, status: { capacity: { cpu: '4', memory: '16Gi', pods: '110' }, addresses: [{ type: 'InternalIP', address: '10.0.0.5' }] } },
+  Node: {
+    spec: { podCIDR: '10.244.0.0/24', taints: [{ key: 'k', effect: 'NoSchedule' }] },
+    status: { capacity: { cpu: '4', memory: '16Gi', pods: '110' }, addresses: [{ type: 'InternalIP', address: '10.0.0.5' }] },
+  },
   Lease: { spec: { holderIdentity: 'h', leaseDurationSeconds: 40, acquireTime: '2026-11-24T18:10:00.000001Z', renewTime: '2026-11-24T18:10:05.500000Z', leaseTransitions: 2 } },
-  'v1 Event': { involvedObject: { kind: 'Pod', name: 'p', namespace: 'ns' }, reason: 'Started', message: 'm', count: 2, type: 'Normal', firstTimestamp: '2026-11-24T18:10:00Z', eventTime: '2026-11-24T18:10:00.250000Z' },
+  'v1 Event': {
+    involvedObject: { kind: 'Pod', name: 'p', namespace: 'ns' },
+    reason: 'Started',
+    message: 'm',
+    count: 2,
+    type: 'Normal',
+    firstTimestamp: '2026-11-24T18:10:00Z',
+    eventTime: '2026-11-24T18:10:00.250000Z',
+  },
   ControllerRevision: { data: { spec: { template: { metadata: { labels: { app: 'x' } } } } }, revision: 7 },
-  CertificateSigningRequest: { spec: { request: Buffer.from('-----BEGIN CERTIFICATE REQUEST-----').toString('base64'), signerName: 'platform.io/kube-apiserver-client', usages: ['client auth'], expirationSeconds: 3600, extra: { scopes: ['a', 'b'] } } },
+  CertificateSigningRequest: {
+    spec: {
+      request: Buffer.from('-----BEGIN CERTIFICATE REQUEST-----').toString('base64'),
+      signerName: 'platform.io/kube-apiserver-client',
+      usages: ['client auth'],
+      expirationSeconds: 3600,
+      extra: { scopes: ['a', 'b'] },
+    },
+  },
   PodDisruptionBudget: { spec: { minAvailable: '50%', selector: SELECTOR } },
   CronJob: { spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: { spec: { ...PODSPEC, restartPolicy: 'Never' } }, backoffLimit: 0 } }, suspend: false } },
   ClusterRole: { rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] }], aggregationRule: { clusterRoleSelectors: [{ matchLabels: { agg: 'true' } }] } },
@@ -210,25 +266,48 @@ describe('protobuf - every kind round-trips JSON → protobuf → JSON', () => {
   for (const s of served) {
     const kind = s.type.kind;
     it(`${apiVersionOf(s)} ${kind}`, () => {
-      const obj = { apiVersion: apiVersionOf(s), kind, metadata: s.type.scope === 'Cluster' ? { ...META, namespace: undefined } : META, ...(FIXTURES[`${apiVersionOf(s)} ${kind}`] ?? FIXTURES[kind] ?? {}) };
+      const obj = {
+        apiVersion: apiVersionOf(s),
+        kind,
+        metadata: s.type.scope === 'Cluster' ? { ...META, namespace: undefined } : META,
+        ...(FIXTURES[`${apiVersionOf(s)} ${kind}`] ?? FIXTURES[kind] ?? {}),
+      };
       const json = JSON.parse(JSON.stringify(obj));
       assert.deepEqual(decodeObject(encodeObject(json)!), json);
     });
   }
 
   it('a list keeps its metadata and items', () => {
-    const list = { apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '9', continue: 'tok', remainingItemCount: 4 }, items: [{ metadata: { name: 'a' }, data: { k: 'v' } }, { metadata: { name: 'b' } }] };
+    const list = {
+      apiVersion: 'v1',
+      kind: 'ConfigMapList',
+      metadata: { resourceVersion: '9', continue: 'tok', remainingItemCount: 4 },
+      items: [{ metadata: { name: 'a' }, data: { k: 'v' } }, { metadata: { name: 'b' } }],
+    };
     assert.deepEqual(decodeObject(encodeObject(list)!), list);
   });
 
   it('a Status with causes', () => {
-    const st = { apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', message: 'm', reason: 'Invalid', code: 422, details: { name: 'x', kind: 'pods', causes: [{ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.containers' }] } };
+    const st = {
+      apiVersion: 'v1',
+      kind: 'Status',
+      metadata: {},
+      status: 'Failure',
+      message: 'm',
+      reason: 'Invalid',
+      code: 422,
+      details: { name: 'x', kind: 'pods', causes: [{ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.containers' }] },
+    };
     assert.deepEqual(decodeObject(encodeObject(st)!), st);
   });
 });
 
 describe('protobuf - the envelope refuses what is not one', () => {
-  const bad = (body: Buffer, message: RegExp) => assert.throws(() => decodeObject(body), (e: StatusError) => e.code === 400 && message.test(e.status.message ?? ''));
+  const bad = (body: Buffer, message: RegExp) =>
+    assert.throws(
+      () => decodeObject(body),
+      (e: StatusError) => e.code === 400 && message.test(e.status.message ?? ''),
+    );
   it('a wrong or missing prefix, a broken message, an unknown kind, a content encoding', () => {
     const good = encodeObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } })!;
     bad(Buffer.from('{"kind":"ConfigMap"}'), /prefix/);
@@ -253,15 +332,17 @@ describe("objects in Go's JSON form (normalizeObject)", () => {
     [
       'Deployment',
       'apps/v1',
-      { metadata: { name: 'd', finalizers: [] }, spec: { replicas: 0, paused: false, selector: { matchLabels: { a: 'b' } }, template: { spec: { containers: [{ name: 'c', image: 'i', env: [] }] } } } },
-      { metadata: { name: 'd' }, spec: { replicas: 0, selector: { matchLabels: { a: 'b' } }, strategy: {}, template: { metadata: {}, spec: { containers: [{ name: 'c', image: 'i', resources: {} }] } } }, status: {} },
+      {
+        metadata: { name: 'd', finalizers: [] },
+        spec: { replicas: 0, paused: false, selector: { matchLabels: { a: 'b' } }, template: { spec: { containers: [{ name: 'c', image: 'i', env: [] }] } } },
+      },
+      {
+        metadata: { name: 'd' },
+        spec: { replicas: 0, selector: { matchLabels: { a: 'b' } }, strategy: {}, template: { metadata: {}, spec: { containers: [{ name: 'c', image: 'i', resources: {} }] } } },
+        status: {},
+      },
     ],
-    [
-      'ConfigMap',
-      'v1',
-      { metadata: { name: 'c', labels: null }, data: {}, binaryData: {} },
-      { metadata: { name: 'c' } },
-    ],
+    ['ConfigMap', 'v1', { metadata: { name: 'c', labels: null }, data: {}, binaryData: {} }, { metadata: { name: 'c' } }],
     [
       'ClusterRole',
       'rbac.authorization.platform.io/v1',

@@ -9,7 +9,20 @@
 
 import type { AuditAnnotator } from '../../audit/event.js';
 import type { ApiObject, ObjectRef, UserInfo } from '../../api/types.js';
-import { alreadyExists, badRequest, conflict, CONFLICT_MODIFIED, invalid, methodNotSupported, notFound, qualifiedResource, StatusError, timeout, type FieldError, type GroupResource } from '../../api/status.js';
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  CONFLICT_MODIFIED,
+  invalid,
+  methodNotSupported,
+  notFound,
+  qualifiedResource,
+  StatusError,
+  timeout,
+  type FieldError,
+  type GroupResource,
+} from '../../api/status.js';
 import { required } from '../../api/field-errors.js';
 import { ownable, recordUpdate } from '../../fieldmanager/managed.js';
 import { nowTimestamp } from '../../api/time.js';
@@ -400,7 +413,10 @@ export class GenericStore {
 
   /** Gives back what an object that left storage held; best effort (a claim left behind is taken over once stale). */
   private async released(t: Target, obj: ApiObject): Promise<void> {
-    await this.deps.allocators?.get(t.type)?.release(obj).catch(() => undefined);
+    await this.deps.allocators
+      ?.get(t.type)
+      ?.release(obj)
+      .catch(() => undefined);
   }
 
   private async current(req: WriteRequest, fresh: boolean): Promise<StoredObject> {

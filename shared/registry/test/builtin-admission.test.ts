@@ -83,7 +83,13 @@ describe('webhook configuration schema per version', () => {
   });
 
   it('checks enums of failurePolicy, matchPolicy, operations and scope', () => {
-    for (const bad of [{ failurePolicy: 'Retry' }, { matchPolicy: 'Fuzzy' }, { rules: [{ operations: ['PATCH'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }] }, { rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], scope: 'Global' }] }, { reinvocationPolicy: 'Always' }]) {
+    for (const bad of [
+      { failurePolicy: 'Retry' },
+      { matchPolicy: 'Fuzzy' },
+      { rules: [{ operations: ['PATCH'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }] },
+      { rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], scope: 'Global' }] },
+      { reinvocationPolicy: 'Always' },
+    ]) {
       assert.equal(schemaErrors(mwc, config('v1', hook(bad)), 'v1').length, 1, JSON.stringify(bad));
     }
   });
@@ -112,12 +118,32 @@ describe('webhook configuration rules', () => {
     ['no supported review version', 'v1', [hook({ admissionReviewVersions: ['v2'] })], ['webhooks[0].admissionReviewVersions: Invalid value']],
     ['empty review versions in v1', 'v1', [hook({ admissionReviewVersions: [] })], ['webhooks[0].admissionReviewVersions: Required value']],
     ['supported among unknown', 'v1', [hook({ admissionReviewVersions: ['v2', 'v1beta1'] })], []],
-    ['* with other operations', 'v1', [hook({ rules: [{ operations: ['*', 'CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }] })], ['webhooks[0].rules[0].operations: Invalid value']],
-    ['*/* with other resources', 'v1', [hook({ rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['*/*', 'pods'] }] })], ['webhooks[0].rules[0].resources: Invalid value']],
-    ['pods/* with pods/status', 'v1', [hook({ rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/*', 'pods/status'] }] })], ['webhooks[0].rules[0].resources: Invalid value']],
+    [
+      '* with other operations',
+      'v1',
+      [hook({ rules: [{ operations: ['*', 'CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }] })],
+      ['webhooks[0].rules[0].operations: Invalid value'],
+    ],
+    [
+      '*/* with other resources',
+      'v1',
+      [hook({ rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['*/*', 'pods'] }] })],
+      ['webhooks[0].rules[0].resources: Invalid value'],
+    ],
+    [
+      'pods/* with pods/status',
+      'v1',
+      [hook({ rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/*', 'pods/status'] }] })],
+      ['webhooks[0].rules[0].resources: Invalid value'],
+    ],
     ['*/status and pods', 'v1', [hook({ rules: [{ operations: ['UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['*/status', 'pods'] }] })], []],
     ['rule without apiVersions', 'v1', [hook({ rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: [], resources: ['pods'] }] })], ['webhooks[0].rules[0].apiVersions: Required value']],
-    ['bad namespaceSelector operator', 'v1', [hook({ namespaceSelector: { matchExpressions: [{ key: 'a', operator: 'In' }] } })], ['webhooks[0].namespaceSelector.matchExpressions[0].values: Required value']],
+    [
+      'bad namespaceSelector operator',
+      'v1',
+      [hook({ namespaceSelector: { matchExpressions: [{ key: 'a', operator: 'In' }] } })],
+      ['webhooks[0].namespaceSelector.matchExpressions[0].values: Required value'],
+    ],
   ];
   for (const [name, version, hooks, want] of cases) {
     it(`${version}: ${name}`, () => {

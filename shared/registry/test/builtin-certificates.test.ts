@@ -97,7 +97,7 @@ describe('certificatesigningrequests create records the requester', () => {
       const { obj } = createFlow(csr, withSpec(forged), 'v1', { now: NOW, user });
       const spec = obj.spec as Record<string, unknown>;
       assert.deepEqual({ username: spec.username, uid: spec.uid, groups: spec.groups, extra: spec.extra }, { username: undefined, uid: undefined, groups: undefined, extra: undefined, ...want });
-      assert.equal(spec.signerName, 'platform.io/apiserver-client', 'the rest of the spec is the client\'s');
+      assert.equal(spec.signerName, 'platform.io/apiserver-client', "the rest of the spec is the client's");
     });
   }
 });
@@ -105,11 +105,38 @@ describe('certificatesigningrequests create records the requester', () => {
 describe('certificatesigningrequests status rules', () => {
   const cases: Array<[string, Record<string, unknown>, string[]]> = [
     ['approved', { conditions: [{ type: 'Approved', status: 'True', reason: 'AutoApproved' }] }, []],
-    ['failed', { conditions: [{ type: 'Approved', status: 'True' }, { type: 'Failed', status: 'True', message: 'no' }] }, []],
+    [
+      'failed',
+      {
+        conditions: [
+          { type: 'Approved', status: 'True' },
+          { type: 'Failed', status: 'True', message: 'no' },
+        ],
+      },
+      [],
+    ],
     ['condition without status', { conditions: [{ type: 'Approved' }] }, ['status.conditions[0].status: Required value']],
     ['unknown condition type', { conditions: [{ type: 'Issued', status: 'True' }] }, ['status.conditions[0].type: Unsupported value']],
-    ['duplicate condition type', { conditions: [{ type: 'Denied', status: 'True' }, { type: 'Denied', status: 'True' }] }, ['status.conditions[1].type: Duplicate value']],
-    ['approved and denied', { conditions: [{ type: 'Approved', status: 'True' }, { type: 'Denied', status: 'True' }] }, ['status.conditions: Invalid value']],
+    [
+      'duplicate condition type',
+      {
+        conditions: [
+          { type: 'Denied', status: 'True' },
+          { type: 'Denied', status: 'True' },
+        ],
+      },
+      ['status.conditions[1].type: Duplicate value'],
+    ],
+    [
+      'approved and denied',
+      {
+        conditions: [
+          { type: 'Approved', status: 'True' },
+          { type: 'Denied', status: 'True' },
+        ],
+      },
+      ['status.conditions: Invalid value'],
+    ],
     ['one certificate', { certificate: b64(pem('CERTIFICATE')) }, []],
     ['chain with text around blocks', { certificate: b64(`subject=leaf\n${pem('CERTIFICATE')}issuer\n${pem('CERTIFICATE')}trailing`) }, []],
     ['no PEM block', { certificate: b64('not a certificate') }, ['status.certificate: Invalid value']],

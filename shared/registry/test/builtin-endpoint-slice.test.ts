@@ -52,14 +52,26 @@ describe('EndpointSlice topology between v1beta1 and v1', () => {
 });
 
 describe('EndpointSlice validation', () => {
-  const errs = (o: Record<string, unknown>) => fields(createFlow(endpointslices, { apiVersion: 'discovery.platform.io/v1', kind: 'EndpointSlice', metadata: { name: 's', namespace: 'ns' }, ...o } as ApiObject).errors);
+  const errs = (o: Record<string, unknown>) =>
+    fields(createFlow(endpointslices, { apiVersion: 'discovery.platform.io/v1', kind: 'EndpointSlice', metadata: { name: 's', namespace: 'ns' }, ...o } as ApiObject).errors);
   const cases: Array<[name: string, body: Record<string, unknown>, want: string[]]> = [
     ['a valid IPv4 slice', { addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'] }], ports: [{ name: 'http', port: 80 }] }, []],
     ['an unknown address type', { addressType: 'IP', endpoints: [] }, ['addressType: Unsupported value']],
     ['an IPv6 address in an IPv4 slice', { addressType: 'IPv4', endpoints: [{ addresses: ['::1'] }] }, ['endpoints[0].addresses[0]: Invalid value']],
     ['an endpoint without addresses', { addressType: 'IPv4', endpoints: [{ addresses: [] }] }, ['endpoints[0].addresses: Required value']],
     ['an FQDN slice takes names', { addressType: 'FQDN', endpoints: [{ addresses: ['db.example.com'] }] }, []],
-    ['duplicate port names', { addressType: 'IPv4', endpoints: [], ports: [{ name: 'a', port: 1 }, { name: 'a', port: 2 }] }, ['ports[1].name: Duplicate value']],
+    [
+      'duplicate port names',
+      {
+        addressType: 'IPv4',
+        endpoints: [],
+        ports: [
+          { name: 'a', port: 1 },
+          { name: 'a', port: 2 },
+        ],
+      },
+      ['ports[1].name: Duplicate value'],
+    ],
     ['a port out of range', { addressType: 'IPv4', endpoints: [], ports: [{ port: 70000 }] }, ['ports[0].port: Invalid value']],
     ['a bad hostname', { addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'], hostname: 'Not_A_Label' }] }, ['endpoints[0].hostname: Invalid value']],
     ['an IPv6 slice', { addressType: 'IPv6', endpoints: [{ addresses: ['2001:db8::1', 'fd00::2'] }] }, []],
@@ -78,13 +90,29 @@ describe('EndpointSlice validation', () => {
   for (const [name, body, want] of cases) it(name, () => assert.deepEqual(errs(body), want));
 
   it('says why a special address is refused, in v1beta1 too', () => {
-    const body = { apiVersion: 'discovery.platform.io/v1beta1', kind: 'EndpointSlice', metadata: { name: 's', namespace: 'ns' }, addressType: 'IPv6', endpoints: [{ addresses: ['::1', 'fe80::1'] }] } as ApiObject;
+    const body = {
+      apiVersion: 'discovery.platform.io/v1beta1',
+      kind: 'EndpointSlice',
+      metadata: { name: 's', namespace: 'ns' },
+      addressType: 'IPv6',
+      endpoints: [{ addresses: ['::1', 'fe80::1'] }],
+    } as ApiObject;
     const { errors } = createFlow(endpointslices, beta.toStored(body));
-    assert.deepEqual(errors.map((e) => e.detail), ['may not be in the loopback range (127.0.0.0/8, ::1/128)', 'may not be in the link-local range (169.254.0.0/16, fe80::/10)']);
+    assert.deepEqual(
+      errors.map((e) => e.detail),
+      ['may not be in the loopback range (127.0.0.0/8, ::1/128)', 'may not be in the link-local range (169.254.0.0/16, fe80::/10)'],
+    );
   });
 
   it('defaults a port to TCP with an empty name', () => {
-    const { obj } = createFlow(endpointslices, { apiVersion: 'discovery.platform.io/v1', kind: 'EndpointSlice', metadata: { name: 's' }, addressType: 'IPv4', endpoints: [], ports: [{ port: 80 }] } as ApiObject);
+    const { obj } = createFlow(endpointslices, {
+      apiVersion: 'discovery.platform.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 's' },
+      addressType: 'IPv4',
+      endpoints: [],
+      ports: [{ port: 80 }],
+    } as ApiObject);
     assert.deepEqual(obj.ports, [{ port: 80, name: '', protocol: 'TCP' }]);
   });
 

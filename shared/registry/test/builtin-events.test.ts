@@ -125,7 +125,8 @@ describe('core v1 events', () => {
     assert.equal(sel.reason!(e), 'Started');
     assert.equal(sel.source!(e), 'agent');
     assert.equal(sel.type!(e), 'Normal');
-    for (const k of ['involvedObject.namespace', 'involvedObject.uid', 'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reportingComponent']) assert.ok(sel[k], k);
+    for (const k of ['involvedObject.namespace', 'involvedObject.uid', 'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reportingComponent'])
+      assert.ok(sel[k], k);
   });
 
   it('has no generation', () => {

@@ -6,7 +6,12 @@ import type { ApiObject } from '../../api/types.js';
 import { flowschemas, prioritylevelconfigurations } from '../builtin/flowcontrol/flow-control.js';
 import { createFlow, fields } from './builtin-helpers.js';
 
-const fs = (spec: Record<string, unknown>): ApiObject => ({ apiVersion: 'flowcontrol.apiserver.platform.io/v1beta2', kind: 'FlowSchema', metadata: { name: 'f' }, spec: { priorityLevelConfiguration: { name: 'pl' }, ...spec } });
+const fs = (spec: Record<string, unknown>): ApiObject => ({
+  apiVersion: 'flowcontrol.apiserver.platform.io/v1beta2',
+  kind: 'FlowSchema',
+  metadata: { name: 'f' },
+  spec: { priorityLevelConfiguration: { name: 'pl' }, ...spec },
+});
 const pl = (name: string, spec: Record<string, unknown>): ApiObject => ({ apiVersion: 'flowcontrol.apiserver.platform.io/v1beta2', kind: 'PriorityLevelConfiguration', metadata: { name }, spec });
 const everything = { verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true };
 const users = [{ kind: 'User', user: { name: 'u' } }];
@@ -22,11 +27,23 @@ describe('FlowSchema', () => {
     ['no priority level', { priorityLevelConfiguration: { name: '' } }, ['spec.priorityLevelConfiguration.name: Required value']],
     ['a rule without subjects', { rules: [{ subjects: [], resourceRules: [everything] }] }, ['spec.rules[0].subjects: Required value']],
     ['a rule without any rules', { rules: [{ subjects: users }] }, ['spec.rules[0]: Required value']],
-    ['a user subject without its member', { rules: [{ subjects: [{ kind: 'User', group: { name: 'g' } }], resourceRules: [everything] }] }, ['spec.rules[0].subjects[0].group: Forbidden', 'spec.rules[0].subjects[0].user: Required value']],
-    ['a service account without namespace', { rules: [{ subjects: [{ kind: 'ServiceAccount', serviceAccount: { name: 'x', namespace: '' } }], resourceRules: [everything] }] }, ['spec.rules[0].subjects[0].serviceAccount.namespace: Required value']],
+    [
+      'a user subject without its member',
+      { rules: [{ subjects: [{ kind: 'User', group: { name: 'g' } }], resourceRules: [everything] }] },
+      ['spec.rules[0].subjects[0].group: Forbidden', 'spec.rules[0].subjects[0].user: Required value'],
+    ],
+    [
+      'a service account without namespace',
+      { rules: [{ subjects: [{ kind: 'ServiceAccount', serviceAccount: { name: 'x', namespace: '' } }], resourceRules: [everything] }] },
+      ['spec.rules[0].subjects[0].serviceAccount.namespace: Required value'],
+    ],
     ['star beside other verbs', { rules: [{ subjects: users, resourceRules: [{ ...everything, verbs: ['*', 'get'] }] }] }, ['spec.rules[0].resourceRules[0].verbs: Invalid value']],
     ['namespaced rule without namespaces', { rules: [{ subjects: users, resourceRules: [{ ...everything, clusterScope: false }] }] }, ['spec.rules[0].resourceRules[0].namespaces: Required value']],
-    ['a bad URL', { rules: [{ subjects: users, nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['healthz', '/a/*/b'] }] }] }, ['spec.rules[0].nonResourceRules[0].nonResourceURLs[0]: Invalid value', 'spec.rules[0].nonResourceRules[0].nonResourceURLs[1]: Invalid value']],
+    [
+      'a bad URL',
+      { rules: [{ subjects: users, nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['healthz', '/a/*/b'] }] }] },
+      ['spec.rules[0].nonResourceRules[0].nonResourceURLs[0]: Invalid value', 'spec.rules[0].nonResourceRules[0].nonResourceURLs[1]: Invalid value'],
+    ],
   ];
   for (const [name, spec, want] of cases) it(name, () => assert.deepEqual(fields(createFlow(flowschemas, fs(spec)).errors).sort(), want));
 });
@@ -45,7 +62,12 @@ describe('PriorityLevelConfiguration', () => {
     ['limited without its settings', 'p', { type: 'Limited' }, ['spec.limited: Required value']],
     ['handSize above queues', 'p', queue({ queues: 4, handSize: 8, queueLengthLimit: 5 }), ['spec.limited.limitResponse.queuing.handSize: Invalid value']],
     ['too much entropy', 'p', queue({ queues: 1 << 20, handSize: 4, queueLengthLimit: 5 }), ['spec.limited.limitResponse.queuing.handSize: Invalid value']],
-    ['reject with queuing', 'p', { type: 'Limited', limited: { assuredConcurrencyShares: 1, limitResponse: { type: 'Reject', queuing: { queues: 1, handSize: 1, queueLengthLimit: 1 } } } }, ['spec.limited.limitResponse.queuing: Forbidden']],
+    [
+      'reject with queuing',
+      'p',
+      { type: 'Limited', limited: { assuredConcurrencyShares: 1, limitResponse: { type: 'Reject', queuing: { queues: 1, handSize: 1, queueLengthLimit: 1 } } } },
+      ['spec.limited.limitResponse.queuing: Forbidden'],
+    ],
     ['negative shares', 'p', { type: 'Limited', limited: { assuredConcurrencyShares: -1, limitResponse: { type: 'Reject' } } }, ['spec.limited.assuredConcurrencyShares: Invalid value']],
   ];
   for (const [name, plName, spec, want] of cases) it(name, () => assert.deepEqual(fields(createFlow(prioritylevelconfigurations, pl(plName, spec)).errors).sort(), want));

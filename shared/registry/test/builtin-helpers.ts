@@ -28,7 +28,12 @@ export function schemaErrors(type: ResourceType, obj: ApiObject, version = type.
 export const testStrategyContext: StrategyContext = { user: { username: 'jane', uid: 'jane-uid', groups: ['developers', 'system:authenticated'] }, now: '2026-01-02T03:04:05Z' };
 
 /** Version defaults, type defaults, create preparation, then type validation. */
-export function createFlow(type: ResourceType, obj: ApiObject, version = type.versions[0]!.name, ctx: StrategyContext = testStrategyContext): { obj: ApiObject; errors: FieldError[]; schema: string[] } {
+export function createFlow(
+  type: ResourceType,
+  obj: ApiObject,
+  version = type.versions[0]!.name,
+  ctx: StrategyContext = testStrategyContext,
+): { obj: ApiObject; errors: FieldError[]; schema: string[] } {
   const o = structuredClone(obj);
   o.apiVersion ??= type.group ? `${type.group}/${version}` : version;
   o.kind ??= type.kind;

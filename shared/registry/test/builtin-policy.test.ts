@@ -104,10 +104,31 @@ describe('podsecuritypolicies', () => {
       ['required drops with all capabilities allowed', spec({ allowedCapabilities: ['*'], requiredDropCapabilities: ['NET_RAW'] }), ['spec.requiredDropCapabilities: Invalid value']],
       ['forbidden sysctl under an allowed prefix', spec({ allowedUnsafeSysctls: ['kernel.*'], forbiddenSysctls: ['kernel.sem'] }), ['spec.forbiddenSysctls[0]: Invalid value']],
       ['allowed and forbidden prefixes apart', spec({ allowedUnsafeSysctls: ['kernel.msg*'], forbiddenSysctls: ['net.*'] }), []],
-      ['valid profile annotations', annotated({ 'seccomp.security.alpha.platform.io/allowedProfileNames': 'runtime/default,localhost/p.json,*', 'seccomp.security.alpha.platform.io/defaultProfileName': 'runtime/default', 'apparmor.security.beta.platform.io/allowedProfileNames': 'runtime/default,localhost/k', 'apparmor.security.beta.platform.io/defaultProfileName': 'runtime/default' }), []],
-      ['bad seccomp profile', annotated({ 'seccomp.security.alpha.platform.io/defaultProfileName': 'default' }), ['metadata.annotations[seccomp.security.alpha.platform.io/defaultProfileName]: Invalid value']],
-      ['seccomp localhost path escaping', annotated({ 'seccomp.security.alpha.platform.io/allowedProfileNames': 'localhost/../x' }), ['metadata.annotations[seccomp.security.alpha.platform.io/allowedProfileNames]: Invalid value']],
-      ['bad AppArmor profile', annotated({ 'apparmor.security.beta.platform.io/allowedProfileNames': 'runtime/default,complain' }), ['metadata.annotations[apparmor.security.beta.platform.io/allowedProfileNames]: Invalid value']],
+      [
+        'valid profile annotations',
+        annotated({
+          'seccomp.security.alpha.platform.io/allowedProfileNames': 'runtime/default,localhost/p.json,*',
+          'seccomp.security.alpha.platform.io/defaultProfileName': 'runtime/default',
+          'apparmor.security.beta.platform.io/allowedProfileNames': 'runtime/default,localhost/k',
+          'apparmor.security.beta.platform.io/defaultProfileName': 'runtime/default',
+        }),
+        [],
+      ],
+      [
+        'bad seccomp profile',
+        annotated({ 'seccomp.security.alpha.platform.io/defaultProfileName': 'default' }),
+        ['metadata.annotations[seccomp.security.alpha.platform.io/defaultProfileName]: Invalid value'],
+      ],
+      [
+        'seccomp localhost path escaping',
+        annotated({ 'seccomp.security.alpha.platform.io/allowedProfileNames': 'localhost/../x' }),
+        ['metadata.annotations[seccomp.security.alpha.platform.io/allowedProfileNames]: Invalid value'],
+      ],
+      [
+        'bad AppArmor profile',
+        annotated({ 'apparmor.security.beta.platform.io/allowedProfileNames': 'runtime/default,complain' }),
+        ['metadata.annotations[apparmor.security.beta.platform.io/allowedProfileNames]: Invalid value'],
+      ],
       ['single id range', spec({ runAsUser: { rule: 'MustRunAs', ranges: [{ min: 7, max: 7 }] } }), []],
       ['seLinux MustRunAs without options', spec({ seLinux: { rule: 'MustRunAs' } }), ['spec.seLinux.seLinuxOptions: Required value']],
       ['allowed overlaps required drop', spec({ allowedCapabilities: ['NET_RAW'], requiredDropCapabilities: ['NET_RAW'] }), ['spec.allowedCapabilities: Invalid value']],
@@ -124,7 +145,11 @@ describe('podsecuritypolicies', () => {
       ['runtime class * alone', spec({ runtimeClass: { allowedRuntimeClassNames: ['*'], defaultRuntimeClassName: 'any' } }), []],
       ['runtime class * with others', spec({ runtimeClass: { allowedRuntimeClassNames: ['*', 'kata'] } }), ['spec.runtimeClass.allowedRuntimeClassNames[0]: Invalid value']],
       ['runtime class empty list', spec({ runtimeClass: { allowedRuntimeClassNames: [] } }), []],
-      ['default runtime class not allowed', spec({ runtimeClass: { allowedRuntimeClassNames: ['kata'], defaultRuntimeClassName: 'gvisor' } }), ['spec.runtimeClass.defaultRuntimeClassName: Invalid value']],
+      [
+        'default runtime class not allowed',
+        spec({ runtimeClass: { allowedRuntimeClassNames: ['kata'], defaultRuntimeClassName: 'gvisor' } }),
+        ['spec.runtimeClass.defaultRuntimeClassName: Invalid value'],
+      ],
       ['runtime class bad name', spec({ runtimeClass: { allowedRuntimeClassNames: ['Bad_Name'] } }), ['spec.runtimeClass.allowedRuntimeClassNames[0]: Invalid value']],
       ['default escalation without escalation', spec({ allowPrivilegeEscalation: false, defaultAllowPrivilegeEscalation: true }), ['spec.defaultAllowPrivilegeEscalation: Invalid value']],
     ];

@@ -19,7 +19,15 @@ describe('rbac types', () => {
   });
 
   it('default apiGroup for User/Group subjects and roleRef', () => {
-    const { obj } = createFlow(rb, { metadata: { name: 'b', namespace: 'd' }, subjects: [{ kind: 'User', name: 'u' }, { kind: 'Group', name: 'g' }, { kind: 'ServiceAccount', name: 'sa' }], roleRef: { kind: 'Role', name: 'r' } });
+    const { obj } = createFlow(rb, {
+      metadata: { name: 'b', namespace: 'd' },
+      subjects: [
+        { kind: 'User', name: 'u' },
+        { kind: 'Group', name: 'g' },
+        { kind: 'ServiceAccount', name: 'sa' },
+      ],
+      roleRef: { kind: 'Role', name: 'r' },
+    });
     assert.deepEqual(obj.subjects, [
       { kind: 'User', name: 'u', apiGroup: G },
       { kind: 'Group', name: 'g', apiGroup: G },
@@ -67,7 +75,12 @@ describe('rbac types', () => {
   const ruleCases: Array<[string, typeof roles, ApiObject, string[]]> = [
     ['role with non-resource URLs', roles, { metadata: { name: 'r', namespace: 'd' }, rules: [{ nonResourceURLs: ['/healthz'], verbs: ['get'] }] }, ['rules[0].nonResourceURLs: Invalid value']],
     ['clusterrole with non-resource URLs', clusterroles, { metadata: { name: 'r' }, rules: [{ nonResourceURLs: ['/healthz'], verbs: ['get'] }] }, []],
-    ['mixed resource and URL rule', clusterroles, { metadata: { name: 'r' }, rules: [{ apiGroups: [''], resources: ['pods'], nonResourceURLs: ['/x'], verbs: ['get'] }] }, ['rules[0].nonResourceURLs: Invalid value']],
+    [
+      'mixed resource and URL rule',
+      clusterroles,
+      { metadata: { name: 'r' }, rules: [{ apiGroups: [''], resources: ['pods'], nonResourceURLs: ['/x'], verbs: ['get'] }] },
+      ['rules[0].nonResourceURLs: Invalid value'],
+    ],
     ['rule without verbs', roles, { metadata: { name: 'r', namespace: 'd' }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: [] }] }, ['rules[0].verbs: Required value']],
     ['rule without apiGroups', roles, { metadata: { name: 'r', namespace: 'd' }, rules: [{ resources: ['pods'], verbs: ['get'] }] }, ['rules[0].apiGroups: Required value']],
     ['aggregation with no selectors', clusterroles, { metadata: { name: 'r' }, aggregationRule: { clusterRoleSelectors: [] } }, ['aggregationRule.clusterRoleSelectors: Required value']],

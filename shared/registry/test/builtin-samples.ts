@@ -63,7 +63,13 @@ export const samples: Record<string, ApiObject> = {
       priorityLevelConfiguration: { name: 'workload-low' },
       matchingPrecedence: 9000,
       distinguisherMethod: { type: 'ByUser' },
-      rules: [{ subjects: [{ kind: 'Group', group: { name: 'system:serviceaccounts' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/apis/*'] }] }],
+      rules: [
+        {
+          subjects: [{ kind: 'Group', group: { name: 'system:serviceaccounts' } }],
+          resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }],
+          nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/apis/*'] }],
+        },
+      ],
     },
   },
   'flowcontrol.apiserver.platform.io/prioritylevelconfigurations': {
@@ -84,7 +90,10 @@ export const samples: Record<string, ApiObject> = {
   'rbac.authorization.platform.io/roles': { metadata: meta('reader', 'default'), rules: [{ apiGroups: [''], resources: ['pods', 'pods/log'], verbs: ['get', 'list'] }] },
   'rbac.authorization.platform.io/rolebindings': {
     metadata: meta('read-pods', 'default'),
-    subjects: [{ kind: 'User', name: 'jane' }, { kind: 'ServiceAccount', name: 'default' }],
+    subjects: [
+      { kind: 'User', name: 'jane' },
+      { kind: 'ServiceAccount', name: 'default' },
+    ],
     roleRef: { kind: 'Role', name: 'reader', apiGroup: 'rbac.authorization.platform.io' },
   },
   'rbac.authorization.platform.io/clusterroles': {
@@ -94,7 +103,10 @@ export const samples: Record<string, ApiObject> = {
   },
   'rbac.authorization.platform.io/clusterrolebindings': {
     metadata: meta('admins'),
-    subjects: [{ kind: 'Group', name: 'system:masters' }, { kind: 'ServiceAccount', name: 'ci', namespace: 'tools' }],
+    subjects: [
+      { kind: 'Group', name: 'system:masters' },
+      { kind: 'ServiceAccount', name: 'ci', namespace: 'tools' },
+    ],
     roleRef: { kind: 'ClusterRole', name: 'cluster-admin', apiGroup: 'rbac.authorization.platform.io' },
   },
   'certificates.platform.io/certificatesigningrequests': {

@@ -30,13 +30,43 @@ describe('builtinTypes', () => {
         seen.set(s, key(t));
       }
     }
-    for (const s of ['po', 'svc', 'no', 'ns', 'cm', 'ev', 'ep', 'limits', 'quota', 'pv', 'pvc', 'rc', 'sa', 'deploy', 'sts', 'ds', 'rs', 'cj', 'hpa', 'csr', 'pdb', 'psp', 'netpol', 'ing', 'pc', 'sc']) {
+    for (const s of [
+      'po',
+      'svc',
+      'no',
+      'ns',
+      'cm',
+      'ev',
+      'ep',
+      'limits',
+      'quota',
+      'pv',
+      'pvc',
+      'rc',
+      'sa',
+      'deploy',
+      'sts',
+      'ds',
+      'rs',
+      'cj',
+      'hpa',
+      'csr',
+      'pdb',
+      'psp',
+      'netpol',
+      'ing',
+      'pc',
+      'sc',
+    ]) {
       assert.ok(seen.has(s), `missing short name ${s}`);
     }
   });
 
   it('puts the workload kinds in the `all` category', () => {
-    const all = builtinTypes.filter((t) => t.categories?.includes('all')).map(key).sort();
+    const all = builtinTypes
+      .filter((t) => t.categories?.includes('all'))
+      .map(key)
+      .sort();
     assert.deepEqual(all, [
       '/pods',
       '/replicationcontrollers',
@@ -95,7 +125,13 @@ describe('pod defaults and columns', () => {
   it('defaults pod spec fields and pull policy by tag', () => {
     const { obj } = createFlow(pods, {
       metadata: { name: 'p', namespace: 'default' },
-      spec: { containers: [{ name: 'a', image: 'nginx' }, { name: 'b', image: 'nginx:1.2', ports: [{ containerPort: 80 }] }, { name: 'c', image: 'reg:5000/x:latest' }] },
+      spec: {
+        containers: [
+          { name: 'a', image: 'nginx' },
+          { name: 'b', image: 'nginx:1.2', ports: [{ containerPort: 80 }] },
+          { name: 'c', image: 'reg:5000/x:latest' },
+        ],
+      },
     });
     const spec = obj.spec as Record<string, any>;
     assert.equal(spec.restartPolicy, 'Always');
@@ -103,7 +139,10 @@ describe('pod defaults and columns', () => {
     assert.equal(spec.terminationGracePeriodSeconds, 30);
     assert.equal(spec.schedulerName, 'default-scheduler');
     assert.deepEqual(spec.securityContext, {});
-    assert.deepEqual(spec.containers.map((c: any) => c.imagePullPolicy), ['Always', 'IfNotPresent', 'Always']);
+    assert.deepEqual(
+      spec.containers.map((c: any) => c.imagePullPolicy),
+      ['Always', 'IfNotPresent', 'Always'],
+    );
     assert.equal(spec.containers[1].ports[0].protocol, 'TCP');
     assert.equal(spec.containers[0].terminationMessagePath, '/dev/termination-log');
     assert.equal(spec.containers[0].terminationMessagePolicy, 'File');
@@ -168,7 +207,7 @@ describe('workload defaults and rules', () => {
     assert.deepEqual(fields(t.strategy!.validateUpdate!(changed, obj)), ['spec.selector: Invalid value']);
   });
 
-  it('lets a statefulset\'s containers mount its volume claim templates, and nothing else unknown', () => {
+  it("lets a statefulset's containers mount its volume claim templates, and nothing else unknown", () => {
     const t = byKey('apps/statefulsets');
     const sts = structuredClone(samples['apps/statefulsets']!) as any;
     sts.spec.template.spec.containers[0].volumeMounts = [{ name: 'data', mountPath: '/data' }];
@@ -197,7 +236,14 @@ describe('workload defaults and rules', () => {
 
   it('validates cron schedules', () => {
     const t = byKey('batch/cronjobs');
-    for (const [schedule, ok] of [['*/5 * * * *', true], ['@hourly', true], ['0 0 1 JAN ?', true], ['61 * * * *', false], ['* * *', false], ['TZ=UTC 0 * * * *', false]] as const) {
+    for (const [schedule, ok] of [
+      ['*/5 * * * *', true],
+      ['@hourly', true],
+      ['0 0 1 JAN ?', true],
+      ['61 * * * *', false],
+      ['* * *', false],
+      ['TZ=UTC 0 * * * *', false],
+    ] as const) {
       const o = structuredClone(samples['batch/cronjobs']!);
       (o.spec as any).schedule = schedule;
       assert.equal(createFlow(t, o).errors.length === 0, ok, schedule);

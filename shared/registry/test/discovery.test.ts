@@ -1,16 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import {
-  aggregatedDiscovery,
-  apiGroup,
-  apiGroupList,
-  apiResourceList,
-  apiVersions,
-  serializeDocument,
-  storageVersionHash,
-  versionInfo,
-} from '../discovery.js';
+import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, serializeDocument, storageVersionHash, versionInfo } from '../discovery.js';
 import type { ResourceType } from '../types.js';
 import { fixtureSource } from './fixture-source.js';
 
@@ -124,7 +115,10 @@ test('discovery - core resource list has one entry per resource and subresource,
 test('discovery - scale subresource answers autoscaling/v1 Scale', () => {
   const list = apiResourceList(src, 'apps', 'v1')!;
   assert.equal(list.groupVersion, 'apps/v1');
-  assert.deepEqual(list.resources.map((r) => r.name), ['deployments', 'deployments/scale', 'deployments/status']);
+  assert.deepEqual(
+    list.resources.map((r) => r.name),
+    ['deployments', 'deployments/scale', 'deployments/status'],
+  );
   assert.deepEqual(list.resources[1], {
     name: 'deployments/scale',
     singularName: '',
@@ -146,9 +140,7 @@ test('discovery - storage version hash is base64 of 8 bytes of the storage versi
 
 test('discovery - virtual types serve only create and have no storage version hash', () => {
   const list = apiResourceList(src, 'authorization.platform.io', 'v1')!;
-  assert.deepEqual(list.resources, [
-    { name: 'subjectaccessreviews', singularName: 'subjectaccessreview', namespaced: false, kind: 'SubjectAccessReview', verbs: ['create'] },
-  ]);
+  assert.deepEqual(list.resources, [{ name: 'subjectaccessreviews', singularName: 'subjectaccessreview', namespaced: false, kind: 'SubjectAccessReview', verbs: ['create'] }]);
 });
 
 test('discovery - unknown group version has no resource list', () => {
@@ -188,9 +180,15 @@ test('discovery - aggregated /apis has the apidiscovery v2 shape', () => {
   assert.equal(doc.kind, 'APIGroupDiscoveryList');
   assert.equal(doc.apiVersion, 'apidiscovery.platform.io/v2');
   assert.deepEqual(doc.metadata, {});
-  assert.deepEqual(doc.items.map((i) => i.metadata.name), ['apps', 'authorization.platform.io', 'rbac.authorization.platform.io']);
+  assert.deepEqual(
+    doc.items.map((i) => i.metadata.name),
+    ['apps', 'authorization.platform.io', 'rbac.authorization.platform.io'],
+  );
   const apps = doc.items[0]!;
-  assert.deepEqual(apps.versions.map((v) => v.version), ['v1', 'v1beta1']);
+  assert.deepEqual(
+    apps.versions.map((v) => v.version),
+    ['v1', 'v1beta1'],
+  );
   assert.equal(apps.versions[0]!.freshness, 'Current');
   assert.deepEqual(apps.versions[0]!.resources[0], {
     resource: 'deployments',
@@ -217,10 +215,16 @@ test('discovery - aggregated /api holds the core group only', () => {
   assert.equal(doc.items.length, 1);
   assert.deepEqual(doc.items[0]!.metadata, {});
   assert.equal(doc.items[0]!.versions[0]!.version, 'v1');
-  assert.deepEqual(doc.items[0]!.versions[0]!.resources.map((r) => r.resource), ['configmaps', 'namespaces', 'pods']);
+  assert.deepEqual(
+    doc.items[0]!.versions[0]!.resources.map((r) => r.resource),
+    ['configmaps', 'namespaces', 'pods'],
+  );
   const ns = doc.items[0]!.versions[0]!.resources[1]!;
   assert.equal(ns.scope, 'Cluster');
-  assert.deepEqual(ns.subresources!.map((s) => s.subresource), ['finalize', 'status']);
+  assert.deepEqual(
+    ns.subresources!.map((s) => s.subresource),
+    ['finalize', 'status'],
+  );
 });
 
 test('discovery - /version is semver that kubectl parses, with Node as the toolchain', () => {

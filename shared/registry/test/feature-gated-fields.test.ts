@@ -52,8 +52,7 @@ const unmaskedPod = () =>
     ephemeralContainers: [{ name: 'debug', image: 'busybox', ...withProcMount('Unmasked') }],
   });
 
-const procMounts = (spec: unknown) =>
-  ['containers', 'initContainers', 'ephemeralContainers'].flatMap((l) => ((spec as Record<string, any>)[l] ?? []).map((c: any) => c.securityContext?.procMount));
+const procMounts = (spec: unknown) => ['containers', 'initContainers', 'ephemeralContainers'].flatMap((l) => ((spec as Record<string, any>)[l] ?? []).map((c: any) => c.securityContext?.procMount));
 
 /** An update as the generic store runs it: the type's update preparation, then its update rules. */
 function updateFlow(g: Gated, obj: ApiObject, old: ApiObject): ApiObject {
@@ -102,7 +101,10 @@ describe('feature-gated fields', () => {
       assert.equal(specOf(createFlow(type('', key), o).obj).containers[0].securityContext.procMount, 'Default', key);
       const off = createFlow(type('CSIInlineVolume=false', key), o);
       assert.deepEqual(specOf(off.obj).volumes, [{ name: 'inline' }], key);
-      assert.ok(off.errors.some((e) => e.field.endsWith('spec.volumes[0]') && e.detail === 'must specify a volume type'), `${key}: ${fields(off.errors).join(', ')}`);
+      assert.ok(
+        off.errors.some((e) => e.field.endsWith('spec.volumes[0]') && e.detail === 'must specify a volume type'),
+        `${key}: ${fields(off.errors).join(', ')}`,
+      );
     }
   });
 
@@ -114,7 +116,10 @@ describe('feature-gated fields', () => {
 
     const off = createFlow(type('CSIInlineVolume=false', '/pods'), inline);
     assert.deepEqual((off.obj.spec as any).volumes, [{ name: 'inline' }]);
-    assert.deepEqual(off.errors.map((e) => [e.field, e.detail]), [['spec.volumes[0]', 'must specify a volume type']]);
+    assert.deepEqual(
+      off.errors.map((e) => [e.field, e.detail]),
+      [['spec.volumes[0]', 'must specify a volume type']],
+    );
 
     // A pod stored while the gate was on stays updatable after it is turned off.
     const kept = updateFlow(type('CSIInlineVolume=false', '/pods'), on.obj, on.obj);
@@ -132,7 +137,13 @@ describe('feature-gated fields', () => {
     ];
     for (const [flag, want] of cases) {
       const { obj } = createFlow(type(flag, 'policy/podsecuritypolicies'), psp);
-      assert.deepEqual(Object.keys(obj.spec as object).filter((k) => k === 'allowedCSIDrivers' || k === 'allowedProcMountTypes').sort(), want, flag);
+      assert.deepEqual(
+        Object.keys(obj.spec as object)
+          .filter((k) => k === 'allowedCSIDrivers' || k === 'allowedProcMountTypes')
+          .sort(),
+        want,
+        flag,
+      );
     }
     const stored = createFlow(type('ProcMountType=true', 'policy/podsecuritypolicies'), psp).obj;
     const updated = updateFlow(type('CSIInlineVolume=false', 'policy/podsecuritypolicies'), stored, stored);

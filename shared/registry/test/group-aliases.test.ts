@@ -15,12 +15,22 @@ test('aliases - each served branded group is also served under its upstream spel
   const names = on.groups().map((g) => g.name);
   const firstAlias = names.findIndex((n) => n.endsWith('.k8s.io'));
   assert.ok(firstAlias > 0);
-  assert.ok(names.slice(0, firstAlias).every((n) => !n.endsWith('.k8s.io')), 'canonical groups first');
+  assert.ok(
+    names.slice(0, firstAlias).every((n) => !n.endsWith('.k8s.io')),
+    'canonical groups first',
+  );
   const branded = names.filter((n) => n.endsWith('.platform.io'));
-  assert.deepEqual(names.slice(firstAlias), branded.map((n) => n.replace(/\.platform\.io$/, '.k8s.io')), 'one alias per branded group, in the same order');
+  assert.deepEqual(
+    names.slice(firstAlias),
+    branded.map((n) => n.replace(/\.platform\.io$/, '.k8s.io')),
+    'one alias per branded group, in the same order',
+  );
   assert.ok(!names.includes('apps.k8s.io') && names.includes('apps'), 'groups without the brand get no alias');
   assert.deepEqual(on.group('rbac.authorization.k8s.io'), { ...on.group('rbac.authorization.platform.io'), name: 'rbac.authorization.k8s.io' });
-  assert.deepEqual(off.groups().filter((g) => g.name.endsWith('.k8s.io')), []);
+  assert.deepEqual(
+    off.groups().filter((g) => g.name.endsWith('.k8s.io')),
+    [],
+  );
   assert.equal(off.lookup('rbac.authorization.k8s.io', 'v1', 'roles'), undefined);
 });
 
@@ -31,7 +41,10 @@ test('aliases - an alias serves the same types, found by URL and kind, never lis
   assert.equal(alias.group, 'rbac.authorization.k8s.io');
   assert.equal(on.lookupKind('rbac.authorization.k8s.io', 'v1', 'Role')?.type, canonical.type);
   assert.equal(on.all().length, off.all().length, 'all() names each type once');
-  assert.deepEqual(on.servedVersions(canonical.type).map((s) => s.group), ['rbac.authorization.platform.io']);
+  assert.deepEqual(
+    on.servedVersions(canonical.type).map((s) => s.group),
+    ['rbac.authorization.platform.io'],
+  );
   assert.equal(on.canonicalGroup('rbac.authorization.k8s.io'), 'rbac.authorization.platform.io');
   assert.equal(off.canonicalGroup('rbac.authorization.k8s.io'), 'rbac.authorization.k8s.io');
   assert.equal(on.resources('rbac.authorization.k8s.io', 'v1').length, on.resources('rbac.authorization.platform.io', 'v1').length);
@@ -60,7 +73,10 @@ test('aliases - a target through an alias stores under the canonical key and sho
   };
   const shown = alias.fromStored!(stored);
   assert.equal(shown.apiVersion, 'rbac.authorization.k8s.io/v1');
-  assert.deepEqual((shown.metadata.managedFields as Array<{ apiVersion: string }>).map((e) => e.apiVersion), ['rbac.authorization.k8s.io/v1', 'v1']);
+  assert.deepEqual(
+    (shown.metadata.managedFields as Array<{ apiVersion: string }>).map((e) => e.apiVersion),
+    ['rbac.authorization.k8s.io/v1', 'v1'],
+  );
   assert.deepEqual(shown.rules, stored.rules, 'what the object says about groups is its own, stored as written');
   assert.deepEqual(alias.toStored(shown), stored, 'the round trip is the identity');
   assert.equal(stored.apiVersion, 'rbac.authorization.platform.io/v1', 'the stored object is not modified');
@@ -68,7 +84,14 @@ test('aliases - a target through an alias stores under the canonical key and sho
 
   // A type stored as another (events.k8s.io Events are core events): the same conversion, then the alias spelling.
   const events = targets.of('events.k8s.io', 'v1', 'events')!;
-  const coreEvent = { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e', namespace: 'a' }, involvedObject: { kind: 'Pod', name: 'p' }, reason: 'Started', source: { component: 'agent' } } as unknown as ApiObject;
+  const coreEvent = {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: 'e', namespace: 'a' },
+    involvedObject: { kind: 'Pod', name: 'p' },
+    reason: 'Started',
+    source: { component: 'agent' },
+  } as unknown as ApiObject;
   const ev = events.fromStored!(coreEvent);
   assert.deepEqual([ev.apiVersion, ev.kind], ['events.k8s.io/v1', 'Event']);
   assert.equal(events.toStored(ev).apiVersion, 'v1');
@@ -100,7 +123,11 @@ test('aliases - OpenAPI: one definition per type naming both group/version/kinds
   const path = doc.paths['/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name}']!;
   assert.ok(path, 'the alias paths are listed');
   assert.match(JSON.stringify(path), /#\/definitions\/io\.platform\.api\.rbac\.v1\.Role"/);
-  const ids = Object.values(doc.paths).flatMap((p) => Object.values(p).map((op) => op?.operationId).filter(Boolean));
+  const ids = Object.values(doc.paths).flatMap((p) =>
+    Object.values(p)
+      .map((op) => op?.operationId)
+      .filter(Boolean),
+  );
   assert.equal(new Set(ids).size, ids.length, 'operation ids stay unique');
   const v3 = openApiV3GroupVersion(on, 'rbac.authorization.k8s.io', 'v1') as { paths: Record<string, unknown> } | undefined;
   assert.ok(v3 && Object.keys(v3.paths).some((p) => p.startsWith('/apis/rbac.authorization.k8s.io/v1/')));

@@ -29,7 +29,14 @@ const memory = { type: 'Resource', resource: { name: 'memory', target: { type: '
 const cpuStatus = { type: 'Resource', resource: { name: 'cpu', current: { averageValue: '120m', averageUtilization: 60 } } };
 const memoryStatus = { type: 'Resource', resource: { name: 'memory', current: { averageValue: '700Mi' } } };
 const behavior = {
-  scaleUp: { stabilizationWindowSeconds: 0, selectPolicy: 'Max', policies: [{ type: 'Pods', value: 4, periodSeconds: 15 }, { type: 'Percent', value: 100, periodSeconds: 15 }] },
+  scaleUp: {
+    stabilizationWindowSeconds: 0,
+    selectPolicy: 'Max',
+    policies: [
+      { type: 'Pods', value: 4, periodSeconds: 15 },
+      { type: 'Percent', value: 100, periodSeconds: 15 },
+    ],
+  },
   scaleDown: { stabilizationWindowSeconds: 120, selectPolicy: 'Min', policies: [{ type: 'Percent', value: 10, periodSeconds: 60 }] },
 };
 const conditions = [
@@ -52,7 +59,13 @@ function hub(spec: Record<string, unknown>, status?: Record<string, unknown>, an
 // Stored objects as the server keeps them: defaulted, valid, status as the controller writes it.
 const STORED: Array<[name: string, obj: ApiObject]> = [
   ['a CPU target alone (kubectl autoscale)', hub({ metrics: [cpu(80)] }, { desiredReplicas: 0 })],
-  ['CPU and memory targets with behavior, metrics and conditions', hub({ metrics: [cpu(70), memory], behavior }, { observedGeneration: 1, lastScaleTime: '2026-01-02T03:04:05Z', currentReplicas: 3, desiredReplicas: 4, currentMetrics: [cpuStatus, memoryStatus], conditions })],
+  [
+    'CPU and memory targets with behavior, metrics and conditions',
+    hub(
+      { metrics: [cpu(70), memory], behavior },
+      { observedGeneration: 1, lastScaleTime: '2026-01-02T03:04:05Z', currentReplicas: 3, desiredReplicas: 4, currentMetrics: [cpuStatus, memoryStatus], conditions },
+    ),
+  ],
   ['memory before the CPU target (the order v1 writes)', hub({ metrics: [memory, cpu(50)] }, { currentReplicas: 2, desiredReplicas: 2, currentMetrics: [memoryStatus, cpuStatus] })],
   ['two CPU targets around another metric', hub({ metrics: [cpu(70), memory, cpu(90)] })],
   ['a CPU average value target (no v1 field for it)', hub({ metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'AverageValue', averageValue: '500m' } } }] })],
@@ -62,7 +75,10 @@ const STORED: Array<[name: string, obj: ApiObject]> = [
       {
         metrics: [
           { type: 'Pods', pods: { metric: { name: 'packets-per-second', selector }, target: { type: 'AverageValue', averageValue: '1k' } } },
-          { type: 'Object', object: { describedObject: { apiVersion: 'networking.platform.io/v1', kind: 'Ingress', name: 'main' }, target: { type: 'Value', value: '10k' }, metric: { name: 'requests-per-second' } } },
+          {
+            type: 'Object',
+            object: { describedObject: { apiVersion: 'networking.platform.io/v1', kind: 'Ingress', name: 'main' }, target: { type: 'Value', value: '10k' }, metric: { name: 'requests-per-second' } },
+          },
           { type: 'Object', object: { describedObject: { kind: 'Service', name: 'queue' }, target: { type: 'AverageValue', averageValue: '30' }, metric: { name: 'depth', selector } } },
           { type: 'External', external: { metric: { name: 'queue_messages_ready', selector }, target: { type: 'Value', value: '30' } } },
           { type: 'External', external: { metric: { name: 'queue_lag' }, target: { type: 'AverageValue', averageValue: '20' } } },
@@ -74,7 +90,10 @@ const STORED: Array<[name: string, obj: ApiObject]> = [
         desiredReplicas: 4,
         currentMetrics: [
           { type: 'Pods', pods: { metric: { name: 'packets-per-second', selector }, current: { averageValue: '800' } } },
-          { type: 'Object', object: { metric: { name: 'requests-per-second' }, current: { value: '9k' }, describedObject: { apiVersion: 'networking.platform.io/v1', kind: 'Ingress', name: 'main' } } },
+          {
+            type: 'Object',
+            object: { metric: { name: 'requests-per-second' }, current: { value: '9k' }, describedObject: { apiVersion: 'networking.platform.io/v1', kind: 'Ingress', name: 'main' } },
+          },
           { type: 'Object', object: { metric: { name: 'depth', selector }, current: { averageValue: '12' }, describedObject: { kind: 'Service', name: 'queue' } } },
           { type: 'External', external: { metric: { name: 'queue_messages_ready', selector }, current: { value: '0' } } },
           { type: 'External', external: { metric: { name: 'queue_lag' }, current: { averageValue: '5' } } },
@@ -127,7 +146,10 @@ describe('HorizontalPodAutoscaler conversions', () => {
     );
     assert.deepEqual(JSON.parse(ann[HPA_ANNOTATION.conditions]!), conditions);
     // The CPU target comes first here, so the metrics annotation lists every metric to keep the order.
-    assert.equal(ann[HPA_ANNOTATION.metrics], '[{"type":"Resource","resource":{"name":"cpu","targetAverageUtilization":70}},{"type":"Resource","resource":{"name":"memory","targetAverageValue":"1Gi"}}]');
+    assert.equal(
+      ann[HPA_ANNOTATION.metrics],
+      '[{"type":"Resource","resource":{"name":"cpu","targetAverageUtilization":70}},{"type":"Resource","resource":{"name":"memory","targetAverageValue":"1Gi"}}]',
+    );
   });
 
   it('v1 leaves the CPU target out of the metrics annotation when it comes last, as upstream writes it', () => {
@@ -174,7 +196,10 @@ describe('HorizontalPodAutoscaler conversions', () => {
       (v1.spec as Record<string, unknown>).targetCPUUtilizationPercentage = 65;
       const metrics = (t.toStored(v1).spec as Record<string, any>).metrics;
       const original = (stored.spec as Record<string, any>).metrics as unknown[];
-      assert.deepEqual(metrics, original.map((m: any) => (m.resource?.name === 'cpu' ? cpu(65) : m)));
+      assert.deepEqual(
+        metrics,
+        original.map((m: any) => (m.resource?.name === 'cpu' ? cpu(65) : m)),
+      );
       delete (v1.spec as Record<string, unknown>).targetCPUUtilizationPercentage;
       assert.deepEqual((t.toStored(v1).spec as Record<string, any>).metrics, [memory]);
     }
@@ -224,7 +249,14 @@ describe('HorizontalPodAutoscaler defaults per version', () => {
       assert.equal(spec.minReplicas, 1);
       assert.deepEqual(spec.metrics, [cpu(80)]);
       assert.deepEqual(spec.behavior, {
-        scaleUp: { stabilizationWindowSeconds: 0, selectPolicy: 'Max', policies: [{ type: 'Pods', value: 4, periodSeconds: 15 }, { type: 'Percent', value: 100, periodSeconds: 15 }] },
+        scaleUp: {
+          stabilizationWindowSeconds: 0,
+          selectPolicy: 'Max',
+          policies: [
+            { type: 'Pods', value: 4, periodSeconds: 15 },
+            { type: 'Percent', value: 100, periodSeconds: 15 },
+          ],
+        },
         scaleDown: { stabilizationWindowSeconds: 60, selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] },
       });
       assert.equal(defaulted(v, { scaleTargetRef: ref, maxReplicas: 4 }).behavior, undefined, 'no behavior is given none');
@@ -245,7 +277,12 @@ describe('HorizontalPodAutoscaler validation', () => {
     const o: ApiObject = { apiVersion: `autoscaling/${v}`, kind: 'HorizontalPodAutoscaler', metadata: { name: 'x', namespace: 'd' }, spec };
     const served = target(v).served;
     registry.defaults(served, o);
-    const prev: ApiObject | undefined = old && { apiVersion: `autoscaling/${v}`, kind: 'HorizontalPodAutoscaler', metadata: { name: 'x', namespace: 'd', uid: 'u', resourceVersion: '1', creationTimestamp: '2026-01-01T00:00:00Z' }, spec: old };
+    const prev: ApiObject | undefined = old && {
+      apiVersion: `autoscaling/${v}`,
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name: 'x', namespace: 'd', uid: 'u', resourceVersion: '1', creationTimestamp: '2026-01-01T00:00:00Z' },
+      spec: old,
+    };
     if (prev) o.metadata = { ...prev.metadata };
     return registry.validate(served, o, prev).map((e) => `${e.field}: ${e.type}${e.detail ? `: ${e.detail}` : ''}`);
   };
@@ -253,7 +290,12 @@ describe('HorizontalPodAutoscaler validation', () => {
     ['a valid v2 object', 'v2', { scaleTargetRef: ref, maxReplicas: 3 }, []],
     ['scaleTargetRef without kind and name', 'v2', { scaleTargetRef: {}, maxReplicas: 3 }, ['spec.scaleTargetRef.kind: Required value', 'spec.scaleTargetRef.name: Required value']],
     ['a name that is not a path segment', 'v2', { scaleTargetRef: { kind: 'Deployment', name: 'a/b' }, maxReplicas: 3 }, ["spec.scaleTargetRef.name: Invalid value: may not contain '/'"]],
-    ['minReplicas 0 (HPAScaleToZero is off)', 'v2', { scaleTargetRef: ref, minReplicas: 0, maxReplicas: 3 }, ['spec.minReplicas: Invalid value: must be greater than or equal to 1', 'spec.metrics: Forbidden: must specify at least one Object or External metric to support scaling to zero replicas']],
+    [
+      'minReplicas 0 (HPAScaleToZero is off)',
+      'v2',
+      { scaleTargetRef: ref, minReplicas: 0, maxReplicas: 3 },
+      ['spec.minReplicas: Invalid value: must be greater than or equal to 1', 'spec.metrics: Forbidden: must specify at least one Object or External metric to support scaling to zero replicas'],
+    ],
     ['maxReplicas below minReplicas', 'v2', { scaleTargetRef: ref, minReplicas: 4, maxReplicas: 3 }, ['spec.maxReplicas: Invalid value: must be greater than or equal to `minReplicas`']],
     ['no maxReplicas', 'v2', { scaleTargetRef: ref }, ['spec.maxReplicas: Invalid value: must be greater than 0']],
     [
@@ -272,7 +314,17 @@ describe('HorizontalPodAutoscaler validation', () => {
       // Upstream checks only the first source present in depth (object, external, pods, resource, containerResource).
       'another source beside the one the type names',
       'v2',
-      { scaleTargetRef: ref, maxReplicas: 3, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50, averageValue: '100m' } }, pods: { metric: { name: 'x' }, target: { type: 'AverageValue', averageValue: '1' } } }] },
+      {
+        scaleTargetRef: ref,
+        maxReplicas: 3,
+        metrics: [
+          {
+            type: 'Resource',
+            resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50, averageValue: '100m' } },
+            pods: { metric: { name: 'x' }, target: { type: 'AverageValue', averageValue: '1' } },
+          },
+        ],
+      },
       ['spec.metrics[0].pods: Forbidden: must populate the given metric source only'],
     ],
     [
@@ -294,7 +346,11 @@ describe('HorizontalPodAutoscaler validation', () => {
     [
       'behavior policies out of bounds',
       'v2',
-      { scaleTargetRef: ref, maxReplicas: 3, behavior: { scaleUp: { stabilizationWindowSeconds: 4000, selectPolicy: 'Most', policies: [{ type: 'Nodes', value: 0, periodSeconds: 1801 }] }, scaleDown: { policies: [] } } },
+      {
+        scaleTargetRef: ref,
+        maxReplicas: 3,
+        behavior: { scaleUp: { stabilizationWindowSeconds: 4000, selectPolicy: 'Most', policies: [{ type: 'Nodes', value: 0, periodSeconds: 1801 }] }, scaleDown: { policies: [] } },
+      },
       [
         'spec.behavior.scaleUp.stabilizationWindowSeconds: Invalid value: must be less than or equal to 3600',
         'spec.behavior.scaleUp.selectPolicy: Unsupported value: supported values: "Disabled", "Max", "Min"',
@@ -308,8 +364,15 @@ describe('HorizontalPodAutoscaler validation', () => {
       // What a stored container metric is checked for on update (a create drops the source: HPAContainerMetrics is off).
       'a container metric naming a resource containers do not have and a container that is no DNS label',
       'v2',
-      { scaleTargetRef: ref, maxReplicas: 3, metrics: [{ type: 'ContainerResource', containerResource: { name: 'pods', container: 'App_1', target: { type: 'Utilization', averageUtilization: 50 } } }] },
-      ['spec.metrics[0].containerResource.name: Invalid value: must be a standard resource for containers', `spec.metrics[0].containerResource.container: Invalid value: ${isDNS1123Label('App_1', 'x')[0]!.detail}`],
+      {
+        scaleTargetRef: ref,
+        maxReplicas: 3,
+        metrics: [{ type: 'ContainerResource', containerResource: { name: 'pods', container: 'App_1', target: { type: 'Utilization', averageUtilization: 50 } } }],
+      },
+      [
+        'spec.metrics[0].containerResource.name: Invalid value: must be a standard resource for containers',
+        `spec.metrics[0].containerResource.container: Invalid value: ${isDNS1123Label('App_1', 'x')[0]!.detail}`,
+      ],
     ],
     [
       'a container metric type without its source (what a create leaves of one while HPAContainerMetrics is off)',
@@ -317,8 +380,18 @@ describe('HorizontalPodAutoscaler validation', () => {
       { scaleTargetRef: ref, maxReplicas: 3, metrics: [{ type: 'ContainerResource' }] },
       ['spec.metrics[0].containerResource: Required value: must populate information for the given metric source (only allowed when HPAContainerMetrics feature is enabled)'],
     ],
-    ['v1: a zero CPU target is reported at the metric it stands for, as upstream', 'v1', { scaleTargetRef: ref, maxReplicas: 3, targetCPUUtilizationPercentage: 0 }, ['spec.metrics[0].resource.target.averageUtilization: Invalid value: must be greater than 0']],
-    ['v2beta1: a resource metric with no target', 'v2beta1', { scaleTargetRef: ref, maxReplicas: 3, metrics: [{ type: 'Resource', resource: { name: 'memory' } }] }, ['spec.metrics[0].resource.target.averageUtilization: Required value: must set either a target raw value or a target utilization']],
+    [
+      'v1: a zero CPU target is reported at the metric it stands for, as upstream',
+      'v1',
+      { scaleTargetRef: ref, maxReplicas: 3, targetCPUUtilizationPercentage: 0 },
+      ['spec.metrics[0].resource.target.averageUtilization: Invalid value: must be greater than 0'],
+    ],
+    [
+      'v2beta1: a resource metric with no target',
+      'v2beta1',
+      { scaleTargetRef: ref, maxReplicas: 3, metrics: [{ type: 'Resource', resource: { name: 'memory' } }] },
+      ['spec.metrics[0].resource.target.averageUtilization: Required value: must set either a target raw value or a target utilization'],
+    ],
   ];
   for (const [name, v, spec, errors] of cases) {
     it(name, () => assert.deepEqual(errorsOf(v, spec), errors));
@@ -334,7 +407,10 @@ describe('HorizontalPodAutoscaler validation', () => {
     const served = target('v2').served;
     const old = hub({ metrics: [cpu(80)] }, { desiredReplicas: 1 });
     const next = { ...old, status: { currentReplicas: -1, desiredReplicas: 1 } };
-    assert.deepEqual(registry.validate(served, next, old, 'status').map((e) => e.field), ['status.currentReplicas']);
+    assert.deepEqual(
+      registry.validate(served, next, old, 'status').map((e) => e.field),
+      ['status.currentReplicas'],
+    );
   });
 });
 
@@ -364,7 +440,11 @@ describe('HorizontalPodAutoscaler strategy', () => {
 });
 
 describe('HorizontalPodAutoscaler table', () => {
-  const table = (o: ApiObject) => convert(value(o), { as: 'Table', group: 'meta.platform.io', version: 'v1' }, tableColumns(horizontalpodautoscalers.columns), 'None') as { columnDefinitions: Array<{ name: string }>; rows: Array<{ cells: unknown[] }> };
+  const table = (o: ApiObject) =>
+    convert(value(o), { as: 'Table', group: 'meta.platform.io', version: 'v1' }, tableColumns(horizontalpodautoscalers.columns), 'None') as {
+      columnDefinitions: Array<{ name: string }>;
+      rows: Array<{ cells: unknown[] }>;
+    };
   const targetsCell = (o: ApiObject) => table(o).rows[0]!.cells[2];
 
   it('has kubectl’s columns', () => {

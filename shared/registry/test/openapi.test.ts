@@ -35,7 +35,13 @@ const pods: ResourceType = {
   plural: 'pods',
   singular: 'pod',
   scope: 'Namespaced',
-  subresources: { status: true, others: [{ name: 'log', kind: 'Pod', verbs: ['get'] }, { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'] }] },
+  subresources: {
+    status: true,
+    others: [
+      { name: 'log', kind: 'Pod', verbs: ['get'] },
+      { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'] },
+    ],
+  },
 };
 const configmaps: ResourceType = {
   group: '',
@@ -151,10 +157,7 @@ test('openapi v2 - schemas are converted: int-or-string, const, $schema, boolean
   const meta = doc.definitions['io.platform.apimachinery.pkg.apis.meta.v1.ObjectMeta'];
   assert.equal(meta.properties.ownerReferences['x-kubernetes-patch-merge-key'], 'uid');
   assert.equal(meta.properties.creationTimestamp.nullable, undefined);
-  assert.deepEqual(
-    doc.definitions['io.platform.api.core.v1.ConfigMap'].properties.data,
-    { type: 'object', additionalProperties: { type: 'string' } },
-  );
+  assert.deepEqual(doc.definitions['io.platform.api.core.v1.ConfigMap'].properties.data, { type: 'object', additionalProperties: { type: 'string' } });
 });
 
 test('openapi v2 - a path and operation for each verb of a namespaced resource with subresources', () => {
@@ -162,8 +165,18 @@ test('openapi v2 - a path and operation for each verb of a namespaced resource w
   const p = doc.paths;
   const col = p['/apis/apps/v1/namespaces/{namespace}/deployments'];
   const item = p['/apis/apps/v1/namespaces/{namespace}/deployments/{name}'];
-  assert.deepEqual(Object.keys(col).filter((k) => METHODS.includes(k)).sort(), ['delete', 'get', 'post']);
-  assert.deepEqual(Object.keys(item).filter((k) => METHODS.includes(k)).sort(), ['delete', 'get', 'patch', 'put']);
+  assert.deepEqual(
+    Object.keys(col)
+      .filter((k) => METHODS.includes(k))
+      .sort(),
+    ['delete', 'get', 'post'],
+  );
+  assert.deepEqual(
+    Object.keys(item)
+      .filter((k) => METHODS.includes(k))
+      .sort(),
+    ['delete', 'get', 'patch', 'put'],
+  );
   assert.equal(col.get.operationId, 'listAppsV1NamespacedDeployment');
   assert.equal(col.get['x-kubernetes-action'], 'list');
   assert.equal(col.post['x-kubernetes-action'], 'post');
@@ -176,7 +189,10 @@ test('openapi v2 - a path and operation for each verb of a namespaced resource w
   const names = (op: Json) => op.parameters.map((x: Json) => x.name);
   assert.deepEqual(names(item.patch).sort(), ['body', 'dryRun', 'fieldManager', 'fieldValidation', 'force']);
   assert.ok(names(col.get).includes('labelSelector') && names(col.get).includes('watch') && names(col.get).includes('limit'));
-  assert.deepEqual(item.parameters.map((x: Json) => x.name), ['name', 'namespace', 'pretty']);
+  assert.deepEqual(
+    item.parameters.map((x: Json) => x.name),
+    ['name', 'namespace', 'pretty'],
+  );
   assert.deepEqual(col.post.responses['201'].schema, { $ref: '#/definitions/io.platform.api.apps.v1.Deployment' });
   assert.deepEqual(col.get.responses['200'].schema, { $ref: '#/definitions/io.platform.api.apps.v1.DeploymentList' });
   assert.ok(col.get.produces.includes('application/json;stream=watch'));
@@ -188,7 +204,12 @@ test('openapi v2 - a path and operation for each verb of a namespaced resource w
   assert.deepEqual(scale.put['x-kubernetes-group-version-kind'], { group: 'autoscaling', version: 'v1', kind: 'Scale' });
   assert.deepEqual(scale.get.responses['200'].schema, { $ref: '#/definitions/io.platform.api.autoscaling.v1.Scale' });
   const status = p['/apis/apps/v1/namespaces/{namespace}/deployments/{name}/status'];
-  assert.deepEqual(Object.keys(status).filter((k) => METHODS.includes(k)).sort(), ['get', 'patch', 'put']);
+  assert.deepEqual(
+    Object.keys(status)
+      .filter((k) => METHODS.includes(k))
+      .sort(),
+    ['get', 'patch', 'put'],
+  );
   assert.equal(status.patch.operationId, 'patchAppsV1NamespacedDeploymentStatus');
 
   const exec = p['/api/v1/namespaces/{namespace}/pods/{name}/exec'];
@@ -205,7 +226,10 @@ test('openapi v2 - cluster-scoped and virtual resources get the right paths', ()
   const sarPaths = Object.keys(doc.paths).filter((k) => k.includes('subjectaccessreviews'));
   assert.deepEqual(sarPaths, ['/apis/authorization.platform.io/v1/subjectaccessreviews']);
   const sarItem = doc.paths[sarPaths[0]!];
-  assert.deepEqual(Object.keys(sarItem).filter((k) => METHODS.includes(k)), ['post']);
+  assert.deepEqual(
+    Object.keys(sarItem).filter((k) => METHODS.includes(k)),
+    ['post'],
+  );
   assert.equal(sarItem.post.operationId, 'createAuthorizationV1SubjectAccessReview');
   assert.ok(doc.paths['/apis/'].get && doc.paths['/api/'].get && doc.paths['/version/'].get && doc.paths['/apis/apps/v1/'].get);
 });
@@ -239,7 +263,11 @@ test('openapi v3 - a hash changes only when its document changes', () => {
 });
 
 test('openapi v3 - every PATCH operation carries the fieldValidation query parameter (kubectl server-side validation probe)', () => {
-  for (const [group, version] of [['', 'v1'], ['apps', 'v1'], ['rbac.authorization.platform.io', 'v1']] as const) {
+  for (const [group, version] of [
+    ['', 'v1'],
+    ['apps', 'v1'],
+    ['rbac.authorization.platform.io', 'v1'],
+  ] as const) {
     const doc = openApiV3GroupVersion(src, group, version) as Json;
     assert.equal(doc.openapi, '3.0.0');
     const ops = operations(doc);

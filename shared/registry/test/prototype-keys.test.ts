@@ -48,9 +48,21 @@ describe('prototype-named keys', () => {
   });
 
   it('jsonEqual - an inherited member never stands in for a missing own key', () => {
-    assert.equal(jsonEqual(ownMap(() => 'x', ['toString']), ownMap(() => 'x', ['other'])), false);
+    assert.equal(
+      jsonEqual(
+        ownMap(() => 'x', ['toString']),
+        ownMap(() => 'x', ['other']),
+      ),
+      false,
+    );
     assert.equal(jsonEqual({ a: {} }, JSON.parse('{"__proto__":{}}')), false);
-    assert.equal(jsonEqual(ownMap((k) => k), ownMap((k) => k)), true);
+    assert.equal(
+      jsonEqual(
+        ownMap((k) => k),
+        ownMap((k) => k),
+      ),
+      true,
+    );
   });
 
   it('labels and annotations - prototype names follow the key rules only', () => {

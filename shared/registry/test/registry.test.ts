@@ -27,7 +27,12 @@ const widgetBody: JsonSchema = {
               image: str,
               ports: {
                 type: 'array',
-                items: { type: 'object', properties: { containerPort: { type: 'integer', format: 'int32' }, protocol: { type: 'string', default: 'TCP' } }, required: ['containerPort'], additionalProperties: false },
+                items: {
+                  type: 'object',
+                  properties: { containerPort: { type: 'integer', format: 'int32' }, protocol: { type: 'string', default: 'TCP' } },
+                  required: ['containerPort'],
+                  additionalProperties: false,
+                },
               },
             },
             required: ['name', 'image'],
@@ -125,7 +130,10 @@ test('registry - alpha versions are off by default, the rest served with the pre
     { name: 'batch', versions: ['v1', 'v2beta1'], preferredVersion: 'v1' },
   ]);
   assert.deepEqual(r.group('')?.versions, ['v1']);
-  assert.deepEqual(r.resources('', 'v1').map((s) => s.type.plural), ['gadgets']);
+  assert.deepEqual(
+    r.resources('', 'v1').map((s) => s.type.plural),
+    ['gadgets'],
+  );
   assert.equal(r.lookupKind('batch', 'v2beta1', 'Knob')?.version.name, 'v2beta1');
   assert.equal(r.lookupKind('batch', 'v2beta1', 'Widget'), undefined);
   assert.deepEqual(
@@ -137,7 +145,10 @@ test('registry - alpha versions are off by default, the rest served with the pre
 test('registry - runtime-config enables and disables group versions and resources', () => {
   const cases: Array<[string, string[]]> = [
     ['example.platform.io/v1=false', ['example.platform.io/v1beta1/widgets', '/v1/gadgets', 'batch/v1/knobs', 'batch/v2beta1/knobs']],
-    ['example.platform.io/v1alpha1', ['example.platform.io/v1/widgets', 'example.platform.io/v1beta1/widgets', 'example.platform.io/v1alpha1/widgets', '/v1/gadgets', 'batch/v1/knobs', 'batch/v2beta1/knobs']],
+    [
+      'example.platform.io/v1alpha1',
+      ['example.platform.io/v1/widgets', 'example.platform.io/v1beta1/widgets', 'example.platform.io/v1alpha1/widgets', '/v1/gadgets', 'batch/v1/knobs', 'batch/v2beta1/knobs'],
+    ],
     ['api/beta=false', ['example.platform.io/v1/widgets', '/v1/gadgets', 'batch/v1/knobs']],
     ['api/all=false,v1=true', ['/v1/gadgets']],
     ['api/all=false,api/v1', ['/v1/gadgets']],
@@ -148,7 +159,9 @@ test('registry - runtime-config enables and disables group versions and resource
     ['v1/gadgets=false,', ['example.platform.io/v1/widgets', 'example.platform.io/v1beta1/widgets', 'batch/v1/knobs', 'batch/v2beta1/knobs']],
   ];
   for (const [rc, want] of cases) {
-    const got = registry(rc).all().map((s) => `${s.group}/${s.version.name}/${s.type.plural}`);
+    const got = registry(rc)
+      .all()
+      .map((s) => `${s.group}/${s.version.name}/${s.type.plural}`);
     assert.deepEqual(got, want, rc);
   }
 });
@@ -156,10 +169,17 @@ test('registry - runtime-config enables and disables group versions and resource
 test('registry - runtime-config changes discovery and preferred versions', () => {
   assert.deepEqual(registry('example.platform.io/v1=false').groups()[0], { name: 'example.platform.io', versions: ['v1beta1'], preferredVersion: 'v1beta1' });
   assert.deepEqual(
-    registry('api/alpha=true').groups().map((g) => `${g.name}:${g.versions.join(',')}`),
+    registry('api/alpha=true')
+      .groups()
+      .map((g) => `${g.name}:${g.versions.join(',')}`),
     ['example.platform.io:v1,v1beta1,v1alpha1', 'batch:v1,v2beta1', 'preview.platform.io:v1alpha1'],
   );
-  assert.deepEqual(registry('batch/v1=false,batch/v2beta1=false').groups().map((g) => g.name), ['example.platform.io']);
+  assert.deepEqual(
+    registry('batch/v1=false,batch/v2beta1=false')
+      .groups()
+      .map((g) => g.name),
+    ['example.platform.io'],
+  );
 });
 
 test('registry - invalid runtime-config is refused with a clear error', () => {
@@ -202,7 +222,10 @@ test('registry - short names, storage location and storage version', () => {
     storedAs: { group: '', resource: 'events', toStored: (o) => o, fromStored: (o) => o },
   };
   const r = registry(undefined, [widgetType({ storageVersion: 'v1beta1' }), gadgetType, knobType, events]);
-  assert.deepEqual(r.lookupShortName('wd').map((s) => `${s.group}/${s.version.name}`), ['example.platform.io/v1']);
+  assert.deepEqual(
+    r.lookupShortName('wd').map((s) => `${s.group}/${s.version.name}`),
+    ['example.platform.io/v1'],
+  );
   assert.deepEqual(r.lookupShortName('nope'), []);
   const widget = r.lookup('example.platform.io', 'v1', 'widgets')!.type;
   assert.equal(r.storageVersion(widget), 'v1beta1');
@@ -264,7 +287,13 @@ test('registry - schema errors become field errors with upstream paths and types
     ['max items', widget({ mode: 'Fast', tags: ['a', 'b', 'c'] }), ['spec.tags: Too many: must have at most 2 items']],
     ['nulls for optional fields', widget({ mode: 'Fast', replicas: null, containers: null }, { creationTimestamp: null, labels: null }), []],
     ['metadata types', widget({ mode: 'Fast' }, { labels: { app: 1 } }), ['metadata.labels[app]: Invalid value: 1: must be of type string']],
-    ['metadata rules', widget({ mode: 'Fast' }, { name: 'Not_Valid' }), [`metadata.name: Invalid value: "Not_Valid": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`]],
+    [
+      'metadata rules',
+      widget({ mode: 'Fast' }, { name: 'Not_Valid' }),
+      [
+        `metadata.name: Invalid value: "Not_Valid": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+      ],
+    ],
     ['unknown fields are not validation errors', widget({ mode: 'Fast', bogus: 1 }), []],
     [
       'several at once, metadata first',
@@ -312,7 +341,16 @@ test('registry - type rules run after the schema, once per problem, and see the 
 });
 
 test('registry - metadata rules follow the type scope, name rule and virtual flag', () => {
-  const review: ResourceType = { ...knobType, group: 'authorization.platform.io', kind: 'Review', plural: 'reviews', singular: 'review', virtual: true, verbs: ['create'], versions: [{ name: 'v1', schema: {} }] };
+  const review: ResourceType = {
+    ...knobType,
+    group: 'authorization.platform.io',
+    kind: 'Review',
+    plural: 'reviews',
+    singular: 'review',
+    virtual: true,
+    verbs: ['create'],
+    versions: [{ name: 'v1', schema: {} }],
+  };
   const r = registry(undefined, [knobType, review]);
   const knob = r.lookup('batch', 'v1', 'knobs')!;
   const base = { apiVersion: 'batch/v1', kind: 'Knob' };
@@ -326,7 +364,13 @@ test('registry - metadata rules follow the type scope, name rule and virtual fla
 test('registry - defaults apply schema defaults, then version defaults, then type defaults', () => {
   const order: string[] = [];
   const t = widgetType({ strategy: { defaults: (o) => void order.push(`type:${(o.spec as { mode?: string }).mode}`) } });
-  t.versions = t.versions.map((v) => ({ ...v, defaults: (o: ApiObject) => { order.push('version'); (o.spec as Record<string, unknown>).mode ??= 'Slow'; } }));
+  t.versions = t.versions.map((v) => ({
+    ...v,
+    defaults: (o: ApiObject) => {
+      order.push('version');
+      (o.spec as Record<string, unknown>).mode ??= 'Slow';
+    },
+  }));
   const r = registry(undefined, [t]);
   const served = r.lookup('example.platform.io', 'v1', 'widgets')!;
   const obj = widget({ containers: [{ name: 'a', image: 'i', ports: [{ containerPort: 80 }, { containerPort: 81, protocol: 'UDP' }] }] });
@@ -334,7 +378,10 @@ test('registry - defaults apply schema defaults, then version defaults, then typ
   assert.deepEqual(order, ['version', 'type:Slow']);
   const spec = obj.spec as { replicas: number; containers: Array<{ ports: Array<{ protocol: string }> }> };
   assert.equal(spec.replicas, 1);
-  assert.deepEqual(spec.containers[0]!.ports.map((p) => p.protocol), ['TCP', 'UDP']);
+  assert.deepEqual(
+    spec.containers[0]!.ports.map((p) => p.protocol),
+    ['TCP', 'UDP'],
+  );
 });
 
 test('registry - unknown fields are found at every depth, never in modelled or preserved data', () => {
@@ -445,16 +492,22 @@ test('registry - errors inside schemas shared between fields and types keep thei
       size: 'huge',
       template: {
         containers: [{ name: 'a', image: 'i', limits: { cpu: '500m', memory: 'lots' } }],
-        initContainers: [{ name: 'b', image: 'i' }, { name: 'c', limits: { cpu: true } }],
+        initContainers: [
+          { name: 'b', image: 'i' },
+          { name: 'c', limits: { cpu: true } },
+        ],
       },
     },
   };
-  assert.deepEqual(messages(r.validate(served, obj)).sort(), [
-    'spec.size: Invalid value: "huge": should match \'^[0-9]+(m|Mi|Gi)?$\'',
-    'spec.template.containers[0].limits[memory]: Invalid value: "lots": should match \'^[0-9]+(m|Mi|Gi)?$\'',
-    'spec.template.initContainers[1].image: Required value',
-    'spec.template.initContainers[1].limits[cpu]: Invalid value: true: must be of type number or string',
-  ].sort());
+  assert.deepEqual(
+    messages(r.validate(served, obj)).sort(),
+    [
+      'spec.size: Invalid value: "huge": should match \'^[0-9]+(m|Mi|Gi)?$\'',
+      'spec.template.containers[0].limits[memory]: Invalid value: "lots": should match \'^[0-9]+(m|Mi|Gi)?$\'',
+      'spec.template.initContainers[1].image: Required value',
+      'spec.template.initContainers[1].limits[cpu]: Invalid value: true: must be of type number or string',
+    ].sort(),
+  );
   assert.deepEqual(r.unknownFields(served, { ...obj, spec: { template: { initContainers: [{ name: 'x', image: 'y', z: 1 }] } } }), ['.spec.template.initContainers[0].z']);
 });
 

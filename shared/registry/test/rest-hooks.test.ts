@@ -36,8 +36,17 @@ const budget = (status: Partial<{ disruptionsAllowed: number; currentHealthy: nu
 describe('eviction', () => {
   it('matches budgets by selector; an empty selector matches nothing', () => {
     const pdb = (name: string, selector?: object): ApiObject => ({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name }, spec: selector ? { selector } : {} });
-    const all = [pdb('web', { matchLabels: { app: 'web' } }), pdb('db', { matchLabels: { app: 'db' } }), pdb('empty', {}), pdb('none'), pdb('expr', { matchExpressions: [{ key: 'app', operator: 'In', values: ['web', 'api'] }] })];
-    assert.deepEqual(matchingBudgets(pod(), all).map((p) => p.metadata.name), ['web', 'expr']);
+    const all = [
+      pdb('web', { matchLabels: { app: 'web' } }),
+      pdb('db', { matchLabels: { app: 'db' } }),
+      pdb('empty', {}),
+      pdb('none'),
+      pdb('expr', { matchExpressions: [{ key: 'app', operator: 'In', values: ['web', 'api'] }] }),
+    ];
+    assert.deepEqual(
+      matchingBudgets(pod(), all).map((p) => p.metadata.name),
+      ['web', 'expr'],
+    );
   });
 
   const cases: Array<[string, ApiObject, ReturnType<typeof budget>, Decision | number]> = [
@@ -51,7 +60,11 @@ describe('eviction', () => {
   ];
   for (const [name, p, b, want] of cases) {
     it(name, () => {
-      if (typeof want === 'number') assert.throws(() => decide(p, b), (e: StatusError) => e.code === want);
+      if (typeof want === 'number')
+        assert.throws(
+          () => decide(p, b),
+          (e: StatusError) => e.code === want,
+        );
       else assert.equal(decide(p, b), want);
     });
   }
@@ -81,9 +94,18 @@ describe('pod connect and binding', () => {
   for (const [name, p, requested, want] of cases) it(name, () => assert.equal(resolveContainer(p, requested), want));
 
   it('ambiguous, unknown and missing containers are 400 with upstream texts', () => {
-    assert.throws(() => resolveContainer(pod(), null), (e: StatusError) => e.code === 400 && e.message === 'a container name must be specified for pod p, choose one of: [a b] or one of the init containers: [init]');
-    assert.throws(() => resolveContainer(pod(), 'zz'), (e: StatusError) => e.code === 400 && e.message === 'container zz is not valid for pod p');
-    assert.throws(() => resolveContainer({ ...pod(), spec: {} }, null), (e: StatusError) => e.message === 'a container name must be specified for pod p');
+    assert.throws(
+      () => resolveContainer(pod(), null),
+      (e: StatusError) => e.code === 400 && e.message === 'a container name must be specified for pod p, choose one of: [a b] or one of the init containers: [init]',
+    );
+    assert.throws(
+      () => resolveContainer(pod(), 'zz'),
+      (e: StatusError) => e.code === 400 && e.message === 'container zz is not valid for pod p',
+    );
+    assert.throws(
+      () => resolveContainer({ ...pod(), spec: {} }, null),
+      (e: StatusError) => e.message === 'a container name must be specified for pod p',
+    );
   });
 
   it('binding sets the node, merges annotations and replaces PodScheduled', () => {
@@ -93,7 +115,10 @@ describe('pod connect and binding', () => {
     assert.equal((b.spec as { nodeName: string }).nodeName, 'n1');
     assert.deepEqual(b.metadata.annotations, { keep: '1', 'scheduler/hint': 'x' });
     const conds = (b.status as { conditions: Array<{ type: string; status: string }> }).conditions;
-    assert.deepEqual(conds.filter((c) => c.type === 'PodScheduled').map((c) => c.status), ['True']);
+    assert.deepEqual(
+      conds.filter((c) => c.type === 'PodScheduled').map((c) => c.status),
+      ['True'],
+    );
     assert.equal((p.spec as { nodeName?: string }).nodeName, undefined, 'input untouched');
   });
 });
@@ -131,19 +156,55 @@ describe('proxy', () => {
     assert.deepEqual(splitSchemeNamePort('svc'), ['', 'svc', '']);
     assert.deepEqual(splitSchemeNamePort('svc:http'), ['', 'svc', 'http']);
     assert.deepEqual(splitSchemeNamePort('https:svc:443'), ['https', 'svc', '443']);
-    assert.throws(() => splitSchemeNamePort('ftp:svc:21'), (e: StatusError) => e.code === 400);
-    assert.throws(() => splitSchemeNamePort('a:b:c:d'), (e: StatusError) => e.code === 400);
+    assert.throws(
+      () => splitSchemeNamePort('ftp:svc:21'),
+      (e: StatusError) => e.code === 400,
+    );
+    assert.throws(
+      () => splitSchemeNamePort('a:b:c:d'),
+      (e: StatusError) => e.code === 400,
+    );
   });
 
   it('picks a ready address of the named port', () => {
-    const ep: ApiObject = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 's' }, subsets: [{ addresses: [{ ip: '10.0.0.1' }], notReadyAddresses: [{ ip: '10.0.0.9' }], ports: [{ name: 'http', port: 8080 }, { name: 'metrics', port: 9090 }] }] } as ApiObject;
+    const ep: ApiObject = {
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      metadata: { name: 's' },
+      subsets: [
+        {
+          addresses: [{ ip: '10.0.0.1' }],
+          notReadyAddresses: [{ ip: '10.0.0.9' }],
+          ports: [
+            { name: 'http', port: 8080 },
+            { name: 'metrics', port: 9090 },
+          ],
+        },
+      ],
+    } as ApiObject;
     assert.deepEqual(pickEndpoint(ep, 'metrics'), { host: '10.0.0.1', port: 9090 });
     assert.equal(pickEndpoint(ep, 'grpc'), undefined);
   });
 
   it("reaches a node at its preferred address and its agent's port", () => {
-    const node = (addresses: object[], port?: number): ApiObject => ({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n' }, status: { addresses, ...(port ? { daemonEndpoints: { kubeletEndpoint: { Port: port } } } : {}) } });
-    assert.deepEqual(nodeConnection(node([{ type: 'ExternalIP', address: '1.2.3.4' }, { type: 'InternalIP', address: '10.0.0.2' }], 10255)), { host: '10.0.0.2', port: 10255 });
+    const node = (addresses: object[], port?: number): ApiObject => ({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'n' },
+      status: { addresses, ...(port ? { daemonEndpoints: { kubeletEndpoint: { Port: port } } } : {}) },
+    });
+    assert.deepEqual(
+      nodeConnection(
+        node(
+          [
+            { type: 'ExternalIP', address: '1.2.3.4' },
+            { type: 'InternalIP', address: '10.0.0.2' },
+          ],
+          10255,
+        ),
+      ),
+      { host: '10.0.0.2', port: 10255 },
+    );
     assert.deepEqual(nodeConnection(node([])), { host: '', port: 10250 });
   });
 });
@@ -184,7 +245,8 @@ describe('proxy - every path refuses a loopback address in another spelling', ()
       admit: async () => null,
       hijack: () => assert.fail('the proxy connected'),
     }) as unknown as RestCluster;
-  const request = (name: string): RestRequest => ({ method: 'GET', verb: 'get', namespace: 'ns', name, subresource: 'proxy', subpath: 'metrics', query: new URLSearchParams(), headers: {}, body: undefined }) as unknown as RestRequest;
+  const request = (name: string): RestRequest =>
+    ({ method: 'GET', verb: 'get', namespace: 'ns', name, subresource: 'proxy', subpath: 'metrics', query: new URLSearchParams(), headers: {}, body: undefined }) as unknown as RestRequest;
   const refused = (e: StatusError) => e.code === 400 && e.status.message === 'address not allowed';
 
   for (const ip of ['::ffff:7f00:1', '0:0:0:0:0:ffff:7f00:1', '::FFFF:127.0.0.1', '::7f00:1', '2130706433', '0x7f.1']) {

@@ -26,7 +26,12 @@ describe('served subresources', () => {
     ['no status when not declared', gadget({}), 'status', undefined],
     ['scale when declared', gadget({ scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } }), 'scale', ['get', 'patch', 'update']],
     ['a discovery-only subresource is not served', gadget({ others: [{ name: 'log', kind: 'Gadget', verbs: ['get'] }] }), 'log', undefined],
-    ['a subresource with a strategy is served with its listed verbs', gadget({ others: [{ name: 'approval', kind: 'Gadget', verbs: ['get', 'patch', 'update'] }] }, { approval: keep }), 'approval', ['get', 'patch', 'update']],
+    [
+      'a subresource with a strategy is served with its listed verbs',
+      gadget({ others: [{ name: 'approval', kind: 'Gadget', verbs: ['get', 'patch', 'update'] }] }, { approval: keep }),
+      'approval',
+      ['get', 'patch', 'update'],
+    ],
     ['update-only subresource', gadget({ others: [{ name: 'finalize', kind: 'Gadget', verbs: ['update'] }] }, { finalize: keep }), 'finalize', ['update']],
     ['verbs beyond get/patch/update are not served generically', gadget({ others: [{ name: 'approval', kind: 'Gadget', verbs: ['create', 'update'] }] }, { approval: keep }), 'approval', ['update']],
     ['an inherited property name is no subresource', gadget({}, { approval: keep }), 'constructor', undefined],
@@ -63,7 +68,13 @@ describe('subresource strategies agree with discovery', () => {
     const r = new Registry([type]);
     const served = r.lookup('example.platform.io', 'v1', 'gadgets')!;
     const old = { apiVersion: 'example.platform.io/v1', kind: 'Gadget', metadata: { name: 'g', uid: 'u' } };
-    assert.deepEqual(r.validate(served, structuredClone(old), old, 'status').map((e) => e.detail), ['status rules']);
-    assert.deepEqual(r.validate(served, structuredClone(old), old).map((e) => e.detail), ['main rules']);
+    assert.deepEqual(
+      r.validate(served, structuredClone(old), old, 'status').map((e) => e.detail),
+      ['status rules'],
+    );
+    assert.deepEqual(
+      r.validate(served, structuredClone(old), old).map((e) => e.detail),
+      ['main rules'],
+    );
   });
 });

@@ -19,7 +19,12 @@ function target(group: string, version: string, resource: string): Target {
   return t;
 }
 const read = (t: Target, stored: ApiObject) => (t.fromStored ? t.fromStored(stored) : stored);
-const pdb = (apiVersion: string, selector: unknown): ApiObject => ({ apiVersion, kind: 'PodDisruptionBudget', metadata: { name: 'p', namespace: 'ns' }, spec: { minAvailable: 1, ...(selector === undefined ? {} : { selector }) } });
+const pdb = (apiVersion: string, selector: unknown): ApiObject => ({
+  apiVersion,
+  kind: 'PodDisruptionBudget',
+  metadata: { name: 'p', namespace: 'ns' },
+  spec: { minAvailable: 1, ...(selector === undefined ? {} : { selector }) },
+});
 const selectorOf = (o: ApiObject) => (o.spec as { selector?: unknown }).selector;
 
 const MATCH_NONE = { matchExpressions: [{ key: PDB_V1BETA1_LABEL, operator: 'Exists' }] };
@@ -32,7 +37,14 @@ describe('PodDisruptionBudget selectors across policy/v1 and policy/v1beta1', ()
     { name: 'a v1beta1 empty selector matches nothing', write: beta, selector: {}, stored: MATCH_NONE, asV1: MATCH_NONE, asBeta: {} },
     { name: 'a v1beta1 match-all selector is v1 empty', write: beta, selector: V1BETA1_ALL, stored: {}, asV1: {}, asBeta: V1BETA1_ALL },
     { name: 'a v1 empty selector matches everything', write: v1, selector: {}, stored: {}, asV1: {}, asBeta: V1BETA1_ALL },
-    { name: 'an ordinary selector is the same in both', write: beta, selector: { matchLabels: { app: 'a' } }, stored: { matchLabels: { app: 'a' } }, asV1: { matchLabels: { app: 'a' } }, asBeta: { matchLabels: { app: 'a' } } },
+    {
+      name: 'an ordinary selector is the same in both',
+      write: beta,
+      selector: { matchLabels: { app: 'a' } },
+      stored: { matchLabels: { app: 'a' } },
+      asV1: { matchLabels: { app: 'a' } },
+      asBeta: { matchLabels: { app: 'a' } },
+    },
     { name: 'v1 keeps the match-none selector', write: v1, selector: MATCH_NONE, stored: MATCH_NONE, asV1: MATCH_NONE, asBeta: {} },
     {
       name: 'v1 drops the label from any other selector',
@@ -81,7 +93,15 @@ describe('same-shape beta versions', () => {
 
   it('events.platform.io v1beta1 Events live in core events and read back as v1beta1', () => {
     const beta = target('events.platform.io', 'v1beta1', 'events');
-    const obj: ApiObject = { apiVersion: 'events.platform.io/v1beta1', kind: 'Event', metadata: { name: 'e', namespace: 'ns' }, regarding: { kind: 'Pod', name: 'p', namespace: 'ns' }, note: 'hi', reason: 'Started', type: 'Normal' };
+    const obj: ApiObject = {
+      apiVersion: 'events.platform.io/v1beta1',
+      kind: 'Event',
+      metadata: { name: 'e', namespace: 'ns' },
+      regarding: { kind: 'Pod', name: 'p', namespace: 'ns' },
+      note: 'hi',
+      reason: 'Started',
+      type: 'Normal',
+    };
     const stored = beta.toStored(obj);
     assert.equal(stored.apiVersion, 'v1');
     assert.deepEqual(stored.involvedObject, obj.regarding);
@@ -115,8 +135,18 @@ describe('deprecation warnings', () => {
     ['policy', 'v1beta1', 'podsecuritypolicies', 'policy/v1beta1 PodSecurityPolicy is deprecated in v1.21+, unavailable in v1.25+'],
     ['events.platform.io', 'v1beta1', 'events', 'events.platform.io/v1beta1 Event is deprecated in v1.22+, unavailable in v1.25+'],
     ['node.platform.io', 'v1beta1', 'runtimeclasses', 'node.platform.io/v1beta1 RuntimeClass is deprecated in v1.22+, unavailable in v1.25+'],
-    ['storage.platform.io', 'v1beta1', 'csistoragecapacities', 'storage.platform.io/v1beta1 CSIStorageCapacity is deprecated in v1.24+, unavailable in v1.27+; use storage.platform.io/v1 CSIStorageCapacity'],
-    ['authentication.platform.io', 'v1beta1', 'tokenreviews', 'authentication.platform.io/v1beta1 TokenReview is deprecated in v1.19+, unavailable in v1.22+; use authentication.platform.io/v1 TokenReview'],
+    [
+      'storage.platform.io',
+      'v1beta1',
+      'csistoragecapacities',
+      'storage.platform.io/v1beta1 CSIStorageCapacity is deprecated in v1.24+, unavailable in v1.27+; use storage.platform.io/v1 CSIStorageCapacity',
+    ],
+    [
+      'authentication.platform.io',
+      'v1beta1',
+      'tokenreviews',
+      'authentication.platform.io/v1beta1 TokenReview is deprecated in v1.19+, unavailable in v1.22+; use authentication.platform.io/v1 TokenReview',
+    ],
   ];
   for (const [group, version, resource, warning] of cases) {
     it(`${group}/${version} ${resource}`, () => {

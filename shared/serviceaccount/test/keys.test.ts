@@ -9,7 +9,6 @@ import { keyId, loadServiceAccountKeys, signingAlgorithm } from '../keys.js';
 const rsaKey = () => generateKeyPairSync('rsa', { modulusLength: 2048 });
 const ecKey = (namedCurve: 'P-256' | 'P-384' | 'P-521' = 'P-256') => generateKeyPairSync('ec', { namedCurve });
 
-
 const pem = (k: KeyObject, type: 'spki' | 'pkcs8' | 'pkcs1' | 'sec1') => k.export({ type, format: 'pem' }) as string;
 const ids = (keys: KeyObject[]) => keys.map(keyId).sort();
 
@@ -46,7 +45,10 @@ describe('service-account keys', () => {
     const keys = await loadServiceAccountKeys({ keyFiles: [await file('bundle.pem', bundle)], issuers: [] });
     const caKey = createPublicKey(ca.keyPem);
     assert.deepEqual(ids(keys.verify), ids([rsa.publicKey, rsa.publicKey, ec256.publicKey, ec384.publicKey, caKey]));
-    assert.ok(keys.verify.every((k) => k.type === 'public'), 'only public halves are kept for verification');
+    assert.ok(
+      keys.verify.every((k) => k.type === 'public'),
+      'only public halves are kept for verification',
+    );
     assert.equal(keys.signing, undefined);
   });
 
@@ -87,13 +89,29 @@ describe('service-account keys', () => {
     const encrypted = ec256.privateKey.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'pw' }) as string;
     const cases: Array<[string, () => Promise<unknown>, RegExp]> = [
       ['missing key file', async () => loadServiceAccountKeys({ keyFiles: [path.join(dir, 'nope.pem')], issuers: [] }), /--service-account-key-file: cannot read .*nope\.pem/],
-      ['missing signing key', async () => loadServiceAccountKeys({ keyFiles: [], signingKeyFile: path.join(dir, 'nope.key'), issuers: [] }), /--service-account-signing-key-file: cannot read .*nope\.key/],
+      [
+        'missing signing key',
+        async () => loadServiceAccountKeys({ keyFiles: [], signingKeyFile: path.join(dir, 'nope.key'), issuers: [] }),
+        /--service-account-signing-key-file: cannot read .*nope\.key/,
+      ],
       ['no PEM at all', async () => loadServiceAccountKeys({ keyFiles: [await file('empty.pem', 'hello\n')], issuers: [] }), /empty\.pem holds no PEM/],
-      ['corrupt key block', async () => loadServiceAccountKeys({ keyFiles: [await file('corrupt.pem', pem(rsa.publicKey, 'spki') + corrupt)], issuers: [] }), /corrupt\.pem: PEM block 2 \(PRIVATE KEY\)/],
+      [
+        'corrupt key block',
+        async () => loadServiceAccountKeys({ keyFiles: [await file('corrupt.pem', pem(rsa.publicKey, 'spki') + corrupt)], issuers: [] }),
+        /corrupt\.pem: PEM block 2 \(PRIVATE KEY\)/,
+      ],
       ['RSA key under 2048 bits', async () => loadServiceAccountKeys({ keyFiles: [await file('weak.pem', pem(weakRsa.publicKey, 'spki'))], issuers: [] }), /weak\.pem: .*at least 2048 bits/],
       ['Ed25519 key', async () => loadServiceAccountKeys({ keyFiles: [await file('ed.pem', pem(ed.publicKey, 'spki'))], issuers: [] }), /ed\.pem: .*ed25519 keys are not supported/],
-      ['encrypted private key', async () => loadServiceAccountKeys({ keyFiles: [], signingKeyFile: await file('enc.key', encrypted), issuers: [] }), /enc\.key: .*encrypted private keys are not supported/],
-      ['public key as signing key', async () => loadServiceAccountKeys({ keyFiles: [], signingKeyFile: await file('pub-as-signing.key', pem(rsa.publicKey, 'spki')), issuers: [] }), /pub-as-signing\.key must hold exactly one PEM private key/],
+      [
+        'encrypted private key',
+        async () => loadServiceAccountKeys({ keyFiles: [], signingKeyFile: await file('enc.key', encrypted), issuers: [] }),
+        /enc\.key: .*encrypted private keys are not supported/,
+      ],
+      [
+        'public key as signing key',
+        async () => loadServiceAccountKeys({ keyFiles: [], signingKeyFile: await file('pub-as-signing.key', pem(rsa.publicKey, 'spki')), issuers: [] }),
+        /pub-as-signing\.key must hold exactly one PEM private key/,
+      ],
       ['corrupt signing key', async () => loadServiceAccountKeys({ keyFiles: [], signingKeyFile: await file('corrupt.key', corrupt), issuers: [] }), /corrupt\.key: PEM block 1/],
       ['no key at all', async () => loadServiceAccountKeys({ keyFiles: [], issuers: ['https://i'] }), /need --service-account-key-file or --service-account-signing-key-file/],
     ];

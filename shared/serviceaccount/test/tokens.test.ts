@@ -9,7 +9,6 @@ import { generateKeyPairSync } from 'node:crypto';
 const rsaKey = () => generateKeyPairSync('rsa', { modulusLength: 2048 });
 const ecKey = (namedCurve: 'P-256' | 'P-384' | 'P-521' = 'P-256') => generateKeyPairSync('ec', { namedCurve });
 
-
 const NOW = Date.parse('2030-01-01T00:00:00.250Z');
 const NOW_S = Math.floor(NOW / 1000);
 const SA = { namespace: 'team-a', name: 'builder', uid: 'sa-uid-1' };
@@ -22,7 +21,7 @@ describe('token issuer', () => {
   test('issuer - a bound token carries the issuer, subject, audiences, lifetime, jti and the platform.io claim', async () => {
     const issuer = createTokenIssuer({ keyFiles: [], issuers: ['https://platform.local', 'https://old'] }, rsa.privateKey, { now: () => NOW });
     const reply = await issuer.issue(request({ boundObject: { kind: 'Pod', apiVersion: 'v1', name: 'web-0', uid: 'pod-uid' } }));
-    assert.deepEqual(reply.audiences, ['https://platform.local'], 'no audiences asked = the API server\'s (the first issuer)');
+    assert.deepEqual(reply.audiences, ['https://platform.local'], "no audiences asked = the API server's (the first issuer)");
     assert.equal(reply.expirationTimestamp, '2030-01-01T01:00:00Z');
     const { payload } = await compactVerify(reply.token, rsa.publicKey);
     const claims = JSON.parse(Buffer.from(payload).toString()) as Record<string, unknown>;

@@ -7,7 +7,10 @@ test('read plan - get resourceVersion semantics', () => {
   assert.equal(planGet(undefined).mode, ReadMode.Consistent);
   assert.equal(planGet('0').mode, ReadMode.Any);
   assert.deepEqual(planGet('42'), { mode: ReadMode.NotOlderThan, revision: 42 });
-  assert.throws(() => planGet('abc'), (e: any) => e.status.code === 400);
+  assert.throws(
+    () => planGet('abc'),
+    (e: any) => e.status.code === 400,
+  );
 });
 
 test('read plan - list table of the spec', () => {
@@ -33,7 +36,12 @@ test('read plan - list table of the spec', () => {
     [{ continue: 'not-a-token' }, 400],
   ];
   for (const [opts, want] of rows) {
-    if (typeof want === 'number') assert.throws(() => planList(opts), (e: any) => e.status.code === want, JSON.stringify(opts));
+    if (typeof want === 'number')
+      assert.throws(
+        () => planList(opts),
+        (e: any) => e.status.code === want,
+        JSON.stringify(opts),
+      );
     else assert.equal(planList(opts).mode, want, JSON.stringify(opts));
   }
   const cont = planList({ limit: 10, continue: tok });
@@ -45,9 +53,18 @@ test('read plan - watch table of the spec and streaming lists', () => {
   assert.deepEqual(planWatch({}), { mode: ReadMode.Consistent, revision: 0, initialEvents: true, initialEventsEndBookmark: false });
   assert.equal(planWatch({ resourceVersion: '0' }).initialEvents, true);
   assert.deepEqual(planWatch({ resourceVersion: '7' }), { mode: ReadMode.Exact, revision: 7, initialEvents: false, initialEventsEndBookmark: false });
-  assert.throws(() => planWatch({ sendInitialEvents: true }), (e: any) => e.status.code === 400);
-  assert.throws(() => planWatch({ sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' }), (e: any) => e.status.code === 400);
+  assert.throws(
+    () => planWatch({ sendInitialEvents: true }),
+    (e: any) => e.status.code === 400,
+  );
+  assert.throws(
+    () => planWatch({ sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' }),
+    (e: any) => e.status.code === 400,
+  );
   const s = planWatch({ sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: true });
   assert.equal(s.initialEventsEndBookmark, true);
-  assert.throws(() => planWatch({ resourceVersionMatch: 'NotOlderThan', resourceVersion: '1' }), (e: any) => e.status.code === 400);
+  assert.throws(
+    () => planWatch({ resourceVersionMatch: 'NotOlderThan', resourceVersion: '1' }),
+    (e: any) => e.status.code === 400,
+  );
 });

@@ -41,7 +41,10 @@ test('watch cache - current state in key order with resourceVersion from the rev
   put(c, 1, 'b');
   put(c, 2, 'a');
   put(c, 3, 'c', {}, undefined, 'aaa');
-  assert.deepEqual(c.current(CM).map((o) => o.sortKey), ['aaa/c', 'default/a', 'default/b']);
+  assert.deepEqual(
+    c.current(CM).map((o) => o.sortKey),
+    ['aaa/c', 'default/a', 'default/b'],
+  );
   assert.equal(c.get(CM, 'default', 'a')?.object.metadata.resourceVersion, '2');
   assert.equal(c.revision, 3);
 });
@@ -57,8 +60,15 @@ test('watch cache - current state follows modifications, creates and deletes; an
   put(c, 22, 'o17', { v: '2' });
   const after = c.current(CM);
   assert.notEqual(after, before, 'a modified view is a new array');
-  assert.deepEqual(before.map((o) => o.object.data), frozen, 'the array read before is untouched');
-  assert.deepEqual(after.filter((o) => vOf(o) === '2').map((o) => o.sortKey), ['default/o05', 'default/o17']);
+  assert.deepEqual(
+    before.map((o) => o.object.data),
+    frozen,
+    'the array read before is untouched',
+  );
+  assert.deepEqual(
+    after.filter((o) => vOf(o) === '2').map((o) => o.sortKey),
+    ['default/o05', 'default/o17'],
+  );
   assert.equal(c.current(CM), after, 'unchanged state: the same array again');
   put(c, 23, 'o05', { v: '3' });
   put(c, 24, 'a-first', { v: '1' });
@@ -87,9 +97,21 @@ test('watch cache - snapshot rolls back creates, updates and deletes exactly', (
   del(c, 4, 'b');
   put(c, 5, 'c');
   const at2 = c.snapshot(CM, 2);
-  assert.deepEqual(at2.map((o) => [o.ref.name, o.object.data]), [['a', { v: '1' }], ['b', { v: '1' }]]);
-  assert.deepEqual(c.snapshot(CM, 4).map((o) => o.ref.name), ['a']);
-  assert.deepEqual(c.snapshot(CM, 5).map((o) => o.ref.name), ['a', 'c']);
+  assert.deepEqual(
+    at2.map((o) => [o.ref.name, o.object.data]),
+    [
+      ['a', { v: '1' }],
+      ['b', { v: '1' }],
+    ],
+  );
+  assert.deepEqual(
+    c.snapshot(CM, 4).map((o) => o.ref.name),
+    ['a'],
+  );
+  assert.deepEqual(
+    c.snapshot(CM, 5).map((o) => o.ref.name),
+    ['a', 'c'],
+  );
 });
 
 test('watch cache - exact reads before the window are 410 Expired', () => {
@@ -100,7 +122,10 @@ test('watch cache - exact reads before the window are 410 Expired', () => {
   put(c, 2, 'a');
   c.compact();
   assert.equal(c.compactedRevision, 1);
-  assert.throws(() => c.snapshot(CM, 0), (e: any) => e.status.code === 410 && e.status.reason === 'Expired');
+  assert.throws(
+    () => c.snapshot(CM, 0),
+    (e: any) => e.status.code === 410 && e.status.reason === 'Expired',
+  );
   assert.equal(c.snapshot(CM, 1).length, 1);
 });
 
@@ -112,11 +137,14 @@ test('watch cache - watch replays after a revision, then follows live changes', 
   c.watch(CM, { afterRevision: 1, encoder: jsonWatchEncoder, sink: w.s });
   put(c, 3, 'a', { x: 'y' });
   del(c, 4, 'b');
-  assert.deepEqual(w.events.map((e) => [e.type, e.object.metadata.name, e.object.metadata.resourceVersion]), [
-    ['ADDED', 'b', '2'],
-    ['MODIFIED', 'a', '3'],
-    ['DELETED', 'b', '4'],
-  ]);
+  assert.deepEqual(
+    w.events.map((e) => [e.type, e.object.metadata.name, e.object.metadata.resourceVersion]),
+    [
+      ['ADDED', 'b', '2'],
+      ['MODIFIED', 'a', '3'],
+      ['DELETED', 'b', '4'],
+    ],
+  );
 });
 
 test('watch cache - an object leaving the selector is DELETED, entering is ADDED', () => {
@@ -128,7 +156,10 @@ test('watch cache - an object leaving the selector is DELETED, entering is ADDED
   put(c, 2, 'a', {}, { app: 'y' });
   put(c, 3, 'a', {}, { app: 'x' });
   put(c, 4, 'b', {}, { app: 'z' });
-  assert.deepEqual(w.events.map((e) => `${e.type}@${e.object.metadata.resourceVersion}`), ['ADDED@1', 'DELETED@2', 'ADDED@3']);
+  assert.deepEqual(
+    w.events.map((e) => `${e.type}@${e.object.metadata.resourceVersion}`),
+    ['ADDED@1', 'DELETED@2', 'ADDED@3'],
+  );
 });
 
 test('watch cache - too old a revision yields an ERROR event with 410', () => {
@@ -167,9 +198,15 @@ test('watch cache - bookmarks carry the current revision only when asked for', (
   put(c, 7, 'a');
   c.sendBookmarks();
   c.sendBookmarks();
-  assert.deepEqual(withB.events.map((e) => e.type), ['ADDED', 'BOOKMARK']);
+  assert.deepEqual(
+    withB.events.map((e) => e.type),
+    ['ADDED', 'BOOKMARK'],
+  );
   assert.equal(withB.events[1]!.object.metadata.resourceVersion, '7');
-  assert.deepEqual(without.events.map((e) => e.type), ['ADDED']);
+  assert.deepEqual(
+    without.events.map((e) => e.type),
+    ['ADDED'],
+  );
 });
 
 test('watch cache - waitFor resolves on apply and times out with 504', async () => {
@@ -241,11 +278,20 @@ test('watch cache - initial events are produced only as the sink drains, about o
     assert.ok(drains < 100, 'catching up ends');
   }
   assert.ok(w.maxPending() < hwm + event, `never more than a high-water mark ahead: ${w.maxPending()}`);
-  assert.ok(drains >= 100 * event / (hwm + event), `${drains} drains`);
-  assert.deepEqual(w.events.slice(0, 100).map((e) => e.type), Array(100).fill('ADDED'));
-  assert.deepEqual(w.events.slice(0, 100).map((e) => e.object.metadata.name), c.current(CM).map((o) => o.ref.name));
+  assert.ok(drains >= (100 * event) / (hwm + event), `${drains} drains`);
+  assert.deepEqual(
+    w.events.slice(0, 100).map((e) => e.type),
+    Array(100).fill('ADDED'),
+  );
+  assert.deepEqual(
+    w.events.slice(0, 100).map((e) => e.object.metadata.name),
+    c.current(CM).map((o) => o.ref.name),
+  );
   assert.equal(w.events[0]!.object.data.payload.length, 1000, 'the initial state is the one at the watch');
-  assert.deepEqual(w.events.slice(100).map((e) => `${e.type}:${e.object.metadata.name}:${e.object.data.payload}`), ['MODIFIED:o000:changed']);
+  assert.deepEqual(
+    w.events.slice(100).map((e) => `${e.type}:${e.object.metadata.name}:${e.object.data.payload}`),
+    ['MODIFIED:o000:changed'],
+  );
   assert.equal(c.watcherCount(), 1, 'live once caught up');
   put(c, c.revision + 1, 'live');
   assert.equal(w.events.at(-1)!.object.metadata.name, 'live');
@@ -258,7 +304,10 @@ test('watch cache - the initial-events-end bookmark follows the last paced initi
   c.watch(CM, { afterRevision: c.revision, initial: c.current(CM), initialEventsEnd: true, bookmarks: { apiVersion: 'v1', kind: 'ConfigMap' }, encoder: jsonWatchEncoder, sink: w.s });
   assert.ok(!w.events.some((e) => e.type === 'BOOKMARK'));
   while (w.waiters() > 0) w.drain();
-  assert.deepEqual(w.events.map((e) => e.type), [...Array(20).fill('ADDED'), 'BOOKMARK']);
+  assert.deepEqual(
+    w.events.map((e) => e.type),
+    [...Array(20).fill('ADDED'), 'BOOKMARK'],
+  );
   assert.equal(w.events[20]!.object.metadata.annotations['platform.io/initial-events-end'], 'true');
 });
 
@@ -337,7 +386,12 @@ test('watch cache - per-resource figures for the metrics: objects, watchers, ini
   assert.deepEqual(stats('apps', 'deployments'), { group: 'apps', resource: 'deployments', objects: 1, watchers: 0, initEvents: 1, dispatched: 0, terminatedWatchers: 0 });
   assert.equal(c.initializations, 1);
   // The feed came back after missing a change: the window restarts, a second initialization.
-  const replay = ['b', 'c', 'd', 'e'].map((name, i) => ({ key: encodeKey({ group: '', resource: 'configmaps', namespace: 'default', name }), revision: 7 + i, operation: 'PUT' as const, value: enc.encode(`{"metadata":{"name":"${name}"}}`) }));
+  const replay = ['b', 'c', 'd', 'e'].map((name, i) => ({
+    key: encodeKey({ group: '', resource: 'configmaps', namespace: 'default', name }),
+    revision: 7 + i,
+    operation: 'PUT' as const,
+    value: enc.encode(`{"metadata":{"name":"${name}"}}`),
+  }));
   c.resync(replay, 10);
   assert.equal(c.initializations, 2);
 });
@@ -346,8 +400,14 @@ test('watch cache - namespace facts: active namespaces and whether a namespace h
   const c = new WatchCache();
   const facts = namespaceFacts(c);
   const putNs = (rev: number, name: string, extra: Record<string, unknown> = {}) =>
-    c.apply({ key: encodeKey({ group: '', resource: 'namespaces', name }), revision: rev, operation: 'PUT', value: enc.encode(JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name }, ...extra })) });
-  const quota = (rev: number, ns: string) => c.apply({ key: encodeKey({ group: '', resource: 'resourcequotas', namespace: ns, name: 'q' }), revision: rev, operation: 'PUT', value: enc.encode('{"metadata":{}}') });
+    c.apply({
+      key: encodeKey({ group: '', resource: 'namespaces', name }),
+      revision: rev,
+      operation: 'PUT',
+      value: enc.encode(JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name }, ...extra })),
+    });
+  const quota = (rev: number, ns: string) =>
+    c.apply({ key: encodeKey({ group: '', resource: 'resourcequotas', namespace: ns, name: 'q' }), revision: rev, operation: 'PUT', value: enc.encode('{"metadata":{}}') });
   putNs(1, 'a');
   quota(2, 'ab');
   assert.equal(facts.active('a'), false, 'not synced: nothing is known to be active');
@@ -355,9 +415,15 @@ test('watch cache - namespace facts: active namespaces and whether a namespace h
   c.markSynced(2);
   putNs(3, 'b', { status: { phase: 'Terminating' } });
   putNs(4, 'c', { metadata: { name: 'c', deletionTimestamp: '2026-01-01T00:00:00Z' } });
-  assert.deepEqual(['a', 'b', 'c', 'd'].map((n) => facts.active(n)), [true, false, false, false]);
+  assert.deepEqual(
+    ['a', 'b', 'c', 'd'].map((n) => facts.active(n)),
+    [true, false, false, false],
+  );
   // "ab/q" must not count for "a": the namespace is matched whole.
-  assert.deepEqual(['a', 'ab', 'b'].map((n) => facts.holds(n, '', 'resourcequotas')), [false, true, false]);
+  assert.deepEqual(
+    ['a', 'ab', 'b'].map((n) => facts.holds(n, '', 'resourcequotas')),
+    [false, true, false],
+  );
   quota(5, 'a');
   assert.equal(facts.holds('a', '', 'resourcequotas'), true);
   c.apply({ key: encodeKey({ group: '', resource: 'resourcequotas', namespace: 'a', name: 'q' }), revision: 6, operation: 'DEL' });
@@ -372,19 +438,28 @@ test('watch cache - failWatches ends every watch with an ERROR carrying the stat
   const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'lost', reason: 'ServiceUnavailable', code: 503 } as const;
   c.failWatches(status);
   for (const w of open) {
-    assert.deepEqual(w.events.map((e) => [e.type, e.object.code]), [['ERROR', 503]]);
+    assert.deepEqual(
+      w.events.map((e) => [e.type, e.object.code]),
+      [['ERROR', 503]],
+    );
     assert.ok(w.closed());
   }
   assert.equal(c.watcherCount(), 0);
   const refused = sink();
   c.watch(CM, { afterRevision: 1, encoder: jsonWatchEncoder, sink: refused.s });
-  assert.deepEqual(refused.events.map((e) => e.type), ['ERROR']);
+  assert.deepEqual(
+    refused.events.map((e) => e.type),
+    ['ERROR'],
+  );
   assert.ok(refused.closed());
   c.followingAgain();
   const served = sink();
   c.watch(CM, { afterRevision: 1, encoder: jsonWatchEncoder, sink: served.s });
   put(c, 2, 'b');
-  assert.deepEqual(served.events.map((e) => `${e.type} ${e.object.metadata.name}`), ['ADDED b']);
+  assert.deepEqual(
+    served.events.map((e) => `${e.type} ${e.object.metadata.name}`),
+    ['ADDED b'],
+  );
   assert.ok(!served.closed());
 });
 
@@ -395,10 +470,21 @@ test('watch cache - resync finds a change the feed skipped while later ones arri
   put(c, 3, 'c');
   const w = sink();
   c.watch(CM, { afterRevision: 3, encoder: jsonWatchEncoder, sink: w.s });
-  const entry = (name: string, revision: number) => ({ key: encodeKey({ group: '', resource: 'configmaps', namespace: 'default', name }), revision, operation: 'PUT' as const, value: enc.encode(`{"metadata":{"name":"${name}","namespace":"default"}}`) });
+  const entry = (name: string, revision: number) => ({
+    key: encodeKey({ group: '', resource: 'configmaps', namespace: 'default', name }),
+    revision,
+    operation: 'PUT' as const,
+    value: enc.encode(`{"metadata":{"name":"${name}","namespace":"default"}}`),
+  });
   assert.equal(c.resync([entry('a', 1), entry('b', 2), entry('c', 3)], 3), 1);
-  assert.deepEqual(w.events.map((e) => [e.type, e.object.code]), [['ERROR', 410]]);
-  assert.deepEqual(c.current(CM).map((o) => `${o.object.metadata.name}@${o.revision}`), ['default/a@1', 'default/b@2', 'default/c@3'].map((s) => s.slice('default/'.length)));
+  assert.deepEqual(
+    w.events.map((e) => [e.type, e.object.code]),
+    [['ERROR', 410]],
+  );
+  assert.deepEqual(
+    c.current(CM).map((o) => `${o.object.metadata.name}@${o.revision}`),
+    ['default/a@1', 'default/b@2', 'default/c@3'].map((s) => s.slice('default/'.length)),
+  );
   // Nothing skipped: watchers go on.
   const w2 = sink();
   c.watch(CM, { afterRevision: c.revision, encoder: jsonWatchEncoder, sink: w2.s });

@@ -49,8 +49,16 @@ describe('webhook client configuration', () => {
   test('webhook config - selects the context and resolves files and data', async () => {
     const server = 'https://hook.example:8443/review';
     const cases: Array<[string, string, Partial<WebhookClientConfig>]> = [
-      ['relative paths resolve against the file directory', kubeconfig({ server, 'certificate-authority': 'pki/ca.crt' }, { 'client-certificate': 'pki/client.crt', 'client-key': 'pki/client.key' }), { caPem: ca.certPem, clientCertPem: client.certPem, clientKeyPem: client.keyPem }],
-      ['embedded data', kubeconfig({ server, 'certificate-authority-data': b64(ca.certPem) }, { 'client-certificate-data': b64(client.certPem), 'client-key-data': b64(client.keyPem) }), { caPem: ca.certPem, clientCertPem: client.certPem, clientKeyPem: client.keyPem }],
+      [
+        'relative paths resolve against the file directory',
+        kubeconfig({ server, 'certificate-authority': 'pki/ca.crt' }, { 'client-certificate': 'pki/client.crt', 'client-key': 'pki/client.key' }),
+        { caPem: ca.certPem, clientCertPem: client.certPem, clientKeyPem: client.keyPem },
+      ],
+      [
+        'embedded data',
+        kubeconfig({ server, 'certificate-authority-data': b64(ca.certPem) }, { 'client-certificate-data': b64(client.certPem), 'client-key-data': b64(client.keyPem) }),
+        { caPem: ca.certPem, clientCertPem: client.certPem, clientKeyPem: client.keyPem },
+      ],
       ['token', kubeconfig({ server }, { token: SECRET_TOKEN }), { token: SECRET_TOKEN }],
       ['token file', kubeconfig({ server }, { tokenFile: 'token' }), { tokenFile: path.join(dir, 'token') }],
       ['basic auth', kubeconfig({ server }, { username: 'api', password: 'pw' }), { basicAuth: { username: 'api', password: 'pw' } }],
@@ -58,9 +66,18 @@ describe('webhook client configuration', () => {
       [
         'current-context picks among several',
         YAML.stringify({
-          clusters: [{ name: 'a', cluster: { server: 'https://a.example' } }, { name: 'b', cluster: { server } }],
-          users: [{ name: 'ua', user: { token: 'a' } }, { name: 'ub', user: { token: SECRET_TOKEN } }],
-          contexts: [{ name: 'ca', context: { cluster: 'a', user: 'ua' } }, { name: 'cb', context: { cluster: 'b', user: 'ub' } }],
+          clusters: [
+            { name: 'a', cluster: { server: 'https://a.example' } },
+            { name: 'b', cluster: { server } },
+          ],
+          users: [
+            { name: 'ua', user: { token: 'a' } },
+            { name: 'ub', user: { token: SECRET_TOKEN } },
+          ],
+          contexts: [
+            { name: 'ca', context: { cluster: 'a', user: 'ua' } },
+            { name: 'cb', context: { cluster: 'b', user: 'ub' } },
+          ],
           'current-context': 'cb',
         }),
         { token: SECRET_TOKEN },
@@ -93,14 +110,32 @@ describe('webhook client configuration', () => {
       ['impersonation', kubeconfig({ server }, { 'act-as': 'admin' }), /act-as is not supported/],
       [
         'exec credentials of a user the context does not select',
-        YAML.stringify({ clusters: [{ name: 'a', cluster: { server } }], users: [{ name: 'u', user: {} }, { name: 'plugin', user: { exec: { command: 'x' } } }], contexts: [{ name: 'x', context: { cluster: 'a', user: 'u' } }], 'current-context': 'x' }),
+        YAML.stringify({
+          clusters: [{ name: 'a', cluster: { server } }],
+          users: [
+            { name: 'u', user: {} },
+            { name: 'plugin', user: { exec: { command: 'x' } } },
+          ],
+          contexts: [{ name: 'x', context: { cluster: 'a', user: 'u' } }],
+          'current-context': 'x',
+        }),
         /user "plugin": exec is not supported/,
       ],
       ['password without username', kubeconfig({ server }, { password: SECRET_TOKEN }), /password without username/],
       ['an entry without a name', YAML.stringify({ clusters: [{ cluster: { server } }] }), /clusters\[0\] needs a name/],
       ['an empty file', '', /no cluster is configured/],
       ['unknown current-context', kubeconfig({ server }, undefined, { 'current-context': 'other' }), /no entry named "other"/],
-      ['two contexts, none current', YAML.stringify({ clusters: [{ name: 'a', cluster: { server } }], contexts: [{ name: 'x', context: { cluster: 'a' } }, { name: 'y', context: { cluster: 'a' } }] }), /no current-context and 2 contexts/],
+      [
+        'two contexts, none current',
+        YAML.stringify({
+          clusters: [{ name: 'a', cluster: { server } }],
+          contexts: [
+            { name: 'x', context: { cluster: 'a' } },
+            { name: 'y', context: { cluster: 'a' } },
+          ],
+        }),
+        /no current-context and 2 contexts/,
+      ],
       ['context names a missing user', YAML.stringify({ clusters: [{ name: 'a', cluster: { server } }], contexts: [{ name: 'x', context: { cluster: 'a', user: 'ghost' } }] }), /users is missing/],
       ['not YAML', `users:\n- name: u\n  user: {token: "${SECRET_TOKEN}\n`, /not valid YAML \(line/],
       ['not a mapping', '- a\n- b\n', /expected a mapping/],
@@ -182,7 +217,10 @@ describe('webhook client configuration', () => {
     test('webhook client - the server refuses a client certificate from another CA', async () => {
       reply = (_req, res) => sendJson(res, 200, {});
       const file = path.join(dir, 'other-client.yaml');
-      await writeFile(file, kubeconfig({ server: hook.url, 'certificate-authority-data': b64(ca.certPem) }, { 'client-certificate-data': b64(otherClient.certPem), 'client-key-data': b64(otherClient.keyPem) }));
+      await writeFile(
+        file,
+        kubeconfig({ server: hook.url, 'certificate-authority-data': b64(ca.certPem) }, { 'client-certificate-data': b64(otherClient.certPem), 'client-key-data': b64(otherClient.keyPem) }),
+      );
       const c = await loadWebhookClient(file);
       await assert.rejects(c.postJson({}));
       c.close();

@@ -35,23 +35,20 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
 
 export async function startHttpsServer(serving: PemPair, handler: TestHandler, opts: { clientCAPem?: string; port?: number; host?: string } = {}): Promise<TestHttpsServer> {
   const received: ReceivedRequest[] = [];
-  const server = https.createServer(
-    { cert: serving.certPem, key: serving.keyPem, ...(opts.clientCAPem ? { ca: opts.clientCAPem, requestCert: true, rejectUnauthorized: true } : {}) },
-    (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const r: ReceivedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-        const peer = (req.socket as TLSSocket).getPeerCertificate?.();
-        if (peer && typeof peer.subject?.CN === 'string') r.clientCN = peer.subject.CN;
-        received.push(r);
-        Promise.resolve(handler(r, res)).catch(() => {
-          if (!res.headersSent) res.writeHead(500);
-          res.end();
-        });
+  const server = https.createServer({ cert: serving.certPem, key: serving.keyPem, ...(opts.clientCAPem ? { ca: opts.clientCAPem, requestCert: true, rejectUnauthorized: true } : {}) }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const r: ReceivedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const peer = (req.socket as TLSSocket).getPeerCertificate?.();
+      if (peer && typeof peer.subject?.CN === 'string') r.clientCN = peer.subject.CN;
+      received.push(r);
+      Promise.resolve(handler(r, res)).catch(() => {
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
       });
-    },
-  );
+    });
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());

@@ -15,10 +15,7 @@ import type { AdmissionPlugin, PluginDefinition, PluginMatch } from '../../types
 
 export const EVENT_RATE_LIMIT = 'EventRateLimit';
 
-export const EVENT_RATE_LIMIT_CONFIGURATION_VERSIONS: readonly string[] = [
-  'eventratelimit.admission.platform.io/v1alpha1',
-  'eventratelimit.admission.k8s.io/v1alpha1',
-];
+export const EVENT_RATE_LIMIT_CONFIGURATION_VERSIONS: readonly string[] = ['eventratelimit.admission.platform.io/v1alpha1', 'eventratelimit.admission.k8s.io/v1alpha1'];
 export const EVENT_RATE_LIMIT_CONFIGURATION_KIND = 'Configuration';
 
 export const LimitType = {

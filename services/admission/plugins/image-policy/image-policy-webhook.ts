@@ -194,7 +194,7 @@ export function readImageReviewStatus(body: unknown): ImageReviewStatus {
   }
   // An answer without a status allows nothing (Go's zero value), as upstream reads it.
   const status = body.status ?? {};
-  if (!isObject(status)) throw new Error('the answer\'s status is not an object');
+  if (!isObject(status)) throw new Error("the answer's status is not an object");
   if (status.allowed !== undefined && status.allowed !== null && typeof status.allowed !== 'boolean') throw new Error('status.allowed is not a boolean');
   const out: ImageReviewStatus = { allowed: status.allowed === true };
   if (typeof status.reason === 'string' && status.reason) out.reason = status.reason;

@@ -115,12 +115,7 @@ export class QuotaAdmitter {
     const stored = await Promise.all(cached.map((q) => this.quotas.read(ns, q.metadata.name ?? '')));
     if (stored.every((q, i) => q?.metadata.resourceVersion === cached[i]!.metadata.resourceVersion)) return;
     for (const w of refused) w.result = PENDING;
-    await this.checkQuotas(
-      ns,
-      stored.filter((o): o is ApiObject => o !== null).map(quotaView),
-      refused,
-      this.retries,
-    );
+    await this.checkQuotas(ns, stored.filter((o): o is ApiObject => o !== null).map(quotaView), refused, this.retries);
   }
 
   private async checkQuotas(ns: string, original: QuotaView[], batch: Waiter[], remaining: number): Promise<void> {
@@ -173,11 +168,6 @@ export class QuotaAdmitter {
     // The quotas whose write lost are read again and the whole batch checked against them; what
     // was written to the others stays (as upstream's).
     const fresh = await Promise.all(failed.map((q) => this.quotas.read(ns, q.object.metadata.name ?? '')));
-    await this.checkQuotas(
-      ns,
-      fresh.filter((o): o is ApiObject => o !== null).map(quotaView),
-      batch,
-      remaining - 1,
-    );
+    await this.checkQuotas(ns, fresh.filter((o): o is ApiObject => o !== null).map(quotaView), batch, remaining - 1);
   }
 }

@@ -204,6 +204,5 @@ export function createPodSecurityPolicy(deps: PodSecurityPolicyDeps): AdmissionP
 export const podSecurityPolicyPlugin: PluginDefinition = {
   name: POD_SECURITY_POLICY,
   defaultEnabled: false,
-  create: (deps) =>
-    createPodSecurityPolicy({ policies: deps.objects('policy', PSP_RESOURCE), authorize: (attrs) => deps.authorize(attrs), log: deps.log }),
+  create: (deps) => createPodSecurityPolicy({ policies: deps.objects('policy', PSP_RESOURCE), authorize: (attrs) => deps.authorize(attrs), log: deps.log }),
 };

@@ -97,8 +97,7 @@ export function setAnnotation(pod: Pod, key: string, value: string): void {
   pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), [key]: value };
 }
 
-const isEmpty = (v: unknown): boolean =>
-  v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).length === 0);
+const isEmpty = (v: unknown): boolean => v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).length === 0);
 
 /**
  * Equality as upstream's Semantic.DeepEqual sees a pod: an absent field, an empty list and an

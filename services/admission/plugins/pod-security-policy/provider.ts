@@ -6,19 +6,7 @@
 import { capabilitiesStrategy, type Capabilities, type CapabilitiesStrategy } from './capabilities.js';
 import { invalid, type IdRange, type PspFieldError } from './field-errors.js';
 import { groupStrategy, runAsUserStrategy, type GroupStrategy, type RunAsUserStrategy } from './id-strategies.js';
-import {
-  containerField,
-  containersOf,
-  effectiveField,
-  podField,
-  podSC,
-  setAnnotation,
-  setContainerField,
-  setEffectiveField,
-  setPodField,
-  type Json,
-  type Pod,
-} from './pod.js';
+import { containerField, containersOf, effectiveField, podField, podSC, setAnnotation, setContainerField, setEffectiveField, setPodField, type Json, type Pod } from './pod.js';
 import { appArmorStrategy, seccompStrategy, APPARMOR_CONTAINER_ANNOTATION_PREFIX, SECCOMP_POD_ANNOTATION, type AppArmorStrategy, type SeccompStrategy } from './profiles.js';
 import { seLinuxStrategy, type SELinuxOptions, type SELinuxStrategy } from './selinux.js';
 import { sysctlsStrategy, type SysctlsStrategy } from './sysctls.js';

@@ -306,7 +306,9 @@ export class PodSecurityAdmission {
     const controllers = new Set<string>();
     for (const pod of sorted) {
       if (this.exemptRuntimeClass(rec(pod.spec) ?? {})) continue;
-      const controller = list(pod.metadata?.ownerReferences).map(rec).find((o) => o?.controller === true);
+      const controller = list(pod.metadata?.ownerReferences)
+        .map(rec)
+        .find((o) => o?.controller === true);
       if (!controller) first.push(pod);
       else {
         const uid = String(controller.uid ?? '');

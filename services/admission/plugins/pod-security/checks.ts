@@ -168,7 +168,9 @@ const hostPorts_1_0: CheckFn = (_meta, spec) => {
 };
 
 const privileged_1_0: CheckFn = (_meta, spec) => {
-  const bad = containers(spec).filter((c) => c.sc?.privileged === true).map((c) => c.name);
+  const bad = containers(spec)
+    .filter((c) => c.sc?.privileged === true)
+    .map((c) => c.name);
   if (!bad.length) return undefined;
   return { reason: 'privileged', detail: `${containerList(bad)} must not set securityContext.privileged=true` };
 };
@@ -295,7 +297,9 @@ const sysctls_1_0: CheckFn = (_meta, spec) => {
 const windowsHostProcess_1_0: CheckFn = (_meta, spec) => {
   const setters: string[] = [];
   if (rec(podSC(spec)?.windowsOptions)?.hostProcess === true) setters.push('pod');
-  const bad = containers(spec).filter((c) => rec(c.sc?.windowsOptions)?.hostProcess === true).map((c) => c.name);
+  const bad = containers(spec)
+    .filter((c) => rec(c.sc?.windowsOptions)?.hostProcess === true)
+    .map((c) => c.name);
   if (bad.length) setters.push(containerList(bad));
   if (!setters.length) return undefined;
   return { reason: 'hostProcess', detail: `${setters.join(' and ')} must not set securityContext.windowsOptions.hostProcess=true` };
@@ -304,7 +308,9 @@ const windowsHostProcess_1_0: CheckFn = (_meta, spec) => {
 // ---- restricted -------------------------------------------------------------------------------
 
 const allowPrivilegeEscalation_1_8: CheckFn = (_meta, spec) => {
-  const bad = containers(spec).filter((c) => c.sc?.allowPrivilegeEscalation !== false).map((c) => c.name);
+  const bad = containers(spec)
+    .filter((c) => c.sc?.allowPrivilegeEscalation !== false)
+    .map((c) => c.name);
   if (!bad.length) return undefined;
   return { reason: 'allowPrivilegeEscalation != false', detail: `${containerList(bad)} must set securityContext.allowPrivilegeEscalation=false` };
 };
@@ -405,7 +411,9 @@ const runAsNonRoot_1_0: CheckFn = (_meta, spec) => {
 const runAsUser_1_23: CheckFn = (_meta, spec) => {
   const setters: string[] = [];
   if (podSC(spec)?.runAsUser === 0) setters.push('pod');
-  const bad = containers(spec).filter((c) => c.sc?.runAsUser === 0).map((c) => c.name);
+  const bad = containers(spec)
+    .filter((c) => c.sc?.runAsUser === 0)
+    .map((c) => c.name);
   if (bad.length) setters.push(containerList(bad));
   return setters.length ? { reason: 'runAsUser=0', detail: `${setters.join(' and ')} must not set runAsUser=0` } : undefined;
 };
@@ -534,4 +542,3 @@ function validateChecks(checks: readonly Check[]): void {
     }
   }
 }
-

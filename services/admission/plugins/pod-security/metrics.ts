@@ -44,8 +44,7 @@ export class PodSecurityMetrics {
 
   recordEvaluation(decision: 'allow' | 'deny', policy: LevelVersion, mode: 'enforce' | 'audit' | 'warn', req: AdmissionRequest): void {
     // Privileged is the same at every version.
-    const version =
-      policy.version.latest || policy.level === Level.Privileged ? 'latest' : versionOlder(API_VERSION, policy.version) ? 'future' : versionString(policy.version);
+    const version = policy.version.latest || policy.level === Level.Privileged ? 'latest' : versionOlder(API_VERSION, policy.version) ? 'future' : versionString(policy.version);
     this.evaluations.get([decision, policy.level, version, mode, req.operation.toLowerCase(), resourceLabel(req), req.subResource ?? '']).inc();
   }
 

@@ -41,6 +41,5 @@ export function createDefaultTolerationSeconds(notReadySeconds: number, unreacha
 export const defaultTolerationSecondsPlugin: PluginDefinition = {
   name: DEFAULT_TOLERATION_SECONDS,
   defaultEnabled: true,
-  create: (deps) =>
-    createDefaultTolerationSeconds(deps.options.defaultNotReadyTolerationSeconds, deps.options.defaultUnreachableTolerationSeconds),
+  create: (deps) => createDefaultTolerationSeconds(deps.options.defaultNotReadyTolerationSeconds, deps.options.defaultUnreachableTolerationSeconds),
 };

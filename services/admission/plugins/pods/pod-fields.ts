@@ -167,8 +167,10 @@ export function tolerationProblems(value: unknown, path: string): string[] {
     const key = str(t.key);
     const operator = str(t.operator);
     if (key) out.push(...qualifiedNameProblems(key).map((p) => `${at}.key: Invalid value: ${JSON.stringify(key)}: ${p}`));
-    if (!key && operator !== 'Exists') out.push(`${at}.operator: Invalid value: ${JSON.stringify(operator)}: operator must be Exists when \`key\` is empty, which means "match all values and all keys"`);
-    if (t.tolerationSeconds != null && t.effect !== 'NoExecute') out.push(`${at}.effect: Invalid value: ${JSON.stringify(str(t.effect))}: effect must be 'NoExecute' when \`tolerationSeconds\` is set`);
+    if (!key && operator !== 'Exists')
+      out.push(`${at}.operator: Invalid value: ${JSON.stringify(operator)}: operator must be Exists when \`key\` is empty, which means "match all values and all keys"`);
+    if (t.tolerationSeconds != null && t.effect !== 'NoExecute')
+      out.push(`${at}.effect: Invalid value: ${JSON.stringify(str(t.effect))}: effect must be 'NoExecute' when \`tolerationSeconds\` is set`);
     if (operator === 'Exists' && str(t.value)) out.push(`${at}.operator: Invalid value: ${JSON.stringify(str(t.value))}: value must be empty when \`operator\` is 'Exists'`);
     if (!['', 'Equal', 'Exists'].includes(operator)) out.push(`${at}.operator: Unsupported value: ${JSON.stringify(operator)}: supported values: "Equal", "Exists"`);
     if (!['', 'NoSchedule', 'PreferNoSchedule', 'NoExecute'].includes(str(t.effect))) {

@@ -32,10 +32,7 @@ import {
 export const POD_TOLERATION_RESTRICTION = 'PodTolerationRestriction';
 export const DEFAULT_TOLERATIONS_ANNOTATION = 'scheduler.alpha.platform.io/defaultTolerations';
 export const TOLERATIONS_WHITELIST_ANNOTATION = 'scheduler.alpha.platform.io/tolerationsWhitelist';
-export const POD_TOLERATION_RESTRICTION_CONFIG_VERSIONS: readonly string[] = [
-  'podtolerationrestriction.admission.platform.io/v1alpha1',
-  'podtolerationrestriction.admission.k8s.io/v1alpha1',
-];
+export const POD_TOLERATION_RESTRICTION_CONFIG_VERSIONS: readonly string[] = ['podtolerationrestriction.admission.platform.io/v1alpha1', 'podtolerationrestriction.admission.k8s.io/v1alpha1'];
 
 const PODS_CREATE_UPDATE: PluginMatch = {
   operations: [AdmissionOperation.Create, AdmissionOperation.Update],
@@ -137,7 +134,11 @@ export function createPodTolerationRestriction(config: PodTolerationRestrictionC
       }
       if (!isBestEffort(spec)) extra.push(MEMORY_PRESSURE);
       // Copies: the configuration's tolerations are shared by every request.
-      if (extra.length) spec.tolerations = mergeTolerations(tolerationsOf(spec), extra.map((t) => ({ ...t })));
+      if (extra.length)
+        spec.tolerations = mergeTolerations(
+          tolerationsOf(spec),
+          extra.map((t) => ({ ...t })),
+        );
       await checkWhitelist(req, tolerationsOf(spec));
     },
     async validate(req) {
@@ -150,6 +151,5 @@ export function createPodTolerationRestriction(config: PodTolerationRestrictionC
 export const podTolerationRestrictionPlugin: PluginDefinition = {
   name: POD_TOLERATION_RESTRICTION,
   defaultEnabled: false,
-  create: (deps) =>
-    createPodTolerationRestriction(parsePodTolerationRestrictionConfig(deps.config), namespaceReader(deps.objects('', 'namespaces'))),
+  create: (deps) => createPodTolerationRestriction(parsePodTolerationRestrictionConfig(deps.config), namespaceReader(deps.objects('', 'namespaces'))),
 };

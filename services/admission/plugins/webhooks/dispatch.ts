@@ -158,7 +158,11 @@ function requireReinvocation(s: ReinvocationState): void {
  */
 export async function dispatchMutating(env: DispatchEnvironment, hooks: readonly Webhook[], req: AdmissionRequest, ctx: AdmissionContext): Promise<ApiObject | null> {
   const round = ctx.round ?? 0;
-  const state = ctx.scratch?.<ReinvocationState>(() => ({ invoked: new Set(), again: new Set(), lastOutput: undefined })) ?? { invoked: new Set<string>(), again: new Set<string>(), lastOutput: undefined };
+  const state = ctx.scratch?.<ReinvocationState>(() => ({ invoked: new Set(), again: new Set(), lastOutput: undefined })) ?? {
+    invoked: new Set<string>(),
+    again: new Set<string>(),
+    lastOutput: undefined,
+  };
   let object = req.object;
   // The plugins that ran again before this one changed the object: every IfNeeded webhook sees the change.
   if (round > 0 && state.lastOutput !== undefined && !jsonEqual(state.lastOutput, object)) requireReinvocation(state);
@@ -181,7 +185,11 @@ export async function dispatchMutating(env: DispatchEnvironment, hooks: readonly
       if (res.patch?.length) {
         const patched = applyPatch(hook, objects.object, res.patch);
         changed = !jsonEqual(objects.object, patched);
-        ctx.annotate(roundKey(PATCH_ANNOTATION_PREFIX, round, hook.index), JSON.stringify({ configuration: hook.configuration, webhook: hook.name, patch: res.patch, patchType: PATCH_TYPE_JSON_PATCH }), 'Request');
+        ctx.annotate(
+          roundKey(PATCH_ANNOTATION_PREFIX, round, hook.index),
+          JSON.stringify({ configuration: hook.configuration, webhook: hook.name, patch: res.patch, patchType: PATCH_TYPE_JSON_PATCH }),
+          'Request',
+        );
         try {
           env.types().defaults(inv.resource, patched);
         } catch {

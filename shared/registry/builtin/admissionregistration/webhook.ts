@@ -127,7 +127,14 @@ function validateService(svc: Record<string, unknown>, f: string): FieldError[] 
   const path = svc.path;
   if (typeof path === 'string' && path !== '') {
     if (!path.startsWith('/')) errs.push(invalidValue(`${f}.path`, path, "must start with a '/'"));
-    else if (path !== '/' && path.slice(1).split('/').some((seg, i, all) => seg === '' && i !== all.length - 1)) errs.push(invalidValue(`${f}.path`, path, 'segment must not be empty'));
+    else if (
+      path !== '/' &&
+      path
+        .slice(1)
+        .split('/')
+        .some((seg, i, all) => seg === '' && i !== all.length - 1)
+    )
+      errs.push(invalidValue(`${f}.path`, path, 'segment must not be empty'));
     else if (/[?#]/.test(path)) errs.push(invalidValue(`${f}.path`, path, 'must be a valid path'));
   }
   return errs;

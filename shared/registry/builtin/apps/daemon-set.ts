@@ -46,7 +46,7 @@ function validateDaemonSet(o: ApiObject): FieldError[] {
   const errs = validateSelectorAndTemplate(spec, { kind: 'daemonset' });
   errs.push(...nonNegative(spec, ['minReadySeconds', 'revisionHistoryLimit']));
   const us = asObject(spec.updateStrategy) ?? {};
-  if (us.type === 'OnDelete' && us.rollingUpdate) errs.push(forbidden('spec.updateStrategy.rollingUpdate', 'may not be specified when strategy `type` is \'OnDelete\''));
+  if (us.type === 'OnDelete' && us.rollingUpdate) errs.push(forbidden('spec.updateStrategy.rollingUpdate', "may not be specified when strategy `type` is 'OnDelete'"));
   const ru = asObject(us.rollingUpdate);
   if (ru) {
     errs.push(...validateIntOrPercent(ru.maxUnavailable, 'spec.updateStrategy.rollingUpdate.maxUnavailable'));

@@ -69,7 +69,7 @@ function validateDeployment(o: ApiObject): FieldError[] {
   errs.push(...nonNegative(spec, ['replicas', 'minReadySeconds', 'revisionHistoryLimit', 'progressDeadlineSeconds']));
   const strategy = asObject(spec.strategy) ?? {};
   const ru = asObject(strategy.rollingUpdate);
-  if (strategy.type === 'Recreate' && ru) errs.push(forbidden('spec.strategy.rollingUpdate', 'may not be specified when strategy `type` is \'Recreate\''));
+  if (strategy.type === 'Recreate' && ru) errs.push(forbidden('spec.strategy.rollingUpdate', "may not be specified when strategy `type` is 'Recreate'"));
   if (ru) {
     errs.push(...validateIntOrPercent(ru.maxUnavailable, 'spec.strategy.rollingUpdate.maxUnavailable'));
     errs.push(...validateIntOrPercent(ru.maxSurge, 'spec.strategy.rollingUpdate.maxSurge'));

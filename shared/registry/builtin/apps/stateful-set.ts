@@ -60,7 +60,7 @@ function validateStatefulSet(o: ApiObject): FieldError[] {
   const errs = validateSelectorAndTemplate(spec, { kind: 'statefulset', claimNames });
   errs.push(...nonNegative(spec, ['replicas', 'minReadySeconds', 'revisionHistoryLimit', 'updateStrategy.rollingUpdate.partition', 'ordinals.start']));
   const us = asObject(spec.updateStrategy) ?? {};
-  if (us.type === 'OnDelete' && us.rollingUpdate) errs.push(forbidden('spec.updateStrategy.rollingUpdate', 'only allowed for updateStrategy \'RollingUpdate\''));
+  if (us.type === 'OnDelete' && us.rollingUpdate) errs.push(forbidden('spec.updateStrategy.rollingUpdate', "only allowed for updateStrategy 'RollingUpdate'"));
   errs.push(...validateIntOrPercent(at(us, 'rollingUpdate.maxUnavailable'), 'spec.updateStrategy.rollingUpdate.maxUnavailable'));
   asArray(spec.volumeClaimTemplates).forEach((t, i) => {
     const name = at(t, 'metadata.name');
@@ -79,7 +79,12 @@ function validateStatefulSetUpdate(o: ApiObject, old: ApiObject): FieldError[] {
   };
   const errs = selectorImmutable(o, old);
   if (!jsonEqual(strip(o.spec), strip(old.spec))) {
-    errs.push(forbidden('spec', "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"));
+    errs.push(
+      forbidden(
+        'spec',
+        "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+      ),
+    );
   }
   return errs;
 }

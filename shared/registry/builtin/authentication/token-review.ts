@@ -6,7 +6,6 @@ import { atomicList, bool, obj, str } from '../common/schema.js';
 import { tokenReviewHooks } from './review-hooks.js';
 import { AUTHENTICATION_GROUP } from '../../../api/groups.js';
 
-
 export const userInfo = obj({ username: str, uid: str, groups: atomicList(str), extra: { type: 'object', additionalProperties: atomicList(str) } });
 
 const schema = obj({

@@ -11,7 +11,6 @@ import { selfSubjectAccessReviewHooks, selfSubjectRulesReviewHooks, subjectAcces
 import { forbidden, invalidValue, required } from '../../../api/field-errors.js';
 import { AUTHORIZATION_GROUP } from '../../../api/groups.js';
 
-
 const resourceAttributes = obj({ namespace: str, verb: str, group: str, version: str, resource: str, subresource: str, name: str });
 const nonResourceAttributes = obj({ path: str, verb: str });
 const extra = { type: 'object', additionalProperties: atomicList(str) };
@@ -43,7 +42,7 @@ function validateAttributes(spec: ReviewSpec): FieldError[] {
 function validateSubject(o: ApiObject): FieldError[] {
   const spec = specOf(o);
   const errs = validateAttributes(spec);
-  if (!spec.user && !(spec.groups?.length)) errs.push(required('spec.user', 'at least one of user or group must be specified'));
+  if (!spec.user && !spec.groups?.length) errs.push(required('spec.user', 'at least one of user or group must be specified'));
   return errs;
 }
 

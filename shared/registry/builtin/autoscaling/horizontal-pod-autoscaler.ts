@@ -150,7 +150,12 @@ const columns: TableColumn[] = [
     cell: (o) => `${String(at(o, 'spec.scaleTargetRef.kind') ?? '')}/${String(at(o, 'spec.scaleTargetRef.name') ?? '')}`,
   },
   { name: 'Targets', type: 'string', description: 'The metrics the replica count follows: current value against target', cell: (o) => formatHpaTargets(hpaHubView(o)) },
-  { name: 'MinPods', type: 'string', description: 'The fewest replicas the autoscaler scales down to', cell: (o) => (at(o, 'spec.minReplicas') === undefined ? '<unset>' : String(at(o, 'spec.minReplicas'))) },
+  {
+    name: 'MinPods',
+    type: 'string',
+    description: 'The fewest replicas the autoscaler scales down to',
+    cell: (o) => (at(o, 'spec.minReplicas') === undefined ? '<unset>' : String(at(o, 'spec.minReplicas'))),
+  },
   // Upstream's printer declares these columns as strings and fills them with integers.
   { name: 'MaxPods', type: 'string', description: 'The most replicas the autoscaler scales up to', cell: (o) => Number(at(o, 'spec.maxReplicas') ?? 0) },
   { name: 'Replicas', type: 'string', description: 'The replica count the autoscaler last saw', cell: (o) => Number(at(o, 'status.currentReplicas') ?? 0) },

@@ -197,7 +197,14 @@ export function metricSpecFromBeta(m: Json): Json {
           ['target', metricTarget('AverageValue', undefined, pods.targetAverageValue, undefined)],
         ]),
     ],
-    ['resource', resource && fields([['name', resource.name ?? ''], ['target', utilizationTarget(resource)]])],
+    [
+      'resource',
+      resource &&
+        fields([
+          ['name', resource.name ?? ''],
+          ['target', utilizationTarget(resource)],
+        ]),
+    ],
     [
       'containerResource',
       container &&
@@ -320,7 +327,14 @@ export function metricStatusFromBeta(m: Json): Json {
           ['current', valueStatus(undefined, pods.currentAverageValue, undefined)],
         ]),
     ],
-    ['resource', resource && fields([['name', resource.name ?? ''], ['current', valueStatus(undefined, resource.currentAverageValue, resource.currentAverageUtilization)]])],
+    [
+      'resource',
+      resource &&
+        fields([
+          ['name', resource.name ?? ''],
+          ['current', valueStatus(undefined, resource.currentAverageValue, resource.currentAverageUtilization)],
+        ]),
+    ],
     [
       'containerResource',
       container &&
@@ -430,7 +444,14 @@ export function decodeBehavior(text: unknown): Json | undefined {
 
 // ---- behavior defaults (upstream's v2/v2beta2 defaulting) ---------------------------------------
 
-const DEFAULT_SCALE_UP = { stabilizationWindowSeconds: 0, selectPolicy: 'Max', policies: [{ type: 'Pods', value: 4, periodSeconds: 15 }, { type: 'Percent', value: 100, periodSeconds: 15 }] };
+const DEFAULT_SCALE_UP = {
+  stabilizationWindowSeconds: 0,
+  selectPolicy: 'Max',
+  policies: [
+    { type: 'Pods', value: 4, periodSeconds: 15 },
+    { type: 'Percent', value: 100, periodSeconds: 15 },
+  ],
+};
 // No scale-down stabilization window: the controller's --horizontal-pod-autoscaler-downscale-stabilization applies.
 const DEFAULT_SCALE_DOWN = { selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] };
 

@@ -58,7 +58,18 @@ export function validateCrossVersionObjectReference(ref: unknown, path: string):
 }
 
 const STANDARD_CONTAINER_RESOURCES = new Set(['cpu', 'memory', 'ephemeral-storage']);
-const OTHER_STANDARD_RESOURCES = new Set(['storage', 'pods', 'services', 'replicationcontrollers', 'resourcequotas', 'secrets', 'configmaps', 'persistentvolumeclaims', 'services.nodeports', 'services.loadbalancers']);
+const OTHER_STANDARD_RESOURCES = new Set([
+  'storage',
+  'pods',
+  'services',
+  'replicationcontrollers',
+  'resourcequotas',
+  'secrets',
+  'configmaps',
+  'persistentvolumeclaims',
+  'services.nodeports',
+  'services.loadbalancers',
+]);
 const isHugePages = (name: string) => name.startsWith('hugepages-');
 
 /** A resource name a container metric may name (core's ValidateContainerResourceName). */
@@ -152,7 +163,10 @@ function validateMetricSpec(spec: Json, path: string): FieldError[] {
   if (present[0]) errs.push(...validateSource(present[0], asObject(spec[present[0]]) ?? {}, `${path}.${present[0]}`));
   if (expected && !present.includes(expected)) {
     // HPAContainerMetrics is alpha (off) in the reference release: container metrics are dropped on write.
-    const detail = type === 'ContainerResource' ? 'must populate information for the given metric source (only allowed when HPAContainerMetrics feature is enabled)' : 'must populate information for the given metric source';
+    const detail =
+      type === 'ContainerResource'
+        ? 'must populate information for the given metric source (only allowed when HPAContainerMetrics feature is enabled)'
+        : 'must populate information for the given metric source';
     errs.push(required(`${path}.${expected}`, detail));
   }
   if (present.length !== 1) {
@@ -176,7 +190,8 @@ function validateScalingRules(rules: unknown, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const window = r.stabilizationWindowSeconds;
   if (isSet(window) && num(window) < 0) errs.push(invalidValue(`${path}.stabilizationWindowSeconds`, window, 'must be greater than or equal to zero'));
-  if (isSet(window) && num(window) > MAX_STABILIZATION_WINDOW_SECONDS) errs.push(invalidValue(`${path}.stabilizationWindowSeconds`, window, `must be less than or equal to ${MAX_STABILIZATION_WINDOW_SECONDS}`));
+  if (isSet(window) && num(window) > MAX_STABILIZATION_WINDOW_SECONDS)
+    errs.push(invalidValue(`${path}.stabilizationWindowSeconds`, window, `must be less than or equal to ${MAX_STABILIZATION_WINDOW_SECONDS}`));
   if (isSet(r.selectPolicy) && !(SELECT_POLICIES as readonly unknown[]).includes(r.selectPolicy)) errs.push(unsupported(`${path}.selectPolicy`, r.selectPolicy, SELECT_POLICIES));
   const policies = asArray(r.policies);
   if (policies.length === 0) errs.push(required(`${path}.policies`, 'must specify at least one Policy'));

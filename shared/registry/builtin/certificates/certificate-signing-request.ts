@@ -45,10 +45,7 @@ export const LEGACY_UNKNOWN_SIGNER = 'platform.io/legacy-unknown';
 export const CSR_CONDITION_TYPES = ['Approved', 'Denied', 'Failed'];
 const MIN_EXPIRATION_SECONDS = 600;
 
-const condition = obj(
-  { type: str, status: strEnum('True', 'False', 'Unknown'), reason: str, message: str, lastUpdateTime: time, lastTransitionTime: time },
-  ['type', 'status'],
-);
+const condition = obj({ type: str, status: strEnum('True', 'False', 'Unknown'), reason: str, message: str, lastUpdateTime: time, lastTransitionTime: time }, ['type', 'status']);
 
 const schema = obj(
   {

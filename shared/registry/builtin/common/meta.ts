@@ -4,22 +4,13 @@
 import { arr, atomicList, bool, int64, mapList, obj, partial, quantityMap, str, strEnum, strMap, time } from './schema.js';
 import type { JsonSchema } from '../../../api/types.js';
 
-export const labelSelectorRequirement: JsonSchema = obj(
-  { key: str, operator: strEnum('In', 'NotIn', 'Exists', 'DoesNotExist'), values: atomicList(str) },
-  ['key', 'operator'],
-);
+export const labelSelectorRequirement: JsonSchema = obj({ key: str, operator: strEnum('In', 'NotIn', 'Exists', 'DoesNotExist'), values: atomicList(str) }, ['key', 'operator']);
 
-export const labelSelector: JsonSchema = obj(
-  { matchLabels: strMap, matchExpressions: atomicList(labelSelectorRequirement) },
-  undefined,
-  { 'x-kubernetes-map-type': 'atomic' },
-);
+export const labelSelector: JsonSchema = obj({ matchLabels: strMap, matchExpressions: atomicList(labelSelectorRequirement) }, undefined, { 'x-kubernetes-map-type': 'atomic' });
 
-export const objectReference: JsonSchema = obj(
-  { kind: str, namespace: str, name: str, uid: str, apiVersion: str, resourceVersion: str, fieldPath: str },
-  undefined,
-  { 'x-kubernetes-map-type': 'atomic' },
-);
+export const objectReference: JsonSchema = obj({ kind: str, namespace: str, name: str, uid: str, apiVersion: str, resourceVersion: str, fieldPath: str }, undefined, {
+  'x-kubernetes-map-type': 'atomic',
+});
 
 export const localObjectReference: JsonSchema = obj({ name: str }, undefined, { 'x-kubernetes-map-type': 'atomic' });
 
@@ -27,10 +18,7 @@ export const typedLocalObjectReference: JsonSchema = obj({ apiGroup: str, kind: 
 
 export const secretReference: JsonSchema = obj({ name: str, namespace: str }, undefined, { 'x-kubernetes-map-type': 'atomic' });
 
-const ownerReference: JsonSchema = obj(
-  { apiVersion: str, kind: str, name: str, uid: str, controller: bool, blockOwnerDeletion: bool },
-  ['apiVersion', 'kind', 'name', 'uid'],
-);
+const ownerReference: JsonSchema = obj({ apiVersion: str, kind: str, name: str, uid: str, controller: bool, blockOwnerDeletion: bool }, ['apiVersion', 'kind', 'name', 'uid']);
 
 /**
  * ObjectMeta inside templates (pod templates, PVC templates). Only what controllers copy onto

@@ -4,24 +4,7 @@
 import type { FieldError } from '../../../api/status.js';
 import { asArray, asObject, ensureObject, type Json, setDefault } from './field-errors.js';
 import { conditionList, embeddedObjectMeta, labelSelector, localObjectReference, resourceRequirements, typedLocalObjectReference } from './meta.js';
-import {
-  anyValue,
-  atomicList,
-  bool,
-  int32,
-  int64,
-  intOrString,
-  mapList,
-  mergeList,
-  obj,
-  partial,
-  quantity,
-  quantityMap,
-  str,
-  strEnum,
-  strMap,
-  time,
-} from './schema.js';
+import { anyValue, atomicList, bool, int32, int64, intOrString, mapList, mergeList, obj, partial, quantity, quantityMap, str, strEnum, strMap, time } from './schema.js';
 import { duplicate, invalidValue, notFoundValue, required } from '../../../api/field-errors.js';
 import { dnsLabelError, validDnsLabel } from '../../../api/validation.js';
 import type { JsonSchema } from '../../../api/types.js';
@@ -46,16 +29,10 @@ const envFromSource = obj({
   secretRef: obj({ name: str, optional: bool }, undefined, { 'x-kubernetes-map-type': 'atomic' }),
 });
 
-const containerPort = obj(
-  { name: str, hostPort: int32, containerPort: int32, protocol: strEnum('TCP', 'UDP', 'SCTP'), hostIP: str },
-  ['containerPort'],
-);
+const containerPort = obj({ name: str, hostPort: int32, containerPort: int32, protocol: strEnum('TCP', 'UDP', 'SCTP'), hostIP: str }, ['containerPort']);
 
 const execAction = obj({ command: atomicList(str) });
-const httpGetAction = obj(
-  { path: str, port: intOrString, host: str, scheme: strEnum('HTTP', 'HTTPS'), httpHeaders: atomicList(obj({ name: str, value: str }, ['name', 'value'])) },
-  ['port'],
-);
+const httpGetAction = obj({ path: str, port: intOrString, host: str, scheme: strEnum('HTTP', 'HTTPS'), httpHeaders: atomicList(obj({ name: str, value: str }, ['name', 'value'])) }, ['port']);
 const tcpSocketAction = obj({ port: intOrString, host: str }, ['port']);
 const grpcAction = obj({ port: int32, service: str }, ['port']);
 
@@ -122,7 +99,10 @@ const containerProps: Record<string, JsonSchema> = {
   resizePolicy: atomicList(obj({ resourceName: str, restartPolicy: str }, ['resourceName', 'restartPolicy'])),
   restartPolicy: strEnum('Always'),
   volumeMounts: mergeList(
-    obj({ name: str, readOnly: bool, recursiveReadOnly: str, mountPath: str, subPath: str, mountPropagation: strEnum('None', 'HostToContainer', 'Bidirectional'), subPathExpr: str }, ['name', 'mountPath']),
+    obj({ name: str, readOnly: bool, recursiveReadOnly: str, mountPath: str, subPath: str, mountPropagation: strEnum('None', 'HostToContainer', 'Bidirectional'), subPathExpr: str }, [
+      'name',
+      'mountPath',
+    ]),
     'mountPath',
   ),
   volumeDevices: mergeList(obj({ name: str, devicePath: str }, ['name', 'devicePath']), 'devicePath'),
@@ -190,12 +170,13 @@ export const volume: JsonSchema = partial(
 );
 
 const nodeSelectorRequirement = obj({ key: str, operator: strEnum('In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'), values: atomicList(str) }, ['key', 'operator']);
-export const nodeSelectorTerm: JsonSchema = obj({ matchExpressions: atomicList(nodeSelectorRequirement), matchFields: atomicList(nodeSelectorRequirement) }, undefined, { 'x-kubernetes-map-type': 'atomic' });
+export const nodeSelectorTerm: JsonSchema = obj({ matchExpressions: atomicList(nodeSelectorRequirement), matchFields: atomicList(nodeSelectorRequirement) }, undefined, {
+  'x-kubernetes-map-type': 'atomic',
+});
 export const nodeSelector: JsonSchema = obj({ nodeSelectorTerms: atomicList(nodeSelectorTerm) }, ['nodeSelectorTerms'], { 'x-kubernetes-map-type': 'atomic' });
-const podAffinityTerm = obj(
-  { labelSelector, namespaces: atomicList(str), topologyKey: str, namespaceSelector: labelSelector, matchLabelKeys: atomicList(str), mismatchLabelKeys: atomicList(str) },
-  ['topologyKey'],
-);
+const podAffinityTerm = obj({ labelSelector, namespaces: atomicList(str), topologyKey: str, namespaceSelector: labelSelector, matchLabelKeys: atomicList(str), mismatchLabelKeys: atomicList(str) }, [
+  'topologyKey',
+]);
 const weightedPodAffinityTerm = obj({ weight: int32, podAffinityTerm }, ['weight', 'podAffinityTerm']);
 const podAffinity = obj({ requiredDuringSchedulingIgnoredDuringExecution: atomicList(podAffinityTerm), preferredDuringSchedulingIgnoredDuringExecution: atomicList(weightedPodAffinityTerm) });
 
@@ -286,15 +267,23 @@ const containerState = obj({
 });
 
 /** Newer kubelets report extra fields (allocatedResources, user, volumeMounts); kept as sent. */
-const containerStatus = partial(
-  { name: str, state: containerState, lastState: containerState, ready: bool, restartCount: int32, image: str, imageID: str, containerID: str, started: bool },
-  ['name', 'ready', 'restartCount', 'image', 'imageID'],
-);
+const containerStatus = partial({ name: str, state: containerState, lastState: containerState, ready: bool, restartCount: int32, image: str, imageID: str, containerID: str, started: bool }, [
+  'name',
+  'ready',
+  'restartCount',
+  'image',
+  'imageID',
+]);
 
 export const podStatus: JsonSchema = obj({
   observedGeneration: int64,
   phase: strEnum('Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'),
-  conditions: conditionList(obj({ type: str, observedGeneration: int64, status: str, lastProbeTime: { type: ['string', 'null'], format: 'date-time' }, lastTransitionTime: time, reason: str, message: str }, ['type', 'status'])),
+  conditions: conditionList(
+    obj({ type: str, observedGeneration: int64, status: str, lastProbeTime: { type: ['string', 'null'], format: 'date-time' }, lastTransitionTime: time, reason: str, message: str }, [
+      'type',
+      'status',
+    ]),
+  ),
   message: str,
   reason: str,
   nominatedNodeName: str,

@@ -2,7 +2,6 @@ import type { JsonSchema } from '../../../api/types.js';
 // Small builders for the JSON schemas of built-in types. Schemas are plain data; these helpers
 // only keep hundreds of field declarations short and the x-kubernetes markers consistent.
 
-
 export type Props = Record<string, JsonSchema>;
 
 export const str: JsonSchema = { type: 'string' };
@@ -18,7 +17,10 @@ export const strMap: JsonSchema = { type: 'object', additionalProperties: { type
 export const bytesMap: JsonSchema = { type: 'object', additionalProperties: { type: 'string', format: 'byte' } };
 export const intOrString: JsonSchema = { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] };
 /** resource.Quantity: clients send "500m", "1Gi" or bare numbers. */
-export const quantity: JsonSchema = { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'number' }, { type: 'string', pattern: '^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+|[numkMGTPE]|[KMGTPE]i)?$' }] };
+export const quantity: JsonSchema = {
+  'x-kubernetes-int-or-string': true,
+  anyOf: [{ type: 'number' }, { type: 'string', pattern: '^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+|[numkMGTPE]|[KMGTPE]i)?$' }],
+};
 export const quantityMap: JsonSchema = { type: 'object', additionalProperties: quantity };
 /** A value the API leaves free-form (runtime.RawExtension and the like). */
 export const anyValue: JsonSchema = { 'x-kubernetes-preserve-unknown-fields': true };

@@ -48,8 +48,12 @@ export function validateLabelSelector(sel: unknown, field: string): FieldError[]
   if (!s) return [];
   const errs: FieldError[] = [];
   for (const [k, v] of Object.entries(asObject(s.matchLabels) ?? {})) {
-    if (!validQualifiedName(k)) errs.push(invalidValue(`${field}.matchLabels`, k, 'name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character'));
-    if (typeof v === 'string' && !validLabelValue(v)) errs.push(invalidValue(`${field}.matchLabels`, v, "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"));
+    if (!validQualifiedName(k))
+      errs.push(invalidValue(`${field}.matchLabels`, k, "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"));
+    if (typeof v === 'string' && !validLabelValue(v))
+      errs.push(
+        invalidValue(`${field}.matchLabels`, v, "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"),
+      );
   }
   asArray(s.matchExpressions).forEach((raw, i) => {
     const e = asObject(raw) ?? {};
@@ -58,11 +62,11 @@ export function validateLabelSelector(sel: unknown, field: string): FieldError[]
     switch (e.operator) {
       case 'In':
       case 'NotIn':
-        if (vals.length === 0) errs.push(required(`${f}.values`, 'must be specified when `operator` is \'In\' or \'NotIn\''));
+        if (vals.length === 0) errs.push(required(`${f}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
         break;
       case 'Exists':
       case 'DoesNotExist':
-        if (vals.length > 0) errs.push(forbidden(`${f}.values`, 'may not be specified when `operator` is \'Exists\' or \'DoesNotExist\''));
+        if (vals.length > 0) errs.push(forbidden(`${f}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
         break;
       default:
         errs.push(unsupported(`${f}.operator`, e.operator, ['In', 'NotIn', 'Exists', 'DoesNotExist']));

@@ -13,7 +13,14 @@ export const MAX_DATA_BYTES = 1024 * 1024;
 export function configKeyErrors(field: string, map: unknown): FieldError[] {
   const errs: FieldError[] = [];
   for (const k of Object.keys(asObject(map) ?? {})) {
-    if (!validConfigKey(k)) errs.push(invalidValue(field, k, "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"));
+    if (!validConfigKey(k))
+      errs.push(
+        invalidValue(
+          field,
+          k,
+          "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
+        ),
+      );
   }
   return errs;
 }

@@ -61,10 +61,11 @@ export const endpoints: ResourceType = {
   columns: [{ name: 'Endpoints', type: 'string', description: 'Endpoints of the service', cell: endpointsCell }, ageColumn],
   strategy: {
     defaults(o) {
-      for (const s of asArray(o.subsets)) for (const p of asArray(asObject(s)?.ports)) {
-        const port = asObject(p);
-        if (port) setDefault(port, 'protocol', 'TCP');
-      }
+      for (const s of asArray(o.subsets))
+        for (const p of asArray(asObject(s)?.ports)) {
+          const port = asObject(p);
+          if (port) setDefault(port, 'protocol', 'TCP');
+        }
     },
     validate: validateEndpoints,
   },

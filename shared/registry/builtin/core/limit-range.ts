@@ -11,10 +11,7 @@ import { qualifiedNameProblems } from '../../../api/validation.js';
 import { MAX_MILLI_VALUE, parseQuantity, type Quantity } from '../../../api/quantity.js';
 import { sortedResourceEntries, validateContainerResourceName, validateResourceName } from './resource-names.js';
 
-const limitItem = obj(
-  { type: str, max: quantityMap, min: quantityMap, default: quantityMap, defaultRequest: quantityMap, maxLimitRequestRatio: quantityMap },
-  ['type'],
-);
+const limitItem = obj({ type: str, max: quantityMap, min: quantityMap, default: quantityMap, defaultRequest: quantityMap, maxLimitRequestRatio: quantityMap }, ['type']);
 
 const schema = obj({ spec: obj({ limits: atomicList(limitItem) }, ['limits']) }, ['spec']);
 
@@ -88,7 +85,8 @@ function validateLimitRange(o: ApiObject): FieldError[] {
       if (min && max && min.cmp(max) > 0) errs.push(invalidValue(`${at}.min[${k}]`, fmt(min), `min value ${fmt(min)} is greater than max value ${fmt(max)}`));
       if (defReq && min && min.cmp(defReq) > 0) errs.push(invalidValue(`${at}.defaultRequest[${k}]`, fmt(defReq), `min value ${fmt(min)} is greater than default request value ${fmt(defReq)}`));
       if (defReq && max && defReq.cmp(max) > 0) errs.push(invalidValue(`${at}.defaultRequest[${k}]`, fmt(defReq), `default request value ${fmt(defReq)} is greater than max value ${fmt(max)}`));
-      if (defReq && def && defReq.cmp(def) > 0) errs.push(invalidValue(`${at}.defaultRequest[${k}]`, fmt(defReq), `default request value ${fmt(defReq)} is greater than default limit value ${fmt(def)}`));
+      if (defReq && def && defReq.cmp(def) > 0)
+        errs.push(invalidValue(`${at}.defaultRequest[${k}]`, fmt(defReq), `default request value ${fmt(defReq)} is greater than default limit value ${fmt(def)}`));
       if (def && min && min.cmp(def) > 0) errs.push(invalidValue(`${at}.default[${k}]`, fmt(min), `min value ${fmt(min)} is greater than default value ${fmt(def)}`));
       if (def && max && def.cmp(max) > 0) errs.push(invalidValue(`${at}.default[${k}]`, fmt(max), `default value ${fmt(def)} is greater than max value ${fmt(max)}`));
       if (ratio && ratio.milliValue() < 1000n) errs.push(invalidValue(`${at}.maxLimitRequestRatio[${k}]`, fmt(ratio), `ratio ${fmt(ratio)} is less than 1`));

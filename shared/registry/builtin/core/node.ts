@@ -67,7 +67,9 @@ function rolesCell(o: ApiObject): string {
 }
 
 function address(o: ApiObject, type: string): string {
-  const a = asArray(at(o, 'status.addresses')).map((x) => asObject(x) ?? {}).find((x) => x.type === type);
+  const a = asArray(at(o, 'status.addresses'))
+    .map((x) => asObject(x) ?? {})
+    .find((x) => x.type === type);
   return a ? String(a.address) : '<none>';
 }
 
@@ -93,8 +95,20 @@ export const nodes: ResourceType = {
     { name: 'Internal-IP', type: 'string', priority: 1, description: 'List of addresses reachable to the node.', cell: (o) => address(o, 'InternalIP') },
     { name: 'External-IP', type: 'string', priority: 1, description: 'List of addresses reachable to the node.', cell: (o) => address(o, 'ExternalIP') },
     { name: 'OS-Image', type: 'string', priority: 1, description: 'OS Image reported by the node.', cell: (o) => (at(o, 'status.nodeInfo.osImage') as string | undefined) || '<unknown>' },
-    { name: 'Kernel-Version', type: 'string', priority: 1, description: 'Kernel Version reported by the node.', cell: (o) => (at(o, 'status.nodeInfo.kernelVersion') as string | undefined) || '<unknown>' },
-    { name: 'Container-Runtime', type: 'string', priority: 1, description: 'Container Runtime Version reported by the node.', cell: (o) => (at(o, 'status.nodeInfo.containerRuntimeVersion') as string | undefined) || '<unknown>' },
+    {
+      name: 'Kernel-Version',
+      type: 'string',
+      priority: 1,
+      description: 'Kernel Version reported by the node.',
+      cell: (o) => (at(o, 'status.nodeInfo.kernelVersion') as string | undefined) || '<unknown>',
+    },
+    {
+      name: 'Container-Runtime',
+      type: 'string',
+      priority: 1,
+      description: 'Container Runtime Version reported by the node.',
+      cell: (o) => (at(o, 'status.nodeInfo.containerRuntimeVersion') as string | undefined) || '<unknown>',
+    },
   ],
   fieldSelectors: {
     'spec.unschedulable': (o) => String(at(o, 'spec.unschedulable') === true),

@@ -31,7 +31,10 @@ const schema = obj({
 });
 
 export function accessModesCell(modes: unknown): string {
-  return joinList(asArray(modes).map((m) => SHORT_MODES[String(m)] ?? String(m)), '');
+  return joinList(
+    asArray(modes).map((m) => SHORT_MODES[String(m)] ?? String(m)),
+    '',
+  );
 }
 
 function validatePV(o: ApiObject): FieldError[] {

@@ -87,7 +87,16 @@ export function connectOptions(req: RestRequest): { kind: string; options: Recor
       return { kind: 'PodAttachOptions', options };
     }
     case 'portforward':
-      return { kind: 'PodPortForwardOptions', options: { ports: req.query.getAll('ports').flatMap((p) => p.split(',')).filter(Boolean).map(Number) } };
+      return {
+        kind: 'PodPortForwardOptions',
+        options: {
+          ports: req.query
+            .getAll('ports')
+            .flatMap((p) => p.split(','))
+            .filter(Boolean)
+            .map(Number),
+        },
+      };
     default:
       return { kind: 'PodProxyOptions', options: { path: proxyPath(req) } };
   }
@@ -146,7 +155,7 @@ const binding: RestAction = {
     if (meta.name !== undefined && meta.name !== req.name) throw badRequest('name in URL does not match name in Binding object');
     const target = asObject(obj.target) ?? {};
     const errs: FieldError[] = [];
-    if (target.kind !== undefined && target.kind !== '' && target.kind !== 'Node') errs.push(unsupported('target.kind', target.kind, ["Node", ""]));
+    if (target.kind !== undefined && target.kind !== '' && target.kind !== 'Node') errs.push(unsupported('target.kind', target.kind, ['Node', '']));
     if (typeof target.name !== 'string' || target.name === '') errs.push(required('target.name'));
     if (errs.length) throw invalid('Binding', '', req.name, errs);
     const bound: ApiObject = { apiVersion: 'v1', kind: 'Binding', metadata: { ...meta, name: req.name, namespace: req.namespace }, target };
@@ -157,13 +166,17 @@ const binding: RestAction = {
     const uid = typeof meta.uid === 'string' ? meta.uid : undefined;
     const rv = typeof meta.resourceVersion === 'string' && meta.resourceVersion ? meta.resourceVersion : undefined;
     const refuse = (why: string) => conflict({ group: '', resource: 'pods/binding' }, req.name, why);
-    await cluster.update({ group: '', resource: 'pods', namespace: req.namespace, name: req.name, subresource: 'binding', admit: false, dryRun: req.dryRun }, (pod) => {
-      if (uid && pod.metadata.uid !== uid) throw refuse(`Precondition failed: UID in precondition: ${uid}, UID in object meta: ${pod.metadata.uid ?? ''}`);
-      if (pod.metadata.deletionTimestamp) throw refuse(`pod ${req.name} is being deleted, cannot be assigned to a host`);
-      const current = nodeNameOf(pod);
-      if (current) throw refuse(`pod ${req.name} is already assigned to node ${JSON.stringify(current)}`);
-      return bindPod(pod, nodeName, annotations, nowTimestamp());
-    }, rv);
+    await cluster.update(
+      { group: '', resource: 'pods', namespace: req.namespace, name: req.name, subresource: 'binding', admit: false, dryRun: req.dryRun },
+      (pod) => {
+        if (uid && pod.metadata.uid !== uid) throw refuse(`Precondition failed: UID in precondition: ${uid}, UID in object meta: ${pod.metadata.uid ?? ''}`);
+        if (pod.metadata.deletionTimestamp) throw refuse(`pod ${req.name} is being deleted, cannot be assigned to a host`);
+        const current = nodeNameOf(pod);
+        if (current) throw refuse(`pod ${req.name} is already assigned to node ${JSON.stringify(current)}`);
+        return bindPod(pod, nodeName, annotations, nowTimestamp());
+      },
+      rv,
+    );
     return { code: 201, body: { ...successStatus(), code: 201 } };
   },
 };

@@ -127,7 +127,13 @@ export const pods: ResourceType = {
     ageColumn,
     { name: 'IP', type: 'string', priority: 1, description: 'IP address allocated to the pod.', cell: (o) => (at(o, 'status.podIP') as string | undefined) || '<none>' },
     { name: 'Node', type: 'string', priority: 1, description: 'Name of the Node this pod is assigned to.', cell: (o) => (at(o, 'spec.nodeName') as string | undefined) || '<none>' },
-    { name: 'Nominated Node', type: 'string', priority: 1, description: 'Name of the node the pod is nominated to run on.', cell: (o) => (at(o, 'status.nominatedNodeName') as string | undefined) || '<none>' },
+    {
+      name: 'Nominated Node',
+      type: 'string',
+      priority: 1,
+      description: 'Name of the node the pod is nominated to run on.',
+      cell: (o) => (at(o, 'status.nominatedNodeName') as string | undefined) || '<none>',
+    },
     { name: 'Readiness Gates', type: 'string', priority: 1, description: 'Pod readiness gates.', cell: readinessGatesCell },
   ],
   fieldSelectors: {

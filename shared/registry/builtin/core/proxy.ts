@@ -139,7 +139,9 @@ export function pickEndpoint(endpoints: ApiObject, portName: string): { host: st
   const candidates: Array<{ host: string; port: number }> = [];
   for (const s of asArray((endpoints as { subsets?: unknown }).subsets)) {
     const subset = asObject(s) ?? {};
-    const port = asArray(subset.ports).map((p) => asObject(p) ?? {}).find((p) => String(p.name ?? '') === portName);
+    const port = asArray(subset.ports)
+      .map((p) => asObject(p) ?? {})
+      .find((p) => String(p.name ?? '') === portName);
     if (!port) continue;
     for (const a of asArray(subset.addresses)) {
       const ip = asObject(a)?.ip;

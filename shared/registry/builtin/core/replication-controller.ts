@@ -14,10 +14,7 @@ import { invalidValue, required, unsupported } from '../../../api/field-errors.j
 
 const schema = obj({
   spec: obj({ replicas: int32, minReadySeconds: int32, selector: { ...strMap, 'x-kubernetes-map-type': 'atomic' }, template: podTemplateSpec }),
-  status: obj(
-    { replicas: int32, fullyLabeledReplicas: int32, readyReplicas: int32, availableReplicas: int32, observedGeneration: int64, conditions: conditionList(typedCondition()) },
-    ['replicas'],
-  ),
+  status: obj({ replicas: int32, fullyLabeledReplicas: int32, readyReplicas: int32, availableReplicas: int32, observedGeneration: int64, conditions: conditionList(typedCondition()) }, ['replicas']),
 });
 
 function validateRC(o: ApiObject): FieldError[] {
@@ -36,7 +33,7 @@ function validateRC(o: ApiObject): FieldError[] {
   }
   errs.push(...validatePodTemplate(template, 'spec.template'));
   const restart = at(template, 'spec.restartPolicy');
-  if (restart !== undefined && restart !== 'Always') errs.push(unsupported('spec.template.spec.restartPolicy', restart, ["Always"]));
+  if (restart !== undefined && restart !== 'Always') errs.push(unsupported('spec.template.spec.restartPolicy', restart, ['Always']));
   return errs;
 }
 
@@ -63,7 +60,10 @@ export const replicationcontrollers: ResourceType = {
       name: 'Selector',
       type: 'string',
       priority: 1,
-      cell: (o) => Object.entries(asObject(at(o, 'spec.selector')) ?? {}).map(([k, v]) => `${k}=${String(v)}`).join(',') || '<none>',
+      cell: (o) =>
+        Object.entries(asObject(at(o, 'spec.selector')) ?? {})
+          .map(([k, v]) => `${k}=${String(v)}`)
+          .join(',') || '<none>',
     },
   ],
   fieldSelectors: { 'status.replicas': (o) => String(at(o, 'status.replicas') ?? 0) },
@@ -83,4 +83,3 @@ export const replicationcontrollers: ResourceType = {
     validateUpdate: updateValidation(validateRC),
   },
 };
-

@@ -12,9 +12,7 @@ import { isStandardQuotaResourceName, sortedResourceEntries, validateQuotaResour
 
 const scopeSelector = obj(
   {
-    matchExpressions: atomicList(
-      obj({ scopeName: str, operator: strEnum('In', 'NotIn', 'Exists', 'DoesNotExist'), values: atomicList(str) }, ['scopeName', 'operator']),
-    ),
+    matchExpressions: atomicList(obj({ scopeName: str, operator: strEnum('In', 'NotIn', 'Exists', 'DoesNotExist'), values: atomicList(str) }, ['scopeName', 'operator'])),
   },
   undefined,
   { 'x-kubernetes-map-type': 'atomic' },

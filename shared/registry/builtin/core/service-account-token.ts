@@ -30,7 +30,7 @@ function validateTokenRequest(tr: TokenRequestObject, name: string, namespace: s
   else if (seconds < MIN_TOKEN_SECONDS) errs.push(invalidValue('spec.expirationSeconds', seconds, 'may not specify a duration less than 10 minutes'));
   else if (seconds > MAX_TOKEN_SECONDS) errs.push(invalidValue('spec.expirationSeconds', seconds, 'may not specify a duration larger than 2^32 seconds'));
   const bound = spec.boundObjectRef;
-  if (bound && !['Pod', 'Secret'].includes(String(bound.kind))) errs.push(unsupported('spec.boundObjectRef.kind', bound.kind, ["Pod", "Secret"]));
+  if (bound && !['Pod', 'Secret'].includes(String(bound.kind))) errs.push(unsupported('spec.boundObjectRef.kind', bound.kind, ['Pod', 'Secret']));
   if (bound && !bound.name) errs.push(required('spec.boundObjectRef.name'));
   // The object names the service account the URL names, or nothing.
   const meta = tr.metadata ?? {};
@@ -68,7 +68,11 @@ export const tokenRequestAction: RestAction = {
       const target = await cluster.get('', resource, namespace, String(bound.name));
       if (!target) throw notFound({ group: '', resource }, String(bound.name));
       if (bound.uid && bound.uid !== target.metadata.uid) {
-        throw conflict({ group: '', resource }, String(bound.name), `the UID in the bound object reference (${String(bound.uid)}) does not match the UID in record (${target.metadata.uid ?? ''}). The object might have been deleted and then recreated`);
+        throw conflict(
+          { group: '', resource },
+          String(bound.name),
+          `the UID in the bound object reference (${String(bound.uid)}) does not match the UID in record (${target.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
+        );
       }
       if (target.metadata.deletionTimestamp) throw badRequest(`the ${kind.toLowerCase()} ${JSON.stringify(bound.name)} is being deleted`);
       // A pod-bound token speaks for the pod's own account only.

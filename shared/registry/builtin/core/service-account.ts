@@ -24,8 +24,5 @@ export const serviceaccounts: ResourceType = {
   generation: false,
   subresources: { others: [{ name: 'token', kind: 'TokenRequest', verbs: ['create'] }] },
   rest: { actions: { token: tokenRequestAction } },
-  columns: [
-    { name: 'Secrets', type: 'integer', description: 'The number of secrets listed by the service account', cell: (o) => asArray(o.secrets).length },
-    ageColumn,
-  ],
+  columns: [{ name: 'Secrets', type: 'integer', description: 'The number of secrets listed by the service account', cell: (o) => asArray(o.secrets).length }, ageColumn],
 };

@@ -308,8 +308,12 @@ export function serviceAllocator(net: ServiceNetwork, bus: BusRequest, now: () =
           const oldHolder = holderOf(old);
           await release(
             [
-              ...ipClaimsOf(old).filter((ip) => !keepIPs.has(ip)).map((ip) => ({ resource: IP_CLAIMS, name: ip })),
-              ...nodePortsOf(old).filter((p) => !keepPorts.has(p)).map((p) => ({ resource: PORT_CLAIMS, name: String(p) })),
+              ...ipClaimsOf(old)
+                .filter((ip) => !keepIPs.has(ip))
+                .map((ip) => ({ resource: IP_CLAIMS, name: ip })),
+              ...nodePortsOf(old)
+                .filter((p) => !keepPorts.has(p))
+                .map((p) => ({ resource: PORT_CLAIMS, name: String(p) })),
             ],
             oldHolder,
           );
@@ -320,10 +324,7 @@ export function serviceAllocator(net: ServiceNetwork, bus: BusRequest, now: () =
     },
 
     async release(svc) {
-      await release(
-        [...ipClaimsOf(svc).map((ip) => ({ resource: IP_CLAIMS, name: ip })), ...nodePortsOf(svc).map((p) => ({ resource: PORT_CLAIMS, name: String(p) }))],
-        holderOf(svc),
-      );
+      await release([...ipClaimsOf(svc).map((ip) => ({ resource: IP_CLAIMS, name: ip })), ...nodePortsOf(svc).map((p) => ({ resource: PORT_CLAIMS, name: String(p) }))], holderOf(svc));
     },
   };
 }

@@ -15,10 +15,7 @@ import { validDns1035Label } from '../../../api/validation.js';
 import { parseIP } from '../../../api/ip.js';
 import { carryOverAllocations, HEADLESS, syncClusterIPs } from './service-network.js';
 
-const servicePort = obj(
-  { name: str, protocol: strEnum('TCP', 'UDP', 'SCTP'), appProtocol: str, port: int32, targetPort: intOrString, nodePort: int32 },
-  ['port'],
-);
+const servicePort = obj({ name: str, protocol: strEnum('TCP', 'UDP', 'SCTP'), appProtocol: str, port: int32, targetPort: intOrString, nodePort: int32 }, ['port']);
 
 const schema = obj({
   spec: obj({
@@ -82,7 +79,13 @@ function validateService(o: ApiObject): FieldError[] {
   const errs: FieldError[] = [];
   const name = o.metadata.name;
   if (name && !validDns1035Label(name)) {
-    errs.push(invalidValue('metadata.name', name, "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"));
+    errs.push(
+      invalidValue(
+        'metadata.name',
+        name,
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+      ),
+    );
   }
   const spec = asObject(o.spec) ?? {};
   const ports = asArray(spec.ports).map((p) => asObject(p) ?? {});
@@ -107,7 +110,7 @@ function validateService(o: ApiObject): FieldError[] {
     if (keys.has(key)) errs.push(duplicate(`${f}`, { port: p.port, protocol: p.protocol }));
     keys.add(key);
     if (p.nodePort !== undefined && spec.type !== 'NodePort' && spec.type !== 'LoadBalancer' && p.nodePort !== 0) {
-      errs.push(forbidden(`${f}.nodePort`, 'may not be used when `type` is \'ClusterIP\''));
+      errs.push(forbidden(`${f}.nodePort`, "may not be used when `type` is 'ClusterIP'"));
     }
   });
   if (spec.sessionAffinity === 'ClientIP') {
@@ -183,7 +186,9 @@ function portsCell(o: ApiObject): string {
 function selectorCell(o: ApiObject): string {
   const sel = asObject(at(o, 'spec.selector'));
   if (!sel || !Object.keys(sel).length) return '<none>';
-  return Object.entries(sel).map(([k, v]) => `${k}=${String(v)}`).join(',');
+  return Object.entries(sel)
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(',');
 }
 
 export const services: ResourceType = {

@@ -170,7 +170,12 @@ export const endpointslices: ResourceType = {
   generation: false,
   columns: [
     { name: 'AddressType', type: 'string', description: 'Type of address the endpoints hold', cell: (o) => String(o.addressType ?? '') },
-    { name: 'Ports', type: 'string', description: 'Port numbers of the slice', cell: (o) => firstThree(asArray(o.ports).map((p) => (typeof asObject(p)?.port === 'number' ? String(asObject(p)!.port) : '<unset>'))) },
+    {
+      name: 'Ports',
+      type: 'string',
+      description: 'Port numbers of the slice',
+      cell: (o) => firstThree(asArray(o.ports).map((p) => (typeof asObject(p)?.port === 'number' ? String(asObject(p)!.port) : '<unset>'))),
+    },
     { name: 'Endpoints', type: 'string', description: 'Addresses of the endpoints', cell: (o) => firstThree(asArray(o.endpoints).flatMap((e) => asArray(asObject(e)?.addresses).map(String))) },
     ageColumn,
   ],

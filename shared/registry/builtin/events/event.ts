@@ -140,7 +140,20 @@ function validateV1beta1Create(o: ApiObject): FieldError[] {
 // deprecated fields, so the create-only rules do not apply here.
 function validateEventUpdate(o: ApiObject, old: ApiObject): FieldError[] {
   const errs: FieldError[] = [];
-  for (const f of ['eventTime', 'action', 'reason', 'reportingController', 'reportingInstance', 'regarding', 'related', 'type', 'deprecatedSource', 'deprecatedFirstTimestamp', 'deprecatedLastTimestamp', 'deprecatedCount']) {
+  for (const f of [
+    'eventTime',
+    'action',
+    'reason',
+    'reportingController',
+    'reportingInstance',
+    'regarding',
+    'related',
+    'type',
+    'deprecatedSource',
+    'deprecatedFirstTimestamp',
+    'deprecatedLastTimestamp',
+    'deprecatedCount',
+  ]) {
     if (JSON.stringify(o[f] ?? null) !== JSON.stringify(old[f] ?? null)) errs.push(invalidValue(f, o[f], 'field is immutable'));
   }
   if (typeof o.note === 'string' && Buffer.byteLength(o.note) > MAX_NOTE_BYTES) errs.push(tooLong('note', MAX_NOTE_BYTES));

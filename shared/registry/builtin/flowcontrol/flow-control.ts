@@ -189,7 +189,9 @@ function defaultZero(o: Record<string, unknown>, key: string, value: number): vo
 }
 
 function conditionStatus(o: ApiObject, type: string): string {
-  const c = asArray(at(o, 'status.conditions')).map(asObject).find((x) => x?.type === type);
+  const c = asArray(at(o, 'status.conditions'))
+    .map(asObject)
+    .find((x) => x?.type === type);
   return typeof c?.status === 'string' ? c.status : '?';
 }
 

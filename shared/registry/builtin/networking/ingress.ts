@@ -23,10 +23,7 @@ const schema = obj({
     rules: atomicList(
       obj({
         host: str,
-        http: obj(
-          { paths: atomicList(obj({ path: str, pathType: strEnum('Exact', 'Prefix', 'ImplementationSpecific'), backend }, ['pathType', 'backend'])) },
-          ['paths'],
-        ),
+        http: obj({ paths: atomicList(obj({ path: str, pathType: strEnum('Exact', 'Prefix', 'ImplementationSpecific'), backend }, ['pathType', 'backend'])) }, ['paths']),
       }),
     ),
   }),
@@ -67,7 +64,7 @@ function validate(o: ApiObject): FieldError[] {
       const path = asObject(p) ?? {};
       const f = `spec.rules[${i}].http.paths[${j}]`;
       if (path.pathType !== 'ImplementationSpecific' && !(typeof path.path === 'string' && path.path.startsWith('/'))) {
-        errs.push(invalidValue(`${f}.path`, path.path ?? '', "must be an absolute path"));
+        errs.push(invalidValue(`${f}.path`, path.path ?? '', 'must be an absolute path'));
       }
       errs.push(...validateBackend(path.backend, `${f}.backend`));
     });
@@ -76,7 +73,9 @@ function validate(o: ApiObject): FieldError[] {
 }
 
 function hostsCell(o: ApiObject): string {
-  const hosts = asArray(at(o, 'spec.rules')).map((r) => at(r, 'host')).filter((h) => typeof h === 'string' && h);
+  const hosts = asArray(at(o, 'spec.rules'))
+    .map((r) => at(r, 'host'))
+    .filter((h) => typeof h === 'string' && h);
   return hosts.length ? hosts.join(',') : '*';
 }
 
@@ -92,7 +91,15 @@ export const ingresses: ResourceType = {
   columns: [
     { name: 'Class', type: 'string', cell: (o) => at(o, 'spec.ingressClassName') ?? '<none>' },
     { name: 'Hosts', type: 'string', cell: hostsCell },
-    { name: 'Address', type: 'string', cell: (o) => joinList(asArray(at(o, 'status.loadBalancer.ingress')).map((i) => at(i, 'ip') ?? at(i, 'hostname')), '') },
+    {
+      name: 'Address',
+      type: 'string',
+      cell: (o) =>
+        joinList(
+          asArray(at(o, 'status.loadBalancer.ingress')).map((i) => at(i, 'ip') ?? at(i, 'hostname')),
+          '',
+        ),
+    },
     { name: 'Ports', type: 'string', cell: (o) => (asArray(at(o, 'spec.tls')).length ? '80, 443' : '80') },
     ageColumn,
   ],

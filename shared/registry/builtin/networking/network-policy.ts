@@ -31,7 +31,10 @@ const CIDR = /^(\d{1,3}(\.\d{1,3}){3}\/\d{1,2}|[0-9a-fA-F:]+\/\d{1,3})$/;
 function validate(o: ApiObject): FieldError[] {
   const spec = asObject(o.spec) ?? {};
   const errs = validateLabelSelector(spec.podSelector, 'spec.podSelector');
-  for (const [dir, peers] of [['ingress', 'from'], ['egress', 'to']] as const) {
+  for (const [dir, peers] of [
+    ['ingress', 'from'],
+    ['egress', 'to'],
+  ] as const) {
     asArray(spec[dir]).forEach((r, i) => {
       const rule = asObject(r) ?? {};
       asArray(rule.ports).forEach((p, j) => {
@@ -71,10 +74,11 @@ export const networkpolicies: ResourceType = {
     defaults(o) {
       const spec = ensureObject(o, 'spec');
       for (const dir of ['ingress', 'egress']) {
-        for (const r of asArray(spec[dir])) for (const p of asArray(asObject(r)?.ports)) {
-          const pp = asObject(p);
-          if (pp) setDefault(pp, 'protocol', 'TCP');
-        }
+        for (const r of asArray(spec[dir]))
+          for (const p of asArray(asObject(r)?.ports)) {
+            const pp = asObject(p);
+            if (pp) setDefault(pp, 'protocol', 'TCP');
+          }
       }
       // Without explicit types a policy isolates ingress, and egress too when it has egress rules.
       if (!asArray(spec.policyTypes).length) spec.policyTypes = asArray(spec.egress).length ? ['Ingress', 'Egress'] : ['Ingress'];

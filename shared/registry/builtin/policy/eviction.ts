@@ -77,7 +77,8 @@ export function decide(pod: ApiObject, b: Budget): Decision {
   }
   if (b.observedGeneration < b.generation) throw violation(`The disruption budget ${b.name} is still being processed by the server.`);
   if (b.disruptionsAllowed < 0) throw forbidden({ group: 'policy', resource: 'poddisruptionbudgets' }, b.name, 'pdb disruptions allowed is negative');
-  if (Object.keys(b.disruptedPods).length > MAX_DISRUPTED_PODS) throw forbidden({ group: 'policy', resource: 'poddisruptionbudgets' }, b.name, 'DisruptedPods map too big - too many evictions not confirmed by PDB controller');
+  if (Object.keys(b.disruptedPods).length > MAX_DISRUPTED_PODS)
+    throw forbidden({ group: 'policy', resource: 'poddisruptionbudgets' }, b.name, 'DisruptedPods map too big - too many evictions not confirmed by PDB controller');
   if (b.disruptionsAllowed === 0) throw violation(`The disruption budget ${b.name} needs ${b.desiredHealthy} healthy pods and has ${b.currentHealthy} currently`);
   return Decision.Decrement;
 }
@@ -118,12 +119,17 @@ export const evictionAction: RestAction = {
       if (!pod) throw notFound({ group: '', resource: 'pods' }, req.name);
       if (!ignoresBudget(pod)) {
         const budgets = matchingBudgets(pod, await cluster.list('policy', 'poddisruptionbudgets', req.namespace));
-        if (budgets.length > 1) throw failure(500, StatusReason.InternalError, 'Internal error occurred: This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
+        if (budgets.length > 1)
+          throw failure(500, StatusReason.InternalError, 'Internal error occurred: This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
         if (budgets.length === 1) {
           const b = budgetOf(budgets[0]!);
           if (decide(pod, b) === Decision.Decrement && !req.dryRun) {
             try {
-              await cluster.update({ group: 'policy', resource: 'poddisruptionbudgets', namespace: req.namespace, name: b.name, subresource: 'status', admit: false }, (pdb) => recordDisruption(pdb, req.name, nowTimestamp()), b.resourceVersion);
+              await cluster.update(
+                { group: 'policy', resource: 'poddisruptionbudgets', namespace: req.namespace, name: b.name, subresource: 'status', admit: false },
+                (pdb) => recordDisruption(pdb, req.name, nowTimestamp()),
+                b.resourceVersion,
+              );
             } catch (err) {
               // The budget changed meanwhile (another eviction, its controller): decide again.
               if (err instanceof StatusError && err.code === 409 && attempt < CONFLICT_RETRIES) continue;

@@ -61,7 +61,10 @@ function sameSelector(a: unknown, b: Selector): boolean {
     const o = asObject(s) ?? {};
     const labels = asObject(o.matchLabels) ?? {};
     const exprs = Array.isArray(o.matchExpressions) ? o.matchExpressions : [];
-    return JSON.stringify([labels, exprs.map((e) => ({ key: asObject(e)?.key, operator: asObject(e)?.operator, values: (asObject(e)?.values as unknown[] | undefined)?.length ? asObject(e)?.values : [] }))]);
+    return JSON.stringify([
+      labels,
+      exprs.map((e) => ({ key: asObject(e)?.key, operator: asObject(e)?.operator, values: (asObject(e)?.values as unknown[] | undefined)?.length ? asObject(e)?.values : [] })),
+    ]);
   };
   return asObject(a) !== undefined && norm(a) === norm(b);
 }
@@ -77,8 +80,16 @@ function swapSelector(o: ApiObject, pairs: Array<[from: Selector, to: Selector]>
   return o;
 }
 
-const v1beta1ToHub = (o: ApiObject) => swapSelector(o, [[{}, MATCH_NONE], [V1BETA1_MATCH_ALL, {}]]);
-const hubToV1beta1 = (o: ApiObject) => swapSelector(o, [[MATCH_NONE, {}], [{}, V1BETA1_MATCH_ALL]]);
+const v1beta1ToHub = (o: ApiObject) =>
+  swapSelector(o, [
+    [{}, MATCH_NONE],
+    [V1BETA1_MATCH_ALL, {}],
+  ]);
+const hubToV1beta1 = (o: ApiObject) =>
+  swapSelector(o, [
+    [MATCH_NONE, {}],
+    [{}, V1BETA1_MATCH_ALL],
+  ]);
 
 /** v1 keeps the match-none selector as it is and drops the label's requirements from any other. */
 function v1ToHub(o: ApiObject): ApiObject {
@@ -114,4 +125,3 @@ export const poddisruptionbudgets: ResourceType = {
     validateUpdate: updateValidation(validatePDB),
   },
 };
-

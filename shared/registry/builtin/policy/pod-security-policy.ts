@@ -14,9 +14,36 @@ import { forbidden, invalidValue, required, unsupported } from '../../../api/fie
 import { validDnsSubdomain } from '../../../api/validation.js';
 
 export const PSP_VOLUMES = [
-  'azureFile', 'flocker', 'flexVolume', 'hostPath', 'emptyDir', 'gcePersistentDisk', 'awsElasticBlockStore', 'gitRepo', 'secret',
-  'nfs', 'iscsi', 'glusterfs', 'persistentVolumeClaim', 'rbd', 'cinder', 'cephFS', 'downwardAPI', 'fc', 'configMap', 'vsphereVolume',
-  'quobyte', 'azureDisk', 'photonPersistentDisk', 'projected', 'portworxVolume', 'scaleIO', 'storageos', 'csi', 'ephemeral', '*',
+  'azureFile',
+  'flocker',
+  'flexVolume',
+  'hostPath',
+  'emptyDir',
+  'gcePersistentDisk',
+  'awsElasticBlockStore',
+  'gitRepo',
+  'secret',
+  'nfs',
+  'iscsi',
+  'glusterfs',
+  'persistentVolumeClaim',
+  'rbd',
+  'cinder',
+  'cephFS',
+  'downwardAPI',
+  'fc',
+  'configMap',
+  'vsphereVolume',
+  'quobyte',
+  'azureDisk',
+  'photonPersistentDisk',
+  'projected',
+  'portworxVolume',
+  'scaleIO',
+  'storageos',
+  'csi',
+  'ephemeral',
+  '*',
 ];
 const RUN_AS_USER_RULES = ['MustRunAs', 'MustRunAsNonRoot', 'RunAsAny'];
 const RUN_AS_GROUP_RULES = ['MustRunAs', 'MayRunAs', 'RunAsAny'];
@@ -112,7 +139,7 @@ function validateSysctls(list: unknown, f: string): FieldError[] {
   const errs: FieldError[] = [];
   values.forEach((v, i) => {
     if (v === '*') {
-      if (values.length > 1) errs.push(forbidden(`${f}[${i}]`, 'if \'*\' is present, must not specify other sysctls'));
+      if (values.length > 1) errs.push(forbidden(`${f}[${i}]`, "if '*' is present, must not specify other sysctls"));
       return;
     }
     if (v.length > 253 || !SYSCTL_PATTERN.test(v) || (v.includes('*') && !v.endsWith('*'))) {

@@ -9,7 +9,6 @@ import type { EscalationCheckReply, EscalationCheckRequest } from '../../../bus/
 import type { RestHooks } from '../../types.js';
 import { SYSTEM_MASTERS } from '../../../api/groups.js';
 
-
 export const rbacHooks: RestHooks = {
   async guardWrite(write, object, request) {
     // Members of system:masters may write anything (decided here, as upstream does, so the API
@@ -18,6 +17,7 @@ export const rbacHooks: RestHooks = {
     const ask: EscalationCheckRequest = { user: write.user, object };
     if (write.namespace) ask.namespace = write.namespace;
     const reply = await request<EscalationCheckReply>(Subjects.authzEscalation, ask);
-    if (!reply.allowed) throw forbidden({ group: write.target.type.group, resource: write.target.gr.resource }, object.metadata.name ?? '', reply.message ?? 'attempting to grant RBAC permissions not currently held');
+    if (!reply.allowed)
+      throw forbidden({ group: write.target.type.group, resource: write.target.gr.resource }, object.metadata.name ?? '', reply.message ?? 'attempting to grant RBAC permissions not currently held');
   },
 };

@@ -11,7 +11,6 @@ import { validDnsSubdomain, validPathSegmentName } from '../../../api/validation
 import { jsonEqual } from '../../../patch/json-value.js';
 import { isRbacGroupName, RBAC_GROUP } from '../../../api/groups.js';
 
-
 export const policyRule: JsonSchema = obj(
   {
     verbs: atomicList(str),

@@ -13,10 +13,7 @@ import { invalidValue } from '../../../api/field-errors.js';
 export const HIGHEST_USER_PRIORITY = 1_000_000_000;
 const SYSTEM_PREFIX = 'system-';
 
-const schema = obj(
-  { value: int32, globalDefault: bool, description: str, preemptionPolicy: strEnum('PreemptLowerPriority', 'Never') },
-  ['value'],
-);
+const schema = obj({ value: int32, globalDefault: bool, description: str, preemptionPolicy: strEnum('PreemptLowerPriority', 'Never') }, ['value']);
 
 function validate(o: ApiObject): FieldError[] {
   const name = o.metadata.name ?? '';

@@ -34,7 +34,15 @@ export const csidrivers: ResourceType = {
     { name: 'AttachRequired', type: 'boolean', cell: (o) => at(o, 'spec.attachRequired') !== false },
     { name: 'PodInfoOnMount', type: 'boolean', cell: (o) => at(o, 'spec.podInfoOnMount') === true },
     { name: 'StorageCapacity', type: 'boolean', cell: (o) => at(o, 'spec.storageCapacity') === true },
-    { name: 'TokenRequests', type: 'string', cell: (o) => joinList(asArray(at(o, 'spec.tokenRequests')).map((t) => at(t, 'audience')), '<unset>') },
+    {
+      name: 'TokenRequests',
+      type: 'string',
+      cell: (o) =>
+        joinList(
+          asArray(at(o, 'spec.tokenRequests')).map((t) => at(t, 'audience')),
+          '<unset>',
+        ),
+    },
     { name: 'RequiresRepublish', type: 'boolean', cell: (o) => at(o, 'spec.requiresRepublish') === true },
     { name: 'Modes', type: 'string', cell: (o) => joinList(at(o, 'spec.volumeLifecycleModes'), '<none>') },
     ageColumn,

@@ -21,7 +21,10 @@ const schema = obj(
 );
 
 function validate(o: ApiObject): FieldError[] {
-  return duplicates('spec.drivers', asArray(at(o, 'spec.drivers')).map((d) => at(d, 'name')));
+  return duplicates(
+    'spec.drivers',
+    asArray(at(o, 'spec.drivers')).map((d) => at(d, 'name')),
+  );
 }
 
 export const csinodes: ResourceType = {

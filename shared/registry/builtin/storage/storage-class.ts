@@ -30,7 +30,8 @@ function validate(o: ApiObject): FieldError[] {
   if (typeof p !== 'string' || !p) return [required('provisioner')];
   // Provisioner names are qualified names such as `example.com/nfs`.
   const [prefix, name, extra] = p.split('/');
-  const ok = extra === undefined && (name === undefined ? /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(prefix!) : validDnsSubdomain(prefix!) && /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(name));
+  const ok =
+    extra === undefined && (name === undefined ? /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(prefix!) : validDnsSubdomain(prefix!) && /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(name));
   return ok && p.length <= 253 ? [] : [invalidValue('provisioner', p, 'must be a qualified name (e.g. "example.com/my-provisioner")')];
 }
 

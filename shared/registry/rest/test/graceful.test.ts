@@ -7,7 +7,8 @@ import type { ApiObject } from '../../../api/types.js';
 const pods = builtinTypes.find((t) => t.plural === 'pods' && t.group === '')!;
 const configmaps = builtinTypes.find((t) => t.plural === 'configmaps' && t.group === '')!;
 const now = Date.parse('2026-11-25T10:00:00Z');
-const pod = (spec: Record<string, unknown>, meta: Record<string, unknown> = {}, status: Record<string, unknown> = {}): ApiObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', ...meta }, spec, status }) as ApiObject;
+const pod = (spec: Record<string, unknown>, meta: Record<string, unknown> = {}, status: Record<string, unknown> = {}): ApiObject =>
+  ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', ...meta }, spec, status }) as ApiObject;
 
 test('graceful deletion - a pod on a node gets its grace period; unscheduled and finished pods and other kinds go at once', () => {
   const onNode = pod({ nodeName: 'n1', terminationGracePeriodSeconds: 45 });

@@ -4,7 +4,19 @@ import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType, StrategyContext } from '../../types.js';
 import { namespaces } from '../../builtin/core/namespace.js';
-import { DeleteOutcome, generateName, markTerminating, planDelete, prepareForCreate, prepareForStatusUpdate, prepareForSubresourceUpdate, prepareForUpdate, readyForRemoval, sameStoredValue, validateLifecycleUpdate } from '../prepare.js';
+import {
+  DeleteOutcome,
+  generateName,
+  markTerminating,
+  planDelete,
+  prepareForCreate,
+  prepareForStatusUpdate,
+  prepareForSubresourceUpdate,
+  prepareForUpdate,
+  readyForRemoval,
+  sameStoredValue,
+  validateLifecycleUpdate,
+} from '../prepare.js';
 
 const deployments: ResourceType = {
   group: 'apps',
@@ -75,7 +87,7 @@ const gadgets: ResourceType = {
   },
 };
 
-test('object prep - the type\'s create hook sees the requesting user and time', () => {
+test("object prep - the type's create hook sees the requesting user and time", () => {
   seen.length = 0;
   prepareForCreate(gadgets, { metadata: { name: 'g' } }, at('t2'));
   assert.deepEqual(seen, [{ hook: 'create', now: 't2', user: 'jane' }]);

@@ -39,7 +39,7 @@ class MemoryStorage implements ObjectSource {
 
   async caughtUp(): Promise<void> {}
 
-  bus: BusRequest = async <T,>(subject: string, body: unknown): Promise<T> => {
+  bus: BusRequest = async <T>(subject: string, body: unknown): Promise<T> => {
     const req = body as { ref: ObjectRef; object?: ApiObject; expectedRevision?: number };
     const k = this.key(req.ref);
     this.writes.push(`${subject.split('.').pop()} ${req.ref.name}`);
@@ -80,7 +80,7 @@ function setup(opts: { deny?: string } = {}) {
   const store = new GenericStore({
     registry,
     source: storage,
-    bus: async <T,>(subject: string, body: unknown): Promise<T> => {
+    bus: async <T>(subject: string, body: unknown): Promise<T> => {
       if (subject === Subjects.authzEscalation) {
         guarded.push((body as { object: ApiObject }).object.metadata.name ?? '');
         return { allowed: opts.deny === undefined, message: opts.deny } as T;
@@ -116,7 +116,10 @@ describe('generic store - create', () => {
 
   it('refuses a missing name with 422 and writes nothing', async () => {
     const { store, storage } = setup();
-    await assert.rejects(store.create(request(configmaps, ''), { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} }), (e: StatusError) => e.code === 422 && /name or generateName is required/.test(e.message));
+    await assert.rejects(
+      store.create(request(configmaps, ''), { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} }),
+      (e: StatusError) => e.code === 422 && /name or generateName is required/.test(e.message),
+    );
     assert.deepEqual(storage.writes, []);
   });
 
@@ -178,7 +181,10 @@ describe('generic store - update', () => {
     const { store } = setup();
     await store.create(request(configmaps, 'c1'), cm('c1'));
     await store.update(request(configmaps, 'c1'), (cur) => ({ ...cur, data: { a: '2' } }));
-    await assert.rejects(store.update(request(configmaps, 'c1'), (cur) => ({ ...cur, data: { a: '3' } }), 1), (e: StatusError) => e.code === 409);
+    await assert.rejects(
+      store.update(request(configmaps, 'c1'), (cur) => ({ ...cur, data: { a: '3' } }), 1),
+      (e: StatusError) => e.code === 409,
+    );
   });
 
   it('writes nothing for a change that changes nothing', async () => {
@@ -199,7 +205,10 @@ describe('generic store - update', () => {
 
   it('answers 404 for an object that does not exist', async () => {
     const { store } = setup();
-    await assert.rejects(store.update(request(configmaps, 'nope'), (cur) => cur), (e: StatusError) => e.code === 404);
+    await assert.rejects(
+      store.update(request(configmaps, 'nope'), (cur) => cur),
+      (e: StatusError) => e.code === 404,
+    );
   });
 });
 

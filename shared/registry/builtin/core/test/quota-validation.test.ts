@@ -5,14 +5,33 @@ import type { FieldError } from '../../../../api/status.js';
 import { resourcequotas } from '../resource-quota.js';
 import { limitranges } from '../limit-range.js';
 
-const rq = (spec: Record<string, unknown>, status?: Record<string, unknown>): ApiObject => ({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q', namespace: 'ns' }, spec, ...(status ? { status } : {}) });
+const rq = (spec: Record<string, unknown>, status?: Record<string, unknown>): ApiObject => ({
+  apiVersion: 'v1',
+  kind: 'ResourceQuota',
+  metadata: { name: 'q', namespace: 'ns' },
+  spec,
+  ...(status ? { status } : {}),
+});
 const lr = (...limits: Array<Record<string, unknown>>): ApiObject => ({ apiVersion: 'v1', kind: 'LimitRange', metadata: { name: 'l', namespace: 'ns' }, spec: { limits } });
 const brief = (errs: FieldError[]) => errs.map((e) => `${e.field}: ${e.detail ?? e.type}`);
 
 test('ResourceQuota validation', () => {
   const v = resourcequotas.strategy!.validate!;
   const cases: Array<[string, ApiObject, string[]]> = [
-    ['standard names and counts', rq({ hard: { pods: '10', 'requests.cpu': '2', 'count/deployments.apps': '3', 'gold.storageclass.storage.platform.io/requests.storage': '10Gi', 'requests.example.com/gpu': '2', 'hugepages-2Mi': '1Gi' } }), []],
+    [
+      'standard names and counts',
+      rq({
+        hard: {
+          pods: '10',
+          'requests.cpu': '2',
+          'count/deployments.apps': '3',
+          'gold.storageclass.storage.platform.io/requests.storage': '10Gi',
+          'requests.example.com/gpu': '2',
+          'hugepages-2Mi': '1Gi',
+        },
+      }),
+      [],
+    ],
     ['an unknown plain name', rq({ hard: { bananas: '1' } }), ['spec.hard[bananas]: must be a standard resource type or fully qualified', 'spec.hard[bananas]: must be a standard resource for quota']],
     ['a name standard elsewhere but not for quota', rq({ hard: { storage: '1' } }), ['spec.hard[storage]: must be a standard resource for quota']],
     ['negative', rq({ hard: { 'requests.cpu': '-1' } }), ['spec.hard[requests.cpu]: must be greater than or equal to 0']],
@@ -49,15 +68,31 @@ test('LimitRange validation', () => {
     ['a sensible range', lr({ type: 'Container', min: { cpu: '100m' }, max: { cpu: '2' }, default: { cpu: '1' }, defaultRequest: { cpu: '500m' }, maxLimitRequestRatio: { cpu: '4' } }), []],
     ['min over max', lr({ type: 'Container', min: { cpu: '2' }, max: { cpu: '1' } }), ['spec.limits[0].min[cpu]: min value 2 is greater than max value 1']],
     ['default over max', lr({ type: 'Container', max: { memory: '1Gi' }, default: { memory: '2Gi' } }), ['spec.limits[0].default[memory]: default value 2Gi is greater than max value 1Gi']],
-    ['default request over default', lr({ type: 'Container', default: { cpu: '1' }, defaultRequest: { cpu: '2' } }), ['spec.limits[0].defaultRequest[cpu]: default request value 2 is greater than default limit value 1']],
+    [
+      'default request over default',
+      lr({ type: 'Container', default: { cpu: '1' }, defaultRequest: { cpu: '2' } }),
+      ['spec.limits[0].defaultRequest[cpu]: default request value 2 is greater than default limit value 1'],
+    ],
     ['ratio below 1', lr({ type: 'Container', maxLimitRequestRatio: { cpu: '500m' } }), ['spec.limits[0].maxLimitRequestRatio[cpu]: ratio 500m is less than 1']],
-    ['ratio above max/min', lr({ type: 'Container', min: { cpu: '1' }, max: { cpu: '2' }, maxLimitRequestRatio: { cpu: '3' } }), ['spec.limits[0].maxLimitRequestRatio[cpu]: ratio 3 is greater than max/min = 2.000000']],
+    [
+      'ratio above max/min',
+      lr({ type: 'Container', min: { cpu: '1' }, max: { cpu: '2' }, maxLimitRequestRatio: { cpu: '3' } }),
+      ['spec.limits[0].maxLimitRequestRatio[cpu]: ratio 3 is greater than max/min = 2.000000'],
+    ],
     ['defaults on a Pod item', lr({ type: 'Pod', default: { cpu: '1' } }), ["spec.limits[0].default: may not be specified when `type` is 'Pod'"]],
-    ['a claim item needs storage bounds', lr({ type: 'PersistentVolumeClaim', min: { memory: '1Gi' } }), ['spec.limits[0].limits: either minimum or maximum storage value is required, but neither was provided']],
+    [
+      'a claim item needs storage bounds',
+      lr({ type: 'PersistentVolumeClaim', min: { memory: '1Gi' } }),
+      ['spec.limits[0].limits: either minimum or maximum storage value is required, but neither was provided'],
+    ],
     ['a container resource that is not one', lr({ type: 'Container', max: { pods: '1' } }), ['spec.limits[0].max[pods]: must be a standard resource for containers']],
     ['an unknown type', lr({ type: 'Node', max: { cpu: '1' } }), ['spec.limits[0].type: must be a standard limit type or fully qualified']],
     ['a duplicate type', lr({ type: 'Pod', max: { cpu: '1' } }, { type: 'Pod', max: { cpu: '2' } }), ['spec.limits[1].type: Duplicate value']],
-    ['hugepages default and request must agree', lr({ type: 'Container', default: { 'hugepages-2Mi': '4Mi' }, defaultRequest: { 'hugepages-2Mi': '2Mi' } }), ['spec.limits[0].defaultRequest[hugepages-2Mi]: default value 4Mi must equal to defaultRequest value 2Mi in hugepages-2Mi']],
+    [
+      'hugepages default and request must agree',
+      lr({ type: 'Container', default: { 'hugepages-2Mi': '4Mi' }, defaultRequest: { 'hugepages-2Mi': '2Mi' } }),
+      ['spec.limits[0].defaultRequest[hugepages-2Mi]: default value 4Mi must equal to defaultRequest value 2Mi in hugepages-2Mi'],
+    ],
   ];
   for (const [name, o, want] of cases) assert.deepEqual(brief(v(o)), want, name);
 });

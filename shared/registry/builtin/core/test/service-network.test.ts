@@ -10,14 +10,7 @@ import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../../api/types.js';
 import type { FieldError } from '../../../../api/status.js';
 import { formatIP, offsetIn, parseCidr, parseIP, type IPFamily } from '../../../../api/ip.js';
-import {
-  carryOverAllocations,
-  DEFAULT_SERVICE_CLUSTER_IP_RANGE,
-  DEFAULT_SERVICE_NODE_PORT_RANGE,
-  initIPFamilies,
-  parseServiceNetwork,
-  type ServiceNetwork,
-} from '../service-network.js';
+import { carryOverAllocations, DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE, initIPFamilies, parseServiceNetwork, type ServiceNetwork } from '../service-network.js';
 
 // ---- parseIP ------------------------------------------------------------------------------------
 
@@ -46,7 +39,24 @@ for (const [text, family, value] of goodIPs) {
   });
 }
 
-const badIPs = ['', ' ', '10.96.0', '10.96.0.256', '10.96.0.1.1', '10.96.0.-1', ' 10.96.0.1', '10.96.0.1/32', '1::2::3', ':::', '12345::', 'g::1', '1:2:3:4:5:6:7:8:9', 'fe80::1%eth0', 'localhost', '::ffff:10.96.0.256'];
+const badIPs = [
+  '',
+  ' ',
+  '10.96.0',
+  '10.96.0.256',
+  '10.96.0.1.1',
+  '10.96.0.-1',
+  ' 10.96.0.1',
+  '10.96.0.1/32',
+  '1::2::3',
+  ':::',
+  '12345::',
+  'g::1',
+  '1:2:3:4:5:6:7:8:9',
+  'fe80::1%eth0',
+  'localhost',
+  '::ffff:10.96.0.256',
+];
 
 test('service network - parseIP rejects what is not an IP address', () => {
   for (const text of badIPs) assert.equal(parseIP(text), undefined, JSON.stringify(text));
@@ -239,23 +249,93 @@ const familyCases: FamilyCase[] = [
   { name: 'dual-stack: RequireDualStack gets both families', net: DUAL, spec: { ipFamilyPolicy: 'RequireDualStack' }, families: ['IPv4', 'IPv6'], policy: 'RequireDualStack' },
   { name: 'single-stack: RequireDualStack is refused on spec.ipFamilyPolicy', net: SINGLE, spec: { ipFamilyPolicy: 'RequireDualStack' }, errorField: 'spec.ipFamilyPolicy' },
   { name: 'dual-stack: the secondary family alone', net: DUAL, spec: { ipFamilies: ['IPv6'] }, families: ['IPv6'], policy: 'SingleStack' },
-  { name: 'dual-stack: the secondary family first with PreferDualStack', net: DUAL, spec: { ipFamilies: ['IPv6'], ipFamilyPolicy: 'PreferDualStack' }, families: ['IPv6', 'IPv4'], policy: 'PreferDualStack' },
+  {
+    name: 'dual-stack: the secondary family first with PreferDualStack',
+    net: DUAL,
+    spec: { ipFamilies: ['IPv6'], ipFamilyPolicy: 'PreferDualStack' },
+    families: ['IPv6', 'IPv4'],
+    policy: 'PreferDualStack',
+  },
   { name: 'single-stack: an unconfigured family is refused on spec.ipFamilies[0]', net: SINGLE, spec: { ipFamilies: ['IPv6'] }, errorField: 'spec.ipFamilies[0]' },
   { name: 'dual-stack: a family given twice is refused', net: DUAL, spec: { ipFamilies: ['IPv4', 'IPv4'], ipFamilyPolicy: 'PreferDualStack' }, errorField: 'spec.ipFamilies[1]' },
   { name: 'dual-stack: the family is inferred from an IPv6 cluster IP', net: DUAL, spec: { clusterIP: 'fd00:10:96::5', clusterIPs: ['fd00:10:96::5'] }, families: ['IPv6'], policy: 'SingleStack' },
-  { name: 'dual-stack: families are inferred from two cluster IPs with RequireDualStack', net: DUAL, spec: { clusterIP: '10.96.0.5', clusterIPs: ['10.96.0.5', 'fd00:10:96::5'], ipFamilyPolicy: 'RequireDualStack' }, families: ['IPv4', 'IPv6'], policy: 'RequireDualStack' },
-  { name: 'dual-stack: families follow the order of the cluster IPs', net: DUAL, spec: { clusterIP: 'fd00:10:96::5', clusterIPs: ['fd00:10:96::5', '10.96.0.5'], ipFamilyPolicy: 'PreferDualStack' }, families: ['IPv6', 'IPv4'], policy: 'PreferDualStack' },
-  { name: 'single-stack: a cluster IP of an unconfigured family is refused on spec.clusterIPs[0]', net: SINGLE, spec: { clusterIP: 'fd00:10:96::5', clusterIPs: ['fd00:10:96::5'] }, errorField: 'spec.clusterIPs[0]' },
-  { name: 'dual-stack: two cluster IPs without a policy are refused (the policy defaults to SingleStack)', net: DUAL, spec: { clusterIP: '10.96.0.5', clusterIPs: ['10.96.0.5', 'fd00:10:96::5'] }, errorField: 'spec.ipFamilyPolicy' },
-  { name: 'dual-stack: SingleStack with two families is refused on spec.ipFamilyPolicy', net: DUAL, spec: { ipFamilies: ['IPv4', 'IPv6'], ipFamilyPolicy: 'SingleStack' }, errorField: 'spec.ipFamilyPolicy' },
+  {
+    name: 'dual-stack: families are inferred from two cluster IPs with RequireDualStack',
+    net: DUAL,
+    spec: { clusterIP: '10.96.0.5', clusterIPs: ['10.96.0.5', 'fd00:10:96::5'], ipFamilyPolicy: 'RequireDualStack' },
+    families: ['IPv4', 'IPv6'],
+    policy: 'RequireDualStack',
+  },
+  {
+    name: 'dual-stack: families follow the order of the cluster IPs',
+    net: DUAL,
+    spec: { clusterIP: 'fd00:10:96::5', clusterIPs: ['fd00:10:96::5', '10.96.0.5'], ipFamilyPolicy: 'PreferDualStack' },
+    families: ['IPv6', 'IPv4'],
+    policy: 'PreferDualStack',
+  },
+  {
+    name: 'single-stack: a cluster IP of an unconfigured family is refused on spec.clusterIPs[0]',
+    net: SINGLE,
+    spec: { clusterIP: 'fd00:10:96::5', clusterIPs: ['fd00:10:96::5'] },
+    errorField: 'spec.clusterIPs[0]',
+  },
+  {
+    name: 'dual-stack: two cluster IPs without a policy are refused (the policy defaults to SingleStack)',
+    net: DUAL,
+    spec: { clusterIP: '10.96.0.5', clusterIPs: ['10.96.0.5', 'fd00:10:96::5'] },
+    errorField: 'spec.ipFamilyPolicy',
+  },
+  {
+    name: 'dual-stack: SingleStack with two families is refused on spec.ipFamilyPolicy',
+    net: DUAL,
+    spec: { ipFamilies: ['IPv4', 'IPv6'], ipFamilyPolicy: 'SingleStack' },
+    errorField: 'spec.ipFamilyPolicy',
+  },
   { name: 'dual-stack: headless with a selector is SingleStack', net: DUAL, spec: { clusterIP: 'None', clusterIPs: ['None'] }, families: ['IPv4'], policy: 'SingleStack' },
-  { name: 'dual-stack: headless selectorless defaults to RequireDualStack with both families', net: DUAL, spec: { clusterIP: 'None', clusterIPs: ['None'], ...NO_SELECTOR }, families: ['IPv4', 'IPv6'], policy: 'RequireDualStack' },
-  { name: 'dual-stack IPv6 primary: headless selectorless gets IPv6 then IPv4', net: DUAL6, spec: { clusterIP: 'None', clusterIPs: ['None'], ...NO_SELECTOR }, families: ['IPv6', 'IPv4'], policy: 'RequireDualStack' },
-  { name: 'dual-stack: headless selectorless SingleStack keeps one family', net: DUAL, spec: { clusterIP: 'None', clusterIPs: ['None'], ipFamilyPolicy: 'SingleStack', ...NO_SELECTOR }, families: ['IPv4'], policy: 'SingleStack' },
+  {
+    name: 'dual-stack: headless selectorless defaults to RequireDualStack with both families',
+    net: DUAL,
+    spec: { clusterIP: 'None', clusterIPs: ['None'], ...NO_SELECTOR },
+    families: ['IPv4', 'IPv6'],
+    policy: 'RequireDualStack',
+  },
+  {
+    name: 'dual-stack IPv6 primary: headless selectorless gets IPv6 then IPv4',
+    net: DUAL6,
+    spec: { clusterIP: 'None', clusterIPs: ['None'], ...NO_SELECTOR },
+    families: ['IPv6', 'IPv4'],
+    policy: 'RequireDualStack',
+  },
+  {
+    name: 'dual-stack: headless selectorless SingleStack keeps one family',
+    net: DUAL,
+    spec: { clusterIP: 'None', clusterIPs: ['None'], ipFamilyPolicy: 'SingleStack', ...NO_SELECTOR },
+    families: ['IPv4'],
+    policy: 'SingleStack',
+  },
   // Upstream's one exception: headless selectorless Services may carry a family the cluster lacks.
-  { name: 'single-stack: headless selectorless defaults to RequireDualStack with both families', net: SINGLE, spec: { clusterIP: 'None', clusterIPs: ['None'], ...NO_SELECTOR }, families: ['IPv4', 'IPv6'], policy: 'RequireDualStack' },
-  { name: 'single-stack: headless selectorless may ask for the unconfigured family', net: SINGLE, spec: { clusterIP: 'None', clusterIPs: ['None'], ipFamilies: ['IPv6'], ...NO_SELECTOR }, families: ['IPv6', 'IPv4'], policy: 'RequireDualStack' },
-  { name: 'update: an omitted policy is the stored one', net: DUAL, spec: { clusterIP: '10.96.0.5', clusterIPs: ['10.96.0.5'], ipFamilies: ['IPv4'] }, old: { clusterIP: '10.96.0.5', clusterIPs: ['10.96.0.5'], ipFamilies: ['IPv4'], ipFamilyPolicy: 'PreferDualStack' }, families: ['IPv4', 'IPv6'], policy: 'PreferDualStack' },
+  {
+    name: 'single-stack: headless selectorless defaults to RequireDualStack with both families',
+    net: SINGLE,
+    spec: { clusterIP: 'None', clusterIPs: ['None'], ...NO_SELECTOR },
+    families: ['IPv4', 'IPv6'],
+    policy: 'RequireDualStack',
+  },
+  {
+    name: 'single-stack: headless selectorless may ask for the unconfigured family',
+    net: SINGLE,
+    spec: { clusterIP: 'None', clusterIPs: ['None'], ipFamilies: ['IPv6'], ...NO_SELECTOR },
+    families: ['IPv6', 'IPv4'],
+    policy: 'RequireDualStack',
+  },
+  {
+    name: 'update: an omitted policy is the stored one',
+    net: DUAL,
+    spec: { clusterIP: '10.96.0.5', clusterIPs: ['10.96.0.5'], ipFamilies: ['IPv4'] },
+    old: { clusterIP: '10.96.0.5', clusterIPs: ['10.96.0.5'], ipFamilies: ['IPv4'], ipFamilyPolicy: 'PreferDualStack' },
+    families: ['IPv4', 'IPv6'],
+    policy: 'PreferDualStack',
+  },
   { name: 'update from ExternalName: the policy defaults as on create', net: DUAL, spec: {}, old: { type: 'ExternalName', externalName: 'db.example.com' }, families: ['IPv4'], policy: 'SingleStack' },
 ];
 
@@ -358,21 +438,51 @@ const carryCases: CarryCase[] = [
   {
     name: 'NodePort update that omits nodePorts keeps them',
     old: nodePortSpec,
-    next: specWith(nodePortSpec, { ports: [{ name: 'http', port: 80, protocol: 'TCP' }, { name: 'https', port: 443, protocol: 'TCP' }] }),
-    want: { ports: [{ name: 'http', port: 80, protocol: 'TCP', nodePort: 30001 }, { name: 'https', port: 443, protocol: 'TCP', nodePort: 30002 }] },
+    next: specWith(nodePortSpec, {
+      ports: [
+        { name: 'http', port: 80, protocol: 'TCP' },
+        { name: 'https', port: 443, protocol: 'TCP' },
+      ],
+    }),
+    want: {
+      ports: [
+        { name: 'http', port: 80, protocol: 'TCP', nodePort: 30001 },
+        { name: 'https', port: 443, protocol: 'TCP', nodePort: 30002 },
+      ],
+    },
   },
   {
     name: 'a nodePort given replaces its own, the omitted one is carried',
     old: nodePortSpec,
-    next: specWith(nodePortSpec, { ports: [{ name: 'http', port: 80, protocol: 'TCP', nodePort: 30005 }, { name: 'https', port: 443, protocol: 'TCP' }] }),
-    want: { ports: [{ name: 'http', port: 80, protocol: 'TCP', nodePort: 30005 }, { name: 'https', port: 443, protocol: 'TCP', nodePort: 30002 }] },
+    next: specWith(nodePortSpec, {
+      ports: [
+        { name: 'http', port: 80, protocol: 'TCP', nodePort: 30005 },
+        { name: 'https', port: 443, protocol: 'TCP' },
+      ],
+    }),
+    want: {
+      ports: [
+        { name: 'http', port: 80, protocol: 'TCP', nodePort: 30005 },
+        { name: 'https', port: 443, protocol: 'TCP', nodePort: 30002 },
+      ],
+    },
   },
   {
     // Upstream maps the stored node ports by port name: a new port number under the same name keeps its node port.
     name: 'nodePorts are carried by port name when the port number changes',
     old: nodePortSpec,
-    next: specWith(nodePortSpec, { ports: [{ name: 'http', port: 8080, protocol: 'TCP' }, { name: 'https', port: 443, protocol: 'TCP' }] }),
-    want: { ports: [{ name: 'http', port: 8080, protocol: 'TCP', nodePort: 30001 }, { name: 'https', port: 443, protocol: 'TCP', nodePort: 30002 }] },
+    next: specWith(nodePortSpec, {
+      ports: [
+        { name: 'http', port: 8080, protocol: 'TCP' },
+        { name: 'https', port: 443, protocol: 'TCP' },
+      ],
+    }),
+    want: {
+      ports: [
+        { name: 'http', port: 8080, protocol: 'TCP', nodePort: 30001 },
+        { name: 'https', port: 443, protocol: 'TCP', nodePort: 30002 },
+      ],
+    },
   },
   {
     name: 'LoadBalancer Local update that omits healthCheckNodePort keeps it',
@@ -384,7 +494,14 @@ const carryCases: CarryCase[] = [
     name: 'NodePort -> ClusterIP with unchanged nodePorts drops them and keeps the cluster IP',
     old: nodePortSpec,
     next: specWith(nodePortSpec, { type: 'ClusterIP' }),
-    want: { clusterIP: '10.96.0.5', clusterIPs: ['10.96.0.5'], ports: [{ name: 'http', port: 80, protocol: 'TCP' }, { name: 'https', port: 443, protocol: 'TCP' }] },
+    want: {
+      clusterIP: '10.96.0.5',
+      clusterIPs: ['10.96.0.5'],
+      ports: [
+        { name: 'http', port: 80, protocol: 'TCP' },
+        { name: 'https', port: 443, protocol: 'TCP' },
+      ],
+    },
   },
   {
     name: 'NodePort -> ClusterIP that also removes a port drops the remaining unchanged nodePort',
@@ -396,13 +513,29 @@ const carryCases: CarryCase[] = [
     name: 'NodePort -> ClusterIP with TCP and UDP sharing one nodePort drops it from both',
     old: dnsNodePortSpec,
     next: specWith(dnsNodePortSpec, { type: 'ClusterIP' }),
-    want: { ports: [{ name: 'dns', port: 53, protocol: 'UDP' }, { name: 'dns-tcp', port: 53, protocol: 'TCP' }] },
+    want: {
+      ports: [
+        { name: 'dns', port: 53, protocol: 'UDP' },
+        { name: 'dns-tcp', port: 53, protocol: 'TCP' },
+      ],
+    },
   },
   {
     name: 'NodePort -> ClusterIP with a changed nodePort keeps what the client sent (for validation to refuse)',
     old: nodePortSpec,
-    next: specWith(nodePortSpec, { type: 'ClusterIP', ports: [{ name: 'http', port: 80, protocol: 'TCP', nodePort: 30009 }, { name: 'https', port: 443, protocol: 'TCP', nodePort: 30002 }] }),
-    want: { ports: [{ name: 'http', port: 80, protocol: 'TCP', nodePort: 30009 }, { name: 'https', port: 443, protocol: 'TCP', nodePort: 30002 }] },
+    next: specWith(nodePortSpec, {
+      type: 'ClusterIP',
+      ports: [
+        { name: 'http', port: 80, protocol: 'TCP', nodePort: 30009 },
+        { name: 'https', port: 443, protocol: 'TCP', nodePort: 30002 },
+      ],
+    }),
+    want: {
+      ports: [
+        { name: 'http', port: 80, protocol: 'TCP', nodePort: 30009 },
+        { name: 'https', port: 443, protocol: 'TCP', nodePort: 30002 },
+      ],
+    },
   },
   {
     name: 'LoadBalancer Local -> Cluster drops the unchanged healthCheckNodePort, keeps the nodePorts',
@@ -420,7 +553,16 @@ const carryCases: CarryCase[] = [
     name: 'NodePort -> ExternalName drops the addresses and the nodePorts',
     old: nodePortSpec,
     next: specWith(nodePortSpec, { type: 'ExternalName', externalName: 'db.example.com' }),
-    want: { clusterIP: undefined, clusterIPs: undefined, ipFamilies: undefined, ipFamilyPolicy: undefined, ports: [{ name: 'http', port: 80, protocol: 'TCP' }, { name: 'https', port: 443, protocol: 'TCP' }] },
+    want: {
+      clusterIP: undefined,
+      clusterIPs: undefined,
+      ipFamilies: undefined,
+      ipFamilyPolicy: undefined,
+      ports: [
+        { name: 'http', port: 80, protocol: 'TCP' },
+        { name: 'https', port: 443, protocol: 'TCP' },
+      ],
+    },
   },
   {
     name: 'ClusterIP -> ExternalName with a changed clusterIP keeps what the client sent (for validation to refuse)',
