@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { StatusError } from '../../shared/api/status.js';
 import { API_SERVER_MANAGER, API_SERVER_USER } from '../../shared/registry/rest/internal-store.js';
 import { NODE_LEASE_NAMESPACE } from '../../shared/api/node-identity.js';
-import type { GenericStore } from '../../shared/registry/rest/store.js';
+import type { GenericStore } from '../../shared/registry/rest/generic-store.js';
 import type { Targets } from '../../shared/registry/target.js';
 import type { Target } from '../../shared/registry/types.js';
 import type { ApiObject } from '../../shared/api/types.js';

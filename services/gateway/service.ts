@@ -13,7 +13,7 @@ import { serviceUnavailable } from '../../shared/api/status.js';
 import { AdmissionInterestCache, AuthnInterestCache } from '../../shared/bus/service-interest.js';
 import type { Registry } from '../../shared/registry/registry.js';
 import { Targets } from '../../shared/registry/target.js';
-import { GenericStore } from '../../shared/registry/rest/store.js';
+import { GenericStore } from '../../shared/registry/rest/generic-store.js';
 import { admissionClient } from '../../shared/registry/rest/admission.js';
 import type { BusRequest } from '../../shared/registry/types.js';
 import { BucketNotFoundError, lastRevision, openObjectBucket } from '../../shared/store/kv-bucket.js';
@@ -31,7 +31,7 @@ import { defaultHandlerOptions, type HandlerDeps, type HandlerOptions } from './
 import { serveResource } from './handlers/index.js';
 import { DecodePool } from './handlers/decode-pool.js';
 import { WatchBudget } from './handlers/watch-sink.js';
-import { CacheReader } from './store/reader.js';
+import { CacheReader } from './reads/reader.js';
 import { serveNonResource, type NonResourceDeps } from './routes/index.js';
 import { Discovery } from './routes/discovery.js';
 import { gatewayHealth } from './routes/health.js';

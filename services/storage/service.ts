@@ -11,7 +11,7 @@ import type { StorageCreateRequest, StorageDeleteReply, StorageDeleteRequest, St
 import { badRequest } from '../../shared/api/status.js';
 import { silentLogger, type Logger } from '../../shared/log.js';
 import { MAX_VALUE_BYTES, openObjectBucket } from '../../shared/store/kv-bucket.js';
-import { createObjectStore, type ObjectStore } from './object-store.js';
+import { createBucketWriter, type BucketWriter } from './bucket-writer.js';
 import { checkCompactorTiming, startMarkerCompactor } from './marker-compactor.js';
 import { ensureChangeLog } from '../../shared/store/change-log.js';
 import { waitForJetStream } from '../../shared/store/wait-for-jetstream.js';
@@ -45,7 +45,7 @@ export interface StorageServiceDeps {
 
 export interface StorageService {
   kv: KV;
-  store: ObjectStore;
+  store: BucketWriter;
   /** Runs one delete-marker compaction pass now (the timer runs them periodically). */
   compact(): Promise<number>;
   stop(): Promise<void>;
@@ -81,7 +81,7 @@ export async function createStorageService(deps: StorageServiceDeps): Promise<St
   const kv = await waitForJetStream(nc, provision, { what: `provision bucket ${bucket}`, log, ...(deps.startDeadlineMs !== undefined ? { deadlineMs: deps.startDeadlineMs } : {}) });
   const jsm = await jetstreamManager(nc, { checkAPI: false });
   const compactor = startMarkerCompactor({ kv, jsm, bucket, ttlMs, intervalMs, log });
-  const store = createObjectStore({ kv, js: jetstream(nc), nc, bucket, windowMs, onMarker: compactor.noteMarker });
+  const store = createBucketWriter({ kv, js: jetstream(nc), nc, bucket, windowMs, onMarker: compactor.noteMarker });
   const registry = deps.metrics ?? new MetricsRegistry();
   const metrics = new StorageMetrics(registry, kv, bucket);
   instrumentBus(nc, new BusMetrics(registry));

@@ -14,7 +14,7 @@ import { changeLogStream } from '../../shared/bus/streams.js';
 import { WatchCache, type WatchSink } from '../../shared/store/watch-cache.js';
 import type { CachedObject } from '../../shared/codec/cached-object.js';
 import { resourceKey } from '../../shared/api/resource-key.js';
-import { createObjectStore, type ObjectStore } from '../../services/storage/object-store.js';
+import { createBucketWriter, type BucketWriter } from '../../services/storage/bucket-writer.js';
 import { jsonWatchEncoder } from '../../shared/codec/json.js';
 import { silentLogger } from '../../shared/log.js';
 
@@ -33,10 +33,10 @@ after(async () => {
   await nats.stop();
 });
 
-async function storeFor(bucket: string, now?: () => Date): Promise<ObjectStore> {
+async function storeFor(bucket: string, now?: () => Date): Promise<BucketWriter> {
   const kv = await openObjectBucket(nc, { bucket, create: true });
   await ensureChangeLog(nc, bucket, { windowMs: WINDOW_MS, replicas: 1 });
-  return createObjectStore({ kv, js: jetstream(nc), nc, bucket, windowMs: WINDOW_MS, ...(now ? { now } : {}) });
+  return createBucketWriter({ kv, js: jetstream(nc), nc, bucket, windowMs: WINDOW_MS, ...(now ? { now } : {}) });
 }
 
 /** A watch cache started now, as a gateway starts one: the bucket's state, then its window from the log. */

@@ -5,7 +5,7 @@ import { parseDeleteOptions, parseListOptions } from '../../../shared/api/query.
 import { successStatus, type Status } from '../../../shared/api/status.js';
 import { planList } from '../../../shared/store/read-plan.js';
 import { value } from '../../../shared/codec/index.js';
-import { objectFilter } from '../store/selectors.js';
+import { objectFilter } from '../reads/selectors.js';
 import { decodeDeleteOptions } from './decode.js';
 import { namespaceOf, writeRequest, type Handler, type RequestContext } from './context.js';
 

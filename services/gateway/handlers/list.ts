@@ -2,7 +2,7 @@
 
 import { parseListOptions } from '../../../shared/api/query.js';
 import { planList } from '../../../shared/store/read-plan.js';
-import { objectFilter } from '../store/selectors.js';
+import { objectFilter } from '../reads/selectors.js';
 import { namespaceOf, type Handler } from './context.js';
 
 export const list: Handler = async (ctx, { reader, features }) => {

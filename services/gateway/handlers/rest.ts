@@ -8,7 +8,7 @@ import { value } from '../../../shared/codec/index.js';
 import type { Targets } from '../../../shared/registry/target.js';
 import type { Target } from '../../../shared/registry/types.js';
 import type { ClusterWrite, RestAction, RestCluster, RestRequest, RestResult } from '../../../shared/registry/types.js';
-import { setNamespace, type WriteRequest } from '../../../shared/registry/rest/store.js';
+import { setNamespace, type WriteRequest } from '../../../shared/registry/rest/generic-store.js';
 import { decodeObject, decodeValue } from './decode.js';
 import { managerOf, namespaceOf, writeRequest, type HandlerDeps, type Reply, type RequestContext } from './context.js';
 

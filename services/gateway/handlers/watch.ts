@@ -7,7 +7,7 @@ import { parseListOptions } from '../../../shared/api/query.js';
 import { planWatch } from '../../../shared/store/read-plan.js';
 import type { CachedObject } from '../../../shared/codec/cached-object.js';
 import { parseIncludeObject, watchEncoder } from '../../../shared/codec/index.js';
-import { objectFilter } from '../store/selectors.js';
+import { objectFilter } from '../reads/selectors.js';
 import { responseSink } from './watch-sink.js';
 import { namespaceOf, warningHeaders, type Handler } from './context.js';
 

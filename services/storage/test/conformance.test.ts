@@ -159,7 +159,7 @@ describe('storage conformance', () => {
     assert.equal(await rawEntry(ref), null, 'a failed update must not write');
   });
 
-  // An expectedRevision is one the caller read as live (object-store.ts); a delete marker's
+  // An expectedRevision is one the caller read as live (bucket-writer.ts); a delete marker's
   // revision is refused where storage cannot vouch for it (recent-revisions.test.ts) and at the
   // gateway, whose cache holds no deleted object (crud.test.ts).
   test('update - a deleted object is 404 NotFound', async () => {

@@ -11,7 +11,7 @@ import { openObjectBucket } from '../../../shared/store/kv-bucket.js';
 import { ensureChangeLog } from '../../../shared/store/change-log.js';
 import { StatusError } from '../../../shared/api/status.js';
 import { encodeKey } from '../../../shared/store/key-codec.js';
-import { createObjectStore } from '../object-store.js';
+import { createBucketWriter } from '../bucket-writer.js';
 import { recentRevisions } from '../recent-revisions.js';
 
 const WINDOW = 60_000;
@@ -99,7 +99,7 @@ describe('recent revisions - the object store reads only what it cannot vouch fo
     let clock = Date.now();
     const reads = { count: 0 };
     const counted: KV = Object.create(kv, { get: { value: (...args: Parameters<KV['get']>) => (reads.count++, kv.get(...args)) } });
-    const s = createObjectStore({ kv: counted, js: jetstream(nc), nc, bucket, windowMs: WINDOW, now: () => new Date(clock) });
+    const s = createBucketWriter({ kv: counted, js: jetstream(nc), nc, bucket, windowMs: WINDOW, now: () => new Date(clock) });
     return { s, kv, reads, advance: (ms: number) => (clock += ms) };
   }
   const ref = (name: string) => ({ group: '', resource: 'configmaps', namespace: 'default', name });

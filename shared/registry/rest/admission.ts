@@ -10,7 +10,7 @@ import { Subjects } from '../../bus/subjects.js';
 import type { AdmissionInterestCache } from '../../bus/service-interest.js';
 import type { NamespaceFacts } from '../../api/admission-match.js';
 import { AdmissionOperation, type AdmissionReply, type AdmissionRequest } from '../../bus/messages.js';
-import type { Admitter, WriteRequest } from './store.js';
+import type { Admitter, WriteRequest } from './generic-store.js';
 
 const OPTIONS_API_VERSION = 'meta.platform.io/v1';
 

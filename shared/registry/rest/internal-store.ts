@@ -16,7 +16,7 @@ import { Targets } from '../target.js';
 import { type Target } from '../types.js';
 import { admissionClient } from './admission.js';
 import type { BusRequest } from '../types.js';
-import { GenericStore, type ObjectSource, type StoredObject, type WriteRequest } from './store.js';
+import { GenericStore, type ObjectSource, type StoredObject, type WriteRequest } from './generic-store.js';
 
 /** Who the API server's own writes run as (upstream's loopback client, a member of system:masters). */
 export const API_SERVER_USER: UserInfo = { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] };

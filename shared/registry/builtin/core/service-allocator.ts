@@ -15,7 +15,7 @@ import { addressAt, cidrSize, formatIP, offsetIn, parseIP, type Cidr, type IPFam
 import { Subjects } from '../../../bus/subjects.js';
 import type { StorageGetReply, StorageWriteReply } from '../../../bus/messages.js';
 import type { BusRequest } from '../../types.js';
-import type { Allocator, Claim } from '../../rest/store.js';
+import type { Allocator, Claim } from '../../rest/generic-store.js';
 import { asArray, asObject, type Json } from '../common/field-errors.js';
 import {
   clusterIPsOf,

@@ -18,14 +18,14 @@ import { DEFAULT_WINDOW_MS } from '../../shared/store/watch-cache.js';
 import { isWrongLastSequence, kvFailureStatus } from '../../shared/store/kv-errors.js';
 import { recentRevisions } from './recent-revisions.js';
 
-export interface ObjectStore {
+export interface BucketWriter {
   create(ref: ObjectRef, object: ApiObject): Promise<StorageWriteReply>;
   update(ref: ObjectRef, object: ApiObject, expectedRevision: number): Promise<StorageWriteReply>;
   delete(ref: ObjectRef, expectedRevision?: number): Promise<StorageDeleteReply>;
   get(ref: ObjectRef): Promise<StorageGetReply>;
 }
 
-export interface ObjectStoreDeps {
+export interface BucketWriterDeps {
   /** Bound so that `get` reads from the stream leader (see openObjectBucket). */
   kv: KV;
   js: JetStreamClient;
@@ -48,7 +48,7 @@ export interface ObjectStoreDeps {
 // delete racing updates; either only repeats when another writer got in between.
 const MAX_ATTEMPTS = 5;
 
-export function createObjectStore(deps: ObjectStoreDeps): ObjectStore {
+export function createBucketWriter(deps: BucketWriterDeps): BucketWriter {
   const { kv, js, nc, bucket } = deps;
   const maxBytes = deps.maxObjectBytes ?? MAX_OBJECT_BYTES;
   const now = deps.now ?? (() => new Date());

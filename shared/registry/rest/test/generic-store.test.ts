@@ -10,7 +10,7 @@ import { Subjects } from '../../../bus/subjects.js';
 import { createBuiltinRegistry } from '../../builtin-registry.js';
 import { Targets } from '../../target.js';
 import { type Target } from '../../types.js';
-import { GenericStore, type ObjectSource, type StoredObject, type WriteRequest } from '../store.js';
+import { GenericStore, type ObjectSource, type StoredObject, type WriteRequest } from '../generic-store.js';
 import type { BusRequest } from '../../types.js';
 
 const registry = createBuiltinRegistry();
