@@ -14,21 +14,15 @@ import { RuntimeConfig, parseRuntimeConfig } from './runtime-config.js';
 import { AjvSchemaBuilder, ShapeCompiler, applySchemaDefaults, dedupeFieldErrors, findUnknownFields, hasUnsetNulls, mapAjvErrors, pruneUnknownFields, type ShapeNode } from './schema-tools.js';
 import type { ResourceType, ServedResource, VersionDef } from './types.js';
 import { subresourceStrategy, subresourceStrategyProblems } from './subresources.js';
-import { compareVersions } from './versions.js';
 import { hubForm, storageVersionOf } from './conversion.js';
-import { canonicalGroupNames, upstreamSpelling, type CanonicalGroup } from '../api/groups.js';
+import { canonicalGroupNames, type CanonicalGroup } from '../api/groups.js';
+import { buildIndex, gvKey, type ApiGroupInfo, type RegistryIndex } from './registry-index.js';
 import { cloneJson } from '../patch/json-value.js';
 
 export { compareVersions } from './versions.js';
+export type { ApiGroupInfo } from './registry-index.js';
 export { parseRuntimeConfig, RuntimeConfig } from './runtime-config.js';
 export type { RuntimeConfigEntry, RuntimeConfigTarget } from './runtime-config.js';
-
-export interface ApiGroupInfo {
-  name: string;
-  /** Served versions, preferred first. */
-  versions: string[];
-  preferredVersion: string;
-}
 
 export interface RegistryOptions {
   runtimeConfig?: string;
@@ -39,10 +33,8 @@ export interface RegistryOptions {
   upstreamGroupAliases?: boolean;
 }
 
-interface Compiled {
+interface Compiled extends CompiledBody {
   schema: JsonSchema;
-  shape: ShapeNode;
-  validator: ValidateFunction;
 }
 
 interface CompiledBody {
@@ -102,145 +94,135 @@ const ajvSchemas = new AjvSchemaBuilder();
 const shapes = new ShapeCompiler();
 const compiledBodies = new WeakMap<JsonSchema, CompiledBody>();
 
-function gvKey(group: string, version: string): string {
-  return `${group}/${version}`;
-}
-
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** The source of the types compiled into the server; types added while it runs come from others. */
+export const BUILTIN_TYPES = 'builtin';
+
+/**
+ * The registry's types come from sources: the built-in types, and while the server runs, the
+ * types a stored definition adds (CustomResourceDefinitions). Each source's set is replaced whole
+ * by `define`, through the same door for both, and every lookup then sees the new set.
+ */
 export class Registry {
-  private readonly types: readonly ResourceType[];
+  private readonly sources = new Map<string, readonly ResourceType[]>();
+  private index!: RegistryIndex;
   private readonly runtime: RuntimeConfig;
-  private readonly servedList: ServedResource[] = [];
-  private readonly byResource = new Map<string, ServedResource>();
-  private readonly byKind = new Map<string, ServedResource>();
-  private readonly byGroupVersion = new Map<string, ServedResource[]>();
-  private readonly byShortName = new Map<string, ServedResource[]>();
-  private readonly servedByType = new Map<ResourceType, Map<string, ServedResource>>();
-  private readonly groupInfos = new Map<string, ApiGroupInfo>();
-  private readonly fieldSchemas = new Map<ServedResource, JsonSchema>();
-  private readonly compiled = new Map<ResourceType, Map<string, Compiled>>();
-  private readonly wrapped = new Map<ResourceType, Map<string, JsonSchema>>();
+  private readonly aliases: boolean;
+  private readonly builtinGroups = new Set<string>();
+  /** One ServedResource per type, version and group name, so that rebuilding the index keeps their identity (callers key caches by them). */
+  private readonly servedObjects = new WeakMap<ResourceType, Map<string, ServedResource>>();
+  private readonly fieldSchemas = new WeakMap<ServedResource, JsonSchema>();
+  private readonly compiled = new WeakMap<ResourceType, Map<string, Compiled>>();
+  private readonly wrapped = new WeakMap<ResourceType, Map<string, JsonSchema>>();
+  private readonly listeners = new Set<() => void>();
+  private changes = 0;
   /** The group a name in a URL means (an upstream alias → its branded group when aliases are served). */
   readonly canonicalGroup: CanonicalGroup;
 
   constructor(types: ResourceType[], opts: RegistryOptions = {}) {
-    this.types = [...types];
-    this.checkTypes();
     const entries = parseRuntimeConfig(opts.runtimeConfig ?? '');
-    this.checkRuntimeConfigKeys(entries);
     this.runtime = new RuntimeConfig(entries);
-
-    // Wrap every version (served or not) up front so sub-schemas shared between types are
-    // recognised and compiled once.
-    for (const type of this.types) {
-      const perType = new Map<string, JsonSchema>();
-      for (const v of type.versions) perType.set(v.name, objectSchemaFor(v.schema, { group: type.group, version: v.name, kind: type.kind }));
-      this.wrapped.set(type, perType);
-    }
-    for (const def of ajvSchemas.share([...this.wrapped.values()].flatMap((m) => [...m.values()]))) ajv.addSchema(def);
-
-    const versionsByGroup = new Map<string, Set<string>>();
-    for (const type of this.types) {
-      const sorted = [...type.versions].sort((a, b) => compareVersions(a.name, b.name));
-      for (const version of sorted) {
-        if (!this.runtime.resourceEnabled(type.group, version.name, type.plural)) continue;
-        const served: ServedResource = { type, group: type.group, version };
-        this.servedList.push(served);
-        this.byResource.set(`${gvKey(type.group, version.name)}/${type.plural}`, served);
-        this.byKind.set(`${gvKey(type.group, version.name)}/${type.kind}`, served);
-        const gv = gvKey(type.group, version.name);
-        const list = this.byGroupVersion.get(gv) ?? [];
-        list.push(served);
-        this.byGroupVersion.set(gv, list);
-        const perType = this.servedByType.get(type) ?? new Map<string, ServedResource>();
-        perType.set(version.name, served);
-        this.servedByType.set(type, perType);
-        const set = versionsByGroup.get(type.group) ?? new Set<string>();
-        set.add(version.name);
-        versionsByGroup.set(type.group, set);
-        this.compile(type, version);
-      }
-      const preferred = this.servedByType.get(type)?.values().next().value;
-      if (preferred) {
-        for (const short of type.shortNames ?? []) {
-          const list = this.byShortName.get(short) ?? [];
-          list.push(preferred);
-          this.byShortName.set(short, list);
-        }
-      }
-    }
-    for (const [name, set] of versionsByGroup) {
-      const versions = [...set].sort(compareVersions);
-      this.groupInfos.set(name, { name, versions, preferredVersion: versions[0]! });
-    }
-    this.canonicalGroup = canonicalGroupNames(opts.upstreamGroupAliases ?? false);
-    if (opts.upstreamGroupAliases) this.serveAliases();
+    this.aliases = opts.upstreamGroupAliases ?? false;
+    this.canonicalGroup = canonicalGroupNames(this.aliases);
+    for (const t of types) this.builtinGroups.add(t.group);
+    // Wrap every built-in version (served or not) up front so sub-schemas shared between types
+    // are recognised and compiled once. Types added later are compiled on their own: they come
+    // and go, and must not leave shared definitions behind in the process-wide ajv.
+    for (const type of types) this.wrap(type);
+    for (const def of ajvSchemas.share(types.flatMap((t) => [...this.wrapped.get(t)!.values()]))) ajv.addSchema(def);
+    this.define(BUILTIN_TYPES, types);
+    this.checkRuntimeConfigKeys(entries, types);
   }
 
   /**
-   * The upstream spelling of each branded group, after every canonical group so that clients
-   * resolving a plural or short name to the first group serving it land on the canonical one.
-   * Alias entries serve the same types: they are found by URL, kind and group/version, never in
-   * `all()` or `servedVersions()`, which name each type once.
+   * Replaces the types of one source (all of them; `[]` removes the source) and rebuilds every
+   * lookup. Throws, changing nothing, when a type is malformed, its schema does not compile, or it
+   * claims a URL or kind another type serves. Listeners hear of the change after it took effect.
    */
-  private serveAliases(): void {
-    for (const info of [...this.groupInfos.values()]) {
-      const alias = upstreamSpelling(info.name);
-      if (!alias || this.groupInfos.has(alias)) continue;
-      for (const v of info.versions) {
-        for (const s of this.byGroupVersion.get(gvKey(info.name, v)) ?? []) {
-          const served: ServedResource = { type: s.type, group: alias, version: s.version };
-          this.byResource.set(`${gvKey(alias, v)}/${s.type.plural}`, served);
-          this.byKind.set(`${gvKey(alias, v)}/${s.type.kind}`, served);
-          const list = this.byGroupVersion.get(gvKey(alias, v)) ?? [];
-          list.push(served);
-          this.byGroupVersion.set(gvKey(alias, v), list);
-        }
-      }
-      this.groupInfos.set(alias, { name: alias, versions: [...info.versions], preferredVersion: info.preferredVersion });
-    }
+  define(source: string, types: readonly ResourceType[]): void {
+    const previous = this.sources.get(source) ?? [];
+    const next = new Map(this.sources);
+    if (types.length) next.set(source, [...types]);
+    else next.delete(source);
+    const all = [...next.values()].flat();
+    checkTypes(all);
+    const index = buildIndex({ types: all, runtime: this.runtime, aliased: (g) => this.aliases && this.builtinGroups.has(g), servedAs: (t, g, v) => this.servedAs(t, g, v) });
+    // Compiled before anything changes: a schema that does not compile leaves the old set served.
+    const added = new Set(types);
+    for (const served of index.served) if (added.has(served.type)) this.compile(served.type, served.version, source);
+    this.sources.clear();
+    for (const [k, v] of next) this.sources.set(k, v);
+    this.index = index;
+    for (const gone of previous) if (!added.has(gone)) this.release(gone);
+    this.changes++;
+    for (const listener of [...this.listeners]) listener();
+  }
+
+  /** The types one source defined (`BUILTIN_TYPES` for the built-in ones). */
+  definedBy(source: string): readonly ResourceType[] {
+    return this.sources.get(source) ?? [];
+  }
+
+  /** Counts the changes `define` made: caches derived from the registry compare it to know they are stale. */
+  get generation(): number {
+    return this.changes;
+  }
+
+  /** Called after every change of the served types; returns the unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private servedAs(type: ResourceType, group: string, version: VersionDef): ServedResource {
+    let perType = this.servedObjects.get(type);
+    if (!perType) this.servedObjects.set(type, (perType = new Map()));
+    const key = `${group}/${version.name}`;
+    let served = perType.get(key);
+    if (!served || served.version !== version) perType.set(key, (served = { type, group, version }));
+    return served;
   }
 
   /** A served group/version/resource (plural), or undefined when unknown or disabled. */
   lookup(group: string, version: string, plural: string): ServedResource | undefined {
-    return this.byResource.get(`${gvKey(group, version)}/${plural}`);
+    return this.index.byResource.get(`${gvKey(group, version)}/${plural}`);
   }
 
   lookupKind(group: string, version: string, kind: string): ServedResource | undefined {
-    return this.byKind.get(`${gvKey(group, version)}/${kind}`);
+    return this.index.byKind.get(`${gvKey(group, version)}/${kind}`);
   }
 
   /** Every served type with that short name, each at its preferred served version. */
   lookupShortName(name: string): ServedResource[] {
-    return [...(this.byShortName.get(name) ?? [])];
+    return [...(this.index.byShortName.get(name) ?? [])];
   }
 
   /** Named groups with at least one served resource, in the order types were registered. */
   groups(): ApiGroupInfo[] {
-    return [...this.groupInfos.values()].filter((g) => g.name !== '').map((g) => ({ ...g, versions: [...g.versions] }));
+    return [...this.index.groupInfos.values()].filter((g) => g.name !== '').map((g) => ({ ...g, versions: [...g.versions] }));
   }
 
   /** One group's discovery entry; `''` is the core group. */
   group(name: string): ApiGroupInfo | undefined {
-    const g = this.groupInfos.get(name);
+    const g = this.index.groupInfos.get(name);
     return g ? { ...g, versions: [...g.versions] } : undefined;
   }
 
   resources(group: string, version: string): ServedResource[] {
-    return [...(this.byGroupVersion.get(gvKey(group, version)) ?? [])];
+    return [...(this.index.byGroupVersion.get(gvKey(group, version)) ?? [])];
   }
 
   /** Every served resource: types in registration order, each type's versions preferred-first. */
   all(): ServedResource[] {
-    return [...this.servedList];
+    return [...this.index.served];
   }
 
   /** Served versions of one type, preferred first. */
   servedVersions(type: ResourceType): ServedResource[] {
-    return [...(this.servedByType.get(type)?.values() ?? [])];
+    return [...(this.index.servedByType.get(type)?.values() ?? [])];
   }
 
   /** Where objects of the type are kept in the store (another resource's place for `storedAs`). */
@@ -323,24 +305,38 @@ export class Registry {
   }
 
   private compiledFor(served: ServedResource): Compiled {
-    return this.compiled.get(served.type)?.get(served.version.name) ?? this.compile(served.type, served.version);
+    return this.compiled.get(served.type)?.get(served.version.name) ?? this.compile(served.type, served.version, BUILTIN_TYPES);
   }
 
-  private compile(type: ResourceType, version: VersionDef): Compiled {
+  private wrap(type: ResourceType): Map<string, JsonSchema> {
+    let perType = this.wrapped.get(type);
+    if (!perType) {
+      perType = new Map(type.versions.map((v) => [v.name, objectSchemaFor(v.schema, { group: type.group, version: v.name, kind: type.kind })]));
+      this.wrapped.set(type, perType);
+    }
+    return perType;
+  }
+
+  private compile(type: ResourceType, version: VersionDef, source: string): Compiled {
     const existing = this.compiled.get(type)?.get(version.name);
     if (existing) return existing;
-    const schema = this.wrapped.get(type)?.get(version.name) ?? objectSchemaFor(version.schema, { group: type.group, version: version.name, kind: type.kind });
-    let body = compiledBodies.get(version.schema);
+    const schema = this.wrap(type).get(version.name)!;
+    // Built-in bodies are shared by every Registry in the process (one per service, many in
+    // tests). A type added at run time gets an ajv of its own, dropped with the type: one ajv
+    // keeps something of every schema it ever compiled (about 5 KiB each, removeSchema or not),
+    // which types that come and go would pile up.
+    const shared = source === BUILTIN_TYPES;
+    let body = shared ? compiledBodies.get(version.schema) : undefined;
     if (!body) {
       let validator: ValidateFunction;
       try {
-        validator = ajv.compile(ajvSchemas.build(schema));
+        validator = shared ? ajv.compile(ajvSchemas.build(schema)) : createAjv().compile(new AjvSchemaBuilder().build(schema));
       } catch (err) {
         const gv = type.group ? `${type.group}/${version.name}` : version.name;
         throw new Error(`registry: schema of ${type.kind} (${gv}) does not compile: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
       }
       body = { shape: shapes.compile(schema), validator };
-      compiledBodies.set(version.schema, body);
+      if (shared) compiledBodies.set(version.schema, body);
     }
     const entry: Compiled = { schema, ...body };
     const perType = this.compiled.get(type) ?? new Map<string, Compiled>();
@@ -349,31 +345,19 @@ export class Registry {
     return entry;
   }
 
-  // Two entries claiming one URL or one kind would make lookups depend on registration order.
-  private checkTypes(): void {
-    const resources = new Set<string>();
-    const kinds = new Set<string>();
-    for (const t of this.types) {
-      if (t.versions.length === 0) throw new Error(`registry: ${t.kind} has no versions`);
-      const problems = subresourceStrategyProblems(t);
-      if (problems.length) throw new Error(`registry: ${problems.join('; ')}`);
-      for (const v of t.versions) {
-        const r = `${gvKey(t.group, v.name)}/${t.plural}`;
-        const k = `${gvKey(t.group, v.name)}/${t.kind}`;
-        if (resources.has(r)) throw new Error(`registry: resource ${r} is registered twice`);
-        if (kinds.has(k)) throw new Error(`registry: kind ${k} is registered twice`);
-        resources.add(r);
-        kinds.add(k);
-      }
-    }
+  /** Forgets a type no source defines any more. */
+  private release(type: ResourceType): void {
+    this.compiled.delete(type);
+    this.wrapped.delete(type);
+    this.servedObjects.delete(type);
   }
 
   // A key naming nothing we know is almost always a typo; failing at boot beats serving the
   // wrong API surface.
-  private checkRuntimeConfigKeys(entries: ReturnType<typeof parseRuntimeConfig>): void {
+  private checkRuntimeConfigKeys(entries: ReturnType<typeof parseRuntimeConfig>, types: readonly ResourceType[]): void {
     const gvs = new Set<string>();
     const resources = new Set<string>();
-    for (const t of this.types) {
+    for (const t of types) {
       for (const v of t.versions) {
         gvs.add(gvKey(t.group, v.name));
         resources.add(`${gvKey(t.group, v.name)}/${t.plural}`);
@@ -388,6 +372,25 @@ export class Registry {
         const gv = t.group ? `${t.group}/${t.version}` : t.version;
         throw new Error(`invalid --runtime-config: key "${e.key}" names unknown resource ${t.resource} in ${gv}`);
       }
+    }
+  }
+}
+
+// Two entries claiming one URL or one kind would make lookups depend on registration order.
+function checkTypes(types: readonly ResourceType[]): void {
+  const resources = new Set<string>();
+  const kinds = new Set<string>();
+  for (const t of types) {
+    if (t.versions.length === 0) throw new Error(`registry: ${t.kind} has no versions`);
+    const problems = subresourceStrategyProblems(t);
+    if (problems.length) throw new Error(`registry: ${problems.join('; ')}`);
+    for (const v of t.versions) {
+      const r = `${gvKey(t.group, v.name)}/${t.plural}`;
+      const k = `${gvKey(t.group, v.name)}/${t.kind}`;
+      if (resources.has(r)) throw new Error(`registry: resource ${r} is registered twice`);
+      if (kinds.has(k)) throw new Error(`registry: kind ${k} is registered twice`);
+      resources.add(r);
+      kinds.add(k);
     }
   }
 }

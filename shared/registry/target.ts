@@ -108,11 +108,19 @@ export function routeOf(t: Target, info: RequestInfo): Route {
 export class Targets {
   // Only served targets are kept: names a client makes up must not grow the map.
   private readonly byKey = new Map<string, Target>();
+  /** The registry generation the kept targets were resolved in (types added or removed since make them stale). */
+  private generation: number;
 
-  constructor(readonly registry: Registry) {}
+  constructor(readonly registry: Registry) {
+    this.generation = registry.generation;
+  }
 
   /** The target of a served group/version/resource; undefined when it is not served. */
   of(group: string, version: string, resource: string): Target | undefined {
+    if (this.generation !== this.registry.generation) {
+      this.byKey.clear();
+      this.generation = this.registry.generation;
+    }
     const key = `${group}/${version}/${resource}`;
     let t = this.byKey.get(key);
     if (!t) {

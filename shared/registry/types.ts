@@ -21,6 +21,11 @@ export interface VersionDeprecation {
 
 export interface VersionDef {
   name: string;
+  /**
+   * False for a version that is defined but not served (a CustomResourceDefinition's
+   * `served: false`): objects may still be stored in it, no URL reaches it.
+   */
+  served?: boolean;
   /** Schema of the whole object except apiVersion/kind/metadata (those are added by the registry). */
   schema: JsonSchema;
   /**

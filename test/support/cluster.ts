@@ -11,6 +11,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { startTestNats, type TestNats } from './nats.js';
 import { silentLogger } from '../../shared/log.js';
 import { createBuiltinRegistry } from '../../shared/registry/builtin-registry.js';
+import type { Registry } from '../../shared/registry/registry.js';
 import { createStorageService } from '../../services/storage/service.js';
 import { createAuthnService } from '../../services/authn/service.js';
 import { createAuthzService } from '../../services/authz/service.js';
@@ -40,6 +41,8 @@ export interface TestCluster {
   nats: TestNats;
   nc: NatsConnection;
   gateway: GatewayService;
+  /** The gateways' registry: a test may add types to it while they run, as a stored definition would. */
+  registry: Registry;
   /** fetch against the gateway with the admin token and the dev CA trusted. */
   request(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
   /** Every gateway (with `replicas`), the first being `gateway`/`url`/`request`. */
@@ -210,6 +213,7 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
     nats,
     nc,
     gateway,
+    registry,
     request,
     gateways: gatewayServices.map((service, i) => ({ url: gatewayUrls[i]!, service, request: requestTo(gatewayUrls[i]!) })),
     stop: async () => {

@@ -1,6 +1,6 @@
 // Serves discovery (/api, /apis, group and group-version resource lists, aggregated discovery),
-// /version and OpenAPI v2/v3. Every document is generated from the registry once and served
-// from its serialized form with an ETag.
+// /version and OpenAPI v2/v3. Every document is generated from the registry once per change of
+// its types and served from its serialized form with an ETag.
 
 import type { Registry } from '../../../shared/registry/registry.js';
 import { negotiate, type Offer } from '../../../shared/api/negotiate.js';
@@ -28,13 +28,26 @@ const DISCOVERY_OFFERS: Offer[] = [
 ];
 
 export class Discovery {
-  private readonly docs = new Map<string, SerializedDocument>();
-  private readonly aggregated = new Map<string, SerializedDocument>();
+  private docs = new Map<string, SerializedDocument>();
+  private aggregated = new Map<string, SerializedDocument>();
   private v2: SerializedDocument | undefined;
   private v3: OpenApiV3Set | undefined;
   private v3Root: SerializedDocument | undefined;
+  /** The registry generation the documents were made from: types added or removed since make them stale. */
+  private generation = -1;
 
   constructor(private readonly registry: Registry) {
+    this.refresh();
+  }
+
+  /** Makes the documents again when the registry's types changed since they were made (OpenAPI on first use). */
+  private refresh(): void {
+    const registry = this.registry;
+    if (this.generation === registry.generation) return;
+    this.generation = registry.generation;
+    this.docs = new Map();
+    this.aggregated = new Map();
+    this.v2 = this.v3 = this.v3Root = undefined;
     this.docs.set('/api', serializeDocument(apiVersions()));
     this.docs.set('/apis', serializeDocument(apiGroupList(registry)));
     this.docs.set('/version', serializeDocument(versionInfo()));
@@ -57,6 +70,7 @@ export class Discovery {
 
   /** The document at `path`, or null when the path is not a discovery/OpenAPI path. */
   document(path: string, accept: string | undefined): Response | null {
+    this.refresh();
     const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
     if (p === '/api' || p === '/apis') {
       const offer = negotiate(accept, DISCOVERY_OFFERS);

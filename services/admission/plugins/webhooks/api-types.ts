@@ -40,15 +40,23 @@ const storageKey = (t: Target) => `${t.storage.group}/${t.storage.resource}`;
 
 export function registryApiTypes(registry: Registry): ApiTypes {
   const targets = new Targets(registry);
-  // Served resources by storage identity, each type's versions preferred first.
-  const byStorage = new Map<string, Target[]>();
-  for (const served of registry.all()) {
-    const t = targets.of(served.group, served.version.name, served.type.plural);
-    if (!t) continue;
-    const list = byStorage.get(storageKey(t)) ?? [];
-    list.push(t);
-    byStorage.set(storageKey(t), list);
-  }
+  // Served resources by storage identity, each type's versions preferred first; made again when
+  // the registry's types change (types added while the server runs).
+  let byStorage = new Map<string, Target[]>();
+  let generation = -1;
+  const storageGroups = (): Map<string, Target[]> => {
+    if (generation === registry.generation) return byStorage;
+    generation = registry.generation;
+    byStorage = new Map();
+    for (const served of registry.all()) {
+      const t = targets.of(served.group, served.version.name, served.type.plural);
+      if (!t) continue;
+      const list = byStorage.get(storageKey(t)) ?? [];
+      list.push(t);
+      byStorage.set(storageKey(t), list);
+    }
+    return byStorage;
+  };
   const target = (r: GroupVersionResource): Target | undefined => targets.of(r.group, r.version, r.resource);
 
   return {
@@ -58,7 +66,7 @@ export function registryApiTypes(registry: Registry): ApiTypes {
       // Only an object of the type itself changes shape between versions.
       const ofType = requestKind.group === own.type.group && requestKind.kind === own.kind;
       const out: Equivalent[] = [];
-      for (const t of byStorage.get(storageKey(own)) ?? []) {
+      for (const t of storageGroups().get(storageKey(own)) ?? []) {
         const r = { group: t.type.group, version: t.served.version.name, resource: t.type.plural };
         if (r.group === resource.group && r.version === resource.version && r.resource === resource.resource) continue;
         if (subResource && subResource !== 'status' && !hasSubresource(t, subResource)) continue;
@@ -68,7 +76,7 @@ export function registryApiTypes(registry: Registry): ApiTypes {
     },
     related(group, resource) {
       const out = new Map<string, ResourceMatch>();
-      for (const list of byStorage.values()) {
+      for (const list of storageGroups().values()) {
         if (list.length < 2) continue;
         if (!list.some((t) => t.type.group === group && (resource === '*' || t.type.plural === resource))) continue;
         for (const t of list) out.set(`${t.type.group}/${t.type.plural}`, { group: t.type.group, resource: t.type.plural });
