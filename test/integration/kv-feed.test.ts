@@ -243,7 +243,7 @@ test('kv feed - a replay after a restart from a replica behind the stream is not
       for await (const ci of jsm.consumers.list('KV_kvfeedbehind2')) if (ci.config.deliver_policy === 'by_start_sequence') return true;
       return false;
     };
-    await eventually('the watch follows', async () => assert.ok(await following()));
+    await eventually('the watch follows', async () => assert.ok(await following(), 'not following yet'));
     const seen: string[] = [];
     const sink: WatchSink = {
       write: (c) => (seen.push(((e) => (e.type === 'ERROR' ? `ERROR ${e.object.code}` : e.object.metadata.name))(JSON.parse(String(c)))), true),
