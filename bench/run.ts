@@ -20,7 +20,7 @@ import { Cleanup } from './cleanup.js';
 import { MINIMAL_BUCKET, startBenchCluster, type BenchCluster, type ProcessRole, type Topology } from './cluster.js';
 import { HttpClient } from './http.js';
 import { closedLoop, combine, interleaved, roundRatio, type LoadOptions, type LoadResult, type Operation } from './load.js';
-import { cpuByRole, MachineMeter } from './machine.js';
+import { cpuByRole, MachineMeter, type MachineUsage } from './machine.js';
 import { summarizeProfile } from './profile.js';
 import { getOp, PROTOBUF, timeLists } from './reads.js';
 import { mib, ms, printTable, rate, type Row } from './report.js';
@@ -45,13 +45,17 @@ function progress(msg: string): void {
   process.stderr.write(`· ${msg}\n`);
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
+function parseOptions() {
+  return parseArgs({
     options: { 'cpu-prof': { type: 'string' }, 'auth-only': { type: 'boolean' }, 'webhooks-only': { type: 'boolean' }, 'fanout-only': { type: 'boolean' }, 'writes-only': { type: 'boolean' } },
     allowPositionals: false,
     strict: true,
     args: normalizeArgs(process.argv.slice(2)),
-  });
+  }).values;
+}
+
+async function main(): Promise<void> {
+  const values = parseOptions();
   if (values['auth-only']) {
     printTable(await authBench(progress));
     return;
@@ -69,7 +73,11 @@ async function main(): Promise<void> {
     return;
   }
   const profiles = values['cpu-prof'] === undefined ? [] : values['cpu-prof'] === '' ? ['create', 'get'] : values['cpu-prof'].split(',');
+  await fullRun(profiles);
+}
 
+/** Every figure, in the order the header explains; `profiles`: the loads to profile the gateway during. */
+async function fullRun(profiles: string[]): Promise<void> {
   const cleanup = cleanupOnInterrupt();
   const started = performance.now();
   try {
@@ -87,73 +95,13 @@ async function main(): Promise<void> {
     const rows: Row[] = [];
 
     progress(`seeding ${OBJECTS.toLocaleString('en-US')} ConfigMaps; gateway memory before and after`);
-    const memory = await measureMemory(c, gw);
-    rows.push({
-      figure: `gateway RSS, ${OBJECTS.toLocaleString('en-US')} ConfigMaps cached`,
-      measured: mib(memory.rss10k),
-      limit: `empty cache ${mib(memory.rssEmpty)} → ${(((memory.rss10k - memory.rssEmpty) * 1024) / OBJECTS).toFixed(1)} KiB/object RSS, ${(((memory.heap10k - memory.heapEmpty) * 1024) / OBJECTS).toFixed(1)} KiB/object live heap`,
-    });
-
+    rows.push(await memoryFigure(c, gw));
     progress('timing full and chunked lists');
-    const lists = await timeLists(gw, NS.list, { runs: 7, chunkRuns: 3, limit: 500 });
-    if (lists.items !== OBJECTS) throw new Error(`full list returned ${lists.items} items, expected ${OBJECTS}`);
-    rows.push({
-      figure: `full list of ${OBJECTS.toLocaleString('en-US')} (median of 7)`,
-      measured: ms(lists.fullMs),
-      limit: `${(lists.bytes / 2 ** 20).toFixed(1)} MiB body`,
-      target: `≤ ${TARGET.fullListMs} ms`,
-      ok: lists.fullMs <= TARGET.fullListMs,
-    });
-    rows.push({
-      figure: `chunked list limit=500 (${lists.pages} pages, median of 3)`,
-      measured: ms(lists.chunkedMs),
-      limit: `${ms(lists.chunkedMs / lists.pages)} per page; ${(lists.chunkedMs / lists.fullMs).toFixed(1)}× the full list`,
-      target: `≤ ${TARGET.chunkedOverFull}× full`,
-      ok: lists.chunkedMs <= TARGET.chunkedOverFull * lists.fullMs,
-    });
-    const pbLists = await timeLists(gw, NS.list, { runs: 7, chunkRuns: 1, limit: 500, accept: PROTOBUF });
-    if (pbLists.items !== OBJECTS) throw new Error(`protobuf list returned ${pbLists.items} items, expected ${OBJECTS}`);
-    rows.push({
-      figure: `full list of ${OBJECTS.toLocaleString('en-US')} in protobuf (median of 7)`,
-      measured: ms(pbLists.fullMs),
-      limit: `${(pbLists.bytes / 2 ** 20).toFixed(1)} MiB body; JSON list ${ms(lists.fullMs)}`,
-      ratio: Math.round((lists.fullMs / pbLists.fullMs) * 100) / 100,
-    });
-
+    rows.push(...(await listFigures(gw)));
     progress('GET: bare fastify baseline, gateway resourceVersion=0, gateway consistent (interleaved)');
     const one = `/api/v1/namespaces/${NS.list}/configmaps/${seedName(42)}`;
-    const gets = await interleaved(
-      { bare: getOp(bare, one), any: getOp(gw, `${one}?resourceVersion=0`), consistent: getOp(gw, one), protobuf: getOp(gw, `${one}?resourceVersion=0`, PROTOBUF) },
-      ROUNDS,
-      LOAD,
-    );
-    const [baseline, getAny, getConsistent] = [combine(gets.bare), combine(gets.any), combine(gets.consistent)];
-    const bareText = `bare fastify ${rate(baseline.rate)} p99 ${ms(baseline.p99Ms)}`;
-    const anyRatio = roundRatio(gets.any, gets.bare);
-    rows.push({
-      figure: `GET resourceVersion=0 (c=${CONCURRENCY})`,
-      measured: `${rate(getAny.rate)} p99 ${ms(getAny.p99Ms)}`,
-      limit: bareText,
-      ratio: anyRatio,
-      target: `≥ ${TARGET.getRatio}`,
-      ok: anyRatio >= TARGET.getRatio,
-    });
-    const consistentRatio = roundRatio(gets.consistent, gets.bare);
-    rows.push({
-      figure: `GET consistent (c=${CONCURRENCY})`,
-      measured: `${rate(getConsistent.rate)} p99 ${ms(getConsistent.p99Ms)}`,
-      limit: bareText,
-      ratio: consistentRatio,
-      target: `≥ ${TARGET.getRatio}`,
-      ok: consistentRatio >= TARGET.getRatio,
-    });
-    const getProtobuf = combine(gets.protobuf);
-    rows.push({
-      figure: `GET resourceVersion=0 in protobuf (c=${CONCURRENCY})`,
-      measured: `${rate(getProtobuf.rate)} p99 ${ms(getProtobuf.p99Ms)}`,
-      limit: `JSON ${rate(getAny.rate)}`,
-      ratio: roundRatio(gets.protobuf, gets.any),
-    });
+    const gets = await getFigures(gw, bare, one);
+    rows.push(...gets.rows);
 
     progress('writes: raw KV, the minimal write server and the gateway (interleaved)');
     const rawKv = await rawKvCreateOp(c.nc);
@@ -166,24 +114,14 @@ async function main(): Promise<void> {
     rows.push(...hooked.rows);
 
     progress('patches of a Deployment: merge patch and server-side apply (interleaved)');
-    await createDeployments(gw, NS.create, CONCURRENCY);
-    const patches = await interleaved({ merge: deploymentPatchOp(gw, NS.create, 'merge'), apply: deploymentPatchOp(gw, NS.create, 'apply') }, ROUNDS, LOAD);
-    const [merged, applied] = [combine(patches.merge), combine(patches.apply)];
-    const applyRatio = roundRatio(patches.apply, patches.merge);
-    rows.push({
-      figure: `server-side apply of a Deployment (c=${CONCURRENCY})`,
-      measured: `${rate(applied.rate)} p99 ${ms(applied.p99Ms)}`,
-      limit: `merge patch ${rate(merged.rate)} p99 ${ms(merged.p99Ms)}`,
-      ratio: applyRatio,
-      target: `≥ ${TARGET.applyRatio}`,
-      ok: applyRatio >= TARGET.applyRatio,
-    });
+    const patches = await applyFigure(gw);
+    rows.push(patches.row);
 
     progress(`watch fan-out: ${WATCHERS} watchers, ${FANOUT_WRITES} writes`);
     rows.push(await fanoutFigure(c, gw, bare));
 
     const usage = meter.usage();
-    const errors = [baseline, getAny, getConsistent, getProtobuf, ...writes.results, ...hooked.failed, merged, applied].filter((r) => r.errors > 0);
+    const errors = [...gets.results, ...writes.results, ...hooked.failed, ...patches.results].filter((r) => r.errors > 0);
 
     const profileText: string[] = [];
     for (const what of profiles) profileText.push(await profileGateway(c, gw, what, one));
@@ -194,17 +132,7 @@ async function main(): Promise<void> {
     const writes2 = await writesOnACluster(cleanup, 'processes');
     rows.push(...writes2.rows);
     errors.push(...writes2.results.filter((r) => r.errors > 0));
-    process.stdout.write(`\nplatform-apiserver bench — ${new Date().toISOString()}\n`);
-    process.stdout.write(
-      `load figures: ${CONCURRENCY} keep-alive HTTPS connections (closed loop), ${ROUNDS} rounds of ${LOAD.durationMs / 1000} s after ${LOAD.warmupMs / 1000} s warm-up, interleaved with the raw limit; ratio = median of per-round ratios\n\n`,
-    );
-    printTable(rows);
-    for (const r of errors) process.stdout.write(`  ! ${r.errors} failed requests, first: ${r.firstError}\n`);
-    process.stdout.write(`\nfan-out latency: just before the POST is sent → the event's chunk arrives at each watcher (all in this process)\n`);
-    process.stdout.write(
-      `machine: ${usage.cores} cores; during measurements the bench's processes used ${usage.oursCores.toFixed(2)} cores, other processes ${usage.othersCores.toFixed(2)} cores (before start: ${idleBefore.othersCores.toFixed(2)})` +
-        (usage.othersCores > 0.25 ? ' — OTHER LOAD ON THE MACHINE: figures are lower and noisier than on a quiet one\n' : '\n'),
-    );
+    printReport(rows, errors, { usage, idleBefore });
 
     process.stdout.write(`\nauthentication and authorization (in this process, own nats-server; ratio = uncached rate / bus round trip)\n\n`);
     printTable(await authBench(progress));
@@ -214,6 +142,115 @@ async function main(): Promise<void> {
   } finally {
     await cleanup.run();
   }
+}
+
+function printReport(rows: Row[], errors: LoadResult[], machine: { usage: MachineUsage; idleBefore: MachineUsage }): void {
+  const { usage, idleBefore } = machine;
+  process.stdout.write(`\nplatform-apiserver bench — ${new Date().toISOString()}\n`);
+  process.stdout.write(
+    `load figures: ${CONCURRENCY} keep-alive HTTPS connections (closed loop), ${ROUNDS} rounds of ${LOAD.durationMs / 1000} s after ${LOAD.warmupMs / 1000} s warm-up, interleaved with the raw limit; ratio = median of per-round ratios\n\n`,
+  );
+  printTable(rows);
+  for (const r of errors) process.stdout.write(`  ! ${r.errors} failed requests, first: ${r.firstError}\n`);
+  process.stdout.write(`\nfan-out latency: just before the POST is sent → the event's chunk arrives at each watcher (all in this process)\n`);
+  process.stdout.write(
+    `machine: ${usage.cores} cores; during measurements the bench's processes used ${usage.oursCores.toFixed(2)} cores, other processes ${usage.othersCores.toFixed(2)} cores (before start: ${idleBefore.othersCores.toFixed(2)})` +
+      (usage.othersCores > 0.25 ? ' — OTHER LOAD ON THE MACHINE: figures are lower and noisier than on a quiet one\n' : '\n'),
+  );
+}
+
+async function memoryFigure(c: BenchCluster, gw: HttpClient): Promise<Row> {
+  const memory = await measureMemory(c, gw);
+  return {
+    figure: `gateway RSS, ${OBJECTS.toLocaleString('en-US')} ConfigMaps cached`,
+    measured: mib(memory.rss10k),
+    limit: `empty cache ${mib(memory.rssEmpty)} → ${(((memory.rss10k - memory.rssEmpty) * 1024) / OBJECTS).toFixed(1)} KiB/object RSS, ${(((memory.heap10k - memory.heapEmpty) * 1024) / OBJECTS).toFixed(1)} KiB/object live heap`,
+  };
+}
+
+/** Full and chunked lists of the seeded ConfigMaps, in JSON and in protobuf. */
+async function listFigures(gw: HttpClient): Promise<Row[]> {
+  const rows: Row[] = [];
+  const lists = await timeLists(gw, NS.list, { runs: 7, chunkRuns: 3, limit: 500 });
+  if (lists.items !== OBJECTS) throw new Error(`full list returned ${lists.items} items, expected ${OBJECTS}`);
+  rows.push({
+    figure: `full list of ${OBJECTS.toLocaleString('en-US')} (median of 7)`,
+    measured: ms(lists.fullMs),
+    limit: `${(lists.bytes / 2 ** 20).toFixed(1)} MiB body`,
+    target: `≤ ${TARGET.fullListMs} ms`,
+    ok: lists.fullMs <= TARGET.fullListMs,
+  });
+  rows.push({
+    figure: `chunked list limit=500 (${lists.pages} pages, median of 3)`,
+    measured: ms(lists.chunkedMs),
+    limit: `${ms(lists.chunkedMs / lists.pages)} per page; ${(lists.chunkedMs / lists.fullMs).toFixed(1)}× the full list`,
+    target: `≤ ${TARGET.chunkedOverFull}× full`,
+    ok: lists.chunkedMs <= TARGET.chunkedOverFull * lists.fullMs,
+  });
+  const pbLists = await timeLists(gw, NS.list, { runs: 7, chunkRuns: 1, limit: 500, accept: PROTOBUF });
+  if (pbLists.items !== OBJECTS) throw new Error(`protobuf list returned ${pbLists.items} items, expected ${OBJECTS}`);
+  rows.push({
+    figure: `full list of ${OBJECTS.toLocaleString('en-US')} in protobuf (median of 7)`,
+    measured: ms(pbLists.fullMs),
+    limit: `${(pbLists.bytes / 2 ** 20).toFixed(1)} MiB body; JSON list ${ms(lists.fullMs)}`,
+    ratio: Math.round((lists.fullMs / pbLists.fullMs) * 100) / 100,
+  });
+  return rows;
+}
+
+/** GETs of one ConfigMap (`one`) from the cache, consistent, and in protobuf, interleaved with the bare baseline. */
+async function getFigures(gw: HttpClient, bare: HttpClient, one: string): Promise<{ rows: Row[]; results: LoadResult[] }> {
+  const gets = await interleaved(
+    { bare: getOp(bare, one), any: getOp(gw, `${one}?resourceVersion=0`), consistent: getOp(gw, one), protobuf: getOp(gw, `${one}?resourceVersion=0`, PROTOBUF) },
+    ROUNDS,
+    LOAD,
+  );
+  const [baseline, getAny, getConsistent] = [combine(gets.bare), combine(gets.any), combine(gets.consistent)];
+  const bareText = `bare fastify ${rate(baseline.rate)} p99 ${ms(baseline.p99Ms)}`;
+  const rows: Row[] = [];
+  const anyRatio = roundRatio(gets.any, gets.bare);
+  rows.push({
+    figure: `GET resourceVersion=0 (c=${CONCURRENCY})`,
+    measured: `${rate(getAny.rate)} p99 ${ms(getAny.p99Ms)}`,
+    limit: bareText,
+    ratio: anyRatio,
+    target: `≥ ${TARGET.getRatio}`,
+    ok: anyRatio >= TARGET.getRatio,
+  });
+  const consistentRatio = roundRatio(gets.consistent, gets.bare);
+  rows.push({
+    figure: `GET consistent (c=${CONCURRENCY})`,
+    measured: `${rate(getConsistent.rate)} p99 ${ms(getConsistent.p99Ms)}`,
+    limit: bareText,
+    ratio: consistentRatio,
+    target: `≥ ${TARGET.getRatio}`,
+    ok: consistentRatio >= TARGET.getRatio,
+  });
+  const getProtobuf = combine(gets.protobuf);
+  rows.push({
+    figure: `GET resourceVersion=0 in protobuf (c=${CONCURRENCY})`,
+    measured: `${rate(getProtobuf.rate)} p99 ${ms(getProtobuf.p99Ms)}`,
+    limit: `JSON ${rate(getAny.rate)}`,
+    ratio: roundRatio(gets.protobuf, gets.any),
+  });
+  return { rows, results: [baseline, getAny, getConsistent, getProtobuf] };
+}
+
+/** Server-side apply of a Deployment against a merge patch of it, interleaved. */
+async function applyFigure(gw: HttpClient): Promise<{ row: Row; results: LoadResult[] }> {
+  await createDeployments(gw, NS.create, CONCURRENCY);
+  const patches = await interleaved({ merge: deploymentPatchOp(gw, NS.create, 'merge'), apply: deploymentPatchOp(gw, NS.create, 'apply') }, ROUNDS, LOAD);
+  const [merged, applied] = [combine(patches.merge), combine(patches.apply)];
+  const applyRatio = roundRatio(patches.apply, patches.merge);
+  const row: Row = {
+    figure: `server-side apply of a Deployment (c=${CONCURRENCY})`,
+    measured: `${rate(applied.rate)} p99 ${ms(applied.p99Ms)}`,
+    limit: `merge patch ${rate(merged.rate)} p99 ${ms(merged.p99Ms)}`,
+    ratio: applyRatio,
+    target: `≥ ${TARGET.applyRatio}`,
+    ok: applyRatio >= TARGET.applyRatio,
+  };
+  return { row, results: [merged, applied] };
 }
 
 /**

@@ -12,7 +12,7 @@
 //   npm run soak -- --duration=3m --watchers=100  # a short look
 
 import http from 'node:http';
-import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -24,6 +24,8 @@ import { REPO_ROOT, rssMiBOf, spawnNode, type Child } from './procs.js';
 import { isEntryPoint } from '../scripts/entry-point.js';
 import { changeLogMaxAgeMs } from '../shared/store/change-log.js';
 import { DEFAULT_WINDOW_MS } from '../shared/store/watch-cache.js';
+import { natsHeapProfile, natsView } from './soak-nats.js';
+import { startWatchers, type Watchers } from './soak-watchers.js';
 
 const SERVICES = ['storage', 'authn', 'authz', 'admission'] as const;
 type Role = (typeof SERVICES)[number] | 'gateway';
@@ -270,58 +272,8 @@ class Soak {
   }
 
   /** Watchers that resume from their last version and relist after 410, as informers do. */
-  watchers(n: number): { events(): number; stop(): void } {
-    let events = 0;
-    let stop = false;
-    const reqs = new Set<http.ClientRequest>();
-    for (let i = 0; i < n; i++) {
-      void (async () => {
-        let rv = '0';
-        while (!stop) {
-          await new Promise<void>((resolve) => {
-            const req = http.get(
-              {
-                host: '127.0.0.1',
-                port: this.gatewayPorts[i % 2],
-                path: `${CM}?watch=1&allowWatchBookmarks=true&resourceVersion=${rv}&timeoutSeconds=300`,
-                headers: { authorization: `Bearer ${this.token}` },
-              },
-              (res) => {
-                let buf = '';
-                res.on('data', (d: Buffer) => {
-                  buf += d.toString();
-                  for (let j; (j = buf.indexOf('\n')) >= 0;) {
-                    const e = JSON.parse(buf.slice(0, j));
-                    buf = buf.slice(j + 1);
-                    if (e.type === 'ERROR') rv = '0';
-                    else {
-                      rv = e.object.metadata.resourceVersion;
-                      events++;
-                    }
-                  }
-                });
-                res.on('end', resolve);
-                res.on('error', () => resolve());
-              },
-            );
-            reqs.add(req);
-            req.on('error', () => resolve());
-            req.on('close', () => {
-              reqs.delete(req);
-              resolve();
-            });
-          });
-          if (!stop) await sleep(500);
-        }
-      })();
-    }
-    return {
-      events: () => events,
-      stop: () => {
-        stop = true;
-        for (const r of reqs) r.destroy();
-      },
-    };
+  watchers(n: number): Watchers {
+    return startWatchers(n, { ports: this.gatewayPorts, token: this.token, path: CM });
   }
 
   rss(): Record<string, number> {
@@ -331,44 +283,13 @@ class Soak {
   }
 
   /** What nats-server says it holds: its own memory figure, JetStream's, its connections and subscriptions. */
-  async natsView(): Promise<string> {
-    const get = async (p: string) => (await fetch(`http://127.0.0.1:${this.natsMonitor}${p}`)).json() as Promise<Record<string, number>>;
-    const [v, j] = await Promise.all([get('/varz'), get('/jsz')]);
-    const mib = (n: number | undefined) => ((n ?? 0) / 2 ** 20).toFixed(0);
-    return `mem ${mib(v.mem)} MiB, JetStream memory ${mib(j.memory)} MiB storage ${mib(j.storage)} MiB messages ${j.messages}, connections ${v.connections}, subscriptions ${v.subscriptions}, slow consumers ${v.slow_consumers}; ${await this.blockFiles()}`;
-  }
-
-  /**
-   * The message block files of each stream on disk: nats-server (2.9) loads a whole block into
-   * memory to read one message of it (a compare-and-swap write reads the key's last message), so
-   * the blocks kept alive by a few live messages are what its cache can grow to.
-   */
-  private async blockFiles(): Promise<string> {
-    const root = path.join(this.dir, 'nats');
-    const out: string[] = [];
-    const files = (await readdir(root, { recursive: true })).filter((f) => f.endsWith('.blk'));
-    const byStream = new Map<string, { n: number; bytes: number }>();
-    for (const f of files) {
-      const parts = f.split(path.sep);
-      const stream = parts[parts.indexOf('streams') + 1] ?? '?';
-      const size = await stat(path.join(root, f)).then(
-        (s) => s.size,
-        () => 0,
-      );
-      const e = byStream.get(stream) ?? { n: 0, bytes: 0 };
-      e.n++;
-      e.bytes += size;
-      byStream.set(stream, e);
-    }
-    for (const [stream, e] of byStream) out.push(`${stream} ${e.n} blocks ${(e.bytes / 2 ** 20).toFixed(0)} MiB`);
-    return `block files: ${out.join(', ') || 'none'}`;
+  natsView(): Promise<string> {
+    return natsView(this.natsMonitor, path.join(this.dir, 'nats'));
   }
 
   /** nats-server's Go heap profile (go tool pprof -top <file>), kept after the run. */
-  async natsHeapProfile(label: string): Promise<string> {
-    const file = path.join(os.tmpdir(), `soak-nats-heap-${label}.pb.gz`);
-    await writeFile(file, Buffer.from(await (await fetch(`http://127.0.0.1:${this.natsProf}/debug/pprof/heap`)).arrayBuffer()));
-    return file;
+  natsHeapProfile(label: string): Promise<string> {
+    return natsHeapProfile(this.natsProf, label);
   }
 
   async consumers(): Promise<number> {
@@ -404,6 +325,116 @@ class Soak {
   }
 }
 
+type Log = (m: string) => void;
+
+/**
+ * Every process restarted one replica at a time while the load runs (after the watchers' initial
+ * lists and the load settle); `ok` false when the restarts left consumers behind.
+ */
+async function rollingRestart(s: Soak, log: Log): Promise<{ ok: boolean; rollingDone: number }> {
+  let ok = true;
+  await sleep(10_000);
+  const consumersBefore = await s.consumers();
+  for (const name of s.processNames()) {
+    s.phase = `restarting ${name}`;
+    await s.restart(name);
+    log(`restarted ${name}`);
+    s.phase = `after restarting ${name}`;
+    await sleep(2_000);
+  }
+  s.phase = 'steady load';
+  const afterRolling = new Map(s.outcomes);
+  const rollingDone = Date.now();
+  log(`rolling restart done: ${[...afterRolling].map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  // A stopped replica deletes its consumers; one left behind costs nats-server CPU on every
+  // write until the inactivity threshold (five minutes) removes it. Counted once the last
+  // replica's watches have handed over from their replay (5 s after it ends).
+  await sleep(10_000);
+  const consumersAfter = await s.consumers();
+  log(`bucket consumers ${consumersBefore} before the rolling restart, ${consumersAfter} after`);
+  if (consumersAfter > consumersBefore) {
+    ok = false;
+    log(`FAIL: the rolling restart left ${consumersAfter - consumersBefore} consumers behind`);
+  }
+  return { ok, rollingDone };
+}
+
+interface Sample {
+  at: number;
+  rss: Record<string, number>;
+  consumers: number;
+  ops: number;
+}
+
+/** The soak itself: a sample every 30 s (less on a short run) until `end`, with nats-server's heap profiled once warm. */
+async function sampleSteadyLoad(s: Soak, log: Log, watchers: Watchers, at: { end: number; warmUntil: number }): Promise<Sample[]> {
+  const samples: Sample[] = [];
+  const every = Math.min(30_000, Math.max(5_000, s.opts.durationMs / 20));
+  let lastOps = s.ops;
+  let warmProfile: string | undefined;
+  while (Date.now() < at.end) {
+    await sleep(every);
+    const sample = { at: Date.now(), rss: s.rss(), consumers: await s.consumers(), ops: s.ops };
+    samples.push(sample);
+    log(
+      `${(((sample.ops - lastOps) * 1000) / every).toFixed(0)} writes/s, ${watchers.events()} watch events, consumers ${sample.consumers}, RSS MiB ${Object.entries(sample.rss)
+        .map(([k, v]) => `${k} ${v.toFixed(0)}`)
+        .join(' ')}`,
+    );
+    log(`  nats-server: ${await s.natsView()}`);
+    if (!warmProfile && sample.at >= at.warmUntil) warmProfile = await s.natsHeapProfile('warm');
+    lastOps = sample.ops;
+  }
+  if (warmProfile) log(`nats-server heap profiles: ${warmProfile} (end of warm-up), ${await s.natsHeapProfile('end')} (end)`);
+  return samples;
+}
+
+/** Requests failed only with a retryable answer, and every acknowledged write is stored as acknowledged. */
+async function judgeRequests(s: Soak, log: Log): Promise<boolean> {
+  let ok = true;
+  const failures = [...s.outcomes].filter(([k]) => !['ok', '404 (raced)', '409 (raced)', 'rerouted', '429', '503'].includes(k));
+  log(`outcomes: ${[...s.outcomes].map(([k, v]) => `${k} ${v}${s.firstSeen.has(k) ? ` (first ${s.firstSeen.get(k)})` : ''}`).join(', ')}`);
+  if (failures.length) {
+    ok = false;
+    log(`FAIL: requests failed other than with 429/503: ${failures.map(([k, v]) => `${k} ×${v}`).join(', ')}`);
+  }
+  const wrong = await s.verify();
+  if (wrong.length) {
+    ok = false;
+    log(`FAIL: ${wrong.length} acknowledged writes not stored as acknowledged, e.g. ${wrong.slice(0, 5).join('; ')}`);
+  } else log(`all ${s.acked.size} acknowledged writes stored as acknowledged`);
+  return ok;
+}
+
+/** Memory and consumers do not grow from the first sample after the warm-up to the last. */
+function judgeGrowth(samples: Sample[], warmUntil: number, t0: number, log: Log): boolean {
+  let ok = true;
+  const warm = samples.find((x) => x.at >= warmUntil);
+  const last = samples.at(-1);
+  if (!warm || !last || warm === last) {
+    log(`too short to judge growth: memory and consumers are compared from ${((warmUntil - t0) / 60_000).toFixed(1)} min on (the watch window filling), run longer`);
+    return ok;
+  }
+  for (const [name, mib] of Object.entries(last.rss)) {
+    const base = warm.rss[name] ?? 0;
+    // A restarted process's figure starts over; only a clear rise counts.
+    if (base > 0 && mib > base * (1 + MAX_RSS_GROWTH) && mib - base > 20) {
+      ok = false;
+      log(`FAIL: ${name} grew from ${base.toFixed(0)} MiB to ${mib.toFixed(0)} MiB after the warm-up`);
+    }
+  }
+  if (last.consumers > warm.consumers) {
+    ok = false;
+    log(`FAIL: the bucket's consumers grew from ${warm.consumers} to ${last.consumers}`);
+  }
+  log(
+    `after warm-up: RSS ${Object.keys(last.rss)
+      .map((k) => `${k} ${warm.rss[k]!.toFixed(0)}→${last.rss[k]!.toFixed(0)}`)
+      .join(', ')} MiB; consumers ${warm.consumers}→${last.consumers}`,
+  );
+  return ok;
+}
+
 export async function soak(opts: Options): Promise<boolean> {
   const s = new Soak(opts);
   const t0 = Date.now();
@@ -424,93 +455,19 @@ export async function soak(opts: Options): Promise<boolean> {
     log(`capacity ${capacity.toFixed(0)} writes/s with ${opts.watchers} watchers; soaking at ${rate} writes/s for ${(opts.durationMs / 60_000).toFixed(1)} min`);
     const load = s.load(rate);
 
-    // Rolling restart of every process, one replica at a time.
-    // The watchers' initial lists and the load settle before the first restart.
-    await sleep(10_000);
-    const consumersBefore = await s.consumers();
-    for (const name of s.processNames()) {
-      s.phase = `restarting ${name}`;
-      await s.restart(name);
-      log(`restarted ${name}`);
-      s.phase = `after restarting ${name}`;
-      await sleep(2_000);
-    }
-    s.phase = 'steady load';
-    const afterRolling = new Map(s.outcomes);
-    const rollingDone = Date.now();
-    log(`rolling restart done: ${[...afterRolling].map(([k, v]) => `${k} ${v}`).join(', ')}`);
-    // A stopped replica deletes its consumers; one left behind costs nats-server CPU on every
-    // write until the inactivity threshold (five minutes) removes it. Counted once the last
-    // replica's watches have handed over from their replay (5 s after it ends).
-    await sleep(10_000);
-    const consumersAfter = await s.consumers();
-    log(`bucket consumers ${consumersBefore} before the rolling restart, ${consumersAfter} after`);
-    if (consumersAfter > consumersBefore) {
-      ok = false;
-      log(`FAIL: the rolling restart left ${consumersAfter - consumersBefore} consumers behind`);
-    }
+    const rolling = await rollingRestart(s, log);
+    if (!rolling.ok) ok = false;
 
-    // The soak: samples every 30 s; the warm-up is the first third, and at least until the
-    // gateways' watch windows are full.
-    const samples: Array<{ at: number; rss: Record<string, number>; consumers: number; ops: number }> = [];
+    // The soak: the warm-up is the first third, and at least until the gateways' watch windows are full.
     const end = Date.now() + Math.max(opts.durationMs - (Date.now() - t0), 60_000);
-    const every = Math.min(30_000, Math.max(5_000, opts.durationMs / 20));
-    let lastOps = s.ops;
-    const warmUntil = Math.max(t0 + opts.durationMs / 3, rollingDone + WINDOW_FILL_MS);
-    let warmProfile: string | undefined;
-    while (Date.now() < end) {
-      await sleep(every);
-      const sample = { at: Date.now(), rss: s.rss(), consumers: await s.consumers(), ops: s.ops };
-      samples.push(sample);
-      log(
-        `${(((sample.ops - lastOps) * 1000) / every).toFixed(0)} writes/s, ${watchers.events()} watch events, consumers ${sample.consumers}, RSS MiB ${Object.entries(sample.rss)
-          .map(([k, v]) => `${k} ${v.toFixed(0)}`)
-          .join(' ')}`,
-      );
-      log(`  nats-server: ${await s.natsView()}`);
-      if (!warmProfile && sample.at >= warmUntil) warmProfile = await s.natsHeapProfile('warm');
-      lastOps = sample.ops;
-    }
-    if (warmProfile) log(`nats-server heap profiles: ${warmProfile} (end of warm-up), ${await s.natsHeapProfile('end')} (end)`);
+    const warmUntil = Math.max(t0 + opts.durationMs / 3, rolling.rollingDone + WINDOW_FILL_MS);
+    const samples = await sampleSteadyLoad(s, log, watchers, { end, warmUntil });
     s.stopped = true;
     await load;
     watchers.stop();
 
-    const failures = [...s.outcomes].filter(([k]) => !['ok', '404 (raced)', '409 (raced)', 'rerouted', '429', '503'].includes(k));
-    log(`outcomes: ${[...s.outcomes].map(([k, v]) => `${k} ${v}${s.firstSeen.has(k) ? ` (first ${s.firstSeen.get(k)})` : ''}`).join(', ')}`);
-    if (failures.length) {
-      ok = false;
-      log(`FAIL: requests failed other than with 429/503: ${failures.map(([k, v]) => `${k} ×${v}`).join(', ')}`);
-    }
-    const wrong = await s.verify();
-    if (wrong.length) {
-      ok = false;
-      log(`FAIL: ${wrong.length} acknowledged writes not stored as acknowledged, e.g. ${wrong.slice(0, 5).join('; ')}`);
-    } else log(`all ${s.acked.size} acknowledged writes stored as acknowledged`);
-
-    const warm = samples.find((x) => x.at >= warmUntil);
-    const last = samples.at(-1);
-    if (!warm || !last || warm === last)
-      log(`too short to judge growth: memory and consumers are compared from ${((warmUntil - t0) / 60_000).toFixed(1)} min on (the watch window filling), run longer`);
-    else {
-      for (const [name, mib] of Object.entries(last.rss)) {
-        const base = warm.rss[name] ?? 0;
-        // A restarted process's figure starts over; only a clear rise counts.
-        if (base > 0 && mib > base * (1 + MAX_RSS_GROWTH) && mib - base > 20) {
-          ok = false;
-          log(`FAIL: ${name} grew from ${base.toFixed(0)} MiB to ${mib.toFixed(0)} MiB after the warm-up`);
-        }
-      }
-      if (last.consumers > warm.consumers) {
-        ok = false;
-        log(`FAIL: the bucket's consumers grew from ${warm.consumers} to ${last.consumers}`);
-      }
-      log(
-        `after warm-up: RSS ${Object.keys(last.rss)
-          .map((k) => `${k} ${warm.rss[k]!.toFixed(0)}→${last.rss[k]!.toFixed(0)}`)
-          .join(', ')} MiB; consumers ${warm.consumers}→${last.consumers}`,
-      );
-    }
+    if (!(await judgeRequests(s, log))) ok = false;
+    if (!judgeGrowth(samples, warmUntil, t0, log)) ok = false;
     log(`warnings and errors logged: ${s.warnings.size === 0 ? 'none' : [...s.warnings].map(([k, v]) => `${k} ×${v}`).join('; ')}`);
     log(ok ? 'soak passed' : 'soak FAILED');
   } finally {

@@ -57,74 +57,108 @@ export function checkCompactorTiming(ttlMs: number, intervalMs: number | null): 
   }
 }
 
-export function startMarkerCompactor(opts: MarkerCompactorOptions): MarkerCompactor {
-  const { kv, jsm, bucket, ttlMs, intervalMs, log } = opts;
-  checkCompactorTiming(ttlMs, intervalMs);
-  const stream = streamName(bucket);
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<number> | null = null;
+/** One replica's compactor: the markers it noted, its passes (never overlapping) and their timer. */
+class Compactor {
+  private readonly stream: string;
+  private stopped = false;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number> | null = null;
   // Noted markers, oldest first (a queue: `head` is the next one).
-  let noted: Array<{ key: string; revision: number; at: number }> = [];
-  let head = 0;
+  private noted: Array<{ key: string; revision: number; at: number }> = [];
+  private head = 0;
   // When a marker could not be noted: the time it becomes due, for a scan then (0: none).
-  let unnotedDueAt = 0;
-  let lastScan = -Infinity;
+  private unnotedDueAt = 0;
+  private lastScan = -Infinity;
 
-  function noteMarker(key: string, revision: number, writtenAtMs: number): void {
-    if (stopped) return;
-    if (noted.length - head >= (opts.maxNoted ?? MAX_NOTED)) {
-      unnotedDueAt = Math.max(unnotedDueAt, writtenAtMs + ttlMs);
+  constructor(private readonly opts: MarkerCompactorOptions) {
+    this.stream = streamName(opts.bucket);
+  }
+
+  noteMarker(key: string, revision: number, writtenAtMs: number): void {
+    if (this.stopped) return;
+    if (this.noted.length - this.head >= (this.opts.maxNoted ?? MAX_NOTED)) {
+      this.unnotedDueAt = Math.max(this.unnotedDueAt, writtenAtMs + this.opts.ttlMs);
       return;
     }
-    noted.push({ key, revision, at: writtenAtMs });
+    this.noted.push({ key, revision, at: writtenAtMs });
+  }
+
+  runOnce(opts: { scan?: boolean } = {}): Promise<number> {
+    // Passes never overlap: a timer tick during a long pass joins it.
+    this.running ??= this.pass(opts.scan ?? true).finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  schedule(failures: number): void {
+    const { intervalMs, log } = this.opts;
+    if (this.stopped || intervalMs === null) return;
+    const delay = failures === 0 ? intervalMs : Math.min(intervalMs * 2 ** failures, Math.max(intervalMs, MAX_BACKOFF_MS));
+    this.timer = setTimeout(() => {
+      this.runOnce({ scan: Date.now() - this.lastScan >= SCAN_EVERY_MS }).then(
+        () => this.schedule(0),
+        (err: unknown) => {
+          log?.warn({ err, retryInMs: Math.min(intervalMs * 2 ** (failures + 1), Math.max(intervalMs, MAX_BACKOFF_MS)) }, 'delete marker compaction failed; backing off');
+          this.schedule(failures + 1);
+        },
+      );
+    }, delay);
+    // Compaction alone must not keep the process alive.
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running?.catch(() => undefined);
+  }
+
+  private async pass(scan: boolean): Promise<number> {
+    const cutoff = Date.now() - this.opts.ttlMs;
+    let purged = await this.purgeNoted(cutoff);
+    const unnoted = this.unnotedDueAt;
+    if (scan || (unnoted > 0 && Date.now() >= unnoted)) {
+      const started = Date.now();
+      purged += await this.scanAndPurge(cutoff);
+      this.lastScan = started;
+      // Markers dropped meanwhile are due later: their own scan comes then.
+      if (this.unnotedDueAt === unnoted) this.unnotedDueAt = 0;
+    }
+    if (purged > 0) this.opts.log?.debug({ purged }, 'purged expired delete markers');
+    return purged;
   }
 
   /** Purges the noted markers older than the TTL. */
-  async function purgeNoted(cutoff: number): Promise<number> {
+  private async purgeNoted(cutoff: number): Promise<number> {
     let purged = 0;
-    while (!stopped && head < noted.length && noted[head]!.at < cutoff) {
-      const m = noted[head]!;
-      purged += await purgeMarker(m.key, m.revision);
-      head++;
+    while (!this.stopped && this.head < this.noted.length && this.noted[this.head]!.at < cutoff) {
+      const m = this.noted[this.head]!;
+      purged += await this.purgeMarker(m.key, m.revision);
+      this.head++;
     }
-    if (head > 1024 && head * 2 > noted.length) {
-      noted = noted.slice(head);
-      head = 0;
+    if (this.head > 1024 && this.head * 2 > this.noted.length) {
+      this.noted = this.noted.slice(this.head);
+      this.head = 0;
     }
     return purged;
   }
 
-  async function purgeMarker(key: string, revision: number): Promise<number> {
-    return (await jsm.streams.purge(stream, { filter: keySubject(bucket, key), seq: revision + 1 })).purged;
+  private async purgeMarker(key: string, revision: number): Promise<number> {
+    return (await this.opts.jsm.streams.purge(this.stream, { filter: keySubject(this.opts.bucket, key), seq: revision + 1 })).purged;
   }
 
-  async function pass(scan: boolean): Promise<number> {
-    const cutoff = Date.now() - ttlMs;
-    let purged = await purgeNoted(cutoff);
-    const unnoted = unnotedDueAt;
-    if (scan || (unnoted > 0 && Date.now() >= unnoted)) {
-      const started = Date.now();
-      purged += await scanAndPurge(cutoff);
-      lastScan = started;
-      // Markers dropped meanwhile are due later: their own scan comes then.
-      if (unnotedDueAt === unnoted) unnotedDueAt = 0;
-    }
-    if (purged > 0) log?.debug({ purged }, 'purged expired delete markers');
-    return purged;
-  }
-
-  async function scanAndPurge(cutoff: number): Promise<number> {
+  private async scanAndPurge(cutoff: number): Promise<number> {
     // The scan's consumer also delivers writes made after it started, and the library ends the
     // iteration only once nothing is pending: under steady writes it would chase the tail for
     // seconds. Entries up to the last sequence at the start are all a pass needs.
-    const { state } = await jsm.streams.info(stream);
+    const { state } = await this.opts.jsm.streams.info(this.stream);
     if (state.messages === 0) return 0;
     const bound = state.last_seq;
     const expired: KvWatchEntry[] = [];
     // With history 1 the stream holds one message per key, so this reads each key's latest entry.
     // Headers only: a pass must not transfer every object's value.
-    const iter = await headersOnlyHistory(kv, '>');
+    const iter = await headersOnlyHistory(this.opts.kv, '>');
     try {
       for await (const e of iter) {
         if (e.revision > bound) break;
@@ -139,44 +173,21 @@ export function startMarkerCompactor(opts: MarkerCompactorOptions): MarkerCompac
     }
     let purged = 0;
     for (const e of expired) {
-      if (stopped) break;
-      purged += await purgeMarker(e.rawKey, e.revision);
+      if (this.stopped) break;
+      purged += await this.purgeMarker(e.rawKey, e.revision);
     }
     return purged;
   }
+}
 
-  function runOnce(opts: { scan?: boolean } = {}): Promise<number> {
-    // Passes never overlap: a timer tick during a long pass joins it.
-    running ??= pass(opts.scan ?? true).finally(() => {
-      running = null;
-    });
-    return running;
-  }
-
-  function schedule(failures: number): void {
-    if (stopped || intervalMs === null) return;
-    const delay = failures === 0 ? intervalMs : Math.min(intervalMs * 2 ** failures, Math.max(intervalMs, MAX_BACKOFF_MS));
-    timer = setTimeout(() => {
-      runOnce({ scan: Date.now() - lastScan >= SCAN_EVERY_MS }).then(
-        () => schedule(0),
-        (err: unknown) => {
-          log?.warn({ err, retryInMs: Math.min(intervalMs * 2 ** (failures + 1), Math.max(intervalMs, MAX_BACKOFF_MS)) }, 'delete marker compaction failed; backing off');
-          schedule(failures + 1);
-        },
-      );
-    }, delay);
-    // Compaction alone must not keep the process alive.
-    timer.unref();
-  }
-  schedule(0);
-
+export function startMarkerCompactor(opts: MarkerCompactorOptions): MarkerCompactor {
+  checkCompactorTiming(opts.ttlMs, opts.intervalMs);
+  const compactor = new Compactor(opts);
+  compactor.schedule(0);
+  // Functions that need no `this`: the bucket writer is handed `noteMarker` on its own.
   return {
-    noteMarker,
-    runOnce,
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running?.catch(() => undefined);
-    },
+    noteMarker: (key, revision, writtenAtMs) => compactor.noteMarker(key, revision, writtenAtMs),
+    runOnce: (o) => compactor.runOnce(o),
+    stop: () => compactor.stop(),
   };
 }

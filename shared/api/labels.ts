@@ -317,86 +317,95 @@ function selectorError(input: string, detail: string): Error {
 export function parseLabelSelector(input: string): LabelSelector {
   const toks = lex(input);
   const reqs: LabelRequirement[] = [];
-  let p = 0;
+  const c: Cursor = { input, toks, p: 0 };
   if (toks[0]!.t === Tok.End) return EVERYTHING;
   for (;;) {
-    let tok = toks[p++]!;
-    let req: LabelRequirement | string;
-    if (tok.t === Tok.Bang) {
-      tok = toks[p++]!;
-      if (tok.t !== Tok.Ident) throw selectorError(input, `found ${describe(tok)}, expected: identifier after '!'`);
-      req = makeRequirement(tok.s, LabelOperator.DoesNotExist, []);
-    } else if (tok.t === Tok.Ident) {
-      const key = tok.s;
-      const op = toks[p]!;
-      if (op.t === Tok.Comma || op.t === Tok.End) {
-        req = makeRequirement(key, LabelOperator.Exists, []);
-      } else if (op.t === Tok.Ident && (op.s === 'in' || op.s === 'notin')) {
-        p++;
-        if (toks[p]!.t !== Tok.Open) throw selectorError(input, `found ${describe(toks[p]!)}, expected: '('`);
-        p++;
-        const values: string[] = [];
-        // `in ()` and trailing/leading commas contribute empty values, as upstream parses them.
-        let expectValue = true;
-        for (;;) {
-          const v = toks[p++]!;
-          if (v.t === Tok.Ident) {
-            if (!expectValue) throw selectorError(input, `found ${describe(v)}, expected: ',' or ')'`);
-            values.push(v.s);
-            expectValue = false;
-          } else if (v.t === Tok.Comma) {
-            if (expectValue) values.push('');
-            expectValue = true;
-          } else if (v.t === Tok.Close) {
-            if (expectValue) values.push('');
-            break;
-          } else {
-            throw selectorError(input, `found ${describe(v)}, expected: ',', ')' or identifier`);
-          }
-        }
-        req = makeRequirement(key, op.s === 'in' ? LabelOperator.In : LabelOperator.NotIn, values);
-      } else {
-        let operator: LabelOperator;
-        switch (op.t) {
-          case Tok.Eq:
-            operator = LabelOperator.Equals;
-            break;
-          case Tok.DoubleEq:
-            operator = LabelOperator.DoubleEquals;
-            break;
-          case Tok.NotEq:
-            operator = LabelOperator.NotEquals;
-            break;
-          case Tok.Gt:
-            operator = LabelOperator.GreaterThan;
-            break;
-          case Tok.Lt:
-            operator = LabelOperator.LessThan;
-            break;
-          default:
-            throw selectorError(input, `found ${describe(op)}, expected: '=', '!=', '==', 'in', 'notin', '>', '<', ',' or end of string`);
-        }
-        p++;
-        const v = toks[p]!;
-        let value = '';
-        if (v.t === Tok.Ident) {
-          value = v.s;
-          p++;
-        } else if (v.t !== Tok.Comma && v.t !== Tok.End) {
-          throw selectorError(input, `found ${describe(v)}, expected: identifier`);
-        }
-        req = makeRequirement(key, operator, [value]);
-      }
-    } else {
-      throw selectorError(input, `found ${describe(tok)}, expected: '!' or identifier`);
-    }
+    const req = parseRequirement(c);
     if (typeof req === 'string') throw selectorError(input, req);
     reqs.push(req);
-    const sep = toks[p++]!;
+    const sep = toks[c.p++]!;
     if (sep.t === Tok.End) break;
     if (sep.t !== Tok.Comma) throw selectorError(input, `found ${describe(sep)}, expected: ',' or end of string`);
   }
   return LabelSelector.of(reqs);
+}
+
+/** The selector's tokens and the parser's position in them. */
+interface Cursor {
+  readonly input: string;
+  readonly toks: Token[];
+  p: number;
+}
+
+/** One requirement (`!a`, `a`, `a in (b,c)`, `a=b`); a string is why its key or values are invalid. */
+function parseRequirement(c: Cursor): LabelRequirement | string {
+  const { input, toks } = c;
+  let tok = toks[c.p++]!;
+  if (tok.t === Tok.Bang) {
+    tok = toks[c.p++]!;
+    if (tok.t !== Tok.Ident) throw selectorError(input, `found ${describe(tok)}, expected: identifier after '!'`);
+    return makeRequirement(tok.s, LabelOperator.DoesNotExist, []);
+  }
+  if (tok.t !== Tok.Ident) throw selectorError(input, `found ${describe(tok)}, expected: '!' or identifier`);
+  const key = tok.s;
+  const op = toks[c.p]!;
+  if (op.t === Tok.Comma || op.t === Tok.End) return makeRequirement(key, LabelOperator.Exists, []);
+  if (op.t === Tok.Ident && (op.s === 'in' || op.s === 'notin')) {
+    c.p++;
+    return makeRequirement(key, op.s === 'in' ? LabelOperator.In : LabelOperator.NotIn, parseSetValues(c));
+  }
+  return parseComparison(c, key, op);
+}
+
+/** The `(b,c)` of `in`/`notin`. `in ()` and trailing/leading commas contribute empty values, as upstream parses them. */
+function parseSetValues(c: Cursor): string[] {
+  const { input, toks } = c;
+  if (toks[c.p]!.t !== Tok.Open) throw selectorError(input, `found ${describe(toks[c.p]!)}, expected: '('`);
+  c.p++;
+  const values: string[] = [];
+  let expectValue = true;
+  for (;;) {
+    const v = toks[c.p++]!;
+    if (v.t === Tok.Ident) {
+      if (!expectValue) throw selectorError(input, `found ${describe(v)}, expected: ',' or ')'`);
+      values.push(v.s);
+      expectValue = false;
+    } else if (v.t === Tok.Comma) {
+      if (expectValue) values.push('');
+      expectValue = true;
+    } else if (v.t === Tok.Close) {
+      if (expectValue) values.push('');
+      break;
+    } else {
+      throw selectorError(input, `found ${describe(v)}, expected: ',', ')' or identifier`);
+    }
+  }
+  return values;
+}
+
+const COMPARISONS: Partial<Record<Tok, LabelOperator>> = {
+  [Tok.Eq]: LabelOperator.Equals,
+  [Tok.DoubleEq]: LabelOperator.DoubleEquals,
+  [Tok.NotEq]: LabelOperator.NotEquals,
+  [Tok.Gt]: LabelOperator.GreaterThan,
+  [Tok.Lt]: LabelOperator.LessThan,
+};
+
+/** `key <op> value` with `op` one of `=`, `==`, `!=`, `>`, `<`; the value may be empty. */
+function parseComparison(c: Cursor, key: string, op: Token): LabelRequirement | string {
+  const { input, toks } = c;
+  const operator = COMPARISONS[op.t];
+  if (operator === undefined) throw selectorError(input, `found ${describe(op)}, expected: '=', '!=', '==', 'in', 'notin', '>', '<', ',' or end of string`);
+  c.p++;
+  const v = toks[c.p]!;
+  let value = '';
+  if (v.t === Tok.Ident) {
+    value = v.s;
+    c.p++;
+  } else if (v.t !== Tok.Comma && v.t !== Tok.End) {
+    throw selectorError(input, `found ${describe(v)}, expected: identifier`);
+  }
+  return makeRequirement(key, operator, [value]);
 }
 
 // ---- selectors inside API objects ----

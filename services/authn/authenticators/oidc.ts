@@ -109,8 +109,8 @@ function unverifiedIssuer(token: string): string | undefined {
   }
 }
 
-export async function createOidcAuthenticator(cfg: OidcConfig, log: Logger, timing: OidcTiming = {}): Promise<TokenAuthenticator> {
-  const t = { ...DEFAULT_TIMING, ...timing };
+/** The checks of the flags that need no provider: an https issuer, a client ID, a readable CA file. */
+async function readSetup(cfg: OidcConfig): Promise<{ ca: string | undefined }> {
   let issuer: URL;
   try {
     issuer = new URL(cfg.issuerUrl);
@@ -127,29 +127,74 @@ export async function createOidcAuthenticator(cfg: OidcConfig, log: Logger, timi
       throw new OidcSetupError(`--oidc-ca-file: cannot read ${cfg.caFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
   }
-  const agent = new https.Agent({ keepAlive: true, ...(ca ? { ca } : {}) });
-  const discoveryUrl = new URL(`${cfg.issuerUrl.replace(/\/+$/, '')}/.well-known/openid-configuration`);
-  const verifyOptions: JWTVerifyOptions = { issuer: cfg.issuerUrl, audience: cfg.clientId, algorithms: cfg.signingAlgs?.length ? cfg.signingAlgs : ['RS256'] };
-  const ilog = log.child({ authenticator: 'oidc', issuer: cfg.issuerUrl });
+  return { ca };
+}
 
-  let jwksUrl: URL | undefined;
-  let keys: KeyResolver | undefined;
-  let lastFetch = 0;
-  let inflight: Promise<void> | undefined;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
+/**
+ * The provider's signing keys, found through discovery and fetched in the background: retried
+ * until they load, then refreshed every `refreshMs`, and on demand (rate-limited) when a token
+ * names a key we do not have.
+ */
+class ProviderKeys {
+  keys: KeyResolver | undefined;
+  /** The fetch in progress; callers arriving meanwhile share it. */
+  inflight: Promise<void> | undefined;
+  private jwksUrl: URL | undefined;
+  private lastFetch = 0;
+  private stopped = false;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly discoveryUrl: URL;
 
-  async function getJson(url: URL, what: string): Promise<Record<string, unknown>> {
-    const res = await requestJson(url, { method: 'GET', agent, timeoutMs: t.requestTimeoutMs });
+  constructor(
+    private readonly cfg: OidcConfig,
+    private readonly agent: https.Agent,
+    private readonly t: Required<OidcTiming>,
+    private readonly log: Logger,
+  ) {
+    this.discoveryUrl = new URL(`${cfg.issuerUrl.replace(/\/+$/, '')}/.well-known/openid-configuration`);
+  }
+
+  /** Whether an unknown key may trigger a fetch now (at most one per `minRefetchMs`). */
+  mayRefetch(): boolean {
+    return Date.now() - this.lastFetch >= this.t.minRefetchMs;
+  }
+
+  /** One fetch at a time; callers arriving meanwhile share it. Never rejects. */
+  refresh(): Promise<void> {
+    if (!this.inflight) {
+      this.lastFetch = Date.now();
+      this.inflight = this.fetchKeys()
+        .catch((err: unknown) => this.log.warn({ err: (err as Error).message }, this.keys ? 'oidc key refresh failed; keeping the current keys' : 'oidc provider not reachable yet; retrying'))
+        .finally(() => {
+          this.inflight = undefined;
+        });
+    }
+    return this.inflight;
+  }
+
+  /** The next background fetch: soon while there are no keys, else at the refresh interval. */
+  schedule = (): void => {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.refresh().then(this.schedule), this.keys ? this.t.refreshMs : this.t.retryMs);
+    this.timer.unref();
+  };
+
+  stopSchedule(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  private async getJson(url: URL, what: string): Promise<Record<string, unknown>> {
+    const res = await requestJson(url, { method: 'GET', agent: this.agent, timeoutMs: this.t.requestTimeoutMs });
     if (res.status !== 200) throw new OidcSetupError(`${what} ${describeUrl(url)}: HTTP ${res.status}`);
     if (typeof res.body !== 'object' || res.body === null || Array.isArray(res.body)) throw new OidcSetupError(`${what} ${describeUrl(url)}: not a JSON object`);
     return res.body as Record<string, unknown>;
   }
 
-  async function discover(): Promise<URL> {
-    const doc = await getJson(discoveryUrl, 'discovery');
+  private async discover(): Promise<URL> {
+    const doc = await this.getJson(this.discoveryUrl, 'discovery');
     // The provider must call itself exactly what tokens will call it, or `iss` checks mean nothing.
-    if (doc.issuer !== cfg.issuerUrl) throw new OidcSetupError(`discovery: the provider's issuer ${JSON.stringify(doc.issuer)} is not ${JSON.stringify(cfg.issuerUrl)}`);
+    if (doc.issuer !== this.cfg.issuerUrl) throw new OidcSetupError(`discovery: the provider's issuer ${JSON.stringify(doc.issuer)} is not ${JSON.stringify(this.cfg.issuerUrl)}`);
     if (typeof doc.jwks_uri !== 'string') throw new OidcSetupError('discovery: jwks_uri is missing');
     let url: URL;
     try {
@@ -162,74 +207,63 @@ export async function createOidcAuthenticator(cfg: OidcConfig, log: Logger, timi
     return url;
   }
 
-  async function fetchKeys(): Promise<void> {
-    if (!jwksUrl) jwksUrl = await discover();
-    const set = await getJson(jwksUrl, 'keys');
-    keys = createLocalJWKSet(set as unknown as JSONWebKeySet);
-    ilog.info({ keys: Array.isArray(set.keys) ? set.keys.length : 0 }, 'oidc signing keys loaded');
+  private async fetchKeys(): Promise<void> {
+    if (!this.jwksUrl) this.jwksUrl = await this.discover();
+    const set = await this.getJson(this.jwksUrl, 'keys');
+    this.keys = createLocalJWKSet(set as unknown as JSONWebKeySet);
+    this.log.info({ keys: Array.isArray(set.keys) ? set.keys.length : 0 }, 'oidc signing keys loaded');
   }
+}
 
-  /** One fetch at a time; callers arriving meanwhile share it. Never rejects. */
-  function refresh(): Promise<void> {
-    if (!inflight) {
-      lastFetch = Date.now();
-      inflight = fetchKeys()
-        .catch((err: unknown) => ilog.warn({ err: (err as Error).message }, keys ? 'oidc key refresh failed; keeping the current keys' : 'oidc provider not reachable yet; retrying'))
-        .finally(() => {
-          inflight = undefined;
-        });
+async function verifyWith(resolver: KeyResolver, token: string, verifyOptions: JWTVerifyOptions): Promise<JWTPayload> {
+  try {
+    return (await jwtVerify(token, resolver, verifyOptions)).payload;
+  } catch (err) {
+    // A token without `kid` can match several keys; jose hands them over to be tried in turn.
+    if (!(err instanceof joseErrors.JWKSMultipleMatchingKeys)) throw err;
+    for await (const key of err as unknown as AsyncIterable<KeyObject | CryptoKey>) {
+      try {
+        return (await jwtVerify(token, key, verifyOptions)).payload;
+      } catch (inner) {
+        if (!(inner instanceof joseErrors.JWSSignatureVerificationFailed)) throw inner;
+      }
     }
-    return inflight;
+    throw new joseErrors.JWSSignatureVerificationFailed();
   }
+}
 
-  function schedule(): void {
-    if (stopped) return;
-    timer = setTimeout(() => void refresh().then(schedule), keys ? t.refreshMs : t.retryMs);
-    timer.unref();
-  }
+export async function createOidcAuthenticator(cfg: OidcConfig, log: Logger, timing: OidcTiming = {}): Promise<TokenAuthenticator> {
+  const t = { ...DEFAULT_TIMING, ...timing };
+  const { ca } = await readSetup(cfg);
+  const agent = new https.Agent({ keepAlive: true, ...(ca ? { ca } : {}) });
+  const verifyOptions: JWTVerifyOptions = { issuer: cfg.issuerUrl, audience: cfg.clientId, algorithms: cfg.signingAlgs?.length ? cfg.signingAlgs : ['RS256'] };
+  const provider = new ProviderKeys(cfg, agent, t, log.child({ authenticator: 'oidc', issuer: cfg.issuerUrl }));
 
   // Usually the provider answers at once; a provider that hangs must not hold up the service.
   let initialWait: NodeJS.Timeout | undefined;
-  await Promise.race([refresh().then(schedule), new Promise((r) => (initialWait = setTimeout(r, t.initialWaitMs)))]);
+  await Promise.race([provider.refresh().then(provider.schedule), new Promise((r) => (initialWait = setTimeout(r, t.initialWaitMs)))]);
   clearTimeout(initialWait);
-
-  async function verifyWith(resolver: KeyResolver, token: string): Promise<JWTPayload> {
-    try {
-      return (await jwtVerify(token, resolver, verifyOptions)).payload;
-    } catch (err) {
-      // A token without `kid` can match several keys; jose hands them over to be tried in turn.
-      if (!(err instanceof joseErrors.JWKSMultipleMatchingKeys)) throw err;
-      for await (const key of err as unknown as AsyncIterable<KeyObject | CryptoKey>) {
-        try {
-          return (await jwtVerify(token, key, verifyOptions)).payload;
-        } catch (inner) {
-          if (!(inner instanceof joseErrors.JWSSignatureVerificationFailed)) throw inner;
-        }
-      }
-      throw new joseErrors.JWSSignatureVerificationFailed();
-    }
-  }
 
   return {
     name: 'oidc',
     async authenticateToken(token: string, audiences: string[]): Promise<AuthnResult> {
       if (unverifiedIssuer(token) !== cfg.issuerUrl) return skip;
-      if (!keys) return { kind: 'fail', error: OIDC_NOT_INITIALIZED };
+      if (!provider.keys) return { kind: 'fail', error: OIDC_NOT_INITIALIZED };
       // ID tokens are issued to the client ID, which vouches for this API server only: a review
       // asking about another audience cannot be answered with one.
       if (audiences.length > 0) return { kind: 'fail', error: 'oidc: token is not valid for the requested audiences' };
       let claims: JWTPayload;
       try {
-        claims = await verifyWith(keys, token);
+        claims = await verifyWith(provider.keys, token, verifyOptions);
       } catch (err) {
         if (!(err instanceof joseErrors.JWKSNoMatchingKey)) return { kind: 'fail', error: verifyError(err) };
         // The provider may have rotated its keys since we fetched them. The rate limit keeps a
         // stream of tokens with made-up key ids from turning into a stream of fetches.
-        if (inflight) await inflight;
-        else if (Date.now() - lastFetch >= t.minRefetchMs) await refresh();
+        if (provider.inflight) await provider.inflight;
+        else if (provider.mayRefetch()) await provider.refresh();
         else return { kind: 'fail', error: verifyError(err) };
         try {
-          claims = await verifyWith(keys!, token);
+          claims = await verifyWith(provider.keys!, token, verifyOptions);
         } catch (again) {
           return { kind: 'fail', error: verifyError(again) };
         }
@@ -239,11 +273,10 @@ export async function createOidcAuthenticator(cfg: OidcConfig, log: Logger, timi
       return { kind: 'ok', user: mapped.user };
     },
     async stop() {
-      stopped = true;
-      clearTimeout(timer);
+      provider.stopSchedule();
       // Destroying the sockets ends a fetch in progress at once instead of at its deadline.
       agent.destroy();
-      await inflight;
+      await provider.inflight;
     },
   };
 }

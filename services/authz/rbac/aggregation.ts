@@ -80,31 +80,67 @@ export interface AggregationController {
 
 const MAX_CAS_ATTEMPTS = 5;
 
-/**
- * Keeps every aggregating ClusterRole's stored rules equal to its aggregate. Runs one pass now
- * (the state must already be synced: a partial view would shrink the roles for a while) and one
- * after every ClusterRole change, coalescing bursts.
- */
-export function startAggregation(deps: AggregationDeps): AggregationController {
-  const { internal, rbac, log } = deps;
-  const retryMs = deps.retryMs ?? 1_000;
-  let running = true;
-  let dirty = true;
-  let pass: Promise<void> | null = null;
-  let retryTimer: NodeJS.Timeout | undefined;
+/** One controller's passes: at most one running, the next scheduled while it runs, retried after an outage. */
+class Aggregation {
+  running = true;
+  /** A pass is wanted: a ClusterRole changed (or a pass failed) since the last one started. */
+  private dirty = true;
+  pass: Promise<void> | null = null;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly retryMs: number;
 
-  const sources = (): AggregationSource[] => [...rbac.clusterRoles()].map((r) => ({ name: r.name, labels: r.labels, rules: r.rules }));
+  constructor(private readonly deps: AggregationDeps) {
+    this.retryMs = deps.retryMs ?? 1_000;
+  }
+
+  schedule(): void {
+    this.dirty = true;
+    if (!this.running || this.pass) return;
+    // Waiting one event-loop turn lets a burst of feed events land before the pass reads the state.
+    this.pass = new Promise<void>((r) => setImmediate(r))
+      .then(() => this.runPasses())
+      .catch((err: unknown) => this.deps.log.error({ err }, 'ClusterRole aggregation failed'))
+      .finally(() => {
+        this.pass = null;
+        // A change that arrived after the last loop check but before this point.
+        if (this.dirty && this.running) this.schedule();
+      });
+  }
+
+  stopRetry(): void {
+    clearTimeout(this.retryTimer);
+  }
+
+  private async runPasses(): Promise<void> {
+    const { rbac } = this.deps;
+    while (this.running && this.dirty) {
+      this.dirty = false;
+      let ok = true;
+      const aggregating = [...rbac.clusterRoles()].filter((r) => clusterRoleSelectors(r.aggregationRule)).map((r) => r.name);
+      for (const name of aggregating) if (!(await this.reconcileOne(name))) ok = false;
+      if (!ok && this.running) {
+        clearTimeout(this.retryTimer);
+        this.retryTimer = setTimeout(() => this.schedule(), this.retryMs);
+        this.retryTimer.unref();
+      }
+    }
+  }
+
+  private sources(): AggregationSource[] {
+    return [...this.deps.rbac.clusterRoles()].map((r) => ({ name: r.name, labels: r.labels, rules: r.rules }));
+  }
 
   /** Writes the aggregate of one role; returns false when the storage service was unavailable. */
-  async function reconcileOne(name: string): Promise<boolean> {
+  private async reconcileOne(name: string): Promise<boolean> {
+    const { internal, rbac, log } = this.deps;
     const current = rbac.clusterRole(name);
     let object: ApiObject | undefined = current?.object;
     let revision = current?.revision ?? 0;
-    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS && running; attempt++) {
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS && this.running; attempt++) {
       if (!object) return true;
       const selectors = clusterRoleSelectors(object.aggregationRule);
       if (!selectors) return true;
-      const want = aggregateRules(name, selectors, sources());
+      const want = aggregateRules(name, selectors, this.sources());
       if (sameRules(readRules(object.rules), want)) return true;
       const target = internal.targets.preferred(RBAC_GROUP, 'clusterroles');
       if (!target) return true;
@@ -131,51 +167,31 @@ export function startAggregation(deps: AggregationDeps): AggregationController {
       }
     }
     // Lost the race every time: leave it to the retry.
-    return !running;
+    return !this.running;
   }
+}
 
-  async function runPasses(): Promise<void> {
-    while (running && dirty) {
-      dirty = false;
-      let ok = true;
-      const aggregating = [...rbac.clusterRoles()].filter((r) => clusterRoleSelectors(r.aggregationRule)).map((r) => r.name);
-      for (const name of aggregating) if (!(await reconcileOne(name))) ok = false;
-      if (!ok && running) {
-        clearTimeout(retryTimer);
-        retryTimer = setTimeout(() => schedule(), retryMs);
-        retryTimer.unref();
-      }
-    }
-  }
-
-  function schedule(): void {
-    dirty = true;
-    if (!running || pass) return;
-    // Waiting one event-loop turn lets a burst of feed events land before the pass reads the state.
-    pass = new Promise<void>((r) => setImmediate(r))
-      .then(runPasses)
-      .catch((err: unknown) => log.error({ err }, 'ClusterRole aggregation failed'))
-      .finally(() => {
-        pass = null;
-        // A change that arrived after the last loop check but before this point.
-        if (dirty && running) schedule();
-      });
-  }
-
-  const unsubscribe = rbac.onChange((c) => {
-    if (c.kind === 'ClusterRole') schedule();
+/**
+ * Keeps every aggregating ClusterRole's stored rules equal to its aggregate. Runs one pass now
+ * (the state must already be synced: a partial view would shrink the roles for a while) and one
+ * after every ClusterRole change, coalescing bursts.
+ */
+export function startAggregation(deps: AggregationDeps): AggregationController {
+  const aggregation = new Aggregation(deps);
+  const unsubscribe = deps.rbac.onChange((c) => {
+    if (c.kind === 'ClusterRole') aggregation.schedule();
   });
-  schedule();
+  aggregation.schedule();
 
   return {
     idle: async () => {
-      while (pass) await pass;
+      while (aggregation.pass) await aggregation.pass;
     },
     stop: async () => {
-      running = false;
+      aggregation.running = false;
       unsubscribe();
-      clearTimeout(retryTimer);
-      while (pass) await pass;
+      aggregation.stopRetry();
+      while (aggregation.pass) await aggregation.pass;
     },
   };
 }

@@ -84,6 +84,60 @@ function resourceName(r: DiscoveredResource): string {
   return r.group ? `${r.resource}.${r.group}` : r.resource;
 }
 
+/** Deletes what is left of each type and counts what remains (objects with finalizers or a grace period stay a while). */
+async function deleteContent(client: ApiClient, namespace: string, resources: DiscoveredResource[]): Promise<ContentState> {
+  const state: ContentState = { errors: [], remaining: new Map(), finalizers: new Map() };
+  await Promise.all(
+    resources.map(async (r) => {
+      const ref = { group: r.group, version: r.version, resource: r.resource, namespace };
+      try {
+        if (r.verbs.includes('deletecollection')) await client.delete(ref, { propagationPolicy: 'Background' });
+        const left = (await client.list(ref)).items;
+        if (!r.verbs.includes('deletecollection')) {
+          for (const o of left.filter((x) => !x.metadata.deletionTimestamp)) {
+            await client.delete({ ...ref, name: o.metadata.name! }, { propagationPolicy: 'Background' }).catch((err: unknown) => {
+              if (!isNotFound(err)) throw err;
+            });
+          }
+        }
+        if (left.length) state.remaining.set(resourceName(r), left.length);
+        const finalized = left.filter((o) => (o.metadata.finalizers ?? []).length > 0);
+        for (const o of finalized) for (const f of o.metadata.finalizers ?? []) state.finalizers.set(f, (state.finalizers.get(f) ?? 0) + 1);
+      } catch (err) {
+        if (isNotFound(err)) return;
+        state.errors.push(`${resourceName(r)}: ${(err as Error).message}`);
+      }
+    }),
+  );
+  return state;
+}
+
+async function writeConditions(client: ApiClient, ns: ApiObject, conditions: Condition[]): Promise<void> {
+  const status = (ns.status ?? {}) as { conditions?: Condition[] };
+  const merged = mergeConditions(status.conditions ?? [], conditions, new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
+  const same = JSON.stringify((status.conditions ?? []).map(({ lastTransitionTime: _t, ...c }) => c)) === JSON.stringify(conditions);
+  if (same) return;
+  try {
+    await client.update({ ...NAMESPACES, name: ns.metadata.name!, subresource: 'status' }, { ...ns, status: { ...status, conditions: merged } });
+  } catch (err) {
+    if (!isConflict(err) && !isNotFound(err)) throw err;
+  }
+}
+
+/** Hands the namespace back without our finalizer, and the server removes it; false when it is gone already. */
+async function finalize(client: ApiClient, name: string): Promise<boolean> {
+  const current = await client.get({ ...NAMESPACES, name }).catch((err: unknown) => {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  });
+  if (!current) return false;
+  await client.update(
+    { ...NAMESPACES, name, subresource: 'finalize' },
+    { ...current, spec: { ...(current.spec ?? {}), finalizers: specFinalizers(current).filter((f) => f !== NAMESPACE_FINALIZER) } },
+  );
+  return true;
+}
+
 export function namespaceController(client: ApiClient, log: Logger): Controller {
   let discovered: { at: number; resources: DiscoveredResource[] } | undefined;
   const informer = new Informer(client, NAMESPACES, { onError: (err) => log.warn({ err }, 'namespace watch failed; retrying') });
@@ -94,46 +148,6 @@ export function namespaceController(client: ApiClient, log: Logger): Controller 
       discovered = { at: Date.now(), resources: all.filter((r) => r.namespaced && r.verbs.includes('list') && r.verbs.includes('delete')) };
     }
     return discovered.resources;
-  }
-
-  /** Deletes what is left of each type and counts what remains (objects with finalizers or a grace period stay a while). */
-  async function deleteContent(namespace: string, resources: DiscoveredResource[]): Promise<ContentState> {
-    const state: ContentState = { errors: [], remaining: new Map(), finalizers: new Map() };
-    await Promise.all(
-      resources.map(async (r) => {
-        const ref = { group: r.group, version: r.version, resource: r.resource, namespace };
-        try {
-          if (r.verbs.includes('deletecollection')) await client.delete(ref, { propagationPolicy: 'Background' });
-          const left = (await client.list(ref)).items;
-          if (!r.verbs.includes('deletecollection')) {
-            for (const o of left.filter((x) => !x.metadata.deletionTimestamp)) {
-              await client.delete({ ...ref, name: o.metadata.name! }, { propagationPolicy: 'Background' }).catch((err: unknown) => {
-                if (!isNotFound(err)) throw err;
-              });
-            }
-          }
-          if (left.length) state.remaining.set(resourceName(r), left.length);
-          const finalized = left.filter((o) => (o.metadata.finalizers ?? []).length > 0);
-          for (const o of finalized) for (const f of o.metadata.finalizers ?? []) state.finalizers.set(f, (state.finalizers.get(f) ?? 0) + 1);
-        } catch (err) {
-          if (isNotFound(err)) return;
-          state.errors.push(`${resourceName(r)}: ${(err as Error).message}`);
-        }
-      }),
-    );
-    return state;
-  }
-
-  async function writeConditions(ns: ApiObject, conditions: Condition[]): Promise<void> {
-    const status = (ns.status ?? {}) as { conditions?: Condition[] };
-    const merged = mergeConditions(status.conditions ?? [], conditions, new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
-    const same = JSON.stringify((status.conditions ?? []).map(({ lastTransitionTime: _t, ...c }) => c)) === JSON.stringify(conditions);
-    if (same) return;
-    try {
-      await client.update({ ...NAMESPACES, name: ns.metadata.name!, subresource: 'status' }, { ...ns, status: { ...status, conditions: merged } });
-    } catch (err) {
-      if (!isConflict(err) && !isNotFound(err)) throw err;
-    }
   }
 
   async function reconcile(name: string): Promise<void | { requeueAfterMs: number }> {
@@ -153,20 +167,12 @@ export function namespaceController(client: ApiClient, log: Logger): Controller 
       discoveryError = (err as Error).message;
       resources = discovered?.resources ?? [];
     }
-    const state = await deleteContent(name, resources);
-    await writeConditions(ns, deletionConditions(state, discoveryError));
+    const state = await deleteContent(client, name, resources);
+    await writeConditions(client, ns, deletionConditions(state, discoveryError));
     if (discoveryError || state.errors.length) throw new Error(`namespace ${name}: ${discoveryError ?? state.errors.join('; ')}`);
     if (state.remaining.size) return { requeueAfterMs: CONTENT_REMAINING_RETRY_MS };
-    // Everything is gone: hand the namespace back without our finalizer; the server removes it.
-    const current = await client.get({ ...NAMESPACES, name }).catch((err: unknown) => {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    });
-    if (!current) return;
-    await client.update(
-      { ...NAMESPACES, name, subresource: 'finalize' },
-      { ...current, spec: { ...(current.spec ?? {}), finalizers: specFinalizers(current).filter((f) => f !== NAMESPACE_FINALIZER) } },
-    );
+    // Everything is gone: hand the namespace back.
+    if (!(await finalize(client, name))) return;
     log.info({ namespace: name }, 'namespace content deleted; finalized');
   }
 

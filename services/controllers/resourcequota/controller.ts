@@ -39,24 +39,84 @@ interface Monitor {
   evaluator: Evaluator;
 }
 
-export function resourceQuotaController(client: ApiClient, log: Logger, opts: ResourceQuotaOptions = DEFAULT_RESOURCE_QUOTA): Controller {
-  const quotas = new Informer(client, QUOTAS, { onError: (err) => log.warn({ err }, 'resource quota watch failed; retrying') });
-  const monitors = new Map<string, Monitor>();
-  let discovered: { at: number; resources: DiscoveredResource[] } | undefined;
-  let resync: NodeJS.Timeout | undefined;
-  let stopped = false;
-  const stopping = new AbortController();
-  const syncWaitMs = opts.syncWaitMs ?? 10_000;
+/** The watches of the quota-tracked resources (upstream's quota monitor), each started on first use. */
+class QuotaMonitors {
+  private readonly monitors = new Map<string, Monitor>();
+  private discovered: { at: number; resources: DiscoveredResource[] } | undefined;
+  private stopped = false;
+  private readonly stopping = new AbortController();
+
+  constructor(
+    private readonly client: ApiClient,
+    private readonly log: Logger,
+    /** The quotas' own informer, which serves `/resourcequotas`. */
+    private readonly quotas: Informer,
+    private readonly syncWaitMs: number,
+    /** Called when an object of what `e` measures went away or may use less. */
+    private readonly usageMayDrop: (e: Evaluator, namespace: string | undefined) => void,
+  ) {}
 
   /** Whether an informer has its first list, waiting for it a while. */
-  async function synced(i: Informer): Promise<boolean> {
+  async synced(i: Informer): Promise<boolean> {
     if (i.hasSynced()) return true;
     const done = new AbortController();
-    await Promise.race([i.synced, sleep(syncWaitMs, AbortSignal.any([done.signal, stopping.signal]))]);
+    await Promise.race([i.synced, sleep(this.syncWaitMs, AbortSignal.any([done.signal, this.stopping.signal]))]);
     done.abort();
     return i.hasSynced();
   }
 
+  /** The watch of one evaluator's resource, started on first use; undefined when it is not served. */
+  async monitorFor(e: Evaluator): Promise<Monitor | undefined> {
+    const { monitors } = this;
+    const id = `${e.group}/${e.resource}`;
+    const held = monitors.get(id);
+    if (held) return held;
+    if (id === '/resourcequotas') {
+      const m = { informer: this.quotas, evaluator: e };
+      monitors.set(id, m);
+      return m;
+    }
+    const version = await this.versionOf(e.group, e.resource);
+    if (!version || this.stopped || monitors.has(id)) return monitors.get(id);
+    const informer = new Informer(
+      this.client,
+      { group: e.group, version, resource: e.resource },
+      { metadataOnly: !FULL_OBJECTS.has(id), onError: (err) => this.log.warn({ err, resource: id }, 'watch of a quota-tracked resource failed; retrying') },
+    );
+    informer.addHandlers({
+      onDelete: (o) => this.usageMayDrop(e, o.metadata.namespace),
+      onUpdate: (oldObj, newObj) => {
+        if (e.usageMayDrop?.(oldObj, newObj, Date.now())) this.usageMayDrop(e, newObj.metadata.namespace);
+      },
+    });
+    const m = { informer, evaluator: e };
+    monitors.set(id, m);
+    informer.start();
+    return m;
+  }
+
+  /** From now on no watch starts, and no wait for a first list lasts. */
+  halt(): void {
+    this.stopped = true;
+    this.stopping.abort();
+  }
+
+  /** The watches started here (not the quotas' own). */
+  informers(): Informer[] {
+    return [...this.monitors.values()].filter((m) => m.informer !== this.quotas).map((m) => m.informer);
+  }
+
+  private async versionOf(group: string, resource: string): Promise<string | undefined> {
+    if (group === '') return 'v1';
+    if (!this.discovered || Date.now() - this.discovered.at > DISCOVERY_TTL_MS) this.discovered = { at: Date.now(), resources: await discoverResources(this.client) };
+    const r = this.discovered.resources.find((d) => d.group === group && d.resource === resource && d.namespaced && d.verbs.includes('list') && d.verbs.includes('watch'));
+    return r?.version;
+  }
+}
+
+export function resourceQuotaController(client: ApiClient, log: Logger, opts: ResourceQuotaOptions = DEFAULT_RESOURCE_QUOTA): Controller {
+  const quotas = new Informer(client, QUOTAS, { onError: (err) => log.warn({ err }, 'resource quota watch failed; retrying') });
+  let resync: NodeJS.Timeout | undefined;
   const keyOf = (o: ApiObject) => `${o.metadata.namespace}/${o.metadata.name}`;
 
   /** Recounts the quotas of a namespace that track what `e` measures (upstream's replenishQuota). */
@@ -67,42 +127,7 @@ export function resourceQuotaController(client: ApiClient, log: Logger, opts: Re
       if (e.matchingResources(hard).length) queue.add(keyOf(q));
     }
   }
-
-  async function versionOf(group: string, resource: string): Promise<string | undefined> {
-    if (group === '') return 'v1';
-    if (!discovered || Date.now() - discovered.at > DISCOVERY_TTL_MS) discovered = { at: Date.now(), resources: await discoverResources(client) };
-    const r = discovered.resources.find((d) => d.group === group && d.resource === resource && d.namespaced && d.verbs.includes('list') && d.verbs.includes('watch'));
-    return r?.version;
-  }
-
-  /** The watch of one evaluator's resource, started on first use; undefined when it is not served. */
-  async function monitorFor(e: Evaluator): Promise<Monitor | undefined> {
-    const id = `${e.group}/${e.resource}`;
-    const held = monitors.get(id);
-    if (held) return held;
-    if (id === '/resourcequotas') {
-      const m = { informer: quotas, evaluator: e };
-      monitors.set(id, m);
-      return m;
-    }
-    const version = await versionOf(e.group, e.resource);
-    if (!version || stopped || monitors.has(id)) return monitors.get(id);
-    const informer = new Informer(
-      client,
-      { group: e.group, version, resource: e.resource },
-      { metadataOnly: !FULL_OBJECTS.has(id), onError: (err) => log.warn({ err, resource: id }, 'watch of a quota-tracked resource failed; retrying') },
-    );
-    informer.addHandlers({
-      onDelete: (o) => replenish(e, o.metadata.namespace),
-      onUpdate: (oldObj, newObj) => {
-        if (e.usageMayDrop?.(oldObj, newObj, Date.now())) replenish(e, newObj.metadata.namespace);
-      },
-    });
-    const m = { informer, evaluator: e };
-    monitors.set(id, m);
-    informer.start();
-    return m;
-  }
+  const monitors = new QuotaMonitors(client, log, quotas, opts.syncWaitMs ?? 10_000, replenish);
 
   async function sync(key: string): Promise<void> {
     const quota = quotas.get(key);
@@ -111,8 +136,8 @@ export function resourceQuotaController(client: ApiClient, log: Logger, opts: Re
     const ready = new Map<Evaluator, Monitor>();
     await Promise.all(
       evaluators.map(async (e) => {
-        const m = await monitorFor(e);
-        if (m && (await synced(m.informer))) ready.set(e, m);
+        const m = await monitors.monitorFor(e);
+        if (m && (await monitors.synced(m.informer))) ready.set(e, m);
       }),
     );
     const counted = recount(quota, evaluators, (e, ns) => ready.get(e)?.informer.list(ns), Date.now());
@@ -154,11 +179,10 @@ export function resourceQuotaController(client: ApiClient, log: Logger, opts: Re
       resync.unref();
     },
     async stop() {
-      stopped = true;
-      stopping.abort();
+      monitors.halt();
       if (resync) clearInterval(resync);
       queue.shutDown();
-      await Promise.all([quotas.stop(), ...[...monitors.values()].filter((m) => m.informer !== quotas).map((m) => m.informer.stop())]);
+      await Promise.all([quotas.stop(), ...monitors.informers().map((i) => i.stop())]);
     },
     idle: () => queue.idle(),
   };

@@ -232,18 +232,62 @@ function isConnectionReset(err: unknown): boolean {
   return cause?.code === 'ECONNRESET';
 }
 
-export function createImagePolicyWebhook(opts: ImagePolicyWebhookOptions): AdmissionPlugin {
-  const { settings, client } = opts;
-  const now = opts.now ?? Date.now;
-  const sleep = opts.sleep ?? ((ms: number) => delay(ms));
-  const random = opts.random ?? Math.random;
-  const answers = new TtlCache<ImageReviewStatus>(RESPONSE_CACHE_ENTRIES, now);
-  const recentFailures = new TtlCache<string>(RESPONSE_CACHE_ENTRIES, now);
+/** A failure is remembered without the failed-open mark, which the mutating hook adds itself. */
+function failureKey(spec: ImageReviewSpec): string {
+  const unmarked: ImageReviewSpec = {};
+  if (spec.containers) unmarked.containers = spec.containers;
+  const annotations = Object.entries(spec.annotations ?? {}).filter(([k]) => k !== FAILED_OPEN_POD_ANNOTATION);
+  if (annotations.length) unmarked.annotations = Object.fromEntries(annotations);
+  if (spec.namespace) unmarked.namespace = spec.namespace;
+  return JSON.stringify(unmarked);
+}
 
-  const attempt = async (body: Json): Promise<Attempt> => {
+/** The backend as the hooks ask it: answers cached for their TTL, failures for a moment, transient failures retried. */
+class ImagePolicyBackend {
+  private readonly settings: ImagePolicyWebhookOptions['settings'];
+  private readonly client: ImagePolicyWebhookOptions['client'];
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly random: () => number;
+  private readonly answers: TtlCache<ImageReviewStatus>;
+  private readonly recentFailures: TtlCache<string>;
+
+  constructor(opts: ImagePolicyWebhookOptions) {
+    const now = opts.now ?? Date.now;
+    this.settings = opts.settings;
+    this.client = opts.client;
+    this.sleep = opts.sleep ?? ((ms: number) => delay(ms));
+    this.random = opts.random ?? Math.random;
+    this.answers = new TtlCache<ImageReviewStatus>(RESPONSE_CACHE_ENTRIES, now);
+    this.recentFailures = new TtlCache<string>(RESPONSE_CACHE_ENTRIES, now);
+  }
+
+  async decide(spec: ImageReviewSpec, rememberFailure: boolean): Promise<Outcome> {
+    const key = JSON.stringify(spec);
+    const cached = this.answers.get(key);
+    if (cached) return { status: cached };
+    const failed = this.recentFailures.get(failureKey(spec));
+    if (failed !== undefined) return { failure: failed };
+    const outcome = await this.ask(spec);
+    if ('status' in outcome) this.answers.set(key, outcome.status, outcome.status.allowed ? this.settings.allowTtlMs : this.settings.denyTtlMs);
+    else if (rememberFailure) this.recentFailures.set(failureKey(spec), outcome.failure, RECENT_FAILURE_MS);
+    return outcome;
+  }
+
+  private async ask(spec: ImageReviewSpec): Promise<Outcome> {
+    const body = imageReview(spec);
+    let wait = this.settings.retryBackoffMs;
+    for (let step = 1; ; step++) {
+      const result = await this.attempt(body);
+      if (!result.retry || step === RETRY_STEPS) return 'status' in result ? { status: result.status } : { failure: result.failure };
+      await this.sleep(wait + this.random() * RETRY_JITTER * wait);
+      wait *= RETRY_FACTOR;
+    }
+  }
+
+  private async attempt(body: Json): Promise<Attempt> {
     let res: { status: number; body: unknown };
     try {
-      res = await client.postJson(body);
+      res = await this.client.postJson(body);
     } catch (err) {
       const message = err instanceof HttpJsonError ? err.message : `calling the image policy backend failed: ${(err as Error).message}`;
       return { failure: message, retry: isConnectionReset(err) };
@@ -254,48 +298,19 @@ export function createImagePolicyWebhook(opts: ImagePolicyWebhookOptions): Admis
     } catch (err) {
       return { failure: `the image policy backend's answer cannot be read: ${(err as Error).message}` };
     }
-  };
+  }
+}
 
-  const ask = async (spec: ImageReviewSpec): Promise<Outcome> => {
-    const body = imageReview(spec);
-    let wait = settings.retryBackoffMs;
-    for (let step = 1; ; step++) {
-      const result = await attempt(body);
-      if (!result.retry || step === RETRY_STEPS) return 'status' in result ? { status: result.status } : { failure: result.failure };
-      await sleep(wait + random() * RETRY_JITTER * wait);
-      wait *= RETRY_FACTOR;
-    }
-  };
-
-  /** A failure is remembered without the failed-open mark, which the mutating hook adds itself. */
-  const failureKey = (spec: ImageReviewSpec): string => {
-    const unmarked: ImageReviewSpec = {};
-    if (spec.containers) unmarked.containers = spec.containers;
-    const annotations = Object.entries(spec.annotations ?? {}).filter(([k]) => k !== FAILED_OPEN_POD_ANNOTATION);
-    if (annotations.length) unmarked.annotations = Object.fromEntries(annotations);
-    if (spec.namespace) unmarked.namespace = spec.namespace;
-    return JSON.stringify(unmarked);
-  };
-
-  const decide = async (spec: ImageReviewSpec, rememberFailure: boolean): Promise<Outcome> => {
-    const key = JSON.stringify(spec);
-    const cached = answers.get(key);
-    if (cached) return { status: cached };
-    const failed = recentFailures.get(failureKey(spec));
-    if (failed !== undefined) return { failure: failed };
-    const outcome = await ask(spec);
-    if ('status' in outcome) answers.set(key, outcome.status, outcome.status.allowed ? settings.allowTtlMs : settings.denyTtlMs);
-    else if (rememberFailure) recentFailures.set(failureKey(spec), outcome.failure, RECENT_FAILURE_MS);
-    return outcome;
-  };
-
+export function createImagePolicyWebhook(opts: ImagePolicyWebhookOptions): AdmissionPlugin {
+  const { settings, client } = opts;
+  const backend = new ImagePolicyBackend(opts);
   const plugin: AdmissionPlugin = {
     name: IMAGE_POLICY_WEBHOOK,
     match: IMAGE_POLICY_MATCH,
     async validate(req: AdmissionRequest, ctx: AdmissionContext) {
       const spec = imageReviewSpec(req);
       if (!spec) return;
-      const outcome = await decide(spec, false);
+      const outcome = await backend.decide(spec, false);
       if ('failure' in outcome) {
         ctx.log.warn({ plugin: IMAGE_POLICY_WEBHOOK, error: outcome.failure, defaultAllow: settings.defaultAllow }, 'image policy backend could not be asked');
         if (settings.defaultAllow) {
@@ -317,7 +332,7 @@ export function createImagePolicyWebhook(opts: ImagePolicyWebhookOptions): Admis
     plugin.mutate = async (req: AdmissionRequest, ctx: AdmissionContext): Promise<ApiObject | void> => {
       const spec = imageReviewSpec(req);
       if (!spec || !req.object) return;
-      const outcome = await decide(spec, true);
+      const outcome = await backend.decide(spec, true);
       if (!('failure' in outcome)) return;
       const meta = req.object.metadata;
       meta.annotations = { ...meta.annotations, [FAILED_OPEN_POD_ANNOTATION]: 'true' };

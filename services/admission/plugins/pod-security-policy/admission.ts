@@ -104,32 +104,20 @@ const isOnlyMetadataBookkeeping = (obj: ApiObject, old: ApiObject): boolean => {
   return sameJson(copy, old);
 };
 
-export function createPodSecurityPolicy(deps: PodSecurityPolicyDeps): AdmissionPlugin {
-  const providers = new WeakMap<object, Provider | null>();
+function ignored(req: AdmissionRequest): boolean {
+  if (req.resource.group !== '' || req.resource.resource !== 'pods' || req.subResource) return true;
+  if (!req.object) return true;
+  return req.operation === AdmissionOperation.Update && !!req.oldObject && isOnlyMetadataBookkeeping(req.object, req.oldObject);
+}
 
-  /** The policy's provider, built once per stored version of it (a changed policy is a new object). */
-  function providerFor(psp: ApiObject): Provider | null {
-    let p = providers.get(psp);
-    if (p === undefined) {
-      try {
-        p = new Provider(psp as PodSecurityPolicyObject);
-      } catch (err) {
-        if (!(err instanceof StrategyError)) throw err;
-        deps.log?.debug({ policy: psp.metadata.name, err: err.message }, 'PodSecurityPolicy skipped: its rules cannot be applied');
-        p = null;
-      }
-      providers.set(psp, p);
-    }
-    return p;
-  }
+/** Chooses the policy that admits a pod, from the policies the user or the pod's account may use. */
+class PolicyChooser {
+  private readonly providers = new WeakMap<object, Provider | null>();
 
-  function ignored(req: AdmissionRequest): boolean {
-    if (req.resource.group !== '' || req.resource.resource !== 'pods' || req.subResource) return true;
-    if (!req.object) return true;
-    return req.operation === AdmissionOperation.Update && !!req.oldObject && isOnlyMetadataBookkeeping(req.object, req.oldObject);
-  }
+  constructor(private readonly deps: PodSecurityPolicyDeps) {}
 
-  async function compute(req: AdmissionRequest, pod: Pod, mutationAllowed: boolean, hint: string): Promise<Outcome> {
+  async choose(req: AdmissionRequest, pod: Pod, mutationAllowed: boolean, hint: string): Promise<Outcome> {
+    const deps = this.deps;
     await deps.policies.ready();
     const namespace = req.namespace ?? '';
     const saName = pod.spec?.serviceAccountName;
@@ -143,7 +131,7 @@ export function createPodSecurityPolicy(deps: PodSecurityPolicyDeps): AdmissionP
     };
     const candidates = deps.policies
       .list()
-      .map(providerFor)
+      .map((psp) => this.providerFor(psp))
       .filter((p): p is Provider => p !== null)
       .sort(byName);
     if (!candidates.length) throw admissionForbidden(req, 'PodSecurityPolicy: no providers available to validate pod request');
@@ -174,13 +162,32 @@ export function createPodSecurityPolicy(deps: PodSecurityPolicyDeps): AdmissionP
     return { errors };
   }
 
+  /** The policy's provider, built once per stored version of it (a changed policy is a new object). */
+  private providerFor(psp: ApiObject): Provider | null {
+    let p = this.providers.get(psp);
+    if (p === undefined) {
+      try {
+        p = new Provider(psp as PodSecurityPolicyObject);
+      } catch (err) {
+        if (!(err instanceof StrategyError)) throw err;
+        this.deps.log?.debug({ policy: psp.metadata.name, err: err.message }, 'PodSecurityPolicy skipped: its rules cannot be applied');
+        p = null;
+      }
+      this.providers.set(psp, p);
+    }
+    return p;
+  }
+}
+
+export function createPodSecurityPolicy(deps: PodSecurityPolicyDeps): AdmissionPlugin {
+  const chooser = new PolicyChooser(deps);
   return {
     name: POD_SECURITY_POLICY,
     match: POD_SECURITY_POLICY_MATCH,
 
     async mutate(req, ctx) {
       if (req.operation !== AdmissionOperation.Create || ignored(req)) return;
-      const outcome = await compute(req, req.object as Pod, true, '');
+      const outcome = await chooser.choose(req, req.object as Pod, true, '');
       if (!outcome.pod || !outcome.policy) throw admissionForbidden(req, `PodSecurityPolicy: unable to admit pod: ${errorListText(outcome.errors)}`);
       setAnnotation(outcome.pod, VALIDATED_PSP_ANNOTATION, outcome.policy);
       ctx.annotate(`${PSP_AUDIT_PREFIX}/admit-policy`, outcome.policy);
@@ -191,7 +198,7 @@ export function createPodSecurityPolicy(deps: PodSecurityPolicyDeps): AdmissionP
       if (ignored(req)) return;
       const pod = req.object as Pod;
       const hint = pod.metadata?.annotations?.[VALIDATED_PSP_ANNOTATION] ?? '';
-      const outcome = await compute(req, pod, false, hint);
+      const outcome = await chooser.choose(req, pod, false, hint);
       if (outcome.pod && outcome.policy !== undefined && sameJson(pod, outcome.pod)) {
         ctx.annotate(`${PSP_AUDIT_PREFIX}/validate-policy`, outcome.policy);
         return;

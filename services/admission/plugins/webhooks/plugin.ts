@@ -35,6 +35,73 @@ export interface WebhookPluginOptions {
   post?: DispatchEnvironment['post'];
 }
 
+/**
+ * The webhooks of the stored configurations of one kind and the requests they match, kept current:
+ * rebuilt once the configurations are loaded and after each burst of changes to them.
+ */
+class ConfiguredWebhooks {
+  hooks: readonly Webhook[] = [];
+  /** Unknown until the configurations are loaded: every request is then offered to the plugin, which waits for them. */
+  match: PluginMatch | undefined;
+  private synced = false;
+  private stopped = false;
+  private pending: NodeJS.Immediate | undefined;
+  private readonly off: () => void;
+
+  constructor(
+    private readonly kind: WebhookKind,
+    private readonly configurations: ObjectCache,
+    private readonly types: () => ApiTypes,
+    private readonly log: DispatchEnvironment['log'],
+    /** Tells the gateways the match changed. */
+    private readonly announce: () => void,
+  ) {
+    // Events come in bursts (a watch's first sync): one rebuild per burst.
+    this.off = configurations.onChange(() => {
+      if (this.synced && !this.pending) {
+        this.pending = setImmediate(() => {
+          this.pending = undefined;
+          if (!this.stopped) this.rebuild();
+        });
+      }
+    });
+    // No deadline here: a store that never comes up leaves the plugin waiting, not the process running.
+    void configurations.whenSynced().then(() => this.loaded());
+  }
+
+  async ready(): Promise<void> {
+    if (this.synced) return;
+    await this.configurations.ready();
+    this.loaded();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.off();
+    if (this.pending) clearImmediate(this.pending);
+  }
+
+  private loaded(): void {
+    if (this.stopped || this.synced) return;
+    this.synced = true;
+    this.rebuild();
+  }
+
+  private rebuild(): void {
+    const hooks = (this.hooks = webhooksOf(this.kind, this.configurations.list()));
+    let next: PluginMatch | undefined;
+    try {
+      next = interestOf(hooks, (group, res) => (hooks.some((h) => h.matchPolicy === 'Equivalent') ? this.types().related(group, res) : []));
+    } catch (err) {
+      // Without the equivalents the match could leave requests out: offer the plugin every request instead.
+      this.log.error({ err }, 'cannot work out which requests the webhooks match; every request is offered to them');
+    }
+    const changed = JSON.stringify(next) !== JSON.stringify(this.match);
+    this.match = next;
+    if (changed) this.announce();
+  }
+}
+
 export async function createWebhookPlugin(kind: WebhookKind, deps: PluginDeps, opts: WebhookPluginOptions = {}): Promise<AdmissionPlugin> {
   const { plugin: name, resource } = CONFIGURATIONS[kind];
   const credentials = await loadWebhookCredentials(name, deps.config);
@@ -56,74 +123,30 @@ export async function createWebhookPlugin(kind: WebhookKind, deps: PluginDeps, o
     metrics: webhookMetrics(deps.metrics),
     log: deps.log.child({ plugin: name }),
   };
-
-  const configurations = deps.objects(ADMISSION_GROUP, resource);
-  let hooks: readonly Webhook[] = [];
-  // Unknown until the configurations are loaded: every request is then offered to the plugin, which waits for them.
-  let match: PluginMatch | undefined;
-  let synced = false;
-  let stopped = false;
-  const rebuild = () => {
-    hooks = webhooksOf(kind, configurations.list());
-    let next: PluginMatch | undefined;
-    try {
-      next = interestOf(hooks, (group, res) => (hooks.some((h) => h.matchPolicy === 'Equivalent') ? types().related(group, res) : []));
-    } catch (err) {
-      // Without the equivalents the match could leave requests out: offer the plugin every request instead.
-      env.log.error({ err }, 'cannot work out which requests the webhooks match; every request is offered to them');
-    }
-    const changed = JSON.stringify(next) !== JSON.stringify(match);
-    match = next;
-    if (changed) announceAdmissionInterestChange(deps.nc);
-  };
-  // Events come in bursts (a watch's first sync): one rebuild per burst.
-  let pending: NodeJS.Immediate | undefined;
-  const off = configurations.onChange(() => {
-    if (synced && !pending) {
-      pending = setImmediate(() => {
-        pending = undefined;
-        if (!stopped) rebuild();
-      });
-    }
-  });
-  const loaded = () => {
-    if (stopped || synced) return;
-    synced = true;
-    rebuild();
-  };
-  // No deadline here: a store that never comes up leaves the plugin waiting, not the process running.
-  void configurations.whenSynced().then(loaded);
-
-  const ready = async () => {
-    if (synced) return;
-    await configurations.ready();
-    loaded();
-  };
+  const webhooks = new ConfiguredWebhooks(kind, deps.objects(ADMISSION_GROUP, resource), types, env.log, () => announceAdmissionInterestChange(deps.nc));
 
   const plugin: AdmissionPlugin = {
     name,
     get match() {
-      return match ?? UNKNOWN_MATCH;
+      return webhooks.match ?? UNKNOWN_MATCH;
     },
     async stop() {
-      stopped = true;
-      off();
-      if (pending) clearImmediate(pending);
+      webhooks.stop();
       caller.close();
     },
   };
   if (kind === 'mutating') {
     plugin.mutate = async (req, ctx) => {
       if (isWebhookConfigurationResource(req.resource)) return;
-      await ready();
-      if (!hooks.length) return;
-      return (await dispatchMutating(env, hooks, req, ctx)) ?? undefined;
+      await webhooks.ready();
+      if (!webhooks.hooks.length) return;
+      return (await dispatchMutating(env, webhooks.hooks, req, ctx)) ?? undefined;
     };
   } else {
     plugin.validate = async (req, ctx) => {
       if (isWebhookConfigurationResource(req.resource)) return;
-      await ready();
-      if (hooks.length) await dispatchValidating(env, hooks, req, ctx);
+      await webhooks.ready();
+      if (webhooks.hooks.length) await dispatchValidating(env, webhooks.hooks, req, ctx);
     };
   }
   return plugin;
