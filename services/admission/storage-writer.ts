@@ -3,21 +3,13 @@
 // retries from a fresh read), NamespaceAutoProvision creates the namespace a request names.
 
 import type { NatsConnection } from '@nats-io/nats-core';
-import type { ApiObject, ObjectRef } from '../../shared/api/types.js';
-import { busRequest } from '../../shared/bus/client.js';
-import type { StorageCreateRequest, StorageUpdateRequest, StorageWriteReply } from '../../shared/bus/messages.js';
-import { Subjects } from '../../shared/bus/subjects.js';
+import type { Storage } from '../../shared/contracts/storage.js';
+import { natsStorage } from '../../shared/bus/storage-client.js';
 
-export interface StorageWriter {
-  /** Stores a new object; 409 AlreadyExists when the key is taken. */
-  create(ref: ObjectRef, object: ApiObject): Promise<StorageWriteReply>;
-  /** Replaces the object if it is still at `expectedRevision`; 409 Conflict otherwise. */
-  update(ref: ObjectRef, object: ApiObject, expectedRevision: number): Promise<StorageWriteReply>;
-}
+/** The writes of the storage interface (shared/contracts/storage.ts) that plugins make. */
+export type StorageWriter = Pick<Storage, 'create' | 'update'>;
 
 export function storageWriter(nc: NatsConnection, timeoutMs: number): StorageWriter {
-  return {
-    create: (ref, object) => busRequest<StorageWriteReply>(nc, Subjects.storageCreate, { ref, object } satisfies StorageCreateRequest, timeoutMs),
-    update: (ref, object, expectedRevision) => busRequest<StorageWriteReply>(nc, Subjects.storageUpdate, { ref, object, expectedRevision } satisfies StorageUpdateRequest, timeoutMs),
-  };
+  const storage = natsStorage(nc, timeoutMs);
+  return { create: (ref, object) => storage.create(ref, object), update: (ref, object, expectedRevision) => storage.update(ref, object, expectedRevision) };
 }

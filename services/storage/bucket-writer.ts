@@ -10,7 +10,7 @@ import type { KV, KvEntry } from '@nats-io/kv';
 import { alreadyExists, badRequest, conflict, CONFLICT_MODIFIED, notFound, requestEntityTooLarge, type GroupResource } from '../../shared/api/status.js';
 import { formatTime } from '../../shared/api/time.js';
 import type { ApiObject, ObjectRef } from '../../shared/api/types.js';
-import type { StorageDeleteReply, StorageGetReply, StorageWriteReply } from '../../shared/bus/messages.js';
+import type { Storage, StorageDeleteReply, StorageGetReply, StorageWriteReply } from '../../shared/contracts/storage.js';
 import { encodeKey } from '../../shared/store/key-codec.js';
 import { keySubject, MAX_OBJECT_BYTES } from '../../shared/store/kv-bucket.js';
 import { KV_OPERATION_HEADER, logChange, prevHeader } from '../../shared/store/change-log.js';
@@ -18,12 +18,8 @@ import { DEFAULT_WINDOW_MS } from '../../shared/store/watch-cache.js';
 import { isWrongLastSequence, kvFailureStatus } from '../../shared/store/kv-errors.js';
 import { recentRevisions } from './recent-revisions.js';
 
-export interface BucketWriter {
-  create(ref: ObjectRef, object: ApiObject): Promise<StorageWriteReply>;
-  update(ref: ObjectRef, object: ApiObject, expectedRevision: number): Promise<StorageWriteReply>;
-  delete(ref: ObjectRef, expectedRevision?: number): Promise<StorageDeleteReply>;
-  get(ref: ObjectRef): Promise<StorageGetReply>;
-}
+/** The storage contract (shared/contracts/storage.ts) over the bucket: what the storage service's endpoints answer with. */
+export type BucketWriter = Storage;
 
 export interface BucketWriterDeps {
   /** Bound so that `get` reads from the stream leader (see openObjectBucket). */
@@ -48,6 +44,7 @@ export interface BucketWriterDeps {
 // delete racing updates; either only repeats when another writer got in between.
 const MAX_ATTEMPTS = 5;
 
+// eslint-disable-next-line max-lines-per-function -- a module of short closures (create, update, delete, get and their one write) sharing the bucket connection and the recent-revisions window
 export function createBucketWriter(deps: BucketWriterDeps): BucketWriter {
   const { kv, js, nc, bucket } = deps;
   const maxBytes = deps.maxObjectBytes ?? MAX_OBJECT_BYTES;

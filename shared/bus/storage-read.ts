@@ -4,11 +4,9 @@
 // (authn's service-account lookups, whose feed trails writes by a moment).
 
 import type { NatsConnection } from '@nats-io/nats-core';
-import { StatusError } from '../api/status.js';
 import type { ApiObject, ObjectRef } from '../api/types.js';
-import { busRequest } from './client.js';
-import type { StorageGetReply, StorageGetRequest } from './messages.js';
-import { Subjects } from './subjects.js';
+import { lookup } from '../contracts/storage.js';
+import { natsStorage } from './storage-client.js';
 
 /** The stored object, or null when it does not exist; any other failure is thrown as a Status. */
 export type ObjectReader = (ref: ObjectRef) => Promise<ApiObject | null>;
@@ -17,13 +15,6 @@ export type ObjectReader = (ref: ObjectRef) => Promise<ApiObject | null>;
 export const LIVE_READ_TIMEOUT_MS = 2_000;
 
 export function storageReader(nc: NatsConnection, timeoutMs = LIVE_READ_TIMEOUT_MS): ObjectReader {
-  return async (ref) => {
-    try {
-      const reply = await busRequest<StorageGetReply>(nc, Subjects.storageGet, { ref } satisfies StorageGetRequest, timeoutMs);
-      return reply.object;
-    } catch (err) {
-      if (err instanceof StatusError && err.code === 404) return null;
-      throw err;
-    }
-  };
+  const storage = natsStorage(nc, timeoutMs);
+  return async (ref) => (await lookup(storage, ref))?.object ?? null;
 }

@@ -7,7 +7,7 @@ import type { ApiObject } from '../../../shared/api/types.js';
 import type { AdmissionRequest } from '../../../shared/bus/messages.js';
 import { createBuiltinRegistry } from '../../../shared/registry/builtin-registry.js';
 import { admissionOptions } from '../../../shared/registry/rest/admission.js';
-import type { WriteRequest } from '../../../shared/registry/rest/generic-store.js';
+import type { WriteRequest } from '../../../shared/registry/rest/store-types.js';
 import { parseReviewResponse, rejectionStatus, reviewRequest } from '../plugins/webhooks/review.js';
 import type { Invocation } from '../plugins/webhooks/matcher.js';
 import { webhooksOf } from '../plugins/webhooks/webhooks.js';

@@ -8,7 +8,8 @@ import { encodeKey } from '../../../shared/store/key-codec.js';
 import { groupFilter, startObjectFeed, type ObjectFeed } from '../../../shared/store/object-feed.js';
 import { startTestNats, type TestNats } from '../../../test/support/nats.js';
 import { createStorageService, type StorageService } from '../../storage/service.js';
-import { createInternalStore, type InternalStore } from '../../../shared/registry/rest/internal-store.js';
+import type { InternalStore } from '../../../shared/registry/rest/internal-store.js';
+import { createInternalStore } from '../internal-store.js';
 import { createBuiltinRegistry } from '../../../shared/registry/builtin-registry.js';
 import { startFakeAdmission, type FakeAdmission } from '../../../test/support/fake-admission.js';
 

@@ -8,9 +8,10 @@ import type { DecodedValue } from '../../../shared/api/decode.js';
 import type { Body, Encoder } from '../../../shared/codec/index.js';
 import type { Registry } from '../../../shared/registry/registry.js';
 import type { Target } from '../../../shared/registry/types.js';
-import type { GenericStore, WriteRequest } from '../../../shared/registry/rest/generic-store.js';
+import type { GenericStore } from '../../../shared/registry/rest/generic-store.js';
+import type { WriteRequest } from '../../../shared/registry/rest/store-types.js';
 import { defaultManager } from '../../../shared/fieldmanager/managed.js';
-import type { BusRequest } from '../../../shared/registry/types.js';
+import type { ServicePorts } from '../../../shared/registry/types.js';
 import type { CacheReader } from '../reads/reader.js';
 import type { GatewayMetrics } from '../metrics.js';
 import type { WatchBudget } from './watch-sink.js';
@@ -49,7 +50,8 @@ export interface HandlerDeps {
   registry: Registry;
   store: GenericStore;
   reader: CacheReader;
-  bus: BusRequest;
+  /** The other services, as REST hooks ask them. */
+  services: ServicePorts;
   metrics: GatewayMetrics;
   watchBudget: WatchBudget;
   options: HandlerOptions;

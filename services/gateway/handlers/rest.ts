@@ -8,7 +8,8 @@ import { value } from '../../../shared/codec/index.js';
 import type { Targets } from '../../../shared/registry/target.js';
 import type { Target } from '../../../shared/registry/types.js';
 import type { ClusterWrite, RestAction, RestCluster, RestRequest, RestResult } from '../../../shared/registry/types.js';
-import { setNamespace, type WriteRequest } from '../../../shared/registry/rest/generic-store.js';
+import { setNamespace } from '../../../shared/registry/rest/stored-form.js';
+import type { WriteRequest } from '../../../shared/registry/rest/store-types.js';
 import { decodeObject, decodeValue } from './decode.js';
 import { managerOf, namespaceOf, writeRequest, type HandlerDeps, type Reply, type RequestContext } from './context.js';
 
@@ -101,7 +102,8 @@ function restCluster(ctx: RequestContext, deps: HandlerDeps, targets: Targets): 
     update: (w, compute, rv) => store.update(writeOf(w), compute, rv ? Number(rv) : undefined),
     delete: async (w, preconditions) => (await store.delete(writeOf(w), preconditions ? { preconditions } : {})).object,
     admit: (phase, operation, object, oldObject, kind) => store.admit(own, phase, operation, object, oldObject, kind),
-    request: deps.bus,
+    authn: deps.services.authn,
+    authz: deps.services.authz,
     servesGroup: (group) => deps.registry.group(group) !== undefined,
     hijack() {
       if (ctx.res.headersSent) throw serviceUnavailable('the response was already started');

@@ -10,7 +10,7 @@ import { encodeContinue } from '../../../shared/store/continue-token.js';
 import { type WatchCache } from '../../../shared/store/watch-cache.js';
 import type { CachedObject } from '../../../shared/codec/cached-object.js';
 import { resourceKey } from '../../../shared/api/resource-key.js';
-import type { ObjectSource, StoredObject } from '../../../shared/registry/rest/generic-store.js';
+import type { ObjectSource, StoredObject } from '../../../shared/registry/rest/store-types.js';
 import type { Target } from '../../../shared/registry/types.js';
 import type { ObjectFilter } from './selectors.js';
 

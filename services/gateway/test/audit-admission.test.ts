@@ -11,7 +11,8 @@ import { jsonEndpoint, startJsonService, type JsonService } from '../../../share
 import { ServiceName, Subjects } from '../../../shared/bus/subjects.js';
 import type { AdmissionReply, AdmissionRequest } from '../../../shared/bus/messages.js';
 import { AdmissionInterestCache } from '../../../shared/bus/service-interest.js';
-import { admissionClient } from '../../../shared/registry/rest/admission.js';
+import { natsAdmission } from '../../../shared/bus/service-clients.js';
+import { admissionAdmitter } from '../../../shared/registry/rest/admission.js';
 import { createBuiltinRegistry } from '../../../shared/registry/builtin-registry.js';
 import { Targets } from '../../../shared/registry/target.js';
 import { AuditRequest, objectReference } from '../../../shared/audit/event.js';
@@ -39,7 +40,7 @@ after(async () => {
 
 test("gateway - admission's audit annotations are recorded on the request's audit event, allowed or denied", async () => {
   const target = new Targets(createBuiltinRegistry()).of('', 'v1', 'configmaps')!;
-  const admit = admissionClient(nc, new AdmissionInterestCache(nc, silentLogger()), 2_000);
+  const admit = admissionAdmitter(natsAdmission(nc, new AdmissionInterestCache(nc, silentLogger()), 2_000));
   const audit = new AuditRequest({
     config: { level: Level.Metadata, omitStages: stageSet([]), omitManagedFields: false },
     auditID: 'adm-1',

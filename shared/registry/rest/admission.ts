@@ -1,16 +1,13 @@
-// The generic store's admission step as a client of the admission service: one request per phase,
-// skipped when the service says no plugin or webhook of that phase is interested.
+// The generic store's admission step over the admission service's port: one AdmissionRequest per
+// phase, built from the write; the reply's object, warnings and audit annotations taken back into
+// the write, a denial thrown as its Status. Whether a phase is asked at all, and how long it may
+// take, is the port's (over NATS: natsAdmission in shared/bus/service-clients.ts).
 
 import { randomUUID } from 'node:crypto';
-import type { NatsConnection } from '@nats-io/nats-core';
 import { badRequest, StatusError } from '../../api/status.js';
 import { levelAtLeast, Level } from '../../audit/types.js';
-import { busRequest } from '../../bus/client.js';
-import { Subjects } from '../../bus/subjects.js';
-import type { AdmissionInterestCache } from '../../bus/service-interest.js';
-import type { NamespaceFacts } from '../../api/admission-match.js';
-import { AdmissionOperation, type AdmissionReply, type AdmissionRequest } from '../../bus/messages.js';
-import type { Admitter, WriteRequest } from './generic-store.js';
+import { AdmissionOperation, type AdmissionPort, type AdmissionRequest } from '../../contracts/admission.js';
+import type { Admitter, WriteRequest } from './store-types.js';
 
 const OPTIONS_API_VERSION = 'meta.platform.io/v1';
 
@@ -36,20 +33,12 @@ export function admissionOptions(req: WriteRequest, operation: AdmissionOperatio
   }
 }
 
-/**
- * `facts` (the gateway's watch cache) rule out plugins by their namespace condition. `timeoutMs`
- * is the bus's usual deadline. A phase whose plugins call out (webhooks in sequence,
- * each allowed up to 30 s) is waited for that much longer, up to upstream's 60 s request timeout;
- * one whose plugins only decide locally keeps the usual deadline, so a replica that vanished
- * mid-request costs seconds, not a minute.
- */
-export function admissionClient(nc: NatsConnection, interest: AdmissionInterestCache, timeoutMs: number, facts?: NamespaceFacts): Admitter {
+/** Admission through `port`: a phase the port skips (no plugin interested) leaves the object as it is. */
+export function admissionAdmitter(port: AdmissionPort): Admitter {
   return async (req, phase, operation, object, oldObject, kind) => {
     const t = req.target;
     // As upstream derives it from the URL: a namespace's own `namespaces/<name>` carries its name.
     const namespace = req.namespace ?? (t.kind === 'Namespace' && !t.type.group && operation !== 'CREATE' ? req.name : undefined);
-    const deadlineMs = interest.deadlineMs(phase, operation, t.type.group, t.type.plural, req.user.groups, timeoutMs, namespace, facts);
-    if (deadlineMs === null) return object;
     const request: AdmissionRequest = {
       uid: randomUUID(),
       phase,
@@ -65,7 +54,8 @@ export function admissionClient(nc: NatsConnection, interest: AdmissionInterestC
     };
     if (req.subresource) request.subResource = req.subresource;
     if (namespace) request.namespace = namespace;
-    const reply = await busRequest<AdmissionReply>(nc, Subjects.admissionAdmit, request, deadlineMs);
+    const reply = await port.admit(request);
+    if (!reply) return object;
     if (reply.warnings) req.warnings.push(...reply.warnings);
     const audit = req.audit;
     if (audit) {

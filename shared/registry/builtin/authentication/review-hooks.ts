@@ -2,8 +2,7 @@
 // about a token, the second returns the caller's own identity.
 
 import { badRequest } from '../../../api/status.js';
-import { Subjects } from '../../../bus/subjects.js';
-import type { AuthnReply, AuthnRequest } from '../../../bus/messages.js';
+import type { AuthnRequest } from '../../../contracts/authn.js';
 import type { RestHooks } from '../../types.js';
 
 export const tokenReviewHooks: RestHooks = {
@@ -13,7 +12,7 @@ export const tokenReviewHooks: RestHooks = {
     if (!spec.token) throw badRequest('token is required for TokenReview in authentication');
     const ask: AuthnRequest = { token: spec.token };
     if (spec.audiences?.length) ask.audiences = spec.audiences;
-    const reply = await cluster.request<AuthnReply>(Subjects.authnAuthenticate, ask);
+    const reply = await cluster.authn.authenticate(ask);
     const status: Record<string, unknown> = { authenticated: reply.authenticated };
     if (reply.authenticated && reply.user) {
       status.user = reply.user;

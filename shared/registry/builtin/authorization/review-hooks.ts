@@ -3,9 +3,8 @@
 
 import type { ApiObject, UserInfo } from '../../../api/types.js';
 import { badRequest } from '../../../api/status.js';
-import { Subjects } from '../../../bus/subjects.js';
-import type { AuthzAttributes, AuthzReply, RulesReviewReply, RulesReviewRequest } from '../../../bus/messages.js';
-import type { BusRequest, RestHooks, RestResult } from '../../types.js';
+import type { AuthzAttributes, AuthzPort, RulesReviewRequest } from '../../../contracts/authz.js';
+import type { RestHooks, RestResult } from '../../types.js';
 
 interface ResourceAttributesSpec {
   namespace?: string;
@@ -49,8 +48,8 @@ export function reviewedUser(spec: AccessReviewSpec): UserInfo {
   return u;
 }
 
-async function accessReview(obj: ApiObject, attrs: AuthzAttributes, request: BusRequest): Promise<RestResult> {
-  const reply = await request<AuthzReply>(Subjects.authzAuthorize, attrs);
+async function accessReview(obj: ApiObject, attrs: AuthzAttributes, authz: AuthzPort): Promise<RestResult> {
+  const reply = await authz.authorize(attrs);
   const status: Record<string, unknown> = { allowed: reply.decision === 'Allow' };
   // `denied` is set only when a module actively denied, not when nobody had an opinion.
   if (reply.decision === 'Deny' && reply.decidedBy !== undefined) status.denied = true;
@@ -64,7 +63,7 @@ export const subjectAccessReviewHooks: RestHooks = {
   async create(req, cluster) {
     const obj = req.object();
     const spec = (obj.spec ?? {}) as AccessReviewSpec;
-    return accessReview(obj, reviewAttributes(reviewedUser(spec), spec), cluster.request);
+    return accessReview(obj, reviewAttributes(reviewedUser(spec), spec), cluster.authz);
   },
 };
 
@@ -72,7 +71,7 @@ export const subjectAccessReviewHooks: RestHooks = {
 export const selfSubjectAccessReviewHooks: RestHooks = {
   async create(req, cluster) {
     const obj = req.object();
-    return accessReview(obj, reviewAttributes(req.user, (obj.spec ?? {}) as AccessReviewSpec), cluster.request);
+    return accessReview(obj, reviewAttributes(req.user, (obj.spec ?? {}) as AccessReviewSpec), cluster.authz);
   },
 };
 
@@ -83,7 +82,7 @@ export const selfSubjectRulesReviewHooks: RestHooks = {
     const namespace = (obj.spec as { namespace?: string } | undefined)?.namespace ?? '';
     if (!namespace) throw badRequest('no namespace on request');
     const ask: RulesReviewRequest = { user: req.user, namespace };
-    const reply = await cluster.request<RulesReviewReply>(Subjects.authzRules, ask);
+    const reply = await cluster.authz.reviewRules(ask);
     return { code: 201, body: { ...obj, status: reply } };
   },
 };

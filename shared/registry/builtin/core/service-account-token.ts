@@ -8,8 +8,8 @@ import { badRequest, conflict, invalid, notFound, type FieldError } from '../../
 import { nowTimestamp } from '../../../api/time.js';
 import { AUTHENTICATION_GROUP, upstreamSpelling } from '../../../api/groups.js';
 import { podServiceAccount } from '../../../api/node-references.js';
-import { Subjects } from '../../../bus/subjects.js';
-import { AdmissionOperation, AdmissionPhase, type TokenIssueReply, type TokenIssueRequest } from '../../../bus/messages.js';
+import { AdmissionOperation, AdmissionPhase } from '../../../contracts/admission.js';
+import type { TokenIssueRequest } from '../../../contracts/authn.js';
 import type { RestAction } from '../../types.js';
 import { invalidValue, required, unsupported } from '../../../api/field-errors.js';
 
@@ -81,7 +81,7 @@ export const tokenRequestAction: RestAction = {
       }
       issue.boundObject = { kind, apiVersion: 'v1', name: String(bound.name), uid: target.metadata.uid ?? '' };
     }
-    const issued = await cluster.request<TokenIssueReply>(Subjects.authnIssueToken, issue);
+    const issued = await cluster.authn.issueToken(issue);
     // Answered in the spelling of the group the client posted (kubectl's typed client posts upstream's).
     const upstream = upstreamSpelling(AUTHENTICATION_GROUP)!;
     const apiVersion = posted.apiVersion === `${upstream}/v1` && cluster.servesGroup(upstream) ? `${upstream}/v1` : `${AUTHENTICATION_GROUP}/v1`;

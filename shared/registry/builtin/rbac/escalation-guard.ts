@@ -4,19 +4,18 @@
 // writers alike.
 
 import { forbidden } from '../../../api/status.js';
-import { Subjects } from '../../../bus/subjects.js';
-import type { EscalationCheckReply, EscalationCheckRequest } from '../../../bus/messages.js';
+import type { EscalationCheckRequest } from '../../../contracts/authz.js';
 import type { RestHooks } from '../../types.js';
 import { SYSTEM_MASTERS } from '../../../api/groups.js';
 
 export const rbacHooks: RestHooks = {
-  async guardWrite(write, object, request) {
+  async guardWrite(write, object, services) {
     // Members of system:masters may write anything (decided here, as upstream does, so the API
     // server's own writes never wait for the authz service they may be bootstrapping).
     if (write.user.groups.includes(SYSTEM_MASTERS)) return;
     const ask: EscalationCheckRequest = { user: write.user, object };
     if (write.namespace) ask.namespace = write.namespace;
-    const reply = await request<EscalationCheckReply>(Subjects.authzEscalation, ask);
+    const reply = await services.authz.checkEscalation(ask);
     if (!reply.allowed)
       throw forbidden({ group: write.target.type.group, resource: write.target.gr.resource }, object.metadata.name ?? '', reply.message ?? 'attempting to grant RBAC permissions not currently held');
   },

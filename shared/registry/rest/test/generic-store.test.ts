@@ -1,17 +1,18 @@
-// The generic store against an in-memory storage that behaves like the storage service
+// The generic store against an in-memory storage interface that behaves like the storage service
 // (compare-and-swap, AlreadyExists, revisions) and a recording admission: what each write stores,
 // when it retries, and which rules it runs in which order.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiObject, ObjectRef, UserInfo } from '../../../api/types.js';
-import { alreadyExists, conflict, CONFLICT_MODIFIED, forbidden, StatusError } from '../../../api/status.js';
-import { Subjects } from '../../../bus/subjects.js';
+import { alreadyExists, conflict, CONFLICT_MODIFIED, forbidden, notFound, StatusError } from '../../../api/status.js';
+import type { Storage, StorageDeleteReply, StorageGetReply, StorageWriteReply } from '../../../contracts/storage.js';
+import type { AuthnPort } from '../../../contracts/authn.js';
 import { createBuiltinRegistry } from '../../builtin-registry.js';
 import { Targets } from '../../target.js';
-import { type Target } from '../../types.js';
-import { GenericStore, type ObjectSource, type StoredObject, type WriteRequest } from '../generic-store.js';
-import type { BusRequest } from '../../types.js';
+import type { ServicePorts, Target } from '../../types.js';
+import { GenericStore } from '../generic-store.js';
+import type { ObjectSource, StoredObject, WriteRequest } from '../store-types.js';
 
 const registry = createBuiltinRegistry();
 const targets = new Targets(registry);
@@ -21,7 +22,7 @@ const roles = targets.preferred('rbac.authorization.platform.io', 'roles')!;
 const jane: UserInfo = { username: 'jane', groups: ['system:authenticated'] };
 
 /** Storage as the storage service keeps it, with knobs to lose races and count writes. */
-class MemoryStorage implements ObjectSource {
+class MemoryStorage implements ObjectSource, Storage {
   readonly objects = new Map<string, StoredObject>();
   revision = 0;
   writes: string[] = [];
@@ -39,31 +40,49 @@ class MemoryStorage implements ObjectSource {
 
   async caughtUp(): Promise<void> {}
 
-  bus: BusRequest = async <T>(subject: string, body: unknown): Promise<T> => {
-    const req = body as { ref: ObjectRef; object?: ApiObject; expectedRevision?: number };
-    const k = this.key(req.ref);
-    this.writes.push(`${subject.split('.').pop()} ${req.ref.name}`);
-    if (subject === Subjects.storageCreate) {
-      if (this.existing > 0 || this.objects.has(k)) {
-        this.existing--;
-        throw alreadyExists({ group: '', resource: req.ref.resource }, req.ref.name);
-      }
-    } else {
-      if (this.conflicts > 0) {
-        this.conflicts--;
-        this.bump(k); // someone else wrote it meanwhile
-        throw conflict({ group: '', resource: req.ref.resource }, req.ref.name, CONFLICT_MODIFIED);
-      }
-      if (this.objects.get(k)?.revision !== req.expectedRevision) throw conflict({ group: '', resource: req.ref.resource }, req.ref.name, CONFLICT_MODIFIED);
+  async get(ref: ObjectRef): Promise<StorageGetReply> {
+    const o = this.objects.get(this.key(ref));
+    if (!o) throw notFound({ group: ref.group, resource: ref.resource }, ref.name);
+    return o;
+  }
+
+  async create(ref: ObjectRef, object: ApiObject): Promise<StorageWriteReply> {
+    this.writes.push(`create ${ref.name}`);
+    if (this.existing > 0 || this.objects.has(this.key(ref))) {
+      this.existing--;
+      throw alreadyExists({ group: '', resource: ref.resource }, ref.name);
     }
-    if (subject === Subjects.storageDelete) {
-      this.objects.delete(k);
-      return {} as T;
+    return this.put(ref, object);
+  }
+
+  async update(ref: ObjectRef, object: ApiObject, expectedRevision: number): Promise<StorageWriteReply> {
+    this.writes.push(`update ${ref.name}`);
+    this.compareAndSwap(ref, expectedRevision);
+    return this.put(ref, object);
+  }
+
+  async delete(ref: ObjectRef, expectedRevision?: number): Promise<StorageDeleteReply> {
+    this.writes.push(`delete ${ref.name}`);
+    this.compareAndSwap(ref, expectedRevision);
+    this.objects.delete(this.key(ref));
+    return { revision: this.revision };
+  }
+
+  private compareAndSwap(ref: ObjectRef, expectedRevision: number | undefined): void {
+    const k = this.key(ref);
+    if (this.conflicts > 0) {
+      this.conflicts--;
+      this.bump(k); // someone else wrote it meanwhile
+      throw conflict({ group: '', resource: ref.resource }, ref.name, CONFLICT_MODIFIED);
     }
-    const object = { ...req.object!, metadata: { ...req.object!.metadata, resourceVersion: String(++this.revision) } };
-    this.objects.set(k, { object, revision: this.revision });
-    return { object, revision: this.revision } as T;
-  };
+    if (this.objects.get(k)?.revision !== expectedRevision) throw conflict({ group: '', resource: ref.resource }, ref.name, CONFLICT_MODIFIED);
+  }
+
+  private put(ref: ObjectRef, stored: ApiObject): StorageWriteReply {
+    const object = { ...stored, metadata: { ...stored.metadata, resourceVersion: String(++this.revision) } };
+    this.objects.set(this.key(ref), { object, revision: this.revision });
+    return { object, revision: this.revision };
+  }
 
   bump(k: string): void {
     const o = this.objects.get(k);
@@ -73,6 +92,23 @@ class MemoryStorage implements ObjectSource {
   }
 }
 
+/** The other services: only the escalation check answers (as `deny` says), recording what it was asked about. */
+function services(guarded: string[] = [], deny?: string): ServicePorts {
+  const unused = async (): Promise<never> => assert.fail('not asked by the store');
+  const authn: AuthnPort = { authenticate: unused, issueToken: unused };
+  return {
+    authn,
+    authz: {
+      authorize: unused,
+      reviewRules: unused,
+      async checkEscalation(ask) {
+        guarded.push(ask.object.metadata.name ?? '');
+        return { allowed: deny === undefined, message: deny };
+      },
+    },
+  };
+}
+
 function setup(opts: { deny?: string } = {}) {
   const storage = new MemoryStorage();
   const admitted: string[] = [];
@@ -80,13 +116,8 @@ function setup(opts: { deny?: string } = {}) {
   const store = new GenericStore({
     registry,
     source: storage,
-    bus: async <T>(subject: string, body: unknown): Promise<T> => {
-      if (subject === Subjects.authzEscalation) {
-        guarded.push((body as { object: ApiObject }).object.metadata.name ?? '');
-        return { allowed: opts.deny === undefined, message: opts.deny } as T;
-      }
-      return storage.bus<T>(subject, body);
-    },
+    storage,
+    services: services(guarded, opts.deny),
     admit: async (req, phase, op, object) => {
       admitted.push(`${phase} ${op} ${req.name}`);
       return object;
@@ -258,7 +289,8 @@ describe('generic store - delete', () => {
     const store = new GenericStore({
       registry,
       source: storage,
-      bus: storage.bus,
+      storage,
+      services: services(),
       admit: async (req, phase, op, object) => {
         if (op === 'DELETE') throw forbidden(req.target.gr, req.name, 'protected');
         return object;
