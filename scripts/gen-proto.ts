@@ -2,7 +2,7 @@
 // kind (message and field numbers are what upstream clients put on the wire), from a checkout of
 // the upstream API definitions. Not run by the server or the tests; rerun it when a type is added:
 //
-//   npx tsx scripts/gen-proto.ts <k8s.io/api git dir> <k8s.io/apimachinery git dir>
+//   npx tsx scripts/gen-proto.ts <k8s.io/api git dir> <k8s.io/apimachinery git dir> <k8s.io/kube-aggregator git dir> <k8s.io/apiextensions-apiserver git dir>
 //
 // Both are read at RELEASE (a recent release: its messages are a superset of what kubectl 1.32 and
 // its client-go send), except the beta versions removed upstream since the spec's reference release
@@ -18,9 +18,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 
-const [apiDir, machineryDir] = process.argv.slice(2);
-if (!apiDir || !machineryDir) {
-  console.error('usage: gen-proto.ts <k8s.io/api git dir> <k8s.io/apimachinery git dir>');
+const [apiDir, machineryDir, aggregatorDir, extensionsDir] = process.argv.slice(2);
+if (!apiDir || !machineryDir || !aggregatorDir || !extensionsDir) {
+  console.error('usage: gen-proto.ts <k8s.io/api git dir> <k8s.io/apimachinery git dir> <k8s.io/kube-aggregator git dir> <k8s.io/apiextensions-apiserver git dir>');
   process.exit(2);
 }
 
@@ -40,6 +40,10 @@ const RELEASE = 'v0.34.2';
 
 const api = (dir: string, rev = RELEASE, only?: string[]): Source => ({ repo: apiDir, rev, dir, pkg: dir.replace('/', '.'), upstream: `k8s.io.api.${dir.replace('/', '.')}`, only });
 const machinery = (dir: string, pkg: string, upstream: string): Source => ({ repo: machineryDir, rev: RELEASE, dir, pkg, upstream });
+// APIService lives in the aggregator's own module, not in k8s.io/api.
+const aggregator = (dir: string, pkg: string): Source => ({ repo: aggregatorDir, rev: RELEASE, dir, pkg, upstream: `k8s.io.kube_aggregator.${dir.replaceAll('/', '.')}` });
+// CustomResourceDefinition lives in the apiextensions-apiserver's module.
+const extensions = (dir: string, pkg: string): Source => ({ repo: extensionsDir, rev: RELEASE, dir, pkg, upstream: `k8s.io.apiextensions_apiserver.${dir.replaceAll('/', '.')}` });
 
 // The spec's reference release (1.24): the beta versions it still served, removed upstream since.
 const REFERENCE = 'v0.24.17';
@@ -82,6 +86,8 @@ const SOURCES: Source[] = [
   api('authentication/v1'),
   api('authentication/v1beta1'),
   api('authorization/v1'),
+  aggregator('pkg/apis/apiregistration/v1', 'apiregistration.v1'),
+  extensions('pkg/apis/apiextensions/v1', 'apiextensions.v1'),
 ];
 
 /** Messages every kind shares, kept even when no kind reaches them (options, envelope, watch). */
@@ -195,7 +201,7 @@ function typeRef(field: protobuf.Field, owner: string): string {
 // Seed: every message of the API packages, plus the shared roots; meta and runtime messages are
 // kept only when reached.
 for (const src of SOURCES) {
-  if (src.repo !== apiDir) continue;
+  if (src.repo === machineryDir) continue;
   for (const n of (root.lookup(src.pkg) as protobuf.Namespace).nestedArray) {
     if (n instanceof protobuf.Type && (!src.only || src.only.includes(n.name))) want(`${src.pkg}.${n.name}`);
   }

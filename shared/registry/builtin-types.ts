@@ -47,6 +47,7 @@ import { clusterrolebindings } from './builtin/rbac/cluster-role-binding.js';
 import { certificatesigningrequests } from './builtin/certificates/certificate-signing-request.js';
 import { mutatingwebhookconfigurations } from './builtin/admissionregistration/mutating-webhook-configuration.js';
 import { validatingwebhookconfigurations } from './builtin/admissionregistration/validating-webhook-configuration.js';
+import { customResourceDefinitions } from './builtin/apiextensions/custom-resource-definition.js';
 import { leases } from './builtin/coordination/lease.js';
 import { flowschemas, prioritylevelconfigurations } from './builtin/flowcontrol/flow-control.js';
 import { priorityclasses } from './builtin/scheduling/priority-class.js';
@@ -64,6 +65,7 @@ import { podsecuritypolicies } from './builtin/policy/pod-security-policy.js';
 import { tokenreviews } from './builtin/authentication/token-review.js';
 import { selfsubjectreviews } from './builtin/authentication/self-subject-review.js';
 import { localsubjectaccessreviews, selfsubjectaccessreviews, selfsubjectrulesreviews, subjectaccessreviews } from './builtin/authorization/access-reviews.js';
+import { apiservices } from './builtin/apiregistration/api-service.js';
 
 export const builtinTypes: ResourceType[] = [
   namespaces,
@@ -98,6 +100,7 @@ export const builtinTypes: ResourceType[] = [
   certificatesigningrequests,
   mutatingwebhookconfigurations,
   validatingwebhookconfigurations,
+  customResourceDefinitions(() => builtinTypes),
   leases,
   flowschemas,
   prioritylevelconfigurations,
@@ -119,4 +122,5 @@ export const builtinTypes: ResourceType[] = [
   selfsubjectaccessreviews,
   localsubjectaccessreviews,
   selfsubjectrulesreviews,
+  apiservices,
 ];

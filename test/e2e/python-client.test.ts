@@ -29,11 +29,12 @@ const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'python',
 describe('python client', { skip }, () => {
   let c: TestCluster;
   before(async () => {
-    c = await startTestCluster();
+    // The typed APIs name upstream's groups (apiregistration.k8s.io): served as aliases, as `npm start` does.
+    c = await startTestCluster({ upstreamGroupAliases: true });
   });
   after(async () => c?.stop());
 
-  it('python - namespaces, configmaps, services with allocated IPs and ports, deployments, budgets, nodes, watch, errors', async () => {
+  it('python - namespaces, configmaps, services with allocated IPs and ports, deployments, budgets, nodes, APIServices, watch, errors', async () => {
     const out = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       execFile(PYTHON, [script, c.kubeconfigPath, uniq('py')], { timeout: 60_000 }, (err, stdout, stderr) => {
         resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
@@ -48,6 +49,7 @@ describe('python client', { skip }, () => {
       'ok deployment and its scale',
       'ok pod disruption budget status',
       'ok node registers with its status',
+      'ok apiservice',
       'ok watch',
       'ok errors and deletes',
     ]);

@@ -137,6 +137,32 @@ export const samples: Record<string, ApiObject> = {
       },
     ],
   },
+  'apiextensions.platform.io/customresourcedefinitions': {
+    metadata: meta('widgets.example.com'),
+    spec: {
+      group: 'example.com',
+      names: { plural: 'widgets', kind: 'Widget', shortNames: ['wd'] },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: { type: 'object', properties: { size: { type: 'integer', minimum: 1, default: 1 }, color: { type: 'string', enum: ['red', 'blue'] } } },
+                status: { type: 'object', properties: { ready: { type: 'boolean' } } },
+              },
+            },
+          },
+          subresources: { status: {} },
+          additionalPrinterColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }],
+        },
+      ],
+    },
+  },
   'coordination.platform.io/leases': { metadata: meta('scheduler', 'platform-system'), spec: { holderIdentity: 'node-1', leaseDurationSeconds: 15, renewTime: '2024-01-01T00:00:00.000000Z' } },
   'scheduling.platform.io/priorityclasses': { metadata: meta('high'), value: 1000, globalDefault: false, description: 'important' },
   'storage.platform.io/storageclasses': { metadata: meta('fast'), provisioner: 'example.com/ssd', parameters: { type: 'pd-ssd' }, allowVolumeExpansion: true },
@@ -176,4 +202,15 @@ export const samples: Record<string, ApiObject> = {
   'authorization.platform.io/selfsubjectaccessreviews': { metadata: {}, spec: { nonResourceAttributes: { path: '/healthz', verb: 'get' } } },
   'authorization.platform.io/localsubjectaccessreviews': { metadata: { namespace: 'a' }, spec: { user: 'jane', resourceAttributes: { namespace: 'a', verb: 'list', resource: 'pods' } } },
   'authorization.platform.io/selfsubjectrulesreviews': { metadata: {}, spec: { namespace: 'a' } },
+  'apiregistration.platform.io/apiservices': {
+    metadata: meta('v1beta1.metrics.example.io'),
+    spec: {
+      service: { namespace: 'platform-system', name: 'metrics-server' },
+      group: 'metrics.example.io',
+      version: 'v1beta1',
+      insecureSkipTLSVerify: true,
+      groupPriorityMinimum: 100,
+      versionPriority: 100,
+    },
+  },
 };

@@ -80,6 +80,27 @@ def main(kubeconfig, ns):
     assert node.status.node_info.kubelet_version == "v1.32.0"
     step("node registers with its status")
 
+    # The typed API names apiregistration.k8s.io: served as the branded group's upstream spelling.
+    reg = client.ApiregistrationV1Api()
+    group = f"{ns}.example.io"
+    api_service = reg.create_api_service(client.V1APIService(
+        metadata=client.V1ObjectMeta(name=f"v1beta1.{group}"),
+        spec=client.V1APIServiceSpec(group=group, version="v1beta1", group_priority_minimum=100, version_priority=100, insecure_skip_tls_verify=True,
+                                     service=client.ApiregistrationV1ServiceReference(namespace=ns, name="metrics"))))
+    assert api_service.spec.service.port == 443, api_service.spec
+    assert reg.read_api_service(f"v1beta1.{group}").metadata.uid == api_service.metadata.uid
+    try:
+        reg.create_api_service(client.V1APIService(
+            metadata=client.V1ObjectMeta(name=f"v1.{group}"),
+            spec=client.V1APIServiceSpec(group=group, version="v1", group_priority_minimum=100, version_priority=100, insecure_skip_tls_verify=True, ca_bundle="Y2E=",
+                                         service=client.ApiregistrationV1ServiceReference(namespace=ns, name="metrics"))))
+        raise AssertionError("an APIService with both caBundle and insecureSkipTLSVerify was created")
+    except ApiException as e:
+        assert e.status == 422, e.status
+        assert "may not be true if caBundle is present" in e.body, e.body
+    reg.delete_api_service(f"v1beta1.{group}")
+    step("apiservice")
+
     w = watch.Watch()
     seen = []
     core.create_namespaced_config_map(ns, client.V1ConfigMap(metadata=client.V1ObjectMeta(name="w1")))

@@ -103,7 +103,8 @@ export function versionDef(kind: WebhookKind, version: WebhookVersion): VersionD
   return def;
 }
 
-function validateURL(raw: string, f: string): FieldError[] {
+/** A webhook URL (`url` of a client config): https, a host, no user info, fragment or query. Also the CRD conversion webhook's. */
+export function validateURL(raw: string, f: string): FieldError[] {
   let u: URL;
   try {
     u = new URL(raw);
@@ -119,7 +120,8 @@ function validateURL(raw: string, f: string): FieldError[] {
   return errs;
 }
 
-function validateService(svc: Record<string, unknown>, f: string): FieldError[] {
+/** A webhook service reference (`service` of a client config). Also the CRD conversion webhook's. */
+export function validateService(svc: Record<string, unknown>, f: string): FieldError[] {
   const errs: FieldError[] = [];
   if (typeof svc.name !== 'string' || !svc.name) errs.push(required(`${f}.name`, 'service name is required'));
   if (typeof svc.namespace !== 'string' || !svc.namespace) errs.push(required(`${f}.namespace`, 'service namespace is required'));
