@@ -68,6 +68,9 @@ export const KNOWN_CONTROLLERS: Readonly<Record<string, boolean>> = {
   csrsigning: true,
   csrapproving: true,
   csrcleaner: true,
+  // Upstream runs it in the API server; here, with the other controllers (definitions become
+  // Established where it runs).
+  customresourcedefinitions: true,
   // Off unless named, as upstream's.
   tokencleaner: false,
   bootstrapsigner: false,

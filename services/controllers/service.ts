@@ -21,6 +21,7 @@ import { pvcProtectionController, pvProtectionController } from './volumeprotect
 import type { KeyObject } from 'node:crypto';
 import { rootCACertPublisher, serviceAccountController } from './serviceaccount/controllers.js';
 import type { Controller } from './types.js';
+import { customResourceDefinitionController } from './customresources/controller.js';
 import { KNOWN_CONTROLLERS } from './options.js';
 import { controllerClients } from './client-builder.js';
 
@@ -121,38 +122,31 @@ function build(name: string, client: ApiClient, d: ControllersServiceDeps): Cont
       return bootstrapSigner(client, log);
     case 'root-ca-cert-publisher':
       return rootCACertPublisher(client, log, d.config.rootCA!);
+    case 'customresourcedefinitions':
+      return customResourceDefinitionController(client, log);
     default:
       throw new Error(`unknown controller ${name}`);
   }
 }
 
-export function createControllersService(d: ControllersServiceDeps): ControllersService {
-  // Checked up front: a controller that cannot be built fails start, not the first election won.
-  for (const name of d.config.controllers) {
-    const problem = missing(name, d.config);
-    if (problem) throw new Error(problem);
-    if (!(name in KNOWN_CONTROLLERS)) throw new Error(`unknown controller ${name}`);
-  }
-  const stopAll = new AbortController();
-  let running: Controller[] = [];
-  let states = new Map<string, ControllerState>();
-  let leader = false;
-  let leadingResolve!: () => void;
-  const leading = new Promise<void>((r) => (leadingResolve = r));
-  const clients = controllerClients(d.client, {
-    useServiceAccountCredentials: d.config.useServiceAccountCredentials ?? false,
-    log: d.log,
-    ...(d.config.userAgent ? { userAgent: d.config.userAgent } : {}),
-  });
-  if (d.config.useServiceAccountCredentials) {
-    d.log.info({ accounts: Object.fromEntries(d.config.controllers.map((n) => [n, clients.accountOf(n) ?? '(own credentials)'])) }, 'controllers act as their own service accounts');
-  }
+/** The controllers of one term of leadership: built and started when it begins, stopped when it ends. */
+class Term {
+  running: Controller[] = [];
+  states = new Map<string, ControllerState>();
 
-  const startControllers = async (signal: AbortSignal) => {
-    const started = d.config.controllers.map((name) => build(name, clients.forController(name), d));
+  constructor(
+    private readonly d: ControllersServiceDeps,
+    private readonly clients: ReturnType<typeof controllerClients>,
+    /** Called once a term's controllers are started (unless the term already ended). */
+    private readonly onRunning: () => void,
+  ) {}
+
+  startControllers = async (signal: AbortSignal): Promise<void> => {
+    const { d } = this;
+    const started = d.config.controllers.map((name) => build(name, this.clients.forController(name), d));
     const termStates = new Map<string, ControllerState>(started.map((c) => [c.name, { state: 'starting' }]));
-    running = started;
-    states = termStates;
+    this.running = started;
+    this.states = termStates;
     await Promise.all(
       started.map(async (c) => {
         try {
@@ -166,15 +160,38 @@ export function createControllersService(d: ControllersServiceDeps): Controllers
     );
     if (!signal.aborted) {
       d.log.info({ controllers: started.map((c) => c.name) }, 'controllers running');
-      leadingResolve();
+      this.onRunning();
     }
   };
-  const stopControllers = async () => {
-    const was = running;
-    running = [];
-    states = new Map();
-    await Promise.all(was.map((c) => c.stop().catch((err: unknown) => d.log.warn({ err, controller: c.name }, 'controller did not stop cleanly'))));
+
+  stopControllers = async (): Promise<void> => {
+    const was = this.running;
+    this.running = [];
+    this.states = new Map();
+    await Promise.all(was.map((c) => c.stop().catch((err: unknown) => this.d.log.warn({ err, controller: c.name }, 'controller did not stop cleanly'))));
   };
+}
+
+export function createControllersService(d: ControllersServiceDeps): ControllersService {
+  // Checked up front: a controller that cannot be built fails start, not the first election won.
+  for (const name of d.config.controllers) {
+    const problem = missing(name, d.config);
+    if (problem) throw new Error(problem);
+    if (!(name in KNOWN_CONTROLLERS)) throw new Error(`unknown controller ${name}`);
+  }
+  const stopAll = new AbortController();
+  let leader = false;
+  let leadingResolve!: () => void;
+  const leading = new Promise<void>((r) => (leadingResolve = r));
+  const clients = controllerClients(d.client, {
+    useServiceAccountCredentials: d.config.useServiceAccountCredentials ?? false,
+    log: d.log,
+    ...(d.config.userAgent ? { userAgent: d.config.userAgent } : {}),
+  });
+  if (d.config.useServiceAccountCredentials) {
+    d.log.info({ accounts: Object.fromEntries(d.config.controllers.map((n) => [n, clients.accountOf(n) ?? '(own credentials)'])) }, 'controllers act as their own service accounts');
+  }
+  const term = new Term(d, clients, () => leadingResolve());
 
   let election: Promise<void>;
   let lastRenewMs: number | undefined;
@@ -190,14 +207,14 @@ export function createControllersService(d: ControllersServiceDeps): Controllers
         onStartedLeading(signal) {
           leader = true;
           d.log.info({ identity, lease: `${le.namespace}/${le.name}` }, 'became leader');
-          pending = pending.then(() => startControllers(signal));
+          pending = pending.then(() => term.startControllers(signal));
         },
         onStoppedLeading() {
           leader = false;
           // Giving the lease up on the way out is the normal end of a term; losing it is not.
           if (stopAll.signal.aborted) d.log.info({ identity }, 'leadership given up; controllers stopped');
           else d.log.warn({ identity }, 'leadership lost; controllers stopped');
-          pending = pending.then(stopControllers);
+          pending = pending.then(term.stopControllers);
         },
         onError: (err) => d.log.warn({ err }, 'leader election: lease not acquired or renewed'),
       },
@@ -205,20 +222,20 @@ export function createControllersService(d: ControllersServiceDeps): Controllers
     ).then(() => pending);
   } else {
     leader = true;
-    election = startControllers(stopAll.signal);
+    election = term.startControllers(stopAll.signal);
   }
 
   return {
     isLeader: () => leader,
     leading,
-    controllers: () => running,
-    controllerStates: () => states,
+    controllers: () => term.running,
+    controllerStates: () => term.states,
     election: () => (le ? { lease: `${le.namespace}/${le.name}`, leaseDurationMs: le.leaseDurationMs, leading: leader, ...(lastRenewMs !== undefined ? { lastRenewMs } : {}) } : undefined),
     stopping: () => stopAll.signal.aborted,
     async stop() {
       stopAll.abort();
       await election;
-      await stopControllers();
+      await term.stopControllers();
       clients.close();
       d.client.close();
     },

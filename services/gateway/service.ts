@@ -7,15 +7,17 @@ import type { KV } from '@nats-io/kv';
 import type { Logger } from 'pino';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_BUCKET, RBAC_GROUP } from '../../shared/api/groups.js';
-import { busRequest, instrumentBus } from '../../shared/bus/client.js';
+import { instrumentBus } from '../../shared/bus/client.js';
 import { BUS_LOST_GRACE_MS, linkOf } from '../../shared/bus/link.js';
 import { serviceUnavailable } from '../../shared/api/status.js';
 import { AdmissionInterestCache, AuthnInterestCache } from '../../shared/bus/service-interest.js';
 import type { Registry } from '../../shared/registry/registry.js';
 import { Targets } from '../../shared/registry/target.js';
 import { GenericStore } from '../../shared/registry/rest/generic-store.js';
-import { admissionClient } from '../../shared/registry/rest/admission.js';
-import type { BusRequest } from '../../shared/registry/types.js';
+import { admissionAdmitter } from '../../shared/registry/rest/admission.js';
+import type { ServicePorts } from '../../shared/registry/types.js';
+import { natsStorage } from '../../shared/bus/storage-client.js';
+import { natsAdmission, natsAuthn, natsAuthz } from '../../shared/bus/service-clients.js';
 import { BucketNotFoundError, lastRevision, openObjectBucket } from '../../shared/store/kv-bucket.js';
 import { waitForJetStream } from '../../shared/store/wait-for-jetstream.js';
 import { escapeToken } from '../../shared/store/key-codec.js';
@@ -32,6 +34,8 @@ import { serveResource } from './handlers/index.js';
 import { DecodePool } from './handlers/decode-pool.js';
 import { WatchBudget } from './handlers/watch-sink.js';
 import { CacheReader } from './reads/reader.js';
+import { followCustomResources } from './custom-resources.js';
+import { ensureLocalApiServices } from './local-api-services.js';
 import { serveNonResource, type NonResourceDeps } from './routes/index.js';
 import { Discovery } from './routes/discovery.js';
 import { gatewayHealth } from './routes/health.js';
@@ -103,6 +107,7 @@ export interface GatewayService {
   close(): Promise<void>;
 }
 
+// eslint-disable-next-line max-lines-per-function -- the gateway's composition root: each statement wires one part (cache, feed, write path, filters, routes, readiness), read top to bottom
 export async function createGatewayService(deps: GatewayDeps): Promise<GatewayService> {
   const config: GatewayConfig = { ...defaultGatewayConfig, ...deps.config };
   const { nc, registry, log } = deps;
@@ -112,28 +117,23 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   const identity = new Identity(nc, config.identity);
   // Any change to an RBAC object invalidates every cached authorization decision.
   const rbacKeys = `${escapeToken(RBAC_GROUP)}.`;
+  // Definitions of custom resources: their types follow the cache (custom-resources.ts).
+  const customResources = followCustomResources({ cache, registry, log });
   const feed = startCacheFeed(kv, cache, {
     log,
     history: (through, since) => readChangeLog(nc, { bucket: config.bucket, through, log, ...(since ? { since } : {}) }),
-    onChange: (key, revision) => key.startsWith(rbacKeys) && identity.rbacChanged(revision),
+    onChange: (key, revision) => {
+      if (key.startsWith(rbacKeys)) identity.rbacChanged(revision);
+      else if (customResources.isDefinitionKey(key)) customResources.changed();
+    },
   });
   const admissionInterest = new AdmissionInterestCache(nc, log);
   const authnInterest = new AuthnInterestCache(nc, log);
   void admissionInterest.start();
   void authnInterest.start();
 
-  const bus: BusRequest = (subject, body) => busRequest(nc, subject, body, opts.busTimeoutMs);
   const reader = new CacheReader(cache, () => lastRevision(nc, config.bucket), opts);
-  const allocators = new Map([[services, serviceAllocator(config.serviceNetwork, bus)]]);
-  const store = new GenericStore({
-    registry,
-    source: reader,
-    admit: admissionClient(nc, admissionInterest, opts.busTimeoutMs, namespaceFacts(cache)),
-    bus,
-    updateRetryMs: opts.updateRetryMs,
-    allocators,
-    dropDisabledFields: (type, obj, old) => dropDisabledFields(type, obj, old, config.featureGates),
-  });
+  const { store, ports } = writePath(nc, registry, config, reader, cache, admissionInterest);
   const targets = new Targets(registry);
   const metrics = new GatewayMetrics({ ...config.metrics, log });
   metrics.observeCache(cache);
@@ -144,7 +144,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
     registry,
     store,
     reader,
-    bus,
+    services: ports,
     metrics,
     watchBudget: new WatchBudget(opts.maxWatchBufferedBytes),
     options: opts,
@@ -207,7 +207,9 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
 
   const ready = (async () => {
     await feed.synced;
+    customResources.refresh();
     await ensureSystemNamespaces(store, targets, log, () => shuttingDown);
+    await ensureLocalApiServices(store, targets, log, () => shuttingDown);
   })();
   ready.catch(() => undefined);
 
@@ -234,6 +236,34 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
       await feed.stop();
     },
   };
+}
+
+/**
+ * The generic store over the watch cache's reads, with storage, admission and the other services
+ * through their NATS clients, each request given the bus deadline.
+ */
+function writePath(
+  nc: NatsConnection,
+  registry: Registry,
+  config: GatewayConfig,
+  reader: CacheReader,
+  cache: WatchCache,
+  admissionInterest: AdmissionInterestCache,
+): { store: GenericStore; ports: ServicePorts } {
+  const timeoutMs = config.handlers.busTimeoutMs;
+  const storage = natsStorage(nc, timeoutMs);
+  const ports: ServicePorts = { authn: natsAuthn(nc, timeoutMs), authz: natsAuthz(nc, timeoutMs) };
+  const store = new GenericStore({
+    registry,
+    source: reader,
+    admit: admissionAdmitter(natsAdmission(nc, admissionInterest, timeoutMs, namespaceFacts(cache))),
+    storage,
+    services: ports,
+    updateRetryMs: config.handlers.updateRetryMs,
+    allocators: new Map([[services, serviceAllocator(config.serviceNetwork, storage)]]),
+    dropDisabledFields: (type, obj, old) => dropDisabledFields(type, obj, old, config.featureGates),
+  });
+  return { store, ports };
 }
 
 /**

@@ -30,4 +30,5 @@ export const CONTROLLER_ACCOUNTS: Readonly<Record<string, string>> = {
   csrcleaner: 'certificate-controller',
   tokencleaner: 'token-cleaner',
   bootstrapsigner: 'bootstrap-signer',
+  customresourcedefinitions: 'customresourcedefinition-controller',
 };

@@ -187,11 +187,14 @@ export function notAcceptable(accept: string, supported: string[]): StatusError 
   );
 }
 
-export function unsupportedMediaType(contentType: string): StatusError {
+const OBJECT_MEDIA_TYPES = ['application/json', 'application/yaml', 'application/vnd.platform.protobuf', 'application/vnd.kubernetes.protobuf'];
+
+/** 415 naming what the endpoint takes (by default any object media type). */
+export function unsupportedMediaType(contentType: string, accepted: readonly string[] = OBJECT_MEDIA_TYPES): StatusError {
   return failure(
     415,
     StatusReason.UnsupportedMediaType,
-    `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.platform.protobuf, application/vnd.kubernetes.protobuf (got ${JSON.stringify(contentType)})`,
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')} (got ${JSON.stringify(contentType)})`,
   );
 }
 

@@ -94,6 +94,8 @@ export interface ConversionSource {
   /** The type's own columns (Name and the Created At default are added); null when it has no table (review kinds). */
   columns: readonly TableColumn[] | undefined | null;
   includeObject: IncludeObject;
+  /** A type without a compiled form (custom resources): JSON and YAML only, as upstream. */
+  noProtobuf?: boolean;
 }
 
 /** The value `conv` makes of a response body; `columns` as `tableColumns` gives them. */

@@ -9,6 +9,7 @@ import { As, convertingEncoder, convertingWatchEncoder, META_GROUPS, META_VERSIO
 import { jsonEncoder, jsonWatchEncoder } from './json.js';
 import { yamlEncoder } from './yaml.js';
 import { protobufEncoders, protobufWatchEncoders } from './protobuf.js';
+import { isProtobufMediaType } from '../proto/envelope.js';
 
 export type { Body, Encoder, Transform, WatchEncoder, WatchEvent } from './codec.js';
 export { bodyValue, value } from './codec.js';
@@ -39,9 +40,10 @@ const OFFERS = new Map<string, Offer[]>();
 /** Plain serializers first (no Accept means plain JSON), then the conversions this endpoint can make. */
 function offersFor(c: Convertible | undefined, mediaTypes: readonly string[]): Offer[] {
   if (!c) return PLAIN;
-  const key = `${c.list}:${c.columns !== null}:${mediaTypes.join()}`;
+  const key = `${c.list}:${c.columns !== null}:${c.noProtobuf === true}:${mediaTypes.join()}`;
   let offers = OFFERS.get(key);
   if (!offers) {
+    if (c.noProtobuf) mediaTypes = mediaTypes.filter((t) => !isProtobufMediaType(t));
     offers = [...mediaTypes.map((mediaType) => ({ mediaType }))];
     if (c.columns !== null)
       offers.push(

@@ -5,7 +5,9 @@ import type { FieldError } from '../api/status.js';
 import type { ApiObject, JsonSchema, NameRule, UserInfo } from '../api/types.js';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { GroupResource } from '../api/status.js';
-import type { AdmissionOperation, AdmissionPhase } from '../bus/messages.js';
+import type { AdmissionOperation, AdmissionPhase } from '../contracts/admission.js';
+import type { AuthnPort } from '../contracts/authn.js';
+import type { AuthzPort } from '../contracts/authz.js';
 import type { TableColumn } from '../api/table-column.js';
 
 export type Scope = 'Namespaced' | 'Cluster';
@@ -17,6 +19,8 @@ export interface VersionDeprecation {
   removedIn?: string;
   /** The version of the same type to use instead (`v1`); absent when there is none. */
   replacement?: string;
+  /** The whole warning, in place of the one made from the fields above (a CustomResourceDefinition's `deprecationWarning`). */
+  warning?: string;
 }
 
 export interface VersionDef {
@@ -137,6 +141,11 @@ export interface ResourceType {
   verbs?: string[];
   /** Not stored: a POSTed object is processed and answered, never persisted. */
   virtual?: boolean;
+  /**
+   * A type without a compiled form (custom resources): served as JSON and YAML only (protobuf is
+   * 406 asked for, 415 sent) and without strategic merge patch (415), as upstream serves them.
+   */
+  unstructured?: boolean;
   /** Served versions whose deletions orphan dependents unless asked otherwise (upstream's default for core/v1 ReplicationControllers). */
   orphanDependentsByDefault?: readonly string[];
   nameRule?: NameRule;
@@ -222,8 +231,11 @@ export interface RestRequest {
   warnings: string[];
 }
 
-/** A request to another service over NATS (no responders → 503, timeout → 504, error replies → their Status). */
-export type BusRequest = <T>(subject: string, body: unknown) => Promise<T>;
+/** The other services a hook or write rule may ask, as typed ports (shared/contracts/; over NATS: shared/bus/service-clients.ts). */
+export interface ServicePorts {
+  authn: AuthnPort;
+  authz: AuthzPort;
+}
 
 /** What a write rule knows of the write. */
 export interface WriteRuleContext {
@@ -248,8 +260,8 @@ export interface ClusterWrite {
   dryRun?: boolean;
 }
 
-/** The cluster as a hook sees it: reads after the latest write, writes through the generic store as the request's user. */
-export interface RestCluster {
+/** The cluster as a hook sees it: reads after the latest write, writes through the generic store as the request's user, the other services. */
+export interface RestCluster extends ServicePorts {
   /** A stored object in its preferred served version; undefined when absent. */
   get(group: string, resource: string, namespace: string | undefined, name: string): Promise<ApiObject | undefined>;
   /** Every object of a type (in one namespace when given), preferred served version. */
@@ -266,7 +278,6 @@ export interface RestCluster {
     oldObject: ApiObject | null,
     kind?: { group: string; version: string; kind: string },
   ): Promise<ApiObject | null>;
-  request: BusRequest;
   /** Whether a group is served under this name (an upstream alias only with `--upstream-group-aliases`). */
   servesGroup(group: string): boolean;
   /** The raw response, for hooks that stream (proxy, log): takes it over from the gateway. */
@@ -286,5 +297,5 @@ export interface RestHooks {
   /** A virtual kind: POSTing one is answered and never stored. */
   create?(req: RestRequest, cluster: RestCluster): Promise<RestResult>;
   /** A rule every write of the type must pass (requests and internal writers alike), after validation and before validating admission. */
-  guardWrite?(write: WriteRuleContext, object: ApiObject, request: BusRequest): Promise<void>;
+  guardWrite?(write: WriteRuleContext, object: ApiObject, services: ServicePorts): Promise<void>;
 }

@@ -25,7 +25,8 @@ export function parseVersion(v: string): ParsedVersion | undefined {
  * The `Warning` text of a request to a deprecated version, in upstream's words:
  * `batch/v1beta1 CronJob is deprecated in v1.21+, unavailable in v1.25+; use batch/v1 CronJob`.
  */
-export function deprecationWarning(group: string, version: string, kind: string, d: { since: string; removedIn?: string; replacement?: string }): string {
+export function deprecationWarning(group: string, version: string, kind: string, d: { since: string; removedIn?: string; replacement?: string; warning?: string }): string {
+  if (d.warning) return d.warning;
   const gv = (v: string) => (group ? `${group}/${v}` : v);
   let text = `${gv(version)} ${kind} is deprecated in v${d.since}+`;
   if (d.removedIn) text += `, unavailable in v${d.removedIn}+`;

@@ -120,6 +120,7 @@ describe('controllers service health endpoints (run as a process)', { timeout: 1
         'pv-protection',
         'csrapproving',
         'csrcleaner',
+        'customresourcedefinitions',
         'shutdown',
       ]) {
         assert.ok(lines.includes(`[+]${check} ok`), `${check} in:\n${ready.body}`);

@@ -38,6 +38,7 @@ const discovery = 'discovery.platform.io';
 const coordination = 'coordination.platform.io';
 const storage = 'storage.platform.io';
 const nodeGroup = 'node.platform.io';
+const APIEXTENSIONS = 'apiextensions.platform.io';
 const certificates = 'certificates.platform.io';
 
 const READ = ['get', 'list', 'watch'];
@@ -258,6 +259,13 @@ export function controllerClusterRoleRules(): Record<string, PolicyRule[]> {
     'pvc-protection-controller': [rule(['get', 'list', 'watch', 'update'], [core], ['persistentvolumeclaims']), rule(['list', 'watch', 'get'], [core], ['pods'])],
     // The same for volumes, by their phase alone.
     'pv-protection-controller': [rule(['get', 'list', 'watch', 'update'], [core], ['persistentvolumes'])],
+    // Definitions' finalizer and status (upstream runs these as the API server itself); deleting a
+    // definition deletes every object of its resource, whatever group it names.
+    'customresourcedefinition-controller': [
+      rule(['get', 'list', 'watch', 'update'], [APIEXTENSIONS], ['customresourcedefinitions']),
+      rule(['update'], [APIEXTENSIONS], ['customresourcedefinitions/status']),
+      rule(['list', 'delete'], ['*'], ['*']),
+    ],
     // csrsigning, csrapproving and csrcleaner: the built-in signers only.
     'certificate-controller': [
       rule(['list', 'watch', 'delete'], [certificates], [CSR]),

@@ -21,12 +21,26 @@ test('controllers - --controllers as upstream: * is the defaults, foo adds, -foo
     'csrsigning',
     'csrapproving',
     'csrcleaner',
+    'customresourcedefinitions',
   ];
   const cases: Array<[string[], string[]]> = [
     [['*'], all],
     [
       ['*', '-serviceaccount'],
-      ['namespace', 'garbagecollector', 'root-ca-cert-publisher', 'serviceaccount-token', 'podgc', 'resourcequota', 'pvc-protection', 'pv-protection', 'csrsigning', 'csrapproving', 'csrcleaner'],
+      [
+        'namespace',
+        'garbagecollector',
+        'root-ca-cert-publisher',
+        'serviceaccount-token',
+        'podgc',
+        'resourcequota',
+        'pvc-protection',
+        'pv-protection',
+        'csrsigning',
+        'csrapproving',
+        'csrcleaner',
+        'customresourcedefinitions',
+      ],
     ],
     [['namespace'], ['namespace']],
     [
@@ -39,14 +53,27 @@ test('controllers - --controllers as upstream: * is the defaults, foo adds, -foo
     ],
     [
       ['-namespace', '*'],
-      ['garbagecollector', 'serviceaccount', 'root-ca-cert-publisher', 'serviceaccount-token', 'podgc', 'resourcequota', 'pvc-protection', 'pv-protection', 'csrsigning', 'csrapproving', 'csrcleaner'],
+      [
+        'garbagecollector',
+        'serviceaccount',
+        'root-ca-cert-publisher',
+        'serviceaccount-token',
+        'podgc',
+        'resourcequota',
+        'pvc-protection',
+        'pv-protection',
+        'csrsigning',
+        'csrapproving',
+        'csrcleaner',
+        'customresourcedefinitions',
+      ],
     ],
     [[], []],
   ];
   for (const [list, want] of cases) assert.deepEqual(selectControllers(list), want, list.join(','));
   assert.throws(
     () => selectControllers(['*', 'bogus']),
-    /unknown controller "bogus"; known: namespace, garbagecollector, serviceaccount, root-ca-cert-publisher, serviceaccount-token, podgc, resourcequota, pvc-protection, pv-protection, csrsigning, csrapproving, csrcleaner, tokencleaner, bootstrapsigner/,
+    /unknown controller "bogus"; known: namespace, garbagecollector, serviceaccount, root-ca-cert-publisher, serviceaccount-token, podgc, resourcequota, pvc-protection, pv-protection, csrsigning, csrapproving, csrcleaner, customresourcedefinitions, tokencleaner, bootstrapsigner/,
   );
   assert.throws(() => selectControllers(['-bogus']), /unknown controller "bogus"/);
 });

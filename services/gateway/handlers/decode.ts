@@ -27,6 +27,7 @@ export function decodeValue(body: Buffer, contentType: string): DecodedValue {
 export function decodeObject(registry: Registry, t: Target, body: Buffer, contentType: string, fieldValidation: string, warnings: string[], predecoded?: DecodedValue): ApiObject {
   const mt = mediaTypeOf(contentType);
   if (!OBJECT_MEDIA_TYPES.has(mt)) throw unsupportedMediaType(contentType);
+  if (t.type.unstructured && isProtobufMediaType(mt)) throw unsupportedMediaType(contentType, ['application/json', 'application/yaml']);
   const { value, duplicateFields } = predecoded ?? decodeValue(body, contentType);
   return objectFromValue(registry, t, value, fieldValidation, warnings, duplicateFields);
 }

@@ -27,6 +27,7 @@ function convertible(ctx: RequestContext): Convertible {
     list: info.verb === 'list' || info.verb === 'deletecollection',
     columns: t.type.virtual ? null : info.subresource === 'scale' ? undefined : t.type.columns,
     includeObject: parseIncludeObject(ctx.query),
+    noProtobuf: t.type.unstructured === true,
   };
 }
 

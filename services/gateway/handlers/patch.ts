@@ -3,7 +3,7 @@
 // merges the applied configuration by field ownership, creating the object when it is missing.
 
 import type { ApiObject } from '../../../shared/api/types.js';
-import { badRequest, StatusError } from '../../../shared/api/status.js';
+import { badRequest, StatusError, unsupportedMediaType } from '../../../shared/api/status.js';
 import { parseWriteOptions } from '../../../shared/api/query.js';
 import { applyPatch, PatchType } from '../../../shared/patch/index.js';
 import { value } from '../../../shared/codec/index.js';
@@ -20,6 +20,8 @@ export const patch: Handler = async (ctx, deps) => {
   const write = parseWriteOptions(ctx.query, 'patch');
   if (!ctx.body || ctx.body.length === 0) throw badRequest('the request body is empty');
   const patchType = mediaTypeOf(ctx.contentType ?? '');
+  // Custom resources have no patch strategy markers to merge by, so upstream refuses the type.
+  if (t.type.unstructured && patchType === PatchType.Strategic) throw unsupportedMediaType(patchType, [PatchType.JSON, PatchType.Merge, PatchType.Apply]);
   const patchDoc = decodePatchBody(ctx.body, patchType, ctx.decoded);
   if (patchType === PatchType.Apply) return serverSideApply(ctx, deps, patchDoc);
   if (ctx.query.has('force')) throw badRequest('force: Invalid value: true: may not be specified for non-apply patch');

@@ -33,7 +33,7 @@ export const watch: Handler = async (ctx, { reader, options, watchBudget, metric
     after = plan.revision;
   }
 
-  const encoder = watchEncoder(ctx.headers.accept, { columns: t.type.columns, includeObject: parseIncludeObject(ctx.query) });
+  const encoder = watchEncoder(ctx.headers.accept, { columns: t.type.columns, includeObject: parseIncludeObject(ctx.query), noProtobuf: t.type.unstructured === true });
   ctx.hijack();
   const res = ctx.res;
   res.writeHead(200, { 'content-type': encoder.mediaType, 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked', ...warningHeaders(ctx.warnings) });

@@ -1,0 +1,174 @@
+// A CustomResourceDefinition as the registry's ResourceType: what the server serves for it once it
+// is Established. Pure: the definition is already valid (its own strategy checked it when it was
+// written); this only reads it. The served names are the accepted ones (status.acceptedNames),
+// as upstream serves them, so a name another definition holds is never served twice.
+
+import type { ApiObject, JsonSchema } from '../../api/types.js';
+import type { TableColumn } from '../../api/table-column.js';
+import { objectMetaSchema } from '../object-meta.js';
+import { DEFAULT_VERBS, type ResourceType, type Subresources, type VersionDef } from '../types.js';
+import { compileJsonPath } from './json-path.js';
+
+interface CrdNames {
+  plural: string;
+  singular?: string;
+  kind: string;
+  listKind?: string;
+  shortNames?: string[];
+  categories?: string[];
+}
+
+interface CrdColumn {
+  name: string;
+  type: TableColumn['type'];
+  format?: string;
+  description?: string;
+  priority?: number;
+  jsonPath: string;
+}
+
+interface CrdVersion {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  deprecated?: boolean;
+  deprecationWarning?: string;
+  schema?: { openAPIV3Schema?: JsonSchema };
+  subresources?: { status?: object; scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string } };
+  additionalPrinterColumns?: CrdColumn[];
+}
+
+interface CrdSpec {
+  group: string;
+  names: CrdNames;
+  scope: 'Namespaced' | 'Cluster';
+  versions: CrdVersion[];
+}
+
+/** Whether the definition's Established condition is True: only then are its resources served. */
+export function isEstablished(crd: ApiObject): boolean {
+  const conditions = (crd.status as { conditions?: Array<{ type?: string; status?: string }> } | undefined)?.conditions ?? [];
+  return conditions.some((c) => c.type === 'Established' && c.status === 'True');
+}
+
+/** The type the definition defines, with its accepted names (its spec's names before any are accepted). */
+export function customResourceType(crd: ApiObject): ResourceType {
+  const spec = crd.spec as unknown as CrdSpec;
+  const accepted = (crd.status as { acceptedNames?: CrdNames } | undefined)?.acceptedNames;
+  const names = accepted?.plural && accepted.kind ? accepted : spec.names;
+  const storage = spec.versions.find((v) => v.storage) ?? spec.versions[0]!;
+  const kind = names.kind;
+  const type: ResourceType = {
+    group: spec.group,
+    kind,
+    listKind: names.listKind || `${kind}List`,
+    plural: names.plural,
+    singular: names.singular || kind.toLowerCase(),
+    scope: spec.scope,
+    unstructured: true,
+    ...(names.shortNames?.length ? { shortNames: [...names.shortNames] } : {}),
+    ...(names.categories?.length ? { categories: [...names.categories] } : {}),
+    storageVersion: storage.name,
+    versions: spec.versions.map((v) => versionDef(spec.group, kind, v)),
+    columns: printerColumns(storage.additionalPrinterColumns),
+  };
+  // A definition being deleted is still served, so that its objects can be listed and deleted,
+  // but takes no new ones (upstream answers 405 too).
+  if (crd.metadata.deletionTimestamp) type.verbs = DEFAULT_VERBS.filter((v) => v !== 'create');
+  // Subresources and columns are per version upstream; this registry keeps one set per type, so
+  // the storage version's are served for every version.
+  const subresources = subresourcesOf(storage);
+  if (subresources) type.subresources = subresources;
+  return type;
+}
+
+function versionDef(group: string, kind: string, v: CrdVersion): VersionDef {
+  const def: VersionDef = { name: v.name, schema: customResourceBody(v.schema?.openAPIV3Schema) };
+  if (!v.served) def.served = false;
+  if (v.deprecated) def.deprecation = { since: '', warning: v.deprecationWarning ?? `${group}/${v.name} ${kind} is deprecated` };
+  return def;
+}
+
+function subresourcesOf(v: CrdVersion): Subresources | undefined {
+  const s = v.subresources;
+  if (!s?.status && !s?.scale) return undefined;
+  return {
+    ...(s.status ? { status: true } : {}),
+    ...(s.scale
+      ? {
+          scale: { specReplicasPath: s.scale.specReplicasPath, statusReplicasPath: s.scale.statusReplicasPath, ...(s.scale.labelSelectorPath ? { labelSelectorPath: s.scale.labelSelectorPath } : {}) },
+        }
+      : {}),
+  };
+}
+
+/** Upstream's columns after Name: the definition's, or Age alone when it names none. */
+export function printerColumns(columns: CrdColumn[] | undefined): TableColumn[] {
+  const list = columns?.length
+    ? columns
+    : [{ name: 'Age', type: 'date' as const, jsonPath: '.metadata.creationTimestamp', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.' }];
+  return list.map((c) => {
+    const path = compileJsonPath(c.jsonPath);
+    return {
+      name: c.name,
+      type: c.type,
+      ...(c.format ? { format: c.format } : {}),
+      ...(c.description ? { description: c.description } : {}),
+      ...(c.priority ? { priority: c.priority } : {}),
+      cell: (obj: ApiObject) => cellValue(c.type, path(obj)[0]),
+    };
+  });
+}
+
+/** One cell as upstream's table convertor fills it: the first match, null when it has none or its type does not fit. */
+function cellValue(type: TableColumn['type'], value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  switch (type) {
+    case 'string':
+      return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value) ? value : null;
+    case 'number':
+      return typeof value === 'number' ? value : null;
+    case 'boolean':
+      return typeof value === 'boolean' ? value : null;
+    case 'date':
+      return typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? value : null;
+    default:
+      return null;
+  }
+}
+
+/**
+ * The registry's body schema (everything but apiVersion, kind and metadata, which it adds) from a
+ * version's openAPIV3Schema. A structural schema prunes what it does not name, so a root without
+ * properties keeps nothing but the object's identity — unlike a built-in body that models nothing.
+ * Embedded resources carry their own apiVersion, kind and ObjectMeta.
+ */
+export function customResourceBody(openAPIV3Schema: JsonSchema | undefined): JsonSchema {
+  const root = embedResources(structuredClone(openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }));
+  const props = { ...((root.properties as Record<string, JsonSchema> | undefined) ?? {}) };
+  delete props.apiVersion;
+  delete props.kind;
+  delete props.metadata;
+  return { ...root, properties: props };
+}
+
+function embedResources(node: JsonSchema): JsonSchema {
+  for (const key of ['properties', 'patternProperties'] as const) {
+    const map = node[key] as Record<string, JsonSchema> | undefined;
+    if (map) for (const k of Object.keys(map)) map[k] = embedResources(map[k]!);
+  }
+  for (const key of ['items', 'additionalProperties', 'not'] as const) {
+    const sub = node[key];
+    if (sub && typeof sub === 'object' && !Array.isArray(sub)) node[key] = embedResources(sub as JsonSchema);
+  }
+  for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
+    const list = node[key] as JsonSchema[] | undefined;
+    if (Array.isArray(list)) node[key] = list.map(embedResources);
+  }
+  if (node['x-kubernetes-embedded-resource'] === true && node['x-kubernetes-preserve-unknown-fields'] !== true) {
+    node.properties = { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: objectMetaSchema, ...((node.properties as Record<string, JsonSchema> | undefined) ?? {}) };
+  }
+  return node;
+}
