@@ -144,11 +144,24 @@ export function validPathSegmentName(s: string): boolean {
   return pathSegmentProblems(s, false).length === 0;
 }
 
-const DNS1035_LABEL_RE = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1035_LABEL_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?';
+const DNS1035_LABEL_RE = new RegExp(`^${DNS1035_LABEL_FMT}$`);
+/** Upstream's words for a value that is not an RFC 1035 label (its length is another message). */
+export const DNS1035_LABEL_MESSAGE =
+  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character " +
+  `(e.g. 'my-name',  or 'abc-123', regex used for validation is '${DNS1035_LABEL_FMT}')`;
 
 /** RFC 1035 label (service names): starts with a letter. */
 export function validDns1035Label(s: string): boolean {
   return s.length <= DNS1123_LABEL_MAX_LENGTH && DNS1035_LABEL_RE.test(s);
+}
+
+/** Why `s` is not an RFC 1035 label, as upstream's IsDNS1035Label lists it (length, then form); empty when it is one. */
+export function dns1035LabelProblems(s: string): string[] {
+  const out: string[] = [];
+  if (s.length > DNS1123_LABEL_MAX_LENGTH) out.push(`must be no more than ${DNS1123_LABEL_MAX_LENGTH} characters`);
+  if (!DNS1035_LABEL_RE.test(s)) out.push(DNS1035_LABEL_MESSAGE);
+  return out;
 }
 
 const CONFIG_KEY_RE = /^[-._a-zA-Z0-9]+$/;

@@ -3,20 +3,10 @@
 
 import type { FieldError } from '../../../api/status.js';
 import { invalidValue } from '../../../api/field-errors.js';
-
-const DNS1035_LABEL_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?';
-const DNS1035_LABEL_RE = new RegExp(`^${DNS1035_LABEL_FMT}$`);
-const DNS1035_LABEL_MSG =
-  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character " +
-  `(e.g. 'my-name',  or 'abc-123', regex used for validation is '${DNS1035_LABEL_FMT}')`;
+import { dns1035LabelProblems } from '../../../api/validation.js';
 
 /** Why `value` is not a DNS-1035 label (upstream's IsDNS1035Label); empty when it is one. */
-export function dns1035Problems(value: string): string[] {
-  const out: string[] = [];
-  if (value.length > 63) out.push('must be no more than 63 characters');
-  if (!DNS1035_LABEL_RE.test(value)) out.push(DNS1035_LABEL_MSG);
-  return out;
-}
+export const dns1035Problems = dns1035LabelProblems;
 
 /** One `Invalid value` naming every DNS-1035 problem, as upstream joins them; none when valid. */
 export function dns1035Error(field: string, value: string, prefix = ''): FieldError[] {

@@ -6,19 +6,13 @@
 import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import { invalidValue, required, unsupported } from '../../../api/field-errors.js';
-import { DNS1123_LABEL_MAX_LENGTH, isDNS1123Subdomain, validPathSegmentName } from '../../../api/validation.js';
+import { dns1035LabelProblems, isDNS1123Subdomain, validPathSegmentName } from '../../../api/validation.js';
 import { asArray, asObject, type Json } from '../common/field-errors.js';
 
 export const MAX_GROUP_PRIORITY = 20_000;
 export const MAX_VERSION_PRIORITY = 1_000;
 
 const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
-
-// The length and the pattern are two problems upstream reports apart.
-const DNS1035_LABEL_RE = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1035_LABEL_MSG =
-  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character " +
-  "(e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 
 /** Go reads an absent string as "" and an absent int32 as 0; the rules judge what Go would hold. */
 function text(v: unknown): string {
@@ -53,8 +47,8 @@ function validateGroupVersion(spec: Json): FieldError[] {
   // Only the legacy core group is served without a name, and only at v1.
   if (!group && version !== 'v1') errs.push(required('spec.group', 'only v1 may have an empty group and it better be legacy kube'));
   if (group) errs.push(...isDNS1123Subdomain(group, 'spec.group'));
-  if (version.length > DNS1123_LABEL_MAX_LENGTH) errs.push(invalidValue('spec.version', version, `must be no more than ${DNS1123_LABEL_MAX_LENGTH} characters`));
-  if (!DNS1035_LABEL_RE.test(version)) errs.push(invalidValue('spec.version', version, DNS1035_LABEL_MSG));
+  // The length and the form are two problems upstream reports apart.
+  for (const problem of dns1035LabelProblems(version)) errs.push(invalidValue('spec.version', version, problem));
   return errs;
 }
 

@@ -11,7 +11,7 @@ import { atomicList, bool, int32, intOrString, mapList, obj, str, strEnum, strMa
 import { updateValidation } from '../common/strategy.js';
 import { serviceActions } from './proxy.js';
 import { duplicate, forbidden, invalidValue, required } from '../../../api/field-errors.js';
-import { validDns1035Label } from '../../../api/validation.js';
+import { DNS1035_LABEL_MESSAGE, validDns1035Label } from '../../../api/validation.js';
 import { parseIP } from '../../../api/ip.js';
 import { carryOverAllocations, HEADLESS, syncClusterIPs } from './service-network.js';
 
@@ -79,13 +79,7 @@ function validateService(o: ApiObject): FieldError[] {
   const errs: FieldError[] = [];
   const name = o.metadata.name;
   if (name && !validDns1035Label(name)) {
-    errs.push(
-      invalidValue(
-        'metadata.name',
-        name,
-        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
-      ),
-    );
+    errs.push(invalidValue('metadata.name', name, DNS1035_LABEL_MESSAGE));
   }
   const spec = asObject(o.spec) ?? {};
   const ports = asArray(spec.ports).map((p) => asObject(p) ?? {});
