@@ -1,9 +1,9 @@
-/* eslint-disable max-lines-per-function -- its split into named steps is held back: the CI run after it lost an acknowledged write in a compose partition test, and until that is explained this file stays the version CI passed with */
 // The one way a service follows the object bucket: a KV watch per key filter (the latest entry of
 // every key first, then every change in stream order) that is restarted after any failure — a
 // consumer deleted under it, NATS restarted, the bucket not there yet — with a bounded retry rate.
 // Each watch replays from a last-per-subject consumer and, once caught up, hands over to one that
-// starts after the replay (cheaper for nats-server to keep delivering from; see watchOne).
+// starts after the replay (cheaper for nats-server to keep delivering from; see kv-feed-watch.ts,
+// which holds a watch's steps, and kv-feed-liveness.ts, its check that it still receives).
 // The first replay is delivered entry by entry; a replay after a restart is handed over whole, so
 // the consumer can reconcile it against what it already holds (deletes missed while down, changes
 // whose intermediate revisions are gone). The gateway's watch cache and the services' object feeds
@@ -12,10 +12,10 @@
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { Logger } from '../log.js';
-import { withTimeout } from '../ground/with-timeout.js';
 import { WatchCache, type KvChange } from './watch-cache.js';
 import type { ChangeLogRead } from './change-log.js';
-import { bucketStream, consumerOf, nextSequence, retireConsumer } from './nats-internals.js';
+import { FilterWatch, type WatchOwner, type WatchSettings } from './kv-feed-watch.js';
+import { OrderedSteps } from './ordered-steps.js';
 
 export interface KvFeedOptions {
   /** The bucket, or how to bind it (retried until it exists). */
@@ -50,17 +50,6 @@ export interface KvFeed {
   stop(): Promise<void>;
 }
 
-/** Consecutive failed liveness checks (timeouts, say) that end a watch whose consumer may be gone. */
-const LIVENESS_FAILURES = 3;
-/** A liveness check (or the stream check after a failed one) not answered within this has failed. */
-const LIVENESS_TIMEOUT_MS = 2_500;
-/** How long a replay may deliver nothing before its watch restarts. */
-const REPLAY_STALL_MS = 15_000;
-/** How soon a watch whose consumer sent more than it received looks again. */
-const RECHECK_MS = 1_000;
-/** How long a stopping feed waits for the server to delete a watch's consumer. */
-const DELETE_ON_STOP_MS = 2_000;
-
 export function bindBucket(nc: NatsConnection, bucket: string): () => Promise<KV> {
   let kv: KV | null = null;
   return async () => {
@@ -72,266 +61,128 @@ export function bindBucket(nc: NatsConnection, bucket: string): () => Promise<KV
   };
 }
 
+/** The feed's state its filters share. */
+interface FeedState {
+  running: boolean;
+  readonly opts: KvFeedOptions;
+  readonly bind: () => Promise<KV>;
+  readonly retryMs: number;
+  readonly maxRetryMs: number;
+  readonly settings: WatchSettings;
+  /** The watches running now, for a stopping feed to end. */
+  readonly watches: Set<FilterWatch>;
+  /** The filters waiting out a back-off, for a stopping feed to wake. */
+  readonly wakers: Set<() => void>;
+}
+
 export function startKvFeed(opts: KvFeedOptions): KvFeed {
-  const retryMs = opts.retryMs ?? 1_000;
-  const maxRetryMs = opts.maxRetryMs ?? 5_000;
-  const livenessMs = opts.livenessMs ?? 5_000;
-  const handOverMs = opts.handOverMs ?? 5_000;
-  const bind =
-    typeof opts.kv === 'function'
-      ? opts.kv
-      : (
-          (kv) => async () =>
-            kv
-        )(opts.kv);
-  let running = true;
-  const stoppers = new Set<() => void>();
-  const healthy = new Map<string, boolean>();
-  const loops: Promise<void>[] = [];
-  const wakers = new Set<() => void>();
-
-  const watchOne = (filter: string): Promise<void> => {
-    let markSynced!: () => void;
-    const synced = new Promise<void>((r) => (markSynced = r));
-    healthy.set(filter, false);
-    loops.push(
-      (async () => {
-        let first = true;
-        let failures = 0;
-        while (running) {
-          try {
-            const kv = await bind();
-            const status = await kv.status();
-            const lastBefore = status.streamInfo.state.last_seq;
-            // Two consumers in turn: a last-per-subject one replays the latest entry of every key,
-            // then one that starts after the replay follows the changes. One consumer could do both,
-            // but nats-server (2.9) counts a last-per-subject consumer's pending messages by walking
-            // every subject its filter matches, again for each message it delivers once caught up:
-            // tens of milliseconds per write for a filter over tens of thousands of objects, paid in
-            // the server's CPU and in every change reaching the watch that much later. A consumer
-            // that starts at a sequence counts from its position instead.
-            let iter = await kv.watch({ key: filter });
-            const stop = () => iter.stop();
-            stoppers.add(stop);
-            if (!running) iter.stop();
-            const pending = (await consumerOf(iter)!.info(true)).num_pending;
-            let replaying = pending > 0;
-            let through = lastBefore;
-            const replay: KvEntry[] = [];
-            const endReplay = async (): Promise<boolean> => {
-              // The replay comes from whichever replica holds its consumer (nats-server places
-              // these one-replica consumers on any peer of the stream), and a replica still
-              // catching up (a node back from a partition, say) replays an older state than the
-              // leader's `lastBefore`. Taken as covering `lastBefore`, such a replay made a resync
-              // drop objects it had not seen yet and the follower start after entries nobody
-              // delivered: acknowledged writes missing from the cache, watchers never told (seen
-              // in the compose suite's leader partition). So the leader is asked first: an entry of
-              // this filter after the last one replayed, up to `lastBefore`, means the replay is
-              // behind, and the watch starts over (its next consumer is current or placed elsewhere).
-              if (lastSeen < lastBefore) {
-                const next = await nextEntryFrom(lastSeen + 1);
-                if (next === undefined || (next !== null && next <= lastBefore)) {
-                  opts.log.warn(
-                    { filter, replayedThrough: lastSeen, streamAt: lastBefore, next },
-                    'bucket watch replay is behind the stream (a replica catching up) or could not be checked; restarting the watch',
-                  );
-                  iter.stop();
-                  return false;
-                }
-              }
-              replaying = false;
-              if (first) {
-                first = false;
-                opts.onSynced?.(filter, through);
-                markSynced();
-              } else {
-                opts.onResync(filter, replay.splice(0), through);
-              }
-              healthy.set(filter, true);
-              failures = 0;
-              // After a quiet moment, not at once: right after a NATS node was lost every feed
-              // restarts, and creating twice the consumers then slows JetStream's recovery.
-              // Entries already received are still handed over; the follower starts after them.
-              handOverTimer = setTimeout(() => {
-                handingOver = true;
-                iter.stop();
-              }, handOverMs);
-              handOverTimer.unref();
-              return true;
-            };
-            // Between the replay's stop and the follower's start.
-            let handingOver = false;
-            let handOverTimer: NodeJS.Timeout | undefined;
-            let failedChecks = 0;
-            // The last entry this watch handed over, and what the server said it had sent at the
-            // previous check: a message lost in flight (its node died mid-delivery) leaves the
-            // ordered consumer waiting for a next message to notice the gap — forever when writes
-            // stop. The server's delivered position moves past entries of other keys too (a
-            // filtered consumer skips them), so a position ahead of the last entry, unchanged over
-            // two checks, is only a suspicion: the stream is asked for the first message of this
-            // filter after the last entry, and only one the consumer already passed is a stall —
-            // the watch restarts and its replay brings the missing entries. Otherwise the position
-            // is simply where this filter's entries resume.
-            let lastSeen = 0;
-            let stalledAt = -1;
-            const bucket = bucketStream(kv);
-            const subject = bucket.subjectForKey(filter);
-            // The leader's first entry of this filter at or after `seq` (null: none; undefined:
-            // the stream could not say, a leader election, say).
-            const nextEntryFrom = async (seq: number): Promise<number | null | undefined> => {
-              try {
-                return await nextSequence(bucket, seq, subject);
-              } catch (err) {
-                opts.log.debug({ filter, err }, 'bucket watch position check failed');
-                return undefined;
-              }
-            };
-            // Undefined when the stream cannot say (a leader election, say): the suspicion stays.
-            const missedBefore = async (sent: number): Promise<boolean | undefined> => {
-              const next = await nextEntryFrom(lastSeen + 1);
-              return next === undefined ? undefined : next !== null && next <= sent;
-            };
-            // A check that does not answer in time counts as failed. One failed check is enough
-            // when the bucket's stream itself answers at once: JetStream is up, and what does not
-            // answer is this watch's consumer (its server died, or the client lost its interest).
-            // Otherwise (JetStream electing a leader, or busy) it takes LIVENESS_FAILURES in a row,
-            // each looked at again after RECHECK_MS rather than at the next period, so that a
-            // consumer lost with its node is replaced soon after JetStream answers again.
-            const streamAnswers = () =>
-              withTimeout(bucket.jsm.streams.info(bucket.stream), LIVENESS_TIMEOUT_MS).then(
-                () => true,
-                () => false,
-              );
-            let recheck: NodeJS.Timeout | undefined;
-            const lookAgain = () => {
-              clearTimeout(recheck);
-              recheck = setTimeout(check, RECHECK_MS);
-              recheck.unref();
-            };
-            let checking = false;
-            // A replay that delivers nothing leaves the filter unhealthy for good: the stall check
-            // below looks only for messages lost after some arrived. Seen once in CI after a
-            // gateway's partition from NATS healed (its /readyz stayed failing for minutes).
-            let progressAt = Date.now();
-            const check = () => {
-              // Not while the follower takes over: the replay's consumer is being deleted.
-              if (checking || handingOver) return;
-              if (replaying && Date.now() - progressAt > REPLAY_STALL_MS) {
-                opts.log.warn({ filter, received: lastSeen, stalledMs: Date.now() - progressAt }, 'bucket watch replay made no progress; restarting the watch');
-                iter.stop();
-                return;
-              }
-              checking = true;
-              const watched = iter;
-              withTimeout(consumerOf(watched)!.info(false), LIVENESS_TIMEOUT_MS, 'timeout')
-                .then(
-                  async (info) => {
-                    if (watched !== iter) return;
-                    failedChecks = 0;
-                    const sent = info.delivered?.stream_seq ?? 0;
-                    if (sent <= lastSeen) stalledAt = -1;
-                    else if (stalledAt !== lastSeen) {
-                      // In flight, or lost: look again shortly rather than at the next period.
-                      stalledAt = lastSeen;
-                      lookAgain();
-                    } else {
-                      const missed = await missedBefore(sent);
-                      if (missed) {
-                        opts.log.warn({ filter, sent, received: lastSeen }, 'bucket watch stalled behind what its consumer sent; restarting the watch');
-                        watched.stop();
-                      } else if (missed === false) {
-                        lastSeen = Math.max(lastSeen, sent);
-                        stalledAt = -1;
-                      } else {
-                        lookAgain();
-                      }
-                    }
-                  },
-                  async (err: unknown) => {
-                    if (watched !== iter) return;
-                    const gone = /not found/i.test(String((err as Error)?.message));
-                    if (gone || ++failedChecks >= LIVENESS_FAILURES || (await streamAnswers())) {
-                      opts.log.warn({ filter, err }, 'bucket watch consumer is gone; restarting the watch');
-                      watched.stop();
-                    } else {
-                      lookAgain();
-                    }
-                  },
-                )
-                .finally(() => (checking = false));
-            };
-            const liveness = setInterval(check, livenessMs);
-            liveness.unref();
-            try {
-              // An empty replay ends at once (after the check that it is not behind).
-              if (!replaying) await endReplay();
-              for (;;) {
-                for await (const e of iter) {
-                  lastSeen = e.revision;
-                  progressAt = Date.now();
-                  if (replaying) {
-                    through = Math.max(through, e.revision);
-                    if (first) opts.onEntry(e, filter);
-                    else replay.push(e);
-                    if ((e.isUpdate || e.delta === 0) && !(await endReplay())) break;
-                  } else {
-                    opts.onEntry(e, filter);
-                  }
-                }
-                if (!handingOver || !running) break;
-                // The replay ended with nothing pending and was checked against the leader
-                // (endReplay): every entry of the filter up to lastBefore has been handed over.
-                lastSeen = Math.max(lastSeen, lastBefore);
-                void retireConsumer(iter);
-                iter = await kv.watch({ key: filter, resumeFromRevision: lastSeen + 1 });
-                handingOver = false;
-                if (!running) iter.stop();
-              }
-            } finally {
-              clearInterval(liveness);
-              clearTimeout(recheck);
-              clearTimeout(handOverTimer);
-              // A stopping feed waits for it (briefly); a restarting one does not.
-              const retired = retireConsumer(iter);
-              if (!running) await withTimeout(retired, DELETE_ON_STOP_MS).catch(() => undefined);
-            }
-            stoppers.delete(stop);
-            if (running) opts.log.warn({ filter }, 'bucket watch ended; restarting');
-          } catch (err) {
-            if (running) opts.log.warn({ err, filter }, 'bucket watch failed; restarting');
-          }
-          healthy.set(filter, false);
-          if (!running) break;
-          // Each attempt opens a consumer: never faster than the back-off allows.
-          const delay = Math.min(retryMs * 2 ** failures, maxRetryMs);
-          failures++;
-          await new Promise<void>((r) => {
-            const wake = () => {
-              clearTimeout(t);
-              wakers.delete(wake);
-              r();
-            };
-            const t = setTimeout(wake, delay);
-            wakers.add(wake);
-          });
-        }
-      })(),
-    );
-    return synced;
+  const feed: FeedState = {
+    running: true,
+    opts,
+    bind: typeof opts.kv === 'function' ? opts.kv : alreadyBound(opts.kv),
+    retryMs: opts.retryMs ?? 1_000,
+    maxRetryMs: opts.maxRetryMs ?? 5_000,
+    settings: { log: opts.log, livenessMs: opts.livenessMs ?? 5_000, handOverMs: opts.handOverMs ?? 5_000 },
+    watches: new Set(),
+    wakers: new Set(),
   };
-
-  const synced = Promise.all(opts.filters.map(watchOne)).then(() => undefined);
+  const filters = opts.filters.map((filter) => new FilterFeed(filter, feed));
   return {
-    synced,
-    healthy: () => running && [...healthy.values()].every(Boolean),
+    synced: Promise.all(filters.map((f) => f.synced)).then(() => undefined),
+    healthy: () => feed.running && filters.every((f) => f.healthy),
     stop: async () => {
-      running = false;
-      for (const s of stoppers) s();
-      stoppers.clear();
-      for (const wake of [...wakers]) wake();
-      await Promise.allSettled(loops);
+      feed.running = false;
+      for (const w of feed.watches) w.stop();
+      feed.watches.clear();
+      for (const wake of [...feed.wakers]) wake();
+      await Promise.allSettled(filters.map((f) => f.done));
     },
   };
+}
+
+function alreadyBound(kv: KV): () => Promise<KV> {
+  return async () => kv;
+}
+
+/** One filter of a feed: its watches (kv-feed-watch.ts) one after another until the feed stops. */
+class FilterFeed implements WatchOwner {
+  firstReplay = true;
+  /** A watch is running and its replay has been delivered. */
+  healthy = false;
+  readonly synced: Promise<void>;
+  /** Settles when the feed has stopped and the filter's last watch is retired. */
+  readonly done: Promise<void>;
+  private markSynced!: () => void;
+  /** Restarts since the last complete replay: what the back-off grows with. */
+  private failures = 0;
+
+  constructor(
+    readonly filter: string,
+    private readonly feed: FeedState,
+  ) {
+    this.synced = new Promise<void>((r) => (this.markSynced = r));
+    this.done = this.retry();
+  }
+
+  running(): boolean {
+    return this.feed.running;
+  }
+
+  entry(e: KvEntry): void {
+    this.feed.opts.onEntry(e, this.filter);
+  }
+
+  replayed(replay: KvEntry[], through: number): void {
+    if (this.firstReplay) {
+      this.firstReplay = false;
+      this.feed.opts.onSynced?.(this.filter, through);
+      this.markSynced();
+    } else {
+      this.feed.opts.onResync(this.filter, replay, through);
+    }
+    this.healthy = true;
+    this.failures = 0;
+  }
+
+  /** Watches the filter until the feed stops, starting over after any failure. */
+  private async retry(): Promise<void> {
+    while (this.feed.running) {
+      try {
+        await this.watchOnce();
+      } catch (err) {
+        if (this.feed.running) this.feed.opts.log.warn({ err, filter: this.filter }, 'bucket watch failed; restarting');
+      }
+      this.healthy = false;
+      if (!this.feed.running) break;
+      await this.backOff();
+    }
+  }
+
+  private async watchOnce(): Promise<void> {
+    const watch = await FilterWatch.open(await this.feed.bind(), this, this.feed.settings);
+    this.feed.watches.add(watch);
+    // The feed stopped while the watch was being made.
+    if (!this.feed.running) watch.stop();
+    await watch.run();
+    this.feed.watches.delete(watch);
+    if (this.feed.running) this.feed.opts.log.warn({ filter: this.filter }, 'bucket watch ended; restarting');
+  }
+
+  /** Each attempt opens a consumer: never faster than the back-off allows. A stopping feed wakes it. */
+  private backOff(): Promise<void> {
+    const delay = Math.min(this.feed.retryMs * 2 ** this.failures, this.feed.maxRetryMs);
+    this.failures++;
+    const wakers = this.feed.wakers;
+    return new Promise<void>((r) => {
+      const wake = () => {
+        clearTimeout(t);
+        wakers.delete(wake);
+        r();
+      };
+      const t = setTimeout(wake, delay);
+      wakers.add(wake);
+    });
+  }
 }
 
 export interface CacheFeed {
@@ -372,35 +223,9 @@ const CATCH_UP_MARGIN_MS = 60_000;
 export function startCacheFeed(kv: KV | (() => Promise<KV>), cache: WatchCache, opts: CacheFeedOptions): CacheFeed {
   const log = opts.log;
   // What the watch delivers is handled in order; while a step reads the change log, the steps
-  // after it wait in `held`.
-  type Step = () => void | Promise<void>;
-  let held: Step[] | null = null;
-  const attempt = (step: Step): void | Promise<void> => {
-    try {
-      return step();
-    } catch (err) {
-      // Logged, and the next one handled (an entry the cache cannot take must not stop the feed).
-      log.error({ err }, 'applying a bucket change to the watch cache failed');
-    }
-  };
-  const wait = (pending: Promise<void>, rest: Step[]) => {
-    held = rest;
-    void pending
-      .catch((err: unknown) => log.error({ err }, 'applying a bucket change to the watch cache failed'))
-      .finally(() => {
-        const queue = held!;
-        held = null;
-        for (let step = queue.shift(); step; step = queue.shift()) {
-          const next = attempt(step);
-          if (next) return wait(next, queue);
-        }
-      });
-  };
-  const inOrder = (step: Step) => {
-    if (held) return void held.push(step);
-    const pending = attempt(step);
-    if (pending) wait(pending, []);
-  };
+  // after it wait. A step that fails is logged, and the next one handled (an entry the cache
+  // cannot take must not stop the feed).
+  const steps = new OrderedSteps((err) => log.error({ err }, 'applying a bucket change to the watch cache failed'));
   const readLog = (through: number, since?: Date): Promise<ChangeLogRead | undefined> =>
     opts.history!(through, since).catch((err: unknown) => {
       log.warn({ err }, 'reading the change log failed');
@@ -424,6 +249,20 @@ export function startCacheFeed(kv: KV | (() => Promise<KV>), cache: WatchCache, 
     }
   };
 
+  // A restarted watch's replay: the changes missed meanwhile come from the change log when it
+  // accounts for them; otherwise the cache resyncs.
+  const catchUp = async (entries: KvEntry[], through: number) => {
+    const replay = entries.map(asChange);
+    for (const e of entries) if (!lastApplied || e.created > lastApplied) lastApplied = e.created;
+    // The missed changes came after the last one applied (a margin for the log's own clock).
+    const since = lastApplied && new Date(lastApplied.getTime() - CATCH_UP_MARGIN_MS);
+    const history = opts.history && cache.revision < through ? await readLog(through, since) : undefined;
+    const applied = history?.complete ? cache.catchUp(history.changes, replay, through) : null;
+    if (!applied) return resync(replay, through);
+    for (const c of applied) changed(c.key, c.revision);
+    log.info({ caughtUp: applied.length, revision: cache.revision }, 'bucket watch resumed; the changes missed meanwhile came from the change log');
+  };
+
   const feed = startKvFeed({
     kv,
     filters: ['>'],
@@ -432,7 +271,7 @@ export function startCacheFeed(kv: KV | (() => Promise<KV>), cache: WatchCache, 
     ...(opts.livenessMs !== undefined ? { livenessMs: opts.livenessMs } : {}),
     ...(opts.handOverMs !== undefined ? { handOverMs: opts.handOverMs } : {}),
     onEntry: (e) =>
-      inOrder(() => {
+      steps.run(() => {
         cache.apply(asChange(e));
         lastApplied = e.created;
         changed(e.key, e.revision);
@@ -445,24 +284,13 @@ export function startCacheFeed(kv: KV | (() => Promise<KV>), cache: WatchCache, 
         restored();
         return;
       }
-      inOrder(async () => {
+      steps.run(async () => {
         const n = cache.markSynced(through, await readLog(through));
         log.info({ revision: through, restored: n, windowStart: cache.compactedRevision }, 'watch window restored from the change log');
         restored();
       });
     },
-    onResync: (_filter, entries, through) =>
-      inOrder(async () => {
-        const replay = entries.map(asChange);
-        for (const e of entries) if (!lastApplied || e.created > lastApplied) lastApplied = e.created;
-        // The missed changes came after the last one applied (a margin for the log's own clock).
-        const since = lastApplied && new Date(lastApplied.getTime() - CATCH_UP_MARGIN_MS);
-        const history = opts.history && cache.revision < through ? await readLog(through, since) : undefined;
-        const applied = history?.complete ? cache.catchUp(history.changes, replay, through) : null;
-        if (!applied) return resync(replay, through);
-        for (const c of applied) changed(c.key, c.revision);
-        log.info({ caughtUp: applied.length, revision: cache.revision }, 'bucket watch resumed; the changes missed meanwhile came from the change log');
-      }),
+    onResync: (_filter, entries, through) => steps.run(() => catchUp(entries, through)),
   });
   return { ...feed, synced: feed.synced.then(() => windowRestored) };
 }

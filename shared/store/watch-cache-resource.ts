@@ -1,0 +1,106 @@
+// One resource's part of the watch cache: its current objects (and a key-ordered view of them
+// that reads share), the change log of the window, its watchers and its figures for the metrics.
+
+import type { ApiObject, ObjectRef } from '../api/types.js';
+import type { CachedObject } from '../codec/cached-object.js';
+import type { ChangeEvent, Watcher, WatchedResource } from './watch-cache-watcher.js';
+
+export class ResourceState implements WatchedResource {
+  readonly objects = new Map<string, CachedObject>();
+  readonly log: ChangeEvent[] = [];
+  readonly watchers = new Set<Watcher>();
+  /** Highest revision compacted out of this resource's log. */
+  droppedThrough = 0;
+  // Counted for the metrics (read at scrape time, so counting is all a change costs).
+  /** Entries applied while loading the initial state. */
+  initEvents = 0;
+  /** Changes logged and handed to the watchers. */
+  dispatched = 0;
+  /** Watchers closed for not keeping up. */
+  terminatedWatchers = 0;
+  // Sorted keys change only when objects appear or vanish; a modification replaces one object in
+  // place. The objects in key order are built from the keys once and then patched per read with
+  // the modifications since: a read holds on to the array it got (a watcher sends its initial
+  // state from it over time), so a patched array is always a new copy.
+  private sortedKeys: string[] | null = null;
+  private sortedObjects: CachedObject[] | null = null;
+  private readonly modified = new Set<string>();
+
+  sorted(): CachedObject[] {
+    if (!this.sortedKeys) {
+      this.sortedKeys = [...this.objects.keys()].sort();
+      this.sortedObjects = null;
+    }
+    const keys = this.sortedKeys;
+    if (!this.sortedObjects || this.modified.size > keys.length / 8) {
+      this.sortedObjects = keys.map((k) => this.objects.get(k)!);
+    } else if (this.modified.size) {
+      const next = this.sortedObjects.slice();
+      for (const k of this.modified) next[indexOf(keys, k)] = this.objects.get(k)!;
+      this.sortedObjects = next;
+    }
+    this.modified.clear();
+    return this.sortedObjects;
+  }
+
+  /** Stores a new or modified object (the sorted view follows). */
+  put(sortKey: string, obj: CachedObject, isNew: boolean): void {
+    this.objects.set(sortKey, obj);
+    if (isNew) this.invalidate();
+    else if (this.sortedObjects) this.modified.add(sortKey);
+  }
+
+  remove(sortKey: string): void {
+    this.objects.delete(sortKey);
+    this.invalidate();
+  }
+
+  invalidate(): void {
+    this.sortedKeys = null;
+    this.sortedObjects = null;
+    this.modified.clear();
+  }
+
+  /** The first logged change after `revision` (the log is in revision order). */
+  nextChange(revision: number): ChangeEvent | undefined {
+    const log = this.log;
+    let lo = 0;
+    let hi = log.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (log[mid]!.revision <= revision) lo = mid + 1;
+      else hi = mid;
+    }
+    return log[lo];
+  }
+}
+
+/** Index of `key` in the ascending `keys` (which hold it). */
+function indexOf(keys: string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid]! < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export function sortKeyOf(ref: ObjectRef): string {
+  return ref.namespace ? `${ref.namespace}/${ref.name}` : ref.name;
+}
+
+const decoder = new TextDecoder();
+
+/** A stored object (JSON text or bytes) at `revision`; null when it does not parse as one. */
+export function parseLogged(ref: ObjectRef, sortKey: string, json: string | Uint8Array, revision: number): CachedObject | null {
+  try {
+    const object = JSON.parse(typeof json === 'string' ? json : decoder.decode(json)) as ApiObject;
+    if (!object || typeof object !== 'object' || Array.isArray(object)) return null;
+    (object.metadata ??= {}).resourceVersion = String(revision);
+    return { ref, sortKey, object, revision };
+  } catch {
+    return null;
+  }
+}
