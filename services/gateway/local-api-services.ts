@@ -98,11 +98,16 @@ async function ensureWithRetry(store: GenericStore, target: Target, desired: Api
  * registry serves; nothing when APIServices are not served. Objects another writer added (remote
  * APIServices) are left alone, and so are Local ones for group/versions no longer served.
  */
-export async function ensureLocalApiServices(store: GenericStore, targets: Targets, log: Logger, stopped: () => boolean): Promise<void> {
+export async function ensureLocalApiServices(store: GenericStore, targets: Targets, log: Logger, stopped: () => boolean, present?: (t: Target) => Promise<ApiObject[]>): Promise<void> {
   const target = targets.preferred(APIREGISTRATION_GROUP, apiservices.plural);
   if (!target) return;
+  // With the stored ones at hand (one consistent read of the gateway's cache), those already in
+  // place cost nothing; a gateway's every start would otherwise read each one three times.
+  const stored = new Map((present ? await present(target) : []).map((o) => [o.metadata.name!, o]));
   for (const desired of localApiServices(targets.registry)) {
     if (stopped()) return;
+    const current = stored.get(desired.metadata.name!);
+    if (current && jsonEqual(current.spec, desired.spec) && isLocalAvailable(current)) continue;
     const outcome = await ensureWithRetry(store, target, desired, log, stopped);
     if (outcome !== 'kept') log.info({ apiService: desired.metadata.name }, `${outcome} Local APIService`);
   }

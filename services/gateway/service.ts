@@ -209,7 +209,13 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
     await feed.synced;
     customResources.refresh();
     await ensureSystemNamespaces(store, targets, log, () => shuttingDown);
-    await ensureLocalApiServices(store, targets, log, () => shuttingDown);
+    await ensureLocalApiServices(
+      store,
+      targets,
+      log,
+      () => shuttingDown,
+      (t) => reader.lookupAll(t.storage.group, t.storage.resource),
+    );
   })();
   ready.catch(() => undefined);
 

@@ -7,6 +7,7 @@
 
 import type { ApiObject } from '../../../shared/api/types.js';
 import type { Logger } from '../../../shared/log.js';
+import { nowTimestamp } from '../../../shared/api/time.js';
 import { Informer } from '../../../shared/client/informer.js';
 import { ApiClient, isConflict, isNotFound } from '../../../shared/client/rest.js';
 import { WorkQueue } from '../queue.js';
@@ -16,8 +17,6 @@ import { CLEANUP_FINALIZER, desiredStatus } from './definition-status.js';
 const DEFINITIONS = { group: 'apiextensions.platform.io', version: 'v1', resource: 'customresourcedefinitions' };
 /** While objects are still going away (their own finalizers, grace periods), look again after this long. */
 const REMAINING_RETRY_MS = 2_000;
-
-const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 export function customResourceDefinitionController(client: ApiClient, log: Logger): Controller {
   const informer = new Informer(client, DEFINITIONS, { onError: (err) => log.warn({ err }, 'definition watch failed; retrying') });
@@ -54,7 +53,7 @@ export function customResourceDefinitionController(client: ApiClient, log: Logge
   }
 
   async function writeStatus(crd: ApiObject, terminating?: { remaining: number; error?: string }): Promise<void> {
-    const status = desiredStatus(crd, informer.list(), now(), terminating);
+    const status = desiredStatus(crd, informer.list(), nowTimestamp(), terminating);
     if (!status) return;
     await write(() => client.update({ ...DEFINITIONS, name: crd.metadata.name!, subresource: 'status' }, { ...crd, status }));
   }
