@@ -11,7 +11,7 @@
 # org.opencontainers.image.description and io.platform.stand-in.* labels:
 #   node:20-bookworm-slim   Debian bookworm (debootstrap minbase) + this machine's node and npm,
 #                           user node (1000:1000, /home/node), this machine's CA bundle trusted
-#   nats:2.10-alpine        Debian's nats-server (bookworm: 2.9.10, not 2.10) with sh and wget;
+#   nats:2.10-alpine        Debian trixie's nats-server (2.10) on bookworm, with sh and wget;
 #   nats:2.10                 the same image under the name the test harness runs
 #   haproxy:2.9-alpine      Debian's haproxy (bookworm: 2.6), as the compose file's balancer
 # An image the engine already holds (pulled or built before) is never rebuilt. The debootstrap
@@ -141,11 +141,44 @@ EOF
   rm -rf "$ctx"
 }
 
+# Debian's nats-server of the release that has 2.10 (trixie), as a .deb cached beside the base
+# tarball: bookworm's 2.9.10 lets a stream's replicas disagree on sequence numbers after a
+# partition (seen in the compose suite: one write at revision N on one replica and N+1 on
+# another), which the stand-in must not add to what is tested. The package needs only libc6 and
+# adduser, both in bookworm.
+nats_deb() {
+  local index="$CACHE/trixie-Packages.xz" deb file
+  if [ ! -s "$index" ]; then
+    $SUDO curl -fsSL --retry 3 -o "$index.tmp" "$MIRROR/dists/trixie/main/binary-amd64/Packages.xz"
+    $SUDO mv "$index.tmp" "$index"
+  fi
+  deb="$(xz -dc "$index" | awk '/^Package: /{p=($2=="nats-server")} p&&/^Filename: /{print $2; exit}')"
+  [ -n "$deb" ] || { say "no nats-server in Debian trixie's index"; exit 1; }
+  file="$CACHE/$(basename "$deb")"
+  if [ ! -s "$file" ]; then
+    say "downloading $(basename "$deb")"
+    $SUDO curl -fsSL --retry 3 -o "$file.tmp" "$MIRROR/$deb"
+    $SUDO mv "$file.tmp" "$file"
+  fi
+  echo "$file"
+}
+
+# The nats-server version a stand-in says it carries (empty for an official image).
+stand_in_nats() { docker image inspect --format '{{index .Config.Labels "io.platform.stand-in.nats-server"}}' "$1" 2>/dev/null || true; }
+
 nats_image() {
-  local tag=nats:2.10-alpine
+  local tag=nats:2.10-alpine v
+  # A stand-in made before it carried 2.10 (bookworm's 2.9.10) is made again.
+  v="$(stand_in_nats "$tag")"
+  if [ -n "$v" ] && [ "${v#v2.10.}" = "$v" ] && [ "${v#2.10.}" = "$v" ]; then
+    say "replacing the $tag stand-in (nats-server $v)"
+    docker rmi -f "$tag" >/dev/null
+    [ -n "$(stand_in_nats nats:2.10)" ] && docker rmi -f nats:2.10 >/dev/null
+  fi
   if ! have_image "$tag"; then
     base_image
     local ctx; ctx="$(mktemp -d)"
+    cp "$(nats_deb)" "$ctx/nats-server.deb"
     # Like the official image's entrypoint: arguments starting with `-` are nats-server's.
     cat >"$ctx/entrypoint.sh" <<'EOF'
 #!/bin/sh
@@ -162,8 +195,9 @@ jetstream {
 EOF
     cat >"$ctx/Dockerfile" <<EOF
 FROM $BASE
-RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends nats-server wget >/dev/null \\
- && rm -rf /var/lib/apt/lists/* && ln -s /usr/sbin/nats-server /usr/local/bin/nats-server \\
+COPY nats-server.deb /tmp/nats-server.deb
+RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends /tmp/nats-server.deb wget >/dev/null \\
+ && rm -rf /var/lib/apt/lists/* /tmp/nats-server.deb && ln -s /usr/sbin/nats-server /usr/local/bin/nats-server \\
  && mkdir -p /data /etc/nats
 COPY entrypoint.sh /usr/local/bin/docker-entrypoint.sh
 COPY nats-server.conf /etc/nats/nats-server.conf
@@ -174,8 +208,8 @@ CMD ["nats-server", "--config", "/etc/nats/nats-server.conf"]
 EOF
     build "$tag" "$ctx"
     rm -rf "$ctx"
-    local v; v="$(docker run --rm "$tag" nats-server --version | awk '{print $NF}')"
-    relabel "$tag" "stand-in for nats:2.10 made by scripts/containers.sh: Debian bookworm nats-server $v (not 2.10) with sh and wget" io.platform.stand-in.nats-server "$v"
+    v="$(docker run --rm "$tag" nats-server --version | awk '{print $NF}')"
+    relabel "$tag" "stand-in for nats:2.10 made by scripts/containers.sh: Debian trixie's nats-server $v on bookworm, with sh and wget" io.platform.stand-in.nats-server "$v"
   fi
   have_image nats:2.10 || docker tag "$tag" nats:2.10
 }

@@ -101,7 +101,7 @@ describe('docker compose', { skip, timeout: 20 * 60_000 }, () => {
         const lines = (await run('docker', ['logs', '--tail', '300', id], { maxBuffer: 64 * 1024 * 1024 })).stdout
           .split('\n')
           .filter((l) => /"level":(40|50)/.test(l))
-          .slice(-5);
+          .slice(-12);
         out.push(`${service} ${id.slice(0, 12)}: ${lines.join('\n  ') || 'no warnings'}`);
       }
     }
@@ -324,7 +324,16 @@ describe('docker compose', { skip, timeout: 20 * 60_000 }, () => {
     );
     const final = JSON.parse(list.body);
     const stored = new Map<string, string>(final.items.map((o: any) => [o.metadata.name, o.metadata.resourceVersion]));
-    for (const [name, rv] of r.acked) assert.equal(stored.get(name), rv, `acknowledged ${name} is stored at its acknowledged version`);
+    const lost = [...r.acked].filter(([name, rv]) => stored.get(name) !== rv);
+    if (lost.length) {
+      // Whether storage lost them or a gateway's cache lacks them: each gateway's own list, each
+      // informer's view, and what each NATS node holds.
+      const names = lost.map(([n]) => n);
+      const seen = r.informers.map((inf, i) => `informer ${i} at ${inf.rv}: ${names.map((n) => `${n} ${inf.seen.get(n) ?? 'absent'}`).join(', ')}`);
+      assert.fail(
+        `acknowledged writes not stored as acknowledged (list at ${final.metadata.resourceVersion}): ${lost.map(([n, rv]) => `${n}@${rv} stored as ${stored.get(n) ?? 'absent'}`).join(', ')}\n${await gatewayViews(names)}\n${seen.join('\n')}\n${await clusterReport()}`,
+      );
+    }
     const unexpected = r.failures.filter((s) => ![-1, 429, 500, 503, 504].includes(s));
     assert.deepEqual(unexpected, [], `failures: ${r.failures.join(',')}`);
     t.diagnostic(
@@ -380,8 +389,9 @@ describe('docker compose', { skip, timeout: 20 * 60_000 }, () => {
     const out: string[] = [];
     for (const id of await containers('gateway')) {
       const list = await send(await gatewayEndpoint(id), 'GET', CM);
-      const items = new Set<string>(list.status === 200 ? JSON.parse(list.body).items.map((o: any) => o.metadata.name) : []);
-      out.push(`gateway ${id.slice(0, 12)} (${list.status}) holds ${names.map((n) => `${n}: ${items.has(n) ? 'yes' : 'no'}`).join(', ')}`);
+      const body = list.status === 200 ? JSON.parse(list.body) : { items: [], metadata: {} };
+      const items = new Set<string>(body.items.map((o: any) => o.metadata.name));
+      out.push(`gateway ${id.slice(0, 12)} (${list.status}, list at ${body.metadata.resourceVersion ?? '?'}) holds ${names.map((n) => `${n}: ${items.has(n) ? 'yes' : 'no'}`).join(', ')}`);
     }
     return out.join('; ');
   };
