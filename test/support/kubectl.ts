@@ -1,10 +1,15 @@
 // Runs the upstream kubectl binary (when it is on PATH) against a test cluster's kubeconfig, with
-// a private discovery cache so runs never see each other's cached API lists.
+// a private discovery cache so runs never see each other's cached API lists; and the setup of a
+// suite that runs it against a test cluster of its own.
 
+import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdtempSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { after, before } from 'node:test';
+import { startTestCluster, type TestCluster } from './cluster.js';
 
 /** Absolute path of kubectl, or undefined when it is not installed. */
 export function findKubectl(): string | undefined {
@@ -59,4 +64,40 @@ export class Kubectl {
   spawn(args: string[]): ChildProcess {
     return spawn(this.bin, [...this.baseArgs(), ...args], { env: this.env(), stdio: ['ignore', 'pipe', 'pipe'] });
   }
+}
+
+/** A run's stdout; fails the test, with kubectl's own words, when kubectl did not exit 0. */
+export function kubectlOk(r: KubectlResult): string {
+  assert.equal(r.code, 0, `kubectl failed (${r.code}): ${r.stderr || r.stdout}`);
+  return r.stdout;
+}
+
+/** What `kubectlSuite` sets up; its fields are set once the suite's `before` hook has run. */
+export interface KubectlSuite {
+  cluster: TestCluster;
+  kubectl: Kubectl;
+  /** A scratch directory for the suite's manifests. */
+  dir: string;
+}
+
+/**
+ * Adds to the describe block it is called in a `before` hook that starts a test cluster, a kubectl
+ * (`bin`) for it and a scratch directory (named from `dirPrefix`), and an `after` hook that stops
+ * and removes all three. With no `bin` (kubectl is not on PATH and the suite is skipped) the hooks
+ * do nothing.
+ */
+export function kubectlSuite(bin: string | undefined, dirPrefix: string): KubectlSuite {
+  const suite = {} as KubectlSuite;
+  before(async () => {
+    if (!bin) return;
+    suite.cluster = await startTestCluster();
+    suite.kubectl = new Kubectl(bin, suite.cluster.kubeconfigPath);
+    suite.dir = await mkdtemp(path.join(os.tmpdir(), dirPrefix));
+  });
+  after(async () => {
+    await suite.cluster?.stop();
+    if (suite.dir) await rm(suite.dir, { recursive: true, force: true });
+    if (suite.kubectl) await rm(suite.kubectl.cacheDir, { recursive: true, force: true });
+  });
+  return suite;
 }

@@ -144,7 +144,8 @@ describe('gateway service', () => {
     expirationSeconds: Math.min(req.expirationSeconds, 86_400),
   });
 
-  const fake = {
+  /** The fake neighbours' handlers a test starts with; a test may swap any of them in `fake`. */
+  const defaultFakes = {
     authn: defaultAuthn,
     authnInterest: noProxyHeaders,
     escalation: allowEscalation,
@@ -158,6 +159,7 @@ describe('gateway service', () => {
     delete: kvDelete,
     get: kvGet,
   };
+  const fake = { ...defaultFakes };
   const calls = {
     escalation: [] as EscalationCheckRequest[],
     rules: [] as RulesReviewRequest[],
@@ -169,20 +171,7 @@ describe('gateway service', () => {
     storage: [] as StorageCall[],
   };
   const resetFakes = () => {
-    Object.assign(fake, {
-      authn: defaultAuthn,
-      authnInterest: noProxyHeaders,
-      escalation: allowEscalation,
-      rules: noRules,
-      issue,
-      authz: allow,
-      admit: admitAll,
-      interest: noValidating,
-      create: kvCreate,
-      update: kvUpdate,
-      delete: kvDelete,
-      get: kvGet,
-    });
+    Object.assign(fake, defaultFakes);
     calls.authn.length = 0;
     calls.escalation.length = 0;
     calls.rules.length = 0;

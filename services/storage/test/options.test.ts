@@ -1,33 +1,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseOptions } from '../../../shared/config/options.js';
+import { assertDefaultOptions } from '../../../test/support/options.js';
 import { storageOptionSpecs } from '../options.js';
 
 test('storage options - with no flags every default is converted to its type (durations in ms)', () => {
-  const o = parseOptions(storageOptionSpecs, [], {});
-  assert.deepEqual(
-    { ...o },
-    {
-      'nats-url': 'nats://127.0.0.1:4222',
-      'nats-creds': undefined,
-      'nats-user': undefined,
-      'nats-password': undefined,
-      'nats-password-file': undefined,
-      'nats-inbox-prefix': undefined,
-      'nats-tls-ca-file': undefined,
-      'nats-tls-cert-file': undefined,
-      'nats-tls-key-file': undefined,
-      'log-level': 'info',
-      bucket: 'objects',
-      replicas: 1,
-      'watch-window': 300_000,
-      'delete-marker-ttl': 300_000,
-      'delete-marker-purge-interval': 60_000,
-      'metrics-bind-address': '',
-      'show-hidden-metrics-for-version': '',
-      'disabled-metrics': [],
-    },
-  );
+  assertDefaultOptions(storageOptionSpecs, {
+    bucket: 'objects',
+    replicas: 1,
+    'watch-window': 300_000,
+    'delete-marker-ttl': 300_000,
+    'delete-marker-purge-interval': 60_000,
+    'metrics-bind-address': '',
+    'show-hidden-metrics-for-version': '',
+    'disabled-metrics': [],
+  });
 });
 
 test('storage options - given durations use the same conversion as the defaults', () => {

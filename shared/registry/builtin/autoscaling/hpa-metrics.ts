@@ -38,15 +38,21 @@ function metricTarget(type: string, value: unknown, averageValue: unknown, avera
   ]);
 }
 
-/** A v2 MetricSpec in the v2beta1 shape. */
-export function metricSpecToBeta(m: Json): Json {
+/**
+ * A v2 MetricSpec (`target`) or MetricStatus (`current`) in the v2beta1 shape, whose value fields
+ * are named for that side (`targetAverageValue`, `currentAverageValue`). v2beta1 requires (writes
+ * "0" for) the object value and the pods average on both sides; on a status also the resource
+ * average and the external value.
+ */
+function metricToBeta(m: Json, side: 'target' | 'current'): Json {
   const object = asObject(m.object);
   const pods = asObject(m.pods);
   const resource = asObject(m.resource);
   const container = asObject(m.containerResource);
   const external = asObject(m.external);
-  const target = (s: Json | undefined) => asObject(s?.target) ?? {};
+  const values = (s: Json | undefined) => asObject(s?.[side]) ?? {};
   const metric = (s: Json | undefined) => asObject(s?.metric) ?? {};
+  const statusRequired = (q: unknown) => (side === 'current' ? (q ?? '0') : q);
   return fields([
     ['type', m.type ?? ''],
     [
@@ -55,9 +61,9 @@ export function metricSpecToBeta(m: Json): Json {
         fields([
           ['target', reference(object.describedObject)],
           ['metricName', metric(object).name ?? ''],
-          ['targetValue', target(object).value ?? '0'],
+          [`${side}Value`, values(object).value ?? '0'],
           ['selector', metric(object).selector],
-          ['averageValue', target(object).averageValue],
+          ['averageValue', values(object).averageValue],
         ]),
     ],
     [
@@ -65,7 +71,7 @@ export function metricSpecToBeta(m: Json): Json {
       pods &&
         fields([
           ['metricName', metric(pods).name ?? ''],
-          ['targetAverageValue', target(pods).averageValue ?? '0'],
+          [`${side}AverageValue`, values(pods).averageValue ?? '0'],
           ['selector', metric(pods).selector],
         ]),
     ],
@@ -74,8 +80,8 @@ export function metricSpecToBeta(m: Json): Json {
       resource &&
         fields([
           ['name', resource.name ?? ''],
-          ['targetAverageUtilization', target(resource).averageUtilization],
-          ['targetAverageValue', target(resource).averageValue],
+          [`${side}AverageUtilization`, values(resource).averageUtilization],
+          [`${side}AverageValue`, statusRequired(values(resource).averageValue)],
         ]),
     ],
     [
@@ -83,8 +89,8 @@ export function metricSpecToBeta(m: Json): Json {
       container &&
         fields([
           ['name', container.name ?? ''],
-          ['targetAverageUtilization', target(container).averageUtilization],
-          ['targetAverageValue', target(container).averageValue],
+          [`${side}AverageUtilization`, values(container).averageUtilization],
+          [`${side}AverageValue`, statusRequired(values(container).averageValue)],
           ['container', container.container ?? ''],
         ]),
     ],
@@ -94,11 +100,16 @@ export function metricSpecToBeta(m: Json): Json {
         fields([
           ['metricName', metric(external).name ?? ''],
           ['metricSelector', metric(external).selector],
-          ['targetValue', target(external).value],
-          ['targetAverageValue', target(external).averageValue],
+          [`${side}Value`, statusRequired(values(external).value)],
+          [`${side}AverageValue`, values(external).averageValue],
         ]),
     ],
   ]);
+}
+
+/** A v2 MetricSpec in the v2beta1 shape. */
+export function metricSpecToBeta(m: Json): Json {
+  return metricToBeta(m, 'target');
 }
 
 function utilizationTarget(s: Json): Json {
@@ -163,65 +174,7 @@ export function metricSpecFromBeta(m: Json): Json {
 
 /** A v2 MetricStatus in the v2beta1 shape. */
 export function metricStatusToBeta(m: Json): Json {
-  const object = asObject(m.object);
-  const pods = asObject(m.pods);
-  const resource = asObject(m.resource);
-  const container = asObject(m.containerResource);
-  const external = asObject(m.external);
-  const current = (s: Json | undefined) => asObject(s?.current) ?? {};
-  const metric = (s: Json | undefined) => asObject(s?.metric) ?? {};
-  return fields([
-    ['type', m.type ?? ''],
-    [
-      'object',
-      object &&
-        fields([
-          ['target', reference(object.describedObject)],
-          ['metricName', metric(object).name ?? ''],
-          ['currentValue', current(object).value ?? '0'],
-          ['selector', metric(object).selector],
-          ['averageValue', current(object).averageValue],
-        ]),
-    ],
-    [
-      'pods',
-      pods &&
-        fields([
-          ['metricName', metric(pods).name ?? ''],
-          ['currentAverageValue', current(pods).averageValue ?? '0'],
-          ['selector', metric(pods).selector],
-        ]),
-    ],
-    [
-      'resource',
-      resource &&
-        fields([
-          ['name', resource.name ?? ''],
-          ['currentAverageUtilization', current(resource).averageUtilization],
-          ['currentAverageValue', current(resource).averageValue ?? '0'],
-        ]),
-    ],
-    [
-      'containerResource',
-      container &&
-        fields([
-          ['name', container.name ?? ''],
-          ['currentAverageUtilization', current(container).averageUtilization],
-          ['currentAverageValue', current(container).averageValue ?? '0'],
-          ['container', container.container ?? ''],
-        ]),
-    ],
-    [
-      'external',
-      external &&
-        fields([
-          ['metricName', metric(external).name ?? ''],
-          ['metricSelector', metric(external).selector],
-          ['currentValue', current(external).value ?? '0'],
-          ['currentAverageValue', current(external).averageValue],
-        ]),
-    ],
-  ]);
+  return metricToBeta(m, 'current');
 }
 
 /** A value that v2beta1 must write but that stands for "none" beside an average value. */
