@@ -8,6 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 
 const UNIT_ROOTS = ['shared'];
@@ -44,9 +45,10 @@ else if (selected.some((f) => !UNIT_ROOTS.some((r) => f.startsWith(r + path.sep)
 }
 // --enable-source-maps: node's runner then reports a failing test's location as its line in the
 // .ts file rather than a position in tsx's transpiled output (`file.ts:2:1029`).
-// --test-force-exit: a file whose tests have ended exits even if something it started is still
-// going (a load loop a failed test left behind kept one alive, and CI waited on it for an hour);
+// test-exit-guard.mjs: a file whose tests have ended exits even if something it started is still
+// going (not --test-force-exit, which loses results on Node 20: see the guard);
 // --test-timeout: a test that hangs fails after 10 minutes (suites that need longer say so).
-const args = ['--enable-source-maps', '--import', 'tsx', '--test', '--test-concurrency=2', '--test-force-exit', '--test-timeout=600000', ...selected];
+const guard = path.join(path.dirname(fileURLToPath(import.meta.url)), 'test-exit-guard.mjs');
+const args = ['--enable-source-maps', '--import', 'tsx', '--import', pathToFileURL(guard).href, '--test', '--test-concurrency=2', '--test-timeout=600000', ...selected];
 const res = spawnSync(process.execPath, args, { stdio: 'inherit', env });
 process.exit(res.status ?? 1);

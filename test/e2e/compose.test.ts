@@ -423,12 +423,17 @@ describe('docker compose', { skip, timeout: 20 * 60_000 }, () => {
       healedAt = Date.now();
     });
     await assertNothingLost('one-node', r, t);
+    // nats-server (2.10.27 here) may leave the cut-off leader holding a message the majority never
+    // committed, one sequence past the new leader's last, until a later write reaches that
+    // sequence; so writes go on (one per look) while the node is not level with the leader.
+    let nudges = 0;
     await eventually(
       `${cut} caught up`,
       async () => {
         const now = await bucketLeader();
         const lead = streamOf(await jsz(now, 'accounts=true&streams=true'), 'KV_objects');
         const mine = streamOf(await jsz(cut, 'accounts=true&streams=true'), 'KV_objects');
+        if (mine.state.last_seq !== lead.state.last_seq) await send(endpoint(), 'POST', CM, { metadata: { name: `one-node-after-${nudges++}` } });
         assert.equal(mine.state.last_seq, lead.state.last_seq);
         assert.deepEqual(
           (lead.cluster.replicas as any[]).map((x) => x.current),
@@ -437,7 +442,7 @@ describe('docker compose', { skip, timeout: 20 * 60_000 }, () => {
       },
       { timeoutMs: 120_000, intervalMs: 500 },
     );
-    t.diagnostic(`one-node: ${cut} rejoined and caught up ${Date.now() - healedAt} ms after the partition healed`);
+    t.diagnostic(`one-node: ${cut} rejoined and caught up ${Date.now() - healedAt} ms after the partition healed (${nudges} writes after it)`);
   });
 
   it('compose - partition: two NATS nodes cut off, writes answer 503/504 in time, nothing acknowledged lost, service resumes when healed', async (t) => {
