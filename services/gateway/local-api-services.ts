@@ -20,6 +20,8 @@ import type { Target } from '../../shared/registry/types.js';
 
 const RETRY_MS = 1_000;
 const MAX_ATTEMPTS = 60;
+/** Local APIServices written at once. */
+const WRITERS = 8;
 
 /** What became of one Local APIService. */
 type Outcome = 'created' | 'repaired' | 'kept';
@@ -104,11 +106,18 @@ export async function ensureLocalApiServices(store: GenericStore, targets: Targe
   // With the stored ones at hand (one consistent read of the gateway's cache), those already in
   // place cost nothing; a gateway's every start would otherwise read each one three times.
   const stored = new Map((present ? await present(target) : []).map((o) => [o.metadata.name!, o]));
-  for (const desired of localApiServices(targets.registry)) {
-    if (stopped()) return;
+  const todo = localApiServices(targets.registry).filter((desired) => {
     const current = stored.get(desired.metadata.name!);
-    if (current && jsonEqual(current.spec, desired.spec) && isLocalAvailable(current)) continue;
-    const outcome = await ensureWithRetry(store, target, desired, log, stopped);
-    if (outcome !== 'kept') log.info({ apiService: desired.metadata.name }, `${outcome} Local APIService`);
-  }
+    return !(current && jsonEqual(current.spec, desired.spec) && isLocalAvailable(current));
+  });
+  // A first start writes some forty: a few at a time, since readiness waits for them (as
+  // upstream's autoregistration gates its /readyz) and one after another took a busy machine most
+  // of a minute, past the compose health check's patience.
+  const worker = async () => {
+    for (let desired = todo.shift(); desired && !stopped(); desired = todo.shift()) {
+      const outcome = await ensureWithRetry(store, target, desired, log, stopped);
+      if (outcome !== 'kept') log.info({ apiService: desired.metadata.name }, `${outcome} Local APIService`);
+    }
+  };
+  await Promise.all(Array.from({ length: WRITERS }, worker));
 }

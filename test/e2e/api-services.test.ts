@@ -89,7 +89,7 @@ describe('APIServices', () => {
     down.status = { conditions: [{ type: 'Available', status: 'False', reason: 'Broken', lastTransitionTime: '2024-01-01T00:00:00Z' }] };
     assertOk(await c.request('PUT', `${APISERVICES}/v1.batch/status`, { body: down }));
 
-    assert.deepEqual(await ensure(), ['repaired Local APIService: v1.apps', 'repaired Local APIService: v1.batch']);
+    assert.deepEqual((await ensure()).sort(), ['repaired Local APIService: v1.apps', 'repaired Local APIService: v1.batch']);
     const fixed = await eventually('the repairs are seen', async () => {
       const items = await listed(c);
       assert.equal(items.get('v1.apps')!.spec.groupPriorityMinimum, 17800);
