@@ -563,6 +563,18 @@ describe('docker compose', { skip, timeout: 20 * 60_000 }, () => {
   it('compose - --scale gateway=3 adds a gateway that serves through the balancer', async () => {
     const first = await containers('gateway');
     assert.equal(first.length, 2);
+    // `up` refuses while a service the others depend on is unhealthy: the partitions before may
+    // have left a gateway's health check failing for a while (each says why in its health log).
+    await eventually(
+      'the gateways are healthy again',
+      async () => {
+        for (const id of first) {
+          const health = await docker(['inspect', '--format', '{{.State.Health.Status}} {{range .State.Health.Log}}{{.ExitCode}}:{{.Output}} {{end}}', id]);
+          assert.match(health, /^healthy/, `${id.slice(0, 12)}: ${health}`);
+        }
+      },
+      { timeoutMs: 120_000, intervalMs: 1_000 },
+    );
     // --no-recreate: the running replicas are left alone, only the third is added.
     await composeRun(['up', '-d', '--no-recreate', '--scale', 'gateway=3'], 300_000);
     const all = await containers('gateway');
