@@ -54,6 +54,13 @@ export const FEATURE_GATES = {
     effect:
       "containers keep `securityContext.procMount` and PodSecurityPolicies `spec.allowedProcMountTypes`; off, a write's procMount becomes `Default` and allowedProcMountTypes is dropped unless already in use",
   },
+  CustomResourceValidationExpressions: {
+    maturity: FeatureMaturity.Alpha,
+    default: false,
+    since: '1.23',
+    effect:
+      "custom resources are checked against their definition's `x-kubernetes-validations` CEL rules on create and update; off, the rules are still compiled and stored with the definition but not evaluated",
+  },
   RunAsGroup: ga('1.21'),
   RuntimeClass: ga('1.20'),
   DryRun: ga('1.18'),

@@ -8,6 +8,7 @@ import type { TableColumn } from '../../api/table-column.js';
 import { objectMetaSchema } from '../object-meta.js';
 import { DEFAULT_VERBS, type ResourceType, type Subresources, type VersionDef } from '../types.js';
 import { compileJsonPath } from './json-path.js';
+import { RuleValidator } from './validation-rules.js';
 
 interface CrdNames {
   plural: string;
@@ -51,8 +52,16 @@ export function isEstablished(crd: ApiObject): boolean {
   return conditions.some((c) => c.type === 'Established' && c.status === 'True');
 }
 
+export interface CustomResourceOptions {
+  /**
+   * Evaluate the schemas' `x-kubernetes-validations` rules on writes (the
+   * CustomResourceValidationExpressions gate); they are compiled here, once per definition revision.
+   */
+  validationRules?: boolean;
+}
+
 /** The type the definition defines, with its accepted names (its spec's names before any are accepted). */
-export function customResourceType(crd: ApiObject): ResourceType {
+export function customResourceType(crd: ApiObject, opts: CustomResourceOptions = {}): ResourceType {
   const spec = crd.spec as unknown as CrdSpec;
   const accepted = (crd.status as { acceptedNames?: CrdNames } | undefined)?.acceptedNames;
   const names = accepted?.plural && accepted.kind ? accepted : spec.names;
@@ -72,6 +81,7 @@ export function customResourceType(crd: ApiObject): ResourceType {
     versions: spec.versions.map((v) => versionDef(spec.group, kind, v)),
     columns: printerColumns(storage.additionalPrinterColumns),
   };
+  if (opts.validationRules) withValidationRules(type, spec);
   // A definition being deleted is still served, so that its objects can be listed and deleted,
   // but takes no new ones (upstream answers 405 too).
   if (crd.metadata.deletionTimestamp) type.verbs = DEFAULT_VERBS.filter((v) => v !== 'create');
@@ -87,6 +97,29 @@ function versionDef(group: string, kind: string, v: CrdVersion): VersionDef {
   if (!v.served) def.served = false;
   if (v.deprecated) def.deprecation = { since: '', warning: v.deprecationWarning ?? `${group}/${v.name} ${kind} is deprecated` };
   return def;
+}
+
+/**
+ * Each version's rules check writes through it: creates by the version's `validate`, updates (the
+ * main resource, /status and /scale alike, as upstream) by the strategy, which takes the rules of
+ * the version the object is in when it is checked (its apiVersion).
+ */
+function withValidationRules(type: ResourceType, spec: CrdSpec): void {
+  const validators = new Map<string, RuleValidator>();
+  for (const v of spec.versions) {
+    const validator = RuleValidator.of(v.schema?.openAPIV3Schema);
+    const def = type.versions.find((d) => d.name === v.name);
+    if (!validator || !def) continue;
+    validators.set(v.name, validator);
+    def.validate = (obj) => validator.validate(obj);
+  }
+  if (validators.size === 0) return;
+  type.strategy = {
+    validateUpdate: (obj, old) => {
+      const version = typeof obj.apiVersion === 'string' ? obj.apiVersion.slice(obj.apiVersion.indexOf('/') + 1) : '';
+      return validators.get(version)?.validate(obj, old) ?? [];
+    },
+  };
 }
 
 function subresourcesOf(v: CrdVersion): Subresources | undefined {

@@ -25,6 +25,7 @@ import { mapListKeysMapSetErrors, OPENAPI_V3_TYPES } from './openapi-rules.js';
 import { hasUnprunedDefaults } from './schema-defaults.js';
 import { hasDefault, isNode, itemSchema, own, schemaHas, strOf, type SchemaNode } from './schema-props.js';
 import { isStructural } from './structural-schema.js';
+import { ruleExpressions } from './validation-rule-errors.js';
 import { validateSchemaBlock, validateSelectableFields, type SchemaOptions } from './version-schema.js';
 
 type Json = Record<string, unknown>;
@@ -260,6 +261,7 @@ function updateOptions(old: ApiObject): CrdOptions {
       requirePrunedDefaults: !schemas.some((s) => isStructural(s) && hasUnprunedDefaults(s)),
       requireAtomicSetType: !some(nonAtomicSet),
       requireMapListKeysMapSetValidation: !some((s) => mapListKeysMapSetErrors(s, '').length > 0),
+      preexistingRules: new Set(schemas.flatMap(ruleExpressions)),
     },
     requireOpenAPISchema: versionsOf(spec).every((v) => isNode(own(asJson(v.schema) ?? {}, 'openAPIV3Schema'))),
     requireRecognizedConversionReviewVersion: !conversion || hasRecognizedReviewVersionOrEmpty(Array.isArray(reviewVersions) ? reviewVersions : []),

@@ -1,8 +1,8 @@
 // The rules every node of a CustomResourceDefinition's OpenAPI v3 schema must follow beyond being
 // structural (upstream's ValidateCustomResourceDefinitionOpenAPISchema): the JSON-Schema features
 // the server does not support, where defaults may stand, and the x-kubernetes-* extensions
-// (list and map types, map keys, validation rules). CEL rules are checked for form only; their
-// expressions are not compiled.
+// (list and map types, map keys, validation rules). CEL rules are checked for form here; their
+// expressions are compiled by validation-rule-errors.ts.
 
 import type { FieldError } from '../../../api/status.js';
 import { forbidden, invalidValue, required, unsupported } from '../../../api/field-errors.js';
@@ -132,7 +132,7 @@ function fieldPathValid(s: SchemaNode, fieldPath: string): boolean {
   return typeof resolveFieldPath(fieldPath, s) !== 'string';
 }
 
-/** The form of `x-kubernetes-validations` rules (their CEL is not compiled here). */
+/** The form of `x-kubernetes-validations` rules (their CEL is compiled in validation-rule-errors.ts). */
 function validationRules(s: SchemaNode, path: string, out: FieldError[]): void {
   listOf(s, 'x-kubernetes-validations').forEach((raw, i) => {
     if (!isNode(raw)) return;

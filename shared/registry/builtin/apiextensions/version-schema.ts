@@ -9,10 +9,13 @@ import { openAPISchemaErrors, type SchemaRuleOptions } from './openapi-rules.js'
 import { defaultsErrors } from './schema-defaults.js';
 import { flag, isNode, own, strOf, type SchemaNode } from './schema-props.js';
 import { structuralInitError, validateStructural } from './structural-schema.js';
+import { validationRuleErrors } from './validation-rule-errors.js';
 
 export interface SchemaOptions extends SchemaRuleOptions {
   requireStructural: boolean;
   requirePrunedDefaults: boolean;
+  /** Validation rules the stored definition already has: an update need not compile them again. */
+  preexistingRules?: ReadonlySet<string>;
 }
 
 // JSONSchemaProps fields in Go's order, with their Go names: the status-root rule reports the first
@@ -124,6 +127,8 @@ export function validateSchemaBlock(block: unknown, statusEnabled: boolean, opts
     }
   }
   errs.push(...openAPISchemaErrors(schema, root, opts));
+  // The rules' CEL is compiled against a schema without other errors (upstream skips it past them).
+  if (errs.length === 0 && initErrs.length === 0) errs.push(...validationRuleErrors(schema, root, opts.preexistingRules));
   // Reading errors overlap the OpenAPI rules' errors; they only add something when those found nothing.
   return errs.length ? errs : initErrs;
 }
