@@ -8,7 +8,8 @@ import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { closeServer, listen } from '../../shared/listen.js';
 import { hostname } from 'node:os';
-import { forbiddenMessage, internalError, methodNotAllowed, pathNotFound, toStatus, unauthorized, type StatusError } from '../../shared/api/status.js';
+import { forbiddenMessage, internalError, methodNotAllowed, pathNotFound, toStatus, unauthorized, type Status, type StatusError } from '../../shared/api/status.js';
+import { jsonEncoder, value } from '../../shared/codec/index.js';
 import { HEALTH_PATH, runChecks } from '../../shared/health/checks.js';
 import type { Logger } from '../../shared/log.js';
 import { createCA, issueServingCert, type PemPair } from '../../shared/local/pki.js';
@@ -47,10 +48,15 @@ export async function selfSignedServingCert(now = Date.now()): Promise<PemPair> 
   return issueServingCert(ca, { commonName: `${host}@${Math.floor(now / 1000)}`, dnsNames: [host] });
 }
 
-function sendStatus(res: ServerResponse, err: StatusError): void {
-  const body = JSON.stringify(err.status);
-  res.writeHead(err.status.code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+/** A Status in upstream's JSON bytes (shared/codec/status-json.ts), as the controller manager writes it. */
+function writeStatus(res: ServerResponse, status: Status): void {
+  const body = String(jsonEncoder.encode(value(status), false));
+  res.writeHead(status.code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
+}
+
+function sendStatus(res: ServerResponse, err: StatusError): void {
+  writeStatus(res, err.status);
 }
 
 function sendText(res: ServerResponse, code: number, text: string, type = 'text/plain; charset=utf-8'): void {
@@ -93,11 +99,8 @@ export async function startSecureServing(cfg: SecureServingConfig, d: SecureServ
     handle(req, res).catch((err: unknown) => {
       const status = toStatus(err);
       if (status.code === 500) d.log.error({ err, path: req.url }, 'request failed');
-      if (!res.headersSent) {
-        const body = JSON.stringify(status);
-        res.writeHead(status.code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
-        res.end(body);
-      } else res.destroy();
+      if (!res.headersSent) writeStatus(res, status);
+      else res.destroy();
     });
   });
   const { port } = await listen(server, cfg.port, cfg.bindAddress);

@@ -12,7 +12,7 @@ export interface CachedObject {
   readonly sortKey: string;
   readonly object: ApiObject;
   readonly revision: number;
-  /** The JSON codec's serialization of `object`, made once (see codec/json.ts). */
+  /** The JSON codec's serialization of `object` as a response body (newline-terminated), made once (see codec/json.ts). */
   json?: string;
   /** The protobuf codec's message bytes of `object` (no envelope), made when first asked for. */
   protobuf?: Uint8Array;

@@ -180,6 +180,23 @@ describe('configmaps', () => {
     assert.equal(dup.message, `configmaps "${name}" already exists`);
   });
 
+  it("configmaps - a duplicate create's 409 body is kube-apiserver's, byte for byte", async () => {
+    const name = uniq('cm');
+    assertOk(await c.request('POST', CM, { body: configMap(name) }), 201);
+    const r = await c.request('POST', CM, { body: configMap(name) });
+    assert.equal(r.status, 409);
+    assert.match(r.headers.get('content-type') ?? '', /^application\/json\b/);
+    assert.equal(
+      r.text,
+      `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps \\"${name}\\" already exists","reason":"AlreadyExists","details":{"name":"${name}","kind":"configmaps"},"code":409}\n`,
+    );
+    // Objects and lists end with the same newline; the object is the one stored.
+    const got = await c.request('GET', `${CM}/${name}`);
+    assert.ok(got.text.endsWith('}\n') && !got.text.slice(0, -1).includes('\n'), JSON.stringify(got.text.slice(-20)));
+    assert.equal(got.json.metadata.name, name);
+    assert.ok((await c.request('GET', CM)).text.endsWith(']}\n'));
+  });
+
   it('configmaps - deletecollection removes only objects matching the labelSelector', async () => {
     const set = uniq('set');
     for (const n of ['a', 'b', 'c']) assertOk(await c.request('POST', CM, { body: configMap(`${set}-${n}`, {}, { set, pick: 'yes' }) }), 201);

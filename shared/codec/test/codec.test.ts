@@ -21,7 +21,7 @@ const cached = (name: string, revision: number): CachedObject => ({
 const toV2 = (o: ApiObject): ApiObject => ({ ...o, apiVersion: 'v2' });
 
 const bodies: Array<[string, Body]> = [
-  ['a value', { kind: 'value', value: { kind: 'Status', code: 404, message: 'x "quoted"' } }],
+  ['a value', { kind: 'value', value: { kind: 'TokenReview', apiVersion: 'authentication.platform.io/v1', status: { error: 'x "quoted" <&>' } } }],
   ['pre-serialized JSON', { kind: 'json', text: '{"kind":"APIVersions","versions":["v1"]}' }],
   ['a stored object', { kind: 'stored', object: cached('a', 3), transform: null }],
   ['a stored object in another version', { kind: 'stored', object: cached('a', 3), transform: toV2 }],
@@ -37,20 +37,31 @@ describe('codec - JSON', () => {
     it(`${name}: fast path equals encoding the value, pretty or not`, () => {
       const value = bodyValue(body);
       assert.deepEqual(JSON.parse(String(jsonEncoder.encode(body, false))), value);
-      assert.equal(jsonEncoder.encode(body, true), JSON.stringify(value, null, 2) + '\n');
+      assert.equal(jsonEncoder.encode(body, true), JSON.stringify(value, null, 2));
     });
   }
+
+  it("bodies end with upstream's newline (Go's json.Encoder); pre-serialized documents and ?pretty as they are", () => {
+    for (const [name, body] of bodies) {
+      const text = String(jsonEncoder.encode(body, false));
+      if (body.kind === 'json') assert.equal(text, body.text, name);
+      else assert.equal(text, JSON.stringify(bodyValue(body)) + '\n', name);
+      assert.ok(!String(jsonEncoder.encode(body, true)).endsWith('\n'), `${name} pretty`);
+    }
+  });
 
   it('serializes a cached object once and reuses it for every later response', () => {
     const o = cached('a', 3);
     jsonEncoder.encode({ kind: 'stored', object: o, transform: null }, false);
-    const text = o.json;
-    assert.ok(text);
+    const text = o.json ?? '';
+    assert.ok(text.endsWith('}\n'), 'kept with the object, newline included');
     (o.object.data as Record<string, string>).changed = 'not seen';
+    assert.equal(jsonEncoder.encode({ kind: 'stored', object: o, transform: null }, false), text, 'a get sends the cached text as it is');
     assert.equal(
       jsonEncoder.encode({ kind: 'list', apiVersion: 'v1', listKind: 'ConfigMapList', metadata: {}, items: [o], transform: null }, false),
-      `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{},"items":[${text}]}`,
+      `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{},"items":[${text.slice(0, -1)}]}\n`,
     );
+    assert.equal(jsonWatchEncoder.event({ type: 'ADDED', object: o, transform: null }), `{"type":"ADDED","object":${text.slice(0, -1)}}\n`);
   });
 });
 

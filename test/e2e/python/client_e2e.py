@@ -116,6 +116,14 @@ def main(kubeconfig, ns):
         raise AssertionError("missing object read")
     except ApiException as e:
         assert e.status == 404
+    try:
+        core.create_namespaced_config_map(ns, client.V1ConfigMap(metadata=client.V1ObjectMeta(name="cfg")))
+        raise AssertionError("a duplicate ConfigMap was created")
+    except ApiException as e:
+        # kube-apiserver's bytes: its field order, no empty fields, its serializer's newline.
+        want = ('{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps \\"cfg\\" already exists",'
+                '"reason":"AlreadyExists","details":{"name":"cfg","kind":"configmaps"},"code":409}\n')
+        assert e.status == 409 and e.body == want, repr(e.body)
     core.delete_namespaced_service("web", ns)
     core.delete_node(f"{ns}-node")
     step("errors and deletes")
