@@ -51,6 +51,14 @@ async function readServingCert(o: ControllersOptions): Promise<{ certPem: string
   return tlsCertFile && tlsKeyFile ? { certPem: await readFile(tlsCertFile, 'utf8'), keyPem: await readFile(tlsKeyFile, 'utf8') } : undefined;
 }
 
+/** The front-proxy client certificate (`--proxy-client-cert-file`/`--proxy-client-key-file`), if given. */
+async function readProxyClientCert(o: ControllersOptions): Promise<{ cert: string; key: string } | undefined> {
+  const certFile = o['proxy-client-cert-file'];
+  const keyFile = o['proxy-client-key-file'];
+  if (Boolean(certFile) !== Boolean(keyFile)) throw new OptionsError('--proxy-client-cert-file and --proxy-client-key-file go together');
+  return certFile && keyFile ? { cert: await readFile(certFile, 'utf8'), key: await readFile(keyFile, 'utf8') } : undefined;
+}
+
 /** Upstream skips a controller whose key or CA is not given, unless it was asked for by name. */
 function withoutUnequipped(o: ControllersOptions, selected: string[], have: { signingCA: boolean; serviceAccountKey: boolean }, log: Logger): string[] {
   let controllers = selected;
@@ -137,6 +145,7 @@ async function main(): Promise<void> {
   const signingCA = await readSigningCA(o);
   const { quotaWorkers, port } = checkQuotaAndPort(o);
   const servingCert = await readServingCert(o);
+  const proxyClientCertificate = await readProxyClientCert(o);
   const saKeyFile = o['service-account-private-key-file'];
   const serviceAccountKey = saKeyFile ? parseSigningKey(await readFile(saKeyFile, 'utf8'), saKeyFile) : undefined;
   const controllers = withoutUnequipped(o, selected, { signingCA: Boolean(signingCA), serviceAccountKey: Boolean(serviceAccountKey) }, log);
@@ -154,6 +163,7 @@ async function main(): Promise<void> {
       ...(rootCA ? { rootCA } : {}),
       ...(signingCA ? { signingCA, signingDurationMs: o['cluster-signing-duration'] } : {}),
       ...(serviceAccountKey ? { serviceAccountKey } : {}),
+      ...(proxyClientCertificate ? { proxyClientCertificate } : {}),
       ...leaderElectionConfig(o),
     },
   });

@@ -46,6 +46,11 @@ export const controllersOptionSpecs = {
   'bind-address': { type: 'string', default: '0.0.0.0', description: 'address --secure-port listens on' },
   'tls-cert-file': { type: 'string', description: 'PEM serving certificate of --secure-port (with intermediates after it); default: a self-signed one made at start' },
   'tls-private-key-file': { type: 'string', description: 'PEM private key of --tls-cert-file' },
+  'proxy-client-cert-file': {
+    type: 'string',
+    description: "client certificate (PEM) apiservice-availability presents to remote APIServices' backends when it checks them (the gateway's --proxy-client-cert-file)",
+  },
+  'proxy-client-key-file': { type: 'string', description: 'private key (PEM) of --proxy-client-cert-file' },
   'authorization-always-allow-paths': {
     type: 'list',
     default: ['/healthz', '/readyz', '/livez'],
@@ -71,6 +76,8 @@ export const KNOWN_CONTROLLERS: Readonly<Record<string, boolean>> = {
   // Upstream runs it in the API server; here, with the other controllers (definitions become
   // Established where it runs).
   customresourcedefinitions: true,
+  // Upstream's AvailableConditionController, also run in the API server there.
+  'apiservice-availability': true,
   // Off unless named, as upstream's.
   tokencleaner: false,
   bootstrapsigner: false,

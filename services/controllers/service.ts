@@ -22,6 +22,8 @@ import type { KeyObject } from 'node:crypto';
 import { rootCACertPublisher, serviceAccountController } from './serviceaccount/controllers.js';
 import type { Controller } from './types.js';
 import { customResourceDefinitionController } from './customresources/controller.js';
+import { apiServiceAvailabilityController } from './apiservices/controller.js';
+import type { ClientCertificate } from './apiservices/check.js';
 import { KNOWN_CONTROLLERS } from './options.js';
 import { controllerClients } from './client-builder.js';
 
@@ -48,6 +50,10 @@ export interface ControllersConfig {
   useServiceAccountCredentials?: boolean;
   /** The service's own user agent (a controller's client adds its account to it). */
   userAgent?: string;
+  /** `--proxy-client-cert-file` / `--proxy-client-key-file` (apiservice-availability). */
+  proxyClientCertificate?: ClientCertificate;
+  /** apiservice-availability's re-check period of remote APIServices; upstream's 30 s by default. */
+  apiServiceResyncMs?: number;
 }
 
 /** Where a controller is, as its readiness check reports it. */
@@ -124,6 +130,11 @@ function build(name: string, client: ApiClient, d: ControllersServiceDeps): Cont
       return rootCACertPublisher(client, log, d.config.rootCA!);
     case 'customresourcedefinitions':
       return customResourceDefinitionController(client, log);
+    case 'apiservice-availability':
+      return apiServiceAvailabilityController(client, log, {
+        ...(d.config.proxyClientCertificate ? { clientCertificate: d.config.proxyClientCertificate } : {}),
+        ...(d.config.apiServiceResyncMs ? { resyncMs: d.config.apiServiceResyncMs } : {}),
+      });
     default:
       throw new Error(`unknown controller ${name}`);
   }

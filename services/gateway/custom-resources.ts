@@ -10,7 +10,9 @@ import { resourceKey } from '../../shared/api/resource-key.js';
 import { resourcePrefix } from '../../shared/store/key-codec.js';
 import type { Registry } from '../../shared/registry/registry.js';
 import type { ResourceType } from '../../shared/registry/types.js';
+import type { FeatureGates } from '../../shared/config/feature-gates.js';
 import { customResourceType, isEstablished } from '../../shared/registry/custom-resources/custom-resource-type.js';
+import { CachedServiceResolver, ConversionWebhooks } from './conversion-webhooks.js';
 
 /** The registry source of the types CustomResourceDefinitions define. */
 export const CUSTOM_RESOURCE_TYPES = 'customresourcedefinitions';
@@ -25,10 +27,15 @@ export interface CustomResourceFollower {
   changed(): void;
   /** Makes the types from the cache now. */
   refresh(): void;
+  /** Lets go of the conversion webhooks' connections. */
+  close(): void;
 }
 
-export function followCustomResources(deps: { cache: WatchCache; registry: Registry; log: Logger }): CustomResourceFollower {
+export function followCustomResources(deps: { cache: WatchCache; registry: Registry; log: Logger; features?: FeatureGates; conversion?: ConversionWebhooks }): CustomResourceFollower {
   const { cache, registry, log } = deps;
+  // Definitions with a conversion webhook: their types carry its converter (conversion-webhooks.ts).
+  const conversion = deps.conversion ?? new ConversionWebhooks(new CachedServiceResolver(cache));
+  const typeOptions = { validationRules: deps.features?.enabled('CustomResourceValidationExpressions') ?? false };
   const prefix = resourcePrefix(CRD_GROUP, CRD_RESOURCE);
   const cacheKey = resourceKey(CRD_GROUP, CRD_RESOURCE);
   let scheduled = false;
@@ -48,7 +55,10 @@ export function followCustomResources(deps: { cache: WatchCache; registry: Regis
         continue;
       }
       try {
-        next.set(name, { revision, type: customResourceType(object) });
+        const type = customResourceType(object, typeOptions);
+        const converter = conversion.converterOf(object);
+        if (converter) type.conversion = converter;
+        next.set(name, { revision, type });
       } catch (err) {
         log.warn({ err, definition: name }, 'custom resource definition cannot be served');
       }
@@ -96,5 +106,6 @@ export function followCustomResources(deps: { cache: WatchCache; registry: Regis
       queueMicrotask(refresh);
     },
     refresh,
+    close: () => conversion.close(),
   };
 }

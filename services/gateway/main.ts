@@ -11,6 +11,7 @@ import { parseServiceNetwork } from '../../shared/registry/builtin/core/service-
 import { featureGatesFromFlag } from '../../shared/config/feature-gates.js';
 import { auditOptionsFrom, loadAudit } from './audit.js';
 import { metricsOptionsFrom } from '../../shared/metrics/options.js';
+import { gitVersionOf, parseEmulatedVersion, SERVED_RELEASE } from '../../shared/api/version.js';
 
 async function main(): Promise<void> {
   const o = serviceOptions('platform gateway', gatewayOptionSpecs);
@@ -21,7 +22,12 @@ async function main(): Promise<void> {
   const cert = read(o['tls-cert-file']);
   const key = read(o['tls-private-key-file']);
   if (Boolean(cert) !== Boolean(key)) throw new Error('--tls-cert-file and --tls-private-key-file go together');
+  const proxyCert = read(o['proxy-client-cert-file']);
+  const proxyKey = read(o['proxy-client-key-file']);
+  if (Boolean(proxyCert) !== Boolean(proxyKey)) throw new Error('--proxy-client-cert-file and --proxy-client-key-file go together');
   const metrics = metricsOptionsFrom(o);
+  const emulatedVersion = parseEmulatedVersion(o['emulated-version']);
+  if (emulatedVersion !== SERVED_RELEASE) log.info(`--emulated-version=${emulatedVersion}: /version reports ${gitVersionOf(emulatedVersion)}; the API served is still ${SERVED_RELEASE}'s`);
   const registry = createBuiltinRegistry({ runtimeConfig: o['runtime-config'], upstreamGroupAliases: o['upstream-group-aliases'] });
   // The audit policy and backends are checked before anything connects: a mistake stops the start.
   const audit = await loadAudit(auditOptionsFrom(o), log);
@@ -47,6 +53,8 @@ async function main(): Promise<void> {
       livezGracePeriodMs: o['livez-grace-period'],
       audit,
       metrics,
+      emulatedVersion,
+      ...(proxyCert && proxyKey ? { proxyClientCertificate: { cert: proxyCert, key: proxyKey } } : {}),
     },
   });
   await gw.ready;

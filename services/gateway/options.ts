@@ -4,6 +4,7 @@
 import { commonOptions, type OptionSpecs } from '../../shared/config/options.js';
 import { defaultHandlerOptions } from './handlers/context.js';
 import { DEFAULT_BUCKET } from '../../shared/api/groups.js';
+import { SERVED_RELEASE } from '../../shared/api/version.js';
 import { featureGatesOption } from '../../shared/config/feature-gates.js';
 import { auditOptionSpecs } from './audit.js';
 import { metricsOptionSpecs } from '../../shared/metrics/options.js';
@@ -17,6 +18,17 @@ export const gatewayOptionSpecs = {
   'tls-private-key-file': { type: 'string', description: 'serving key (PEM)' },
   'client-ca-file': { type: 'string', description: 'CA bundle of client certificates: the TLS handshake asks for one (the authn service verifies it)' },
   'requestheader-client-ca-file': { type: 'string', description: "CA bundle of the authenticating proxy's client certificate (also asked for in the handshake)" },
+  'proxy-client-cert-file': {
+    type: 'string',
+    description:
+      'client certificate (PEM) the gateway presents to the backends of remote APIServices, which trust it to name the user in X-Remote-* headers (their --requestheader-client-ca-file must hold its CA)',
+  },
+  'proxy-client-key-file': { type: 'string', description: 'private key (PEM) of --proxy-client-cert-file' },
+  'emulated-version': {
+    type: 'string',
+    default: SERVED_RELEASE,
+    description: `the release <major>.<minor> /version (and OpenAPI's info.version) reports; default the one whose API is served (${SERVED_RELEASE}). It changes only what is reported: the groups, versions and behaviour served stay ${SERVED_RELEASE}'s`,
+  },
   bucket: { type: 'string', default: DEFAULT_BUCKET, description: 'KV bucket holding the objects' },
   'runtime-config': { type: 'string', default: '', description: 'enable/disable API versions: <group>/<version>[=true|false],...' },
   'upstream-group-aliases': {

@@ -35,6 +35,9 @@ import { DecodePool } from './handlers/decode-pool.js';
 import { WatchBudget } from './handlers/watch-sink.js';
 import { CacheReader } from './reads/reader.js';
 import { followCustomResources } from './custom-resources.js';
+import { Aggregation } from './aggregation/api-services.js';
+import type { ProxyClientCertificate } from './aggregation/backends.js';
+import { proxyToApiService } from './aggregation/proxy.js';
 import { ensureLocalApiServices } from './local-api-services.js';
 import { serveNonResource, type NonResourceDeps } from './routes/index.js';
 import { Discovery } from './routes/discovery.js';
@@ -48,6 +51,8 @@ import { defaultFeatureGates, type FeatureGates } from '../../shared/config/feat
 import { dropDisabledFields } from '../../shared/registry/builtin/feature-gated-fields.js';
 import { createAuditor, type AuditSetup } from './audit.js';
 import type { MetricsOptions } from '../../shared/metrics/registry.js';
+import { gitVersionOf, SERVED_RELEASE } from '../../shared/api/version.js';
+import { versionInfo } from '../../shared/registry/discovery.js';
 
 export interface GatewayConfig {
   bucket: string;
@@ -72,6 +77,10 @@ export interface GatewayConfig {
   audit: AuditSetup | null;
   /** `--show-hidden-metrics-for-version`, `--disabled-metrics`. */
   metrics: MetricsOptions;
+  /** `--proxy-client-cert-file` / `--proxy-client-key-file`: presented to remote APIServices' backends. */
+  proxyClientCertificate?: ProxyClientCertificate;
+  /** `--emulated-version`: the release `<major>.<minor>` /version reports (shared/api/version.ts). */
+  emulatedVersion: string;
 }
 
 export const defaultGatewayConfig: GatewayConfig = {
@@ -90,6 +99,7 @@ export const defaultGatewayConfig: GatewayConfig = {
   livezGracePeriodMs: 0,
   audit: null,
   metrics: {},
+  emulatedVersion: SERVED_RELEASE,
 };
 
 export interface GatewayDeps {
@@ -118,13 +128,16 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   // Any change to an RBAC object invalidates every cached authorization decision.
   const rbacKeys = `${escapeToken(RBAC_GROUP)}.`;
   // Definitions of custom resources: their types follow the cache (custom-resources.ts).
-  const customResources = followCustomResources({ cache, registry, log });
+  const customResources = followCustomResources({ cache, registry, log, features: config.featureGates });
+  // Remote APIServices: proxied to, and merged into discovery (aggregation/).
+  const aggregation = new Aggregation({ cache, registry, log, ...(config.proxyClientCertificate ? { proxyClientCertificate: config.proxyClientCertificate } : {}) });
   const feed = startCacheFeed(kv, cache, {
     log,
     history: (through, since) => readChangeLog(nc, { bucket: config.bucket, through, log, ...(since ? { since } : {}) }),
     onChange: (key, revision) => {
       if (key.startsWith(rbacKeys)) identity.rbacChanged(revision);
       else if (customResources.isDefinitionKey(key)) customResources.changed();
+      else if (aggregation.isApiServiceKey(key)) aggregation.changed();
     },
   });
   const admissionInterest = new AdmissionInterestCache(nc, log);
@@ -168,7 +181,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
     },
   });
   const routes: NonResourceDeps = {
-    discovery: new Discovery(registry),
+    discovery: new Discovery(registry, aggregation, versionInfo({ gitVersion: gitVersionOf(config.emulatedVersion) })),
     metrics,
     health: gatewayHealth({
       nc,
@@ -197,6 +210,8 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   );
   const handler = (req: FastifyRequest, reply: FastifyReply) => {
     const api = apiState(req);
+    const remote = aggregation.remoteFor(api.info, api.path);
+    if (remote) return proxyToApiService(req, reply, api, remote, aggregation.backends, log);
     return api.info.isResourceRequest ? serveResource(req, reply, api, handlerDeps, targets, decoder) : serveNonResource(req, reply, api, routes);
   };
   app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/*', handler });
@@ -208,6 +223,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   const ready = (async () => {
     await feed.synced;
     customResources.refresh();
+    aggregation.refresh();
     await ensureSystemNamespaces(store, targets, log, () => shuttingDown);
     await ensureLocalApiServices(
       store,
@@ -239,6 +255,8 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
       authnInterest.stop();
       stopFollowing();
       await decoder.close();
+      aggregation.close();
+      customResources.close();
       await feed.stop();
     },
   };

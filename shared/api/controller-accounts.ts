@@ -31,4 +31,5 @@ export const CONTROLLER_ACCOUNTS: Readonly<Record<string, string>> = {
   tokencleaner: 'token-cleaner',
   bootstrapsigner: 'bootstrap-signer',
   customresourcedefinitions: 'customresourcedefinition-controller',
+  'apiservice-availability': 'apiservice-availability-controller',
 };

@@ -5,8 +5,10 @@
 // registered — unless `--show-hidden-metrics-for-version` names the previous minor release.
 // Pure: the registry (registry.ts) applies these rules; tests read them as a table.
 
+import { SERVED_RELEASE } from '../api/version.js';
+
 /** The release whose rules and metric set this server reproduces (the spec's reference release). */
-export const REFERENCE_VERSION = '1.24';
+export const REFERENCE_VERSION = SERVED_RELEASE;
 
 export const StabilityLevel = { Alpha: 'ALPHA', Beta: 'BETA', Stable: 'STABLE' } as const;
 export type StabilityLevel = (typeof StabilityLevel)[keyof typeof StabilityLevel];

@@ -9,6 +9,7 @@ import type { ServedResource } from './types.js';
 import type { ResourceType } from './types.js';
 import { UPDATE_SUBRESOURCE_VERBS } from './subresources.js';
 import { storageVersionOf as typeStorageVersion } from './conversion.js';
+import { gitVersionOf, SERVED_RELEASE } from '../api/version.js';
 
 export type { ApiGroupInfo, ServedResource };
 
@@ -293,7 +294,8 @@ export interface APIGroupDiscoveryList {
   items: APIGroupDiscovery[];
 }
 
-function versionDiscovery(source: DiscoverySource, group: string, version: string): APIVersionDiscovery {
+/** One group version in the aggregated form (its resources sorted by name). */
+export function versionDiscovery(source: DiscoverySource, group: string, version: string): APIVersionDiscovery {
   const resources: APIResourceDiscovery[] = source
     .resources(group, version)
     .map((s) => {
@@ -352,8 +354,8 @@ export interface VersionInfo {
   platform: string;
 }
 
-/** The Kubernetes API level this server implements; kubectl compares major.minor for skew warnings. */
-export const DEFAULT_GIT_VERSION = 'v1.32.0+platform.0.1.0';
+/** The Kubernetes API level this server implements (`--emulated-version` may report another); kubectl compares major.minor for skew warnings. */
+export const DEFAULT_GIT_VERSION = gitVersionOf(SERVED_RELEASE);
 
 const NODE_ARCH: Record<string, string> = { x64: 'amd64', ia32: '386', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x' };
 

@@ -7,7 +7,7 @@
 // definitions), openapi-operations and openapi-resource-paths (every path, dialect-neutral) and
 // openapi-render (paths → a dialect).
 
-import { CORE_VERSION, resourceVerbs, serializeDocument } from './discovery.js';
+import { CORE_VERSION, DEFAULT_GIT_VERSION, resourceVerbs, serializeDocument } from './discovery.js';
 import type { DiscoverySource, SerializedDocument, ServedResource } from './discovery.js';
 import {
   API_GROUP_DEF,
@@ -48,7 +48,8 @@ export interface OpenApiInfo {
 
 export type OpenApiDocument = Record<string, unknown>;
 
-const DEFAULT_INFO = { title: 'Platform', version: 'v1.32.0' };
+/** Upstream's info.version is the server's gitVersion. */
+const DEFAULT_INFO = { title: 'Platform', version: DEFAULT_GIT_VERSION };
 
 // ---------------------------------------------------------------------------------------------
 // Model: definitions and operations of every group version, built once

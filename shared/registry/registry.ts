@@ -15,7 +15,7 @@ import { AjvSchemaBuilder, ShapeCompiler, applySchemaDefaults, dedupeFieldErrors
 import type { ResourceType, ServedResource, VersionDef } from './types.js';
 import { subresourceStrategy, subresourceStrategyProblems } from './subresources.js';
 import { hubForm, storageVersionOf } from './conversion.js';
-import { canonicalGroupNames, type CanonicalGroup } from '../api/groups.js';
+import { brandSpelling, exactGroupNames, type CanonicalGroup } from '../api/groups.js';
 import { buildIndex, gvKey, type ApiGroupInfo, type RegistryIndex } from './registry-index.js';
 import { cloneJson } from '../patch/json-value.js';
 
@@ -126,8 +126,15 @@ export class Registry {
     const entries = parseRuntimeConfig(opts.runtimeConfig ?? '');
     this.runtime = new RuntimeConfig(entries);
     this.aliases = opts.upstreamGroupAliases ?? false;
-    this.canonicalGroup = canonicalGroupNames(this.aliases);
     for (const t of types) this.builtinGroups.add(t.group);
+    // Only the built-in groups served under both spellings: a third-party `*.k8s.io` group (an
+    // aggregated server's `metrics.k8s.io`) keeps its own name in requests, messages and audit.
+    this.canonicalGroup = this.aliases
+      ? (g) => {
+          const brand = brandSpelling(g);
+          return brand !== undefined && this.builtinGroups.has(brand) ? brand : g;
+        }
+      : exactGroupNames;
     // Wrap every built-in version (served or not) up front so sub-schemas shared between types
     // are recognised and compiled once. Types added later are compiled on their own: they come
     // and go, and must not leave shared definitions behind in the process-wide ajv.

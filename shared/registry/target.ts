@@ -5,7 +5,7 @@
 import type { ApiObject } from '../api/types.js';
 import type { RequestInfo } from '../api/request-info.js';
 import type { Registry } from './registry.js';
-import type { ServedResource, Target } from './types.js';
+import type { ObjectConverter, ServedResource, Target } from './types.js';
 import { resourceKey } from '../api/resource-key.js';
 import { renameApiVersionGroup, upstreamSpelling } from '../api/groups.js';
 
@@ -30,6 +30,27 @@ function respell(o: ApiObject, from: string, to: string): ApiObject {
   }
   return out;
 }
+
+type AsyncConversions = Pick<Target, 'convertIn' | 'convertOut'>;
+
+/**
+ * The conversions of one version of a type an ObjectConverter converts (a conversion webhook): out
+ * to this version on every version, in to the storage version on the others.
+ */
+function asyncConversions(converter: ObjectConverter, kind: string, apiVersion: string, hubApiVersion: string): AsyncConversions {
+  const out: AsyncConversions = { convertOut: (objs) => converter.convert(objs, apiVersion) };
+  if (apiVersion !== hubApiVersion) {
+    // A request's object is this version's, whatever its body said (the decoder checked it).
+    const own = (o: ApiObject) => (o.apiVersion === apiVersion && o.kind === kind ? o : { ...o, apiVersion, kind });
+    out.convertIn = (objs) => converter.convert(objs.map(own), hubApiVersion);
+  }
+  return out;
+}
+
+/** The synchronous conversions of a version converted asynchronously: a caller that forgot `convertIn`/`convertOut` fails loudly. */
+const convertedAsynchronously = (): never => {
+  throw new Error('this version converts through its conversion webhook: use convertIn/convertOut');
+};
 
 export function resolveTarget(registry: Registry, served: ServedResource): Target {
   const { type } = served;
@@ -59,6 +80,9 @@ export function resolveTarget(registry: Registry, served: ServedResource): Targe
     fromStored = (o) => respell(fromCanonical ? fromCanonical(o) : o, canonical, alias);
     toStored = (o) => toCanonical(respell(o, alias, canonical));
   }
+  // Custom resources with a conversion webhook (never stored as another type, never aliased).
+  const conversions = type.conversion && !type.storedAs && served.group === type.group ? asyncConversions(type.conversion, type.kind, apiVersion, hubApiVersion) : undefined;
+  if (conversions?.convertIn) fromStored = toStored = convertedAsynchronously;
   const twin = served.group !== type.group ? type.group : upstreamSpelling(type.group);
   const otherSpelling = twin && registry.lookup(twin, served.version.name, type.plural) ? gvString(twin, served.version.name) : undefined;
   return {
@@ -74,6 +98,7 @@ export function resolveTarget(registry: Registry, served: ServedResource): Targe
     namespaced: type.scope === 'Namespaced',
     fromStored,
     toStored,
+    ...conversions,
   };
 }
 

@@ -167,6 +167,21 @@ export interface ResourceType {
     toStored(obj: ApiObject): ApiObject;
     fromStored(obj: ApiObject): ApiObject;
   };
+  /**
+   * Versions converted by a party outside the server (a CustomResourceDefinition's conversion
+   * webhook, attached by the gateway, which does the I/O) instead of `toHub`/`fromHub`: the
+   * type's targets then convert asynchronously (`Target.convertIn`/`convertOut`).
+   */
+  conversion?: ObjectConverter;
+}
+
+/** Converts objects between the versions of one type, asynchronously and a batch at a time (a conversion webhook). */
+export interface ObjectConverter {
+  /**
+   * `objects` as `desiredAPIVersion` shows them, in order; those already in it are returned as
+   * they are. Rejects with a StatusError naming the converter when conversion fails.
+   */
+  convert(objects: readonly ApiObject[], desiredAPIVersion: string): Promise<ApiObject[]>;
 }
 
 export const DEFAULT_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] as const;
@@ -196,10 +211,19 @@ export interface Target {
   storage: { group: string; resource: string };
   cacheKey: string;
   namespaced: boolean;
-  /** Stored form → served form; null when they are the same. */
+  /** Stored form → served form; null when they are the same. Not to be called when `convertOut` is present. */
   fromStored: ((obj: ApiObject) => ApiObject) | null;
-  /** Served form → stored form. */
+  /** Served form → stored form. Not to be called when `convertIn` is present. */
   toStored(obj: ApiObject): ApiObject;
+  /**
+   * Stored objects → served form through the type's ObjectConverter (a conversion webhook), in
+   * order; present on every version of such a type (a stored object may be in an earlier storage
+   * version), absent for every other type, whose conversion is `fromStored`. Callers test for it,
+   * so types converted in-process pay for no promise.
+   */
+  convertOut?: (objs: readonly ApiObject[]) => Promise<ApiObject[]>;
+  /** Served objects → stored form through the type's ObjectConverter; present only on its versions other than the storage version. */
+  convertIn?: (objs: readonly ApiObject[]) => Promise<ApiObject[]>;
 }
 
 // ---- Per-type REST hooks (the behaviour; rest/hooks.ts has the functions that go with them) ----

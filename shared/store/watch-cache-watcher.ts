@@ -6,6 +6,7 @@ import type { ApiObject } from '../api/types.js';
 import { gone, type Status } from '../api/status.js';
 import type { WatchEncoder } from '../codec/codec.js';
 import type { CachedObject, EventType } from '../codec/cached-object.js';
+import { ConversionQueue, type ConvertObjects } from './watch-conversion.js';
 
 export interface ChangeEvent {
   readonly revision: number;
@@ -39,6 +40,11 @@ export interface WatchOptions {
   filter?: (obj: ApiObject) => boolean;
   /** Converts stored objects to the requested version/kind; null means the stored form. */
   transform?: ((obj: ApiObject) => ApiObject) | null;
+  /**
+   * Converts stored objects asynchronously instead (a conversion webhook): each event waits for
+   * its conversion, in order (watch-conversion.ts); `transform` is then not used.
+   */
+  convert?: ConvertObjects;
   /** Send events with revision greater than this. */
   afterRevision: number;
   /** Initial state sent as ADDED first (already taken at `afterRevision`). */
@@ -80,6 +86,8 @@ export class Watcher implements WatchHandle {
   private position: number;
   /** The options without the initial objects, which only `initial` holds (and drops once sent). */
   readonly opts: Omit<WatchOptions, 'initial'>;
+  /** Events waiting for their conversion (only with `convert`). */
+  private readonly conversion: ConversionQueue | null;
   constructor(
     readonly state: WatchedResource,
     { initial, ...opts }: WatchOptions,
@@ -87,6 +95,16 @@ export class Watcher implements WatchHandle {
     this.opts = opts;
     this.initial = initial ?? null;
     this.position = opts.afterRevision;
+    const convert = opts.convert;
+    this.conversion = convert
+      ? new ConversionQueue({
+          convert,
+          frame: (type, o) => opts.encoder.event({ type, object: o, transform: null }),
+          send: (line, live) => this.send(line, live),
+          fail: (status) => this.fail(status),
+          closed: () => this.closed,
+        })
+      : null;
   }
 
   matches(o: CachedObject | undefined): boolean {
@@ -112,6 +130,10 @@ export class Watcher implements WatchHandle {
     else if (is) type = 'ADDED';
     else if (was) type = 'DELETED';
     else return;
+    if (this.conversion) {
+      this.queueConversion(type, ev.obj, this.live);
+      return;
+    }
     // Watchers that see the event exactly as it happened, in the same format, share one encoding.
     let line: string | Buffer;
     if (!this.opts.transform && type === ev.type) {
@@ -133,13 +155,24 @@ export class Watcher implements WatchHandle {
     }
   }
 
+  /** An event whose object the converter must convert first; a watcher too far behind its conversions is closed, as a slow one. */
+  private queueConversion(type: EventType, o: CachedObject, live: boolean): void {
+    if (this.closed || this.conversion!.event(type, o, live)) return;
+    this.state.terminatedWatchers++;
+    this.stop();
+    this.opts.sink.close();
+  }
+
   bookmark(revision: number, annotations?: Record<string, string>): void {
     const b = this.opts.bookmarks;
     if (!b || this.closed) return;
     this.lastBookmark = revision;
     const meta: Record<string, unknown> = { resourceVersion: String(revision) };
     if (annotations) meta.annotations = annotations;
-    this.send(this.opts.encoder.event({ type: 'BOOKMARK', apiVersion: b.apiVersion, kind: b.kind, metadata: meta }));
+    const line = this.opts.encoder.event({ type: 'BOOKMARK', apiVersion: b.apiVersion, kind: b.kind, metadata: meta });
+    // Behind the events still being converted: a bookmark promises everything before it was sent.
+    if (this.conversion) this.conversion.line(line);
+    else this.send(line);
   }
 
   /**
@@ -154,10 +187,16 @@ export class Watcher implements WatchHandle {
         sink.onReady(this.pump);
         return;
       }
+      if (this.conversion && !this.conversion.ready()) {
+        this.conversion.onReady(this.pump);
+        return;
+      }
       if (this.initial) {
         const o = this.initial[this.nextInitial++];
         if (o) {
-          if (this.matches(o)) this.send(this.serialize('ADDED', o));
+          if (!this.matches(o)) continue;
+          if (this.conversion) this.queueConversion('ADDED', o, false);
+          else this.send(this.serialize('ADDED', o));
           continue;
         }
         this.initial = null;

@@ -121,6 +121,7 @@ describe('controllers service health endpoints (run as a process)', { timeout: 1
         'csrapproving',
         'csrcleaner',
         'customresourcedefinitions',
+        'apiservice-availability',
         'shutdown',
       ]) {
         assert.ok(lines.includes(`[+]${check} ok`), `${check} in:\n${ready.body}`);

@@ -225,7 +225,7 @@ test("webhook matching - matchPolicy Equivalent reaches other versions and group
   );
 });
 
-test('webhook matching - conversion between versions goes through the storage version', () => {
+test('webhook matching - conversion between versions goes through the storage version', async () => {
   const hpa: ApiObject = {
     apiVersion: 'autoscaling/v2',
     kind: 'HorizontalPodAutoscaler',
@@ -237,9 +237,9 @@ test('webhook matching - conversion between versions goes through the storage ve
       metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }],
     },
   };
-  const v1 = types.convert(hpa, { group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers' }, { group: 'autoscaling', version: 'v1', resource: 'horizontalpodautoscalers' });
+  const v1 = await types.convert(hpa, { group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers' }, { group: 'autoscaling', version: 'v1', resource: 'horizontalpodautoscalers' });
   assert.equal(v1.apiVersion, 'autoscaling/v1');
   assert.equal((v1.spec as { targetCPUUtilizationPercentage?: number }).targetCPUUtilizationPercentage, 50);
-  const back = types.convert(v1, { group: 'autoscaling', version: 'v1', resource: 'horizontalpodautoscalers' }, { group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers' });
+  const back = await types.convert(v1, { group: 'autoscaling', version: 'v1', resource: 'horizontalpodautoscalers' }, { group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers' });
   assert.deepEqual((back.spec as { metrics: unknown }).metrics, (hpa.spec as { metrics: unknown }).metrics);
 });

@@ -39,6 +39,7 @@ const coordination = 'coordination.platform.io';
 const storage = 'storage.platform.io';
 const nodeGroup = 'node.platform.io';
 const APIEXTENSIONS = 'apiextensions.platform.io';
+const APIREGISTRATION = 'apiregistration.platform.io';
 const certificates = 'certificates.platform.io';
 
 const READ = ['get', 'list', 'watch'];
@@ -266,6 +267,8 @@ export function controllerClusterRoleRules(): Record<string, PolicyRule[]> {
       rule(['update'], [APIEXTENSIONS], ['customresourcedefinitions/status']),
       rule(['list', 'delete'], ['*'], ['*']),
     ],
+    // APIServices' Available condition, from their Services and Endpoints (upstream runs it as the API server).
+    'apiservice-availability-controller': [rule(READ, [APIREGISTRATION], ['apiservices']), rule(['update'], [APIREGISTRATION], ['apiservices/status']), rule(READ, [core], ['services', 'endpoints'])],
     // csrsigning, csrapproving and csrcleaner: the built-in signers only.
     'certificate-controller': [
       rule(['list', 'watch', 'delete'], [certificates], [CSR]),

@@ -71,7 +71,7 @@ test("rbac bootstrap policy - the controller manager's own role holds upstream's
     assert.ok(covers(own, [r]).covered, JSON.stringify(r));
   // None of the controllers' own work: each of their roles is refused to it alone.
   const controllerRoles = [...clusterRoles.values()].filter((r) => r.metadata.name!.startsWith(CONTROLLER_ROLE_PREFIX));
-  assert.equal(controllerRoles.length, 10);
+  assert.equal(controllerRoles.length, 11);
   for (const r of controllerRoles) assert.equal(covers(own, rulesOf(r)).covered, false, `${r.metadata.name} is not covered by ${CONTROLLER_MANAGER_USER} alone`);
   for (const r of [want(['update'], '', 'namespaces/finalize'), want(['delete'], 'apps', 'deployments'), want(['update'], 'certificates.platform.io', 'certificatesigningrequests/status')]) {
     assert.equal(covers(own, [r]).covered, false, JSON.stringify(r));

@@ -42,6 +42,8 @@ test("controllers - every controller has upstream's account, except serviceaccou
     bootstrapsigner: 'bootstrap-signer',
     // Upstream's runs in the API server, as the server itself; here it gets an account of its own.
     customresourcedefinitions: 'customresourcedefinition-controller',
+    // Upstream's AvailableConditionController, also the API server's there.
+    'apiservice-availability': 'apiservice-availability-controller',
   };
   assert.deepEqual(Object.keys(want).sort(), Object.keys(KNOWN_CONTROLLERS).sort(), 'every known controller is listed here');
   for (const [name, account] of Object.entries(want)) assert.equal(CONTROLLER_ACCOUNTS[name], account, name);

@@ -22,6 +22,7 @@ test('controllers - --controllers as upstream: * is the defaults, foo adds, -foo
     'csrapproving',
     'csrcleaner',
     'customresourcedefinitions',
+    'apiservice-availability',
   ];
   const allBut = (name: string) => all.filter((n) => n !== name);
   const cases: Array<[string[], string[]]> = [
@@ -42,7 +43,7 @@ test('controllers - --controllers as upstream: * is the defaults, foo adds, -foo
   for (const [list, want] of cases) assert.deepEqual(selectControllers(list), want, list.join(','));
   assert.throws(
     () => selectControllers(['*', 'bogus']),
-    /unknown controller "bogus"; known: namespace, garbagecollector, serviceaccount, root-ca-cert-publisher, serviceaccount-token, podgc, resourcequota, pvc-protection, pv-protection, csrsigning, csrapproving, csrcleaner, customresourcedefinitions, tokencleaner, bootstrapsigner/,
+    /unknown controller "bogus"; known: namespace, garbagecollector, serviceaccount, root-ca-cert-publisher, serviceaccount-token, podgc, resourcequota, pvc-protection, pv-protection, csrsigning, csrapproving, csrcleaner, customresourcedefinitions, apiservice-availability, tokencleaner, bootstrapsigner/,
   );
   assert.throws(() => selectControllers(['-bogus']), /unknown controller "bogus"/);
 });

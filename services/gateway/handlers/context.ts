@@ -10,6 +10,7 @@ import type { Registry } from '../../../shared/registry/registry.js';
 import type { Target } from '../../../shared/registry/types.js';
 import type { GenericStore } from '../../../shared/registry/rest/generic-store.js';
 import type { WriteRequest } from '../../../shared/registry/rest/store-types.js';
+import { servedAsync } from '../../../shared/registry/rest/stored-form.js';
 import { defaultManager } from '../../../shared/fieldmanager/managed.js';
 import type { ServicePorts } from '../../../shared/registry/types.js';
 import type { CacheReader } from '../reads/reader.js';
@@ -112,9 +113,9 @@ export function writeRequestMayCreate(ctx: RequestContext, deps: HandlerDeps, dr
   return { ...writeRequest(ctx, dryRun), authorizeCreate: () => deps.authorize(attrs) };
 }
 
-/** A stored object in the target's served form. */
-export function servedObject(ctx: RequestContext, o: ApiObject): ApiObject {
-  return ctx.target.fromStored ? ctx.target.fromStored(o) : o;
+/** A stored object in the target's served form (through its conversion webhook when it has one). */
+export function servedObject(ctx: RequestContext, o: ApiObject): Promise<ApiObject> {
+  return servedAsync(ctx.target, o);
 }
 
 export function warningHeaders(warnings: string[]): Record<string, string[]> {

@@ -2,6 +2,7 @@
 
 import { parseListOptions } from '../../../shared/api/query.js';
 import { planList } from '../../../shared/store/read-plan.js';
+import { convertCached } from '../../../shared/store/watch-conversion.js';
 import { objectFilter } from '../reads/selectors.js';
 import { namespaceOf, type Handler } from './context.js';
 
@@ -21,5 +22,7 @@ export const list: Handler = async (ctx, { reader, features }) => {
   const limit = lo.limit && lo.limit > 0 ? lo.limit : Infinity;
   const page = reader.page(t, plan, namespace, filter, limit, Boolean(lo.labelSelector || lo.fieldSelector));
   if (!features.enabled('RemainingItemCount')) delete page.metadata.remainingItemCount;
-  return { code: 200, body: { kind: 'list', apiVersion: t.apiVersion, listKind: t.listKind, metadata: page.metadata, items: page.items, transform: t.fromStored } };
+  // Through a conversion webhook: the whole page in one ConversionReview, as upstream sends it.
+  const items = t.convertOut ? await convertCached(page.items, t.convertOut) : page.items;
+  return { code: 200, body: { kind: 'list', apiVersion: t.apiVersion, listKind: t.listKind, metadata: page.metadata, items, transform: t.convertOut ? null : t.fromStored } };
 };

@@ -8,7 +8,7 @@ import { value } from '../../../shared/codec/index.js';
 import type { Targets } from '../../../shared/registry/target.js';
 import type { Target } from '../../../shared/registry/types.js';
 import type { ClusterWrite, RestAction, RestCluster, RestRequest, RestResult } from '../../../shared/registry/types.js';
-import { setNamespace } from '../../../shared/registry/rest/stored-form.js';
+import { served, servedAsync, setNamespace } from '../../../shared/registry/rest/stored-form.js';
 import type { WriteRequest } from '../../../shared/registry/rest/store-types.js';
 import { decodeObject, decodeValue } from './decode.js';
 import { managerOf, namespaceOf, writeRequest, type HandlerDeps, type Reply, type RequestContext } from './context.js';
@@ -72,7 +72,6 @@ function restCluster(ctx: RequestContext, deps: HandlerDeps, targets: Targets): 
     if (!t) throw notFound({ group, resource }, '');
     return t;
   };
-  const served = (t: Target, o: ApiObject) => (t.fromStored ? t.fromStored(o) : o);
   const writeOf = (w: ClusterWrite): WriteRequest => {
     const t = targetOf(w.group, w.resource);
     const req: WriteRequest = {
@@ -93,11 +92,13 @@ function restCluster(ctx: RequestContext, deps: HandlerDeps, targets: Targets): 
     async get(group, resource, namespace, name) {
       const t = targetOf(group, resource);
       const o = await reader.lookup(t.storage.group, t.storage.resource, t.namespaced ? namespace : undefined, name);
-      return o && served(t, o);
+      if (!o) return o;
+      return t.convertOut ? servedAsync(t, o) : served(t, o);
     },
     async list(group, resource, namespace) {
       const t = targetOf(group, resource);
-      return (await reader.lookupAll(t.storage.group, t.storage.resource, namespace)).map((o) => served(t, o));
+      const all = await reader.lookupAll(t.storage.group, t.storage.resource, namespace);
+      return t.convertOut ? t.convertOut(all) : all.map((o) => served(t, o));
     },
     update: (w, compute, rv) => store.update(writeOf(w), compute, rv ? Number(rv) : undefined),
     delete: async (w, preconditions) => (await store.delete(writeOf(w), preconditions ? { preconditions } : {})).object,

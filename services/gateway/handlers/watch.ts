@@ -47,7 +47,9 @@ export const watch: Handler = async (ctx, { reader, options, watchBudget, metric
   const sink = responseSink(res, watchBudget, options.watchBufferBytes, counted);
   const handle = reader.cache.watch(t.cacheKey, {
     filter,
-    transform: t.fromStored,
+    // Through a conversion webhook: each event converted before it is sent, in order.
+    transform: t.convertOut ? null : t.fromStored,
+    convert: t.convertOut,
     afterRevision: after,
     initial,
     initialEventsEnd: plan.initialEventsEndBookmark,

@@ -1,21 +1,23 @@
 // Serves discovery (/api, /apis, group and group-version resource lists, aggregated discovery),
-// /version and OpenAPI v2/v3. Every document is generated from the registry once per change of
-// its types and served from its serialized form with an ETag.
+// /version and OpenAPI v2/v3. Every document is generated from the registry (and the remote
+// APIServices' groups, merged in upstream's priority order) once per change of either and served
+// from its serialized form with an ETag.
 
 import type { Registry } from '../../../shared/registry/registry.js';
 import { negotiate, type Offer } from '../../../shared/api/negotiate.js';
 import {
   AGGREGATED_DISCOVERY_GROUPS,
   aggregatedDiscovery,
-  apiGroup,
-  apiGroupList,
   apiResourceList,
   apiVersions,
   serializeDocument,
   versionInfo,
   type SerializedDocument,
+  type VersionInfo,
 } from '../../../shared/registry/discovery.js';
 import { openApiV2, openApiV3, type OpenApiV3Set } from '../../../shared/registry/openapi.js';
+import { mergedAggregatedDiscovery, mergedApiGroup, mergedApiGroupList, mergedGroups, type RemoteGroupVersion } from '../../../shared/registry/merged-discovery.js';
+import { discoveryPriority } from '../../../shared/registry/builtin/apiregistration/local-api-services.js';
 import type { Response } from '../respond.js';
 
 const AGGREGATED_AS = 'APIGroupDiscoveryList';
@@ -27,6 +29,17 @@ const DISCOVERY_OFFERS: Offer[] = [
   ...AGGREGATED_DISCOVERY_GROUPS.flatMap((group) => (['v2', 'v2beta1'] as const).map((version) => ({ mediaType: 'application/json', as: AGGREGATED_AS, group, version }))),
 ];
 
+/** The groups of remote APIServices (services/gateway/aggregation/api-services.ts). */
+export interface RemoteGroups {
+  /** Moves whenever what groupVersions returns changed. */
+  generation(): number;
+  groupVersions(): RemoteGroupVersion[];
+  /** Discovery was read (old answers of backends may be asked for again). */
+  discoveryRead(): void;
+}
+
+const NO_REMOTE_GROUPS: RemoteGroups = { generation: () => 0, groupVersions: () => [], discoveryRead: () => undefined };
+
 export class Discovery {
   private docs = new Map<string, SerializedDocument>();
   private aggregated = new Map<string, SerializedDocument>();
@@ -35,43 +48,56 @@ export class Discovery {
   private v3Root: SerializedDocument | undefined;
   /** The registry generation the documents were made from: types added or removed since make them stale. */
   private generation = -1;
+  private remoteGeneration = -1;
 
-  constructor(private readonly registry: Registry) {
+  constructor(
+    private readonly registry: Registry,
+    private readonly remote: RemoteGroups = NO_REMOTE_GROUPS,
+    /** What /version says (and OpenAPI's info.version): `--emulated-version` may name another release. */
+    private readonly version: VersionInfo = versionInfo(),
+  ) {
     this.refresh();
   }
 
   /** Makes the documents again when the registry's types changed since they were made (OpenAPI on first use). */
   private refresh(): void {
     const registry = this.registry;
-    if (this.generation === registry.generation) return;
+    const remoteGeneration = this.remote.generation();
+    if (this.generation === registry.generation && this.remoteGeneration === remoteGeneration) return;
+    const typesChanged = this.generation !== registry.generation;
     this.generation = registry.generation;
+    this.remoteGeneration = remoteGeneration;
     this.docs = new Map();
     this.aggregated = new Map();
-    this.v2 = this.v3 = this.v3Root = undefined;
+    // OpenAPI describes the server's own types only: a remote group leaves it as it was.
+    if (typesChanged) this.v2 = this.v3 = this.v3Root = undefined;
     this.docs.set('/api', serializeDocument(apiVersions()));
-    this.docs.set('/apis', serializeDocument(apiGroupList(registry)));
-    this.docs.set('/version', serializeDocument(versionInfo()));
+    this.docs.set('/version', serializeDocument(this.version));
     const core = apiResourceList(registry, '', 'v1');
     if (core) this.docs.set('/api/v1', serializeDocument(core));
-    for (const g of registry.groups()) {
-      const group = apiGroup(registry, g.name);
-      if (group) this.docs.set(`/apis/${g.name}`, serializeDocument(group));
-      for (const v of g.versions) {
-        const list = apiResourceList(registry, g.name, v);
-        if (list) this.docs.set(`/apis/${g.name}/${v}`, serializeDocument(list));
+    const groups = mergedGroups(registry, discoveryPriority, this.remote.groupVersions());
+    this.docs.set('/apis', serializeDocument(mergedApiGroupList(groups)));
+    for (const g of groups) {
+      if (g.versions.length) this.docs.set(`/apis/${g.name}`, serializeDocument(mergedApiGroup(g)));
+      // A remote version's resource list is its backend's own: the request is proxied there.
+      for (const v of g.versions.filter((x) => !x.remote)) {
+        const list = apiResourceList(registry, g.name, v.version);
+        if (list) this.docs.set(`/apis/${g.name}/${v.version}`, serializeDocument(list));
       }
     }
-    for (const which of ['api', 'apis'] as const) {
-      for (const g of AGGREGATED_DISCOVERY_GROUPS) {
-        for (const v of ['v2', 'v2beta1'] as const) this.aggregated.set(`${which}:${g}/${v}`, serializeDocument(aggregatedDiscovery(registry, which, v, g)));
+    for (const g of AGGREGATED_DISCOVERY_GROUPS) {
+      for (const v of ['v2', 'v2beta1'] as const) {
+        this.aggregated.set(`api:${g}/${v}`, serializeDocument(aggregatedDiscovery(registry, 'api', v, g)));
+        this.aggregated.set(`apis:${g}/${v}`, serializeDocument(mergedAggregatedDiscovery(registry, groups, v, g)));
       }
     }
   }
 
   /** The document at `path`, or null when the path is not a discovery/OpenAPI path. */
   document(path: string, accept: string | undefined): Response | null {
-    this.refresh();
     const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+    if (p.startsWith('/apis')) this.remote.discoveryRead();
+    this.refresh();
     if (p === '/api' || p === '/apis') {
       const offer = negotiate(accept, DISCOVERY_OFFERS);
       if (offer.as === AGGREGATED_AS) {
@@ -82,16 +108,16 @@ export class Discovery {
     const doc = this.docs.get(p);
     if (doc) return { code: 200, body: { kind: 'json', text: doc.body }, etag: doc.etag };
     if (p === '/openapi/v2') {
-      this.v2 ??= serializeDocument(openApiV2(this.registry));
+      this.v2 ??= serializeDocument(openApiV2(this.registry, { version: this.version.gitVersion }));
       return { code: 200, body: { kind: 'json', text: this.v2.body }, etag: this.v2.etag };
     }
     if (p === '/openapi/v3') {
-      this.v3 ??= openApiV3(this.registry);
+      this.v3 ??= openApiV3(this.registry, { version: this.version.gitVersion });
       this.v3Root ??= serializeDocument(this.v3.root);
       return { code: 200, body: { kind: 'json', text: this.v3Root.body }, etag: this.v3Root.etag };
     }
     if (p.startsWith('/openapi/v3/')) {
-      this.v3 ??= openApiV3(this.registry);
+      this.v3 ??= openApiV3(this.registry, { version: this.version.gitVersion });
       const entry = this.v3.documents.get(p.slice('/openapi/v3/'.length));
       if (!entry) return null;
       return { code: 200, body: { kind: 'json', text: entry.serialized.body }, etag: entry.serialized.etag };

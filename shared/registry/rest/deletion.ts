@@ -14,7 +14,7 @@ import { cloneJson } from '../../patch/json-value.js';
 import type { Target } from '../types.js';
 import { DeleteOutcome, gracefulDeletion, markTerminating, planDelete } from './prepare.js';
 import type { DeleteRequestOptions, DeleteResult, StoredObject, WriteRequest } from './store-types.js';
-import { served, storageRef } from './stored-form.js';
+import { served, servedAsync, storageRef, storedAsync } from './stored-form.js';
 
 export const ORPHAN_FINALIZER = 'orphan';
 export const FOREGROUND_FINALIZER = 'foregroundDeletion';
@@ -33,7 +33,7 @@ export interface DeletionDeps {
 /** One deletion attempt against `cur`; null when it lost a race it may retry (never with a resourceVersion precondition). */
 export async function deleteOnce(deps: DeletionDeps, req: WriteRequest, cur: StoredObject, opts: DeleteRequestOptions): Promise<DeleteResult | null> {
   const t = req.target;
-  const obj = served(t, cloneJson(cur.object));
+  const obj = t.convertOut ? await servedAsync(t, cloneJson(cur.object)) : served(t, cloneJson(cur.object));
   checkPreconditions(t.gr, req.name, obj, cur.revision, opts.preconditions);
   const admitted = { ...req, deleteOptions: opts };
   await deps.admit(admitted, AdmissionPhase.Mutating, AdmissionOperation.Delete, null, obj);
@@ -61,10 +61,10 @@ async function carryOut(deps: DeletionDeps, req: WriteRequest, revision: number,
   const t = req.target;
   const ref = storageRef(t, req.namespace, req.name);
   const keep = async (next: ApiObject): Promise<DeleteResult> => {
-    const stored = t.toStored(next);
+    const stored = t.convertIn ? await storedAsync(t, next) : t.toStored(next);
     delete stored.metadata.resourceVersion;
     const reply = await deps.storage.update(ref, stored, revision);
-    return { object: served(t, reply.object), removed: false };
+    return { object: t.convertOut ? await servedAsync(t, reply.object) : served(t, reply.object), removed: false };
   };
   const graceful = gracefulDeletion(t.type, gc, gracePeriodSeconds, Date.now());
   if (graceful) {

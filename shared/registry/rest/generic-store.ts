@@ -23,7 +23,7 @@ import { deleteOnce, type DeletionDeps } from './deletion.js';
 import { prepareForCreate, prepareForStatusUpdate, prepareForSubresourceUpdate, prepareForUpdate, readyForRemoval, sameStoredValue, validateLifecycleUpdate } from './prepare.js';
 import { RaceRetry } from './race-retry.js';
 import type { Admitter, Allocator, Claim, DeleteRequestOptions, DeleteResult, ObjectSource, StoredObject, WriteRequest } from './store-types.js';
-import { normalize, served, setNamespace, storageRef } from './stored-form.js';
+import { normalize, served, servedAsync, setNamespace, storageRef, storedAsync } from './stored-form.js';
 
 const NO_CLAIM: Claim = { commit: async () => undefined, abort: async () => undefined };
 
@@ -102,9 +102,10 @@ export class GenericStore {
           await claim.abort();
           return candidate;
         }
-        const reply = await this.deps.storage.create(storageRef(t, req.namespace, named.name), t.toStored(candidate));
+        const stored = t.convertIn ? await storedAsync(t, candidate) : t.toStored(candidate);
+        const reply = await this.deps.storage.create(storageRef(t, req.namespace, named.name), stored);
         await claim.commit();
-        return served(t, reply.object);
+        return t.convertOut ? await servedAsync(t, reply.object) : served(t, reply.object);
       } catch (err) {
         await claim.abort();
         const exists = err instanceof StatusError && err.status.reason === 'AlreadyExists';
@@ -129,7 +130,7 @@ export class GenericStore {
     let fresh = false;
     for (;;) {
       const cur = await this.current(req, fresh);
-      const currentObj = served(t, cloneJson(cur.object));
+      const currentObj = t.convertOut ? await servedAsync(t, cloneJson(cur.object)) : served(t, cloneJson(cur.object));
       if (expected !== undefined && expected !== cur.revision) throw conflict(t.gr, req.name, CONFLICT_MODIFIED);
       const next = await this.prepareUpdate(req, cur, currentObj, compute);
       const claim = req.subresource ? NO_CLAIM : await this.claim(t, next, currentObj, req.dryRun);
@@ -237,7 +238,7 @@ export class GenericStore {
       await this.released(t, currentObj);
       return next;
     }
-    const stored = t.toStored(next);
+    const stored = t.convertIn ? await storedAsync(t, next) : t.toStored(next);
     // Nothing to write means no new revision and no watch event (controllers rely on it to
     // settle). The source may lag a write, so only a no-op against fresh state is skipped.
     if (sameStoredValue(stored, cur.object)) {
@@ -247,7 +248,7 @@ export class GenericStore {
     delete stored.metadata.resourceVersion;
     const reply = await this.deps.storage.update(ref, stored, cur.revision);
     await claim.commit();
-    return served(t, reply.object);
+    return t.convertOut ? servedAsync(t, reply.object) : served(t, reply.object);
   }
 
   /**

@@ -33,7 +33,20 @@ export function normalize(t: Target, o: ApiObject, fill: boolean): void {
   normalizeObject(t.apiVersion, t.kind, o as unknown as Record<string, unknown>, fill);
 }
 
-/** A stored object in the target's served form. */
+/** A stored object in the target's served form; for a target with `convertOut` use `servedAsync`. */
 export function served(t: Target, o: ApiObject): ApiObject {
   return t.fromStored ? t.fromStored(o) : o;
+}
+
+/**
+ * A stored object in the target's served form through its conversion webhook, else as `served`.
+ * Callers on a hot path test `t.convertOut` first, so in-process conversions await nothing.
+ */
+export async function servedAsync(t: Target, o: ApiObject): Promise<ApiObject> {
+  return t.convertOut ? (await t.convertOut([o]))[0]! : served(t, o);
+}
+
+/** An object of the target's served form as storage keeps it, through its conversion webhook when it has one. */
+export async function storedAsync(t: Target, o: ApiObject): Promise<ApiObject> {
+  return t.convertIn ? (await t.convertIn([o]))[0]! : t.toStored(o);
 }

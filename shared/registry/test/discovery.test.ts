@@ -227,11 +227,12 @@ test('discovery - aggregated /api holds the core group only', () => {
   );
 });
 
-test('discovery - /version is semver that kubectl parses, with Node as the toolchain', () => {
+test('discovery - /version is semver that kubectl parses, at the served API level (1.24), with Node as the toolchain', () => {
   const v = versionInfo({ gitCommit: 'abc123', buildDate: '2025-01-01T00:00:00Z' });
   assert.match(v.gitVersion, /^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/);
+  assert.equal(v.gitVersion, 'v1.24.0+platform.0.1.0');
   assert.equal(v.major, '1');
-  assert.equal(v.minor, '32');
+  assert.equal(v.minor, '24');
   assert.equal(v.gitCommit, 'abc123');
   assert.equal(v.gitTreeState, 'clean');
   assert.equal(v.goVersion, `node${process.version.slice(1)}`);

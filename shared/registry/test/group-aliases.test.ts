@@ -47,6 +47,7 @@ test('aliases - an alias serves the same types, found by URL and kind, never lis
   );
   assert.equal(on.canonicalGroup('rbac.authorization.k8s.io'), 'rbac.authorization.platform.io');
   assert.equal(off.canonicalGroup('rbac.authorization.k8s.io'), 'rbac.authorization.k8s.io');
+  assert.equal(on.canonicalGroup('metrics.k8s.io'), 'metrics.k8s.io', 'a third-party group keeps its name');
   assert.equal(on.resources('rbac.authorization.k8s.io', 'v1').length, on.resources('rbac.authorization.platform.io', 'v1').length);
 });
 

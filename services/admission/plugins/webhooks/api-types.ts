@@ -12,6 +12,7 @@ import type { ResourceMatch } from '../../../../shared/api/admission-match.js';
 import { createBuiltinRegistry } from '../../../../shared/registry/builtin-registry.js';
 import type { Registry } from '../../../../shared/registry/registry.js';
 import { Targets } from '../../../../shared/registry/target.js';
+import { servedAsync, storedAsync } from '../../../../shared/registry/rest/stored-form.js';
 import { type Target } from '../../../../shared/registry/types.js';
 
 export interface Equivalent {
@@ -29,8 +30,8 @@ export interface ApiTypes {
   equivalents(resource: GroupVersionResource, subResource: string, requestKind: GroupVersionKind): Equivalent[];
   /** Group/resources an equivalent of (group, resource) is served under; `resource` `*` stands for every resource of the group. */
   related(group: string, resource: string): ResourceMatch[];
-  /** `obj`, an object of `from`, as `to` shows it (both must hold the same objects). */
-  convert(obj: ApiObject, from: GroupVersionResource, to: GroupVersionResource): ApiObject;
+  /** `obj`, an object of `from`, as `to` shows it (both must hold the same objects); a promise only when a conversion webhook converts it. */
+  convert(obj: ApiObject, from: GroupVersionResource, to: GroupVersionResource): ApiObject | Promise<ApiObject>;
   /** Fills the defaults `resource`'s version gives an object of its kind, in place (after a webhook's patch); other kinds are left alone. */
   defaults(resource: GroupVersionResource, obj: ApiObject): void;
 }
@@ -87,6 +88,7 @@ export function registryApiTypes(registry: Registry): ApiTypes {
       const a = target(from);
       const b = target(to);
       if (!a || !b) throw new Error(`cannot convert between ${from.group}/${from.version}/${from.resource} and ${to.group}/${to.version}/${to.resource}`);
+      if (a.convertIn || b.convertOut) return convertAsync(obj, a, b);
       const hub = a.toStored(obj);
       return b.fromStored ? b.fromStored(hub) : hub;
     },
@@ -96,6 +98,11 @@ export function registryApiTypes(registry: Registry): ApiTypes {
       if (t && obj.kind === t.kind) registry.defaults(t.served, obj);
     },
   };
+}
+
+/** Through the storage version when either side converts through a conversion webhook. */
+async function convertAsync(obj: ApiObject, from: Target, to: Target): Promise<ApiObject> {
+  return servedAsync(to, await storedAsync(from, obj));
 }
 
 function hasSubresource(t: Target, name: string): boolean {

@@ -12,18 +12,12 @@ import { checkPluginConfiguration, type PluginConfiguration } from '../../plugin
 import { ClientConfigError, parseClientConfig, type UserCredentials } from '../../../../shared/client/config.js';
 import { authorizationSource } from '../../../../shared/client/credentials.js';
 import { resolveWebhookUser, WEBHOOK_CONFIG_FORMAT, WebhookConfigError } from '../../../../shared/webhook/client-config.js';
+import type { WebhookCredentials } from '../../../../shared/webhook/webhook-caller.js';
 
 const CONFIG_GROUPS = ['apiserver.config.platform.io', 'apiserver.config.k8s.io'];
 
-/** The credentials for one webhook host. */
-export interface WebhookCredentials {
-  /** The `users[]` entry's name (agents are shared per entry). */
-  user: string;
-  clientCertPem?: string;
-  clientKeyPem?: string;
-  /** The Authorization header of a call (token, token file, basic auth), if any. */
-  authorization(): Promise<string | undefined>;
-}
+/** The credentials for one webhook host (the shape the shared webhook caller presents). */
+export type { WebhookCredentials };
 
 export class CredentialResolver {
   constructor(

@@ -62,10 +62,10 @@ function converts(inv: Invocation, req: AdmissionRequest): boolean {
   return !sameResource(inv.resource, req.resource) && (inv.kind.version !== req.kind.version || inv.kind.group !== req.kind.group || inv.kind.kind !== req.kind.kind);
 }
 
-function versioned(env: DispatchEnvironment, inv: Invocation, req: AdmissionRequest, object: ApiObject | null): VersionedObjects {
+async function versioned(env: DispatchEnvironment, inv: Invocation, req: AdmissionRequest, object: ApiObject | null): Promise<VersionedObjects> {
   if (!converts(inv, req)) return { object, oldObject: req.oldObject };
   const convert = (o: ApiObject | null) => (o ? env.types().convert(o, req.resource, inv.resource) : null);
-  return { object: convert(object), oldObject: convert(req.oldObject) };
+  return { object: await convert(object), oldObject: await convert(req.oldObject) };
 }
 
 function dryRunRefusal(hook: Webhook, req: AdmissionRequest): StatusError | null {
@@ -178,7 +178,7 @@ export async function dispatchMutating(env: DispatchEnvironment, hooks: readonly
     try {
       const refusal = dryRunRefusal(hook, req);
       if (refusal) throw refusal;
-      const objects = versioned(env, inv, req, object);
+      const objects = await versioned(env, inv, req, object);
       const res = await call(env, inv, req, objects, true);
       passOn(hook, res, ctx);
       if (!res.allowed) throw new WebhookRejection(rejectionStatus(hook.name, res.status));
@@ -195,7 +195,7 @@ export async function dispatchMutating(env: DispatchEnvironment, hooks: readonly
         } catch {
           // Defaults only complete a well-formed object; validation reports a malformed one.
         }
-        object = converts(inv, req) ? env.types().convert(patched, inv.resource, req.resource) : patched;
+        object = converts(inv, req) ? await env.types().convert(patched, inv.resource, req.resource) : patched;
       }
     } catch (err) {
       failure = err;
@@ -246,7 +246,7 @@ export async function dispatchValidating(env: DispatchEnvironment, hooks: readon
       try {
         const refusal = dryRunRefusal(hook, req);
         if (refusal) throw refusal;
-        const res = await call(env, inv, req, versioned(env, inv, req, req.object), false);
+        const res = await call(env, inv, req, await versioned(env, inv, req, req.object), false);
         passOn(hook, res, ctx);
         if (!res.allowed) throw new WebhookRejection(rejectionStatus(hook.name, res.status));
       } catch (err) {

@@ -2,12 +2,12 @@
 // addresses of the Service's Endpoints for the Service port the reference names (upstream's
 // endpoint resolver). Running locally, where no pod network exists, `--webhook-service-resolver`
 // maps `<svc>.<ns>.svc[:<port>]` to a host:port instead. Either way the serving certificate is
-// checked for `<svc>.<ns>.svc`, not for the address dialled. An Endpoints address the proxy
-// subresources would refuse (loopback, link-local, … in any spelling) is never dialled: whoever
-// may write Endpoints must not point the admission service at its own host.
+// checked for `<svc>.<ns>.svc`, not for the address dialled. The Endpoints rule, and its refusal of
+// any address the proxy subresources would refuse (loopback, link-local, … in any spelling), is
+// shared/api/service-endpoints.ts, which aggregated APIServices use too.
 
 import { notFound, serviceUnavailable } from '../../../../shared/api/status.js';
-import { proxyableIP } from '../../../../shared/api/special-ip.js';
+import { pickAddress, resolveServiceEndpoints } from '../../../../shared/api/service-endpoints.js';
 import type { ApiObject } from '../../../../shared/api/types.js';
 import { AdmissionConfigError } from '../../errors.js';
 import type { ObjectCache } from '../../object-cache.js';
@@ -57,10 +57,6 @@ export function parseServiceResolver(entries: readonly string[]): Map<string, Ad
   return out;
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObj) : []);
-
 export interface ServiceResolverDeps {
   mappings: ReadonlyMap<string, Address>;
   /** The Service and Endpoints caches, started on first use (a configuration with only URLs never needs them). */
@@ -84,21 +80,16 @@ export class ServiceResolver {
   }
 
   private async fromEndpoints(svc: ApiObject, ref: ServiceReference): Promise<Address> {
-    const spec = isObj(svc.spec) ? svc.spec : {};
-    const type = typeof spec.type === 'string' ? spec.type : 'ClusterIP';
-    if (!['ClusterIP', 'NodePort', 'LoadBalancer'].includes(type)) throw serviceUnavailable(`unsupported service type "${type}"`);
-    const port = list(spec.ports).find((p) => p.port === ref.port);
-    if (!port) throw serviceUnavailable(`no service port ${ref.port} found for service "${ref.name}"`);
-    const portName = typeof port.name === 'string' ? port.name : '';
-    const eps = await this.deps.endpoints().lookup(ref.namespace, ref.name);
-    for (const subset of list(eps?.subsets)) {
-      const addresses = list(subset.addresses).filter((a) => typeof a.ip === 'string' && proxyableIP(a.ip));
-      if (!addresses.length) continue;
-      const p = list(subset.ports).find((x) => (typeof x.name === 'string' ? x.name : '') === portName);
-      if (!p || typeof p.port !== 'number') continue;
-      const pick = this.deps.pick ?? ((n: number) => Math.floor(Math.random() * n));
-      return { host: addresses[pick(addresses.length)]!.ip as string, port: p.port };
+    const r = resolveServiceEndpoints(svc, await this.deps.endpoints().lookup(ref.namespace, ref.name), ref.port);
+    switch (r.kind) {
+      case 'ok':
+        return pickAddress(r.addresses, this.deps.pick);
+      case 'unsupported-type':
+        throw serviceUnavailable(`unsupported service type "${r.type}"`);
+      case 'no-port':
+        throw serviceUnavailable(`no service port ${ref.port} found for service "${ref.name}"`);
+      default:
+        throw serviceUnavailable(`no endpoints available for service "${ref.name}"`);
     }
-    throw serviceUnavailable(`no endpoints available for service "${ref.name}"`);
   }
 }

@@ -10,6 +10,7 @@ import { LabelSelector, labelSelectorFromObject, type LabelSelectorObject } from
 import { MAX_ADMISSION_SECONDS, type ResourceMatch } from '../../../../shared/api/admission-match.js';
 import type { PluginMatch } from '../../types.js';
 import type { WebhookRule } from './rules.js';
+import { clientConfigFromApi, type ApiWebhookClientConfig, type ServiceReference } from '../../../../shared/webhook/webhook-caller.js';
 
 export type WebhookKind = 'mutating' | 'validating';
 export type ReviewVersion = 'v1' | 'v1beta1';
@@ -17,20 +18,8 @@ export type ReviewVersion = 'v1' | 'v1beta1';
 /** The AdmissionReview versions this server sends, best first. */
 export const REVIEW_VERSIONS: readonly ReviewVersion[] = ['v1', 'v1beta1'];
 
-export interface ServiceReference {
-  namespace: string;
-  name: string;
-  path: string;
-  port: number;
-}
-
-export interface WebhookClientConfig {
-  /** `url` as written (its authority picks the credentials). */
-  url?: string;
-  service?: ServiceReference;
-  /** PEM decoded from `caBundle`; absent: the host's root CAs. */
-  caPem?: string;
-}
+export type { ServiceReference };
+export type WebhookClientConfig = ApiWebhookClientConfig;
 
 export interface Webhook {
   /** Stable within one generation of configurations: `<configuration>/<index>`. */
@@ -66,18 +55,6 @@ function selector(raw: unknown): LabelSelector {
   return raw === undefined || raw === null ? LabelSelector.everything() : labelSelectorFromObject(raw as LabelSelectorObject);
 }
 
-function clientConfigOf(raw: unknown): WebhookClientConfig {
-  const cc = isObj(raw) ? raw : {};
-  const out: WebhookClientConfig = {};
-  if (typeof cc.url === 'string' && cc.url) out.url = cc.url;
-  if (isObj(cc.service)) {
-    const s = cc.service;
-    out.service = { namespace: str(s.namespace, ''), name: str(s.name, ''), path: str(s.path, '/'), port: typeof s.port === 'number' ? s.port : 443 };
-  }
-  if (typeof cc.caBundle === 'string' && cc.caBundle) out.caPem = Buffer.from(cc.caBundle, 'base64').toString('utf8');
-  return out;
-}
-
 function webhookOf(kind: WebhookKind, configuration: string, position: number, index: number, w: Obj): Webhook {
   const rules: WebhookRule[] = (Array.isArray(w.rules) ? w.rules : []).filter(isObj).map((r) => ({
     operations: strings(r.operations),
@@ -101,7 +78,7 @@ function webhookOf(kind: WebhookKind, configuration: string, position: number, i
     timeoutMs: (typeof w.timeoutSeconds === 'number' && w.timeoutSeconds > 0 ? w.timeoutSeconds : 10) * 1000,
     reviewVersion: (strings(w.admissionReviewVersions).find((v) => (REVIEW_VERSIONS as readonly string[]).includes(v)) as ReviewVersion | undefined) ?? null,
     reinvoke: kind === 'mutating' && w.reinvocationPolicy === 'IfNeeded',
-    clientConfig: clientConfigOf(w.clientConfig),
+    clientConfig: clientConfigFromApi(w.clientConfig),
   };
   try {
     hook.namespaceSelector = selector(w.namespaceSelector);
@@ -157,11 +134,6 @@ export function interestOf(hooks: readonly Webhook[], related: RelatedResources)
   const seconds = hooks.reduce((sum, h) => sum + (h.timeoutMs / 1000) * (h.reinvoke ? 2 : 1), 0);
   if (seconds > 0) match.timeoutSeconds = Math.min(Math.ceil(seconds), MAX_ADMISSION_SECONDS);
   return match;
-}
-
-/** `<name>.<namespace>.svc`, the name a service's serving certificate must carry. */
-export function serviceHost(s: ServiceReference): string {
-  return `${s.name}.${s.namespace}.svc`;
 }
 
 export function gvrString(r: GroupVersionResource): string {

@@ -47,20 +47,37 @@ export function availableCondition(o: ApiObject): Condition | undefined {
 
 /** Whether the object shows exactly the Local Available condition. */
 export function isLocalAvailable(o: ApiObject): boolean {
-  const c = availableCondition(o);
-  return c?.status === LOCAL_AVAILABLE.status && c.reason === LOCAL_AVAILABLE.reason && c.message === LOCAL_AVAILABLE.message;
+  return showsAvailable(o, LOCAL_AVAILABLE);
+}
+
+/** What an availability check concludes: the Available condition without its transition time. */
+export interface AvailableCondition {
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
 }
 
 /**
- * Sets the Local Available condition in place, keeping the other conditions; the transition time
- * moves only when the status changes (upstream's SetAPIServiceCondition).
+ * Sets the Available condition in place, keeping the other conditions; the transition time moves
+ * only when the status changes (upstream's SetAPIServiceCondition).
  */
-export function setLocalAvailable(o: ApiObject, now: string): void {
+export function setAvailableCondition(o: ApiObject, condition: AvailableCondition, now: string): void {
   const status = (asObject(o.status) ?? {}) as { conditions?: unknown[] };
   const conditions = asArray(status.conditions).filter((c) => asObject(c)?.type !== 'Available');
   const old = availableCondition(o);
-  const since = old?.status === LOCAL_AVAILABLE.status && typeof old.lastTransitionTime === 'string' ? old.lastTransitionTime : now;
-  o.status = { ...status, conditions: [...conditions, { ...LOCAL_AVAILABLE, lastTransitionTime: since }] };
+  const since = old?.status === condition.status && typeof old.lastTransitionTime === 'string' ? old.lastTransitionTime : now;
+  o.status = { ...status, conditions: [...conditions, { type: 'Available', status: condition.status, lastTransitionTime: since, reason: condition.reason, message: condition.message }] };
+}
+
+/** Whether the object's Available condition already says exactly this (an update would change nothing). */
+export function showsAvailable(o: ApiObject, condition: AvailableCondition): boolean {
+  const c = availableCondition(o);
+  return c?.status === condition.status && c.reason === condition.reason && c.message === condition.message;
+}
+
+/** Sets the Local Available condition in place (see setAvailableCondition). */
+export function setLocalAvailable(o: ApiObject, now: string): void {
+  setAvailableCondition(o, LOCAL_AVAILABLE, now);
 }
 
 /** `Local`, or the `<namespace>/<name>` of the serving Service. */

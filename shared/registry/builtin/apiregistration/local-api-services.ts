@@ -63,6 +63,15 @@ export function apiServicePriority(group: string, version: string): ApiServicePr
   return entry ? { group: entry[0], version: entry[1] } : DEFAULT_LOCAL_PRIORITY;
 }
 
+/** Above every APIService's maximum: the registration group is listed first, as upstream's discovery lists it. */
+const REGISTRATION_GROUP_PRIORITY = 20_001;
+
+/** Where a group/version this server serves sorts in discovery: its Local APIService's priorities. */
+export function discoveryPriority(group: string, version: string): ApiServicePriority {
+  if (group === APIREGISTRATION_GROUP || group === upstreamSpelling(APIREGISTRATION_GROUP)) return { group: REGISTRATION_GROUP_PRIORITY, version: 0 };
+  return apiServicePriority(group, version);
+}
+
 /** The Local APIService of one served group/version. */
 export function localApiService(group: string, version: string): ApiObject {
   const priority = apiServicePriority(group, version);
