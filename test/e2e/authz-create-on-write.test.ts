@@ -62,7 +62,7 @@ describe('authorization - an apply that creates needs create', () => {
     const name = uniq('new');
     const st = assertStatus(await apply(patchOnly, name), 403, 'Forbidden');
     assert.equal(st.message, `configmaps "${name}" is forbidden: User "jane" cannot create resource "configmaps" in API group "" in the namespace "${patchOnly}"`);
-    assert.deepEqual(st.details, { name, kind: 'configmaps', group: '' });
+    assert.deepEqual(st.details, { name, kind: 'configmaps' });
     assertStatus(await c.request('GET', cmPath(patchOnly, name)), 404, 'NotFound');
   });
 
