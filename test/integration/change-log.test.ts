@@ -143,7 +143,12 @@ test('change log - a write the log lacks starts the window at it; a log not read
   const bucket = 'clogbad';
   const store = await storeFor(bucket);
   await store.create(ref('x'), cm('x', '1'));
-  const read = await readChangeLog(nc, { bucket, through: 1 });
+  // The log takes a write just after the bucket does: read once it has it.
+  let read = await readChangeLog(nc, { bucket, through: 1 });
+  for (const until = Date.now() + 10_000; read.changes.length === 0 && Date.now() < until;) {
+    await new Promise((r) => setTimeout(r, 50));
+    read = await readChangeLog(nc, { bucket, through: 1 });
+  }
   assert.equal(read.complete, true);
   assert.equal(read.changes.length, 1);
   // The bucket moved on and the log has not got that write yet: x is known only from it on.
