@@ -8,6 +8,7 @@
 //   npm run bench -- --webhooks-only   only the create rates with admission webhooks
 //   npm run bench -- --fanout-only     only the watch fan-out
 //   npm run bench -- --writes-only     only the write figures, both topologies
+//   npm run bench -- --crds-only       only a custom resource against a ConfigMap
 //
 // Processes: nats-server, the four non-gateway services in one child, the gateway in its own child,
 // a bare fastify baseline in another; this process only drives load (closed loop, keep-alive).
@@ -28,6 +29,7 @@ import { watchFanout } from './watch.js';
 import { authBench } from './auth.js';
 import { configMapWrites, createDeployments, deploymentPatchOp, rawKvCreateOp, seedConfigMaps, seedName } from './writes.js';
 import { webhookCreateRates } from './webhooks.js';
+import { customResourceFigures } from './custom-resources.js';
 
 const CONCURRENCY = 32;
 // Each load figure: ROUNDS short rounds interleaved with its raw limit (see `interleaved`).
@@ -47,7 +49,14 @@ function progress(msg: string): void {
 
 function parseOptions() {
   return parseArgs({
-    options: { 'cpu-prof': { type: 'string' }, 'auth-only': { type: 'boolean' }, 'webhooks-only': { type: 'boolean' }, 'fanout-only': { type: 'boolean' }, 'writes-only': { type: 'boolean' } },
+    options: {
+      'cpu-prof': { type: 'string' },
+      'auth-only': { type: 'boolean' },
+      'webhooks-only': { type: 'boolean' },
+      'fanout-only': { type: 'boolean' },
+      'writes-only': { type: 'boolean' },
+      'crds-only': { type: 'boolean' },
+    },
     allowPositionals: false,
     strict: true,
     args: normalizeArgs(process.argv.slice(2)),
@@ -61,15 +70,28 @@ async function main(): Promise<void> {
     return;
   }
   if (values['webhooks-only']) {
-    await webhooksOnly();
+    await oneFigure('admission webhooks', async (c, gw, cleanup) => {
+      const { rows, failed } = await webhookCreateRates(c, gw, cleanup, progress, LOAD, ROUNDS);
+      return { rows, results: failed };
+    });
     return;
   }
   if (values['fanout-only']) {
-    await fanoutOnly();
+    await oneFigure('watch fan-out', async (c, gw, cleanup) => {
+      const bare = new HttpClient(c.baselineUrl, c.caPem, { token: c.token, maxSockets: CONCURRENCY });
+      cleanup.defer('close HTTP agent', () => bare.destroy());
+      await gw.json('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS.watch } }, [201]);
+      progress(`watch fan-out: ${WATCHERS} watchers, ${FANOUT_WRITES} writes`);
+      return { rows: [await fanoutFigure(c, gw, bare)], results: [] };
+    });
     return;
   }
   if (values['writes-only']) {
     await writesOnly();
+    return;
+  }
+  if (values['crds-only']) {
+    await oneFigure('custom resources', (_c, gw) => customResourceFigures(gw, ROUNDS, LOAD));
     return;
   }
   const profiles = values['cpu-prof'] === undefined ? [] : values['cpu-prof'] === '' ? ['create', 'get'] : values['cpu-prof'].split(',');
@@ -117,11 +139,15 @@ async function fullRun(profiles: string[]): Promise<void> {
     const patches = await applyFigure(gw);
     rows.push(patches.row);
 
+    progress('a custom resource against a ConfigMap: creates, GETs, a list (interleaved)');
+    const custom = await customResourceFigures(gw, ROUNDS, LOAD);
+    rows.push(...custom.rows);
+
     progress(`watch fan-out: ${WATCHERS} watchers, ${FANOUT_WRITES} writes`);
     rows.push(await fanoutFigure(c, gw, bare));
 
     const usage = meter.usage();
-    const errors = [...gets.results, ...writes.results, ...hooked.failed, ...patches.results].filter((r) => r.errors > 0);
+    const errors = [...gets.results, ...writes.results, ...hooked.failed, ...patches.results, ...custom.results].filter((r) => r.errors > 0);
 
     const profileText: string[] = [];
     for (const what of profiles) profileText.push(await profileGateway(c, gw, what, one));
@@ -362,25 +388,6 @@ async function writesOnACluster(cleanup: Cleanup, topology: Topology): Promise<{
   return writes;
 }
 
-/** `--fanout-only`: a cluster, the watch fan-out figure, the table. */
-async function fanoutOnly(): Promise<void> {
-  const cleanup = cleanupOnInterrupt();
-  try {
-    progress('starting nats-server, services and gateway');
-    const c = await startBenchCluster(cleanup);
-    const gw = new HttpClient(c.gatewayUrl, c.caPem, { token: c.token, maxSockets: CONCURRENCY });
-    const bare = new HttpClient(c.baselineUrl, c.caPem, { token: c.token, maxSockets: CONCURRENCY });
-    cleanup.defer('close HTTP agents', () => (gw.destroy(), bare.destroy()));
-    await gw.json('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS.watch } }, [201]);
-    progress(`watch fan-out: ${WATCHERS} watchers, ${FANOUT_WRITES} writes`);
-    const row = await fanoutFigure(c, gw, bare);
-    process.stdout.write(`\nplatform-apiserver bench, watch fan-out — ${new Date().toISOString()}\n\n`);
-    printTable([row]);
-  } finally {
-    await cleanup.run();
-  }
-}
-
 /**
  * The watch fan-out through the gateway, and the same watchers and creates against the minimal
  * server, which writes each create's event to every watch socket at once: the floor of delivering
@@ -399,18 +406,18 @@ async function fanoutFigure(c: BenchCluster, gw: HttpClient, bare: HttpClient): 
   };
 }
 
-/** `--webhooks-only`: a cluster, the webhook create figures, the table. */
-async function webhooksOnly(): Promise<void> {
+/** A `--*-only` run: a cluster, one group of figures, the table. */
+async function oneFigure(title: string, figures: (c: BenchCluster, gw: HttpClient, cleanup: Cleanup) => Promise<{ rows: Row[]; results: LoadResult[] }>): Promise<void> {
   const cleanup = cleanupOnInterrupt();
   try {
     progress('starting nats-server, services and gateway');
     const c = await startBenchCluster(cleanup);
     const gw = new HttpClient(c.gatewayUrl, c.caPem, { token: c.token, maxSockets: CONCURRENCY });
     cleanup.defer('close HTTP agent', () => gw.destroy());
-    const { rows, failed } = await webhookCreateRates(c, gw, cleanup, progress, LOAD, ROUNDS);
-    process.stdout.write(`\nplatform-apiserver bench, admission webhooks — ${new Date().toISOString()}\n\n`);
+    const { rows, results } = await figures(c, gw, cleanup);
+    process.stdout.write(`\nplatform-apiserver bench, ${title} — ${new Date().toISOString()}\n\n`);
     printTable(rows);
-    for (const r of failed) process.stdout.write(`  ! ${r.errors} failed requests, first: ${r.firstError}\n`);
+    for (const r of results.filter((x) => x.errors > 0)) process.stdout.write(`  ! ${r.errors} failed requests, first: ${r.firstError}\n`);
   } finally {
     await cleanup.run();
   }
