@@ -6,6 +6,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FieldError } from '../api/status.js';
+import { goRegExpEngine } from '../api/go-regexp.js';
 import type { ApiObject, JsonSchema } from '../api/types.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/validation.js';
 import { objectSchemaFor } from './object-meta.js';
@@ -49,11 +50,13 @@ const addFormats = addFormatsModule.default;
 const GO_DURATION = /^[-+]?(0|(\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))((\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))*$/;
 const ISO_DURATION = /^P(?!$)((\d+Y)?(\d+M)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?|(\d+W)?)$/;
 
-function createAjv(): Ajv {
+/** `goPatterns`: `pattern`s are Go's (RE2), as in the schemas of types added at run time (CustomResourceDefinitions). */
+function createAjv(goPatterns = false): Ajv {
   // Non-strict: schemas carry x-kubernetes-* and OpenAPI-only keywords ajv should ignore.
   // inlineRefs off: shared schemas stay one function each (see AjvSchemaBuilder). Code
   // optimisation off: it doubles compile time, and validating a Deployment stays ~0.2 ms without it.
-  const ajv = new Ajv({ strict: false, allErrors: true, logger: false, validateFormats: true, inlineRefs: false, code: { optimize: false } });
+  const code = goPatterns ? { optimize: false, regExp: goRegExpEngine } : { optimize: false };
+  const ajv = new Ajv({ strict: false, allErrors: true, logger: false, validateFormats: true, inlineRefs: false, code });
   addFormats(ajv, [
     'date',
     'time',
@@ -337,7 +340,7 @@ export class Registry {
     if (!body) {
       let validator: ValidateFunction;
       try {
-        validator = shared ? ajv.compile(ajvSchemas.build(schema)) : createAjv().compile(new AjvSchemaBuilder().build(schema));
+        validator = shared ? ajv.compile(ajvSchemas.build(schema)) : createAjv(true).compile(new AjvSchemaBuilder().build(schema));
       } catch (err) {
         const gv = type.group ? `${type.group}/${version.name}` : version.name;
         throw new Error(`registry: schema of ${type.kind} (${gv}) does not compile: ${err instanceof Error ? err.message : String(err)}`, { cause: err });

@@ -97,6 +97,12 @@ const SCHEMA_RULES: Array<[string, (o: Mutable) => void, string[]]> = [
     (o) => (specProps(o).color.pattern = '^(?=red)'),
     [`${ROOT}.properties[spec].properties[color].pattern: Invalid value: "^(?=red)": must be a valid regular expression, but isn't: error parsing regexp: invalid or unsupported Perl syntax: \`(?=\``],
   ],
+  ['Go-only pattern syntax is valid (inline flags, POSIX classes, \\z)', (o) => (specProps(o).color.pattern = '^(?i)(abort|warn)?$|^[[:alpha:]]+\\z'), []],
+  [
+    'backreferences are not RE2',
+    (o) => (specProps(o).color.pattern = '(a)\\1'),
+    [`${ROOT}.properties[spec].properties[color].pattern: Invalid value: "(a)\\\\1": must be a valid regular expression, but isn't: error parsing regexp: invalid escape sequence: \`\\1\``],
+  ],
   ['preserve-unknown-fields stands in for a type', (o) => (specProps(o).free = { 'x-kubernetes-preserve-unknown-fields': true }), []],
   [
     'preserve-unknown-fields is true or absent',

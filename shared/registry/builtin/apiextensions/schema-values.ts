@@ -3,6 +3,7 @@
 // <name> is the value's path below the place being validated. What the schema default checks use;
 // the keywords are the structural subset CRD schemas allow.
 
+import { compileGoRegexp, type GoRegexp } from '../../../api/go-regexp.js';
 import type { FieldError } from '../../../api/status.js';
 import { invalidValue, required, tooLong, tooMany, unsupported } from '../../../api/field-errors.js';
 import { jsonEqual } from '../../../patch/json-value.js';
@@ -71,9 +72,9 @@ function checkString(v: string, s: SchemaNode, name: string, c: ValueChecker): v
   if (typeof min === 'number' && [...v].length < min) c.invalid(name, v, `should be at least ${min} chars long`);
   const pattern = strOf(s, 'pattern');
   if (pattern) {
-    let re: RegExp | undefined;
+    let re: GoRegexp | undefined;
     try {
-      re = new RegExp(pattern);
+      re = compileGoRegexp(pattern);
     } catch {
       re = undefined;
     }

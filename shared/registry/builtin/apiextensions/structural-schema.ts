@@ -4,6 +4,7 @@
 // `allOf`/`anyOf`/`oneOf`/`not` only validate values and may not widen that shape. Errors are
 // upstream's wording and paths, sorted as upstream sorts them.
 
+import { goRegexpProblem } from '../../../api/go-regexp.js';
 import type { FieldError } from '../../../api/status.js';
 import { fieldErrorMessage } from '../../../api/status.js';
 import { forbidden, invalidValue, required } from '../../../api/field-errors.js';
@@ -69,18 +70,6 @@ function isIntOrStringAllOf(s: SchemaNode): boolean {
   return isNode(first) && isIntOrStringAnyOf(first);
 }
 
-function patternProblem(pattern: string): string | undefined {
-  // Go's RE2 has no lookaround or backreferences; JavaScript would accept them.
-  if (/\(\?<?[=!]/.test(pattern)) return 'error parsing regexp: invalid or unsupported Perl syntax: `(?' + pattern.slice(pattern.search(/\(\?<?[=!]/) + 2).charAt(0) + '`';
-  if (/\\[1-9]/.test(pattern)) return 'error parsing regexp: invalid escape sequence: `' + /\\[1-9]/.exec(pattern)![0] + '`';
-  try {
-    new RegExp(pattern);
-    return undefined;
-  } catch (err) {
-    return `error parsing regexp: ${(err as Error).message}`;
-  }
-}
-
 /** The value validation of one node: its junctors and its pattern. */
 function valueValidation(v: SchemaNode, skipAnyOf: boolean, skipFirstAllOfAnyOf: boolean, lvl: Level, path: string, out: FieldError[]): void {
   if (!skipAnyOf) schemaList(v, 'anyOf').forEach((b, i) => nestedValueValidation(b, false, lvl, `${path}.anyOf[${i}]`, out));
@@ -89,7 +78,7 @@ function valueValidation(v: SchemaNode, skipAnyOf: boolean, skipFirstAllOfAnyOf:
   const not = own(v, 'not');
   if (isNode(not)) nestedValueValidation(not, false, lvl, `${path}.not`, out);
   const pattern = strOf(v, 'pattern');
-  const problem = pattern ? patternProblem(pattern) : undefined;
+  const problem = pattern ? goRegexpProblem(pattern) : undefined;
   if (problem) out.push(invalidValue(`${path}.pattern`, pattern, `must be a valid regular expression, but isn't: ${problem}`));
 }
 

@@ -1,0 +1,64 @@
+// A definition's `pattern`s are Go's (RE2): what Go accepts compiles and matches as in Go, and no
+// value makes a pattern backtrack.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ApiObject } from '../../../api/types.js';
+import { builtinTypes } from '../../builtin-types.js';
+import { Registry } from '../../registry.js';
+import { customResourceType } from '../custom-resource-type.js';
+
+const definition = (pattern: string) =>
+  ({
+    apiVersion: 'apiextensions.platform.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'rules.example.com' },
+    spec: {
+      group: 'example.com',
+      scope: 'Namespaced',
+      names: { plural: 'rules', singular: 'rule', kind: 'Rule', listKind: 'RuleList' },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { strategy: { type: 'string', pattern } } } } } },
+        },
+      ],
+    },
+  }) as unknown as ApiObject;
+
+const rule = (strategy: string) => ({ apiVersion: 'example.com/v1', kind: 'Rule', metadata: { name: 'a', namespace: 'default' }, spec: { strategy } }) as unknown as ApiObject;
+
+describe('custom resources - Go patterns', () => {
+  const cases: Array<[pattern: string, value: string, valid: boolean]> = [
+    ['^(?i)(abort|warn)?$', 'WARN', true],
+    ['^(?i)(abort|warn)?$', 'retry', false],
+    ['^[[:digit:]]+\\z', '42', true],
+    ['^[[:digit:]]+\\z', '42\n', false],
+    ['^\\-?[0-9]+$', '-3', true],
+  ];
+  for (const [pattern, value, valid] of cases) {
+    it(`${pattern}: ${JSON.stringify(value)} is ${valid ? 'valid' : 'refused'}`, () => {
+      const r = new Registry([...builtinTypes]);
+      r.define('crd', [customResourceType(definition(pattern))]);
+      const errors = r.validate(r.lookup('example.com', 'v1', 'rules')!, rule(value));
+      assert.deepEqual(
+        errors.map((e) => e.field),
+        valid ? [] : ['spec.strategy'],
+      );
+    });
+  }
+
+  it('a value that would make a backtracking engine run for ages is checked at once', () => {
+    const r = new Registry([...builtinTypes]);
+    r.define('crd', [customResourceType(definition('^(a+)+$'))]);
+    const start = performance.now();
+    const errors = r.validate(r.lookup('example.com', 'v1', 'rules')!, rule(`${'a'.repeat(50_000)}!`));
+    assert.deepEqual(
+      errors.map((e) => e.field),
+      ['spec.strategy'],
+    );
+    assert.ok(performance.now() - start < 2_000, `took ${Math.round(performance.now() - start)} ms`);
+  });
+});
