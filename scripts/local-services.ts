@@ -69,6 +69,9 @@ export function serviceArgs(
         '--bind-address=127.0.0.1',
         `--tls-cert-file=${ctx.state.pki.files.servingCert}`,
         `--tls-private-key-file=${ctx.state.pki.files.servingKey}`,
+        // apiservice-availability checks remote APIServices as the gateway reaches them: as the front proxy.
+        `--proxy-client-cert-file=${ctx.state.frontProxy.files.clientCert}`,
+        `--proxy-client-key-file=${ctx.state.frontProxy.files.clientKey}`,
       ];
     case 'gateway':
       return [
@@ -78,6 +81,11 @@ export function serviceArgs(
         `--tls-cert-file=${ctx.state.pki.files.servingCert}`,
         `--tls-private-key-file=${ctx.state.pki.files.servingKey}`,
         `--client-ca-file=${ctx.state.pki.files.caCert}`,
+        // The front proxy of aggregated APIs: the gateway presents the client certificate to their
+        // backends and publishes its CA (extension-apiserver-authentication) for them to trust.
+        `--requestheader-client-ca-file=${ctx.state.frontProxy.files.caCert}`,
+        `--proxy-client-cert-file=${ctx.state.frontProxy.files.clientCert}`,
+        `--proxy-client-key-file=${ctx.state.frontProxy.files.clientKey}`,
         // Stock manifests and kubectl's typed commands name upstream's groups (rbac.authorization.k8s.io, …).
         '--upstream-group-aliases=true',
         // The audit log of the shipped example policy, kept small: a development cluster's disk is not an archive.

@@ -12,6 +12,7 @@ import { freePort } from '../shared/local/nats-server.js';
 import { ensureNatsAuth, type LocalNatsAuth } from '../shared/local/nats-auth.js';
 import { ADMIN_GROUPS, ADMIN_USER, ensurePki, type LocalPki } from '../shared/local/pki.js';
 import { CONTROLLER_MANAGER_USER } from '../shared/api/groups.js';
+import { ensureFrontProxyPki, type FrontProxyPki } from '../shared/local/front-proxy-pki.js';
 
 export interface LocalState {
   dir: string;
@@ -26,6 +27,8 @@ export interface LocalState {
   serviceAccountKeyFile: string;
   /** NATS's server certificate and the users' passwords (used when the local nats-server runs). */
   nats: LocalNatsAuth;
+  /** The front-proxy CA and the client certificate the gateway presents to aggregated API servers. */
+  frontProxy: FrontProxyPki;
 }
 
 /** Issuer of the local cluster's service-account tokens. */
@@ -89,7 +92,8 @@ export async function prepareLocalState(cfg: { dir: string; port: number; servin
     certUserName: CONTROLLER_MANAGER_USER,
   });
   const nats = await ensureNatsAuth(cfg.dir, pki, { serverNames: cfg.servingNames });
-  return { dir: cfg.dir, pki, tokenFile, adminTokenFile, adminToken, kubeconfig, controllersKubeconfig, serviceAccountKeyFile, nats };
+  const frontProxy = await ensureFrontProxyPki(pki.files.dir);
+  return { dir: cfg.dir, pki, tokenFile, adminTokenFile, adminToken, kubeconfig, controllersKubeconfig, serviceAccountKeyFile, nats, frontProxy };
 }
 
 /** PLATFORM_NATS_PORT, else the port remembered in `<dir>/nats-port`, else a new free one (remembered). */

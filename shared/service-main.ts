@@ -84,14 +84,18 @@ export function reportToSupervisor(report: SupervisorReport): Promise<void> {
   return new Promise((resolve) => send(report, undefined, undefined, () => resolve()));
 }
 
-/** The service's options from its flags, PLATFORM_* env vars and `--config`; `--help` prints them and exits. */
+/**
+ * The service's options from its flags, PLATFORM_* env vars and `--config`; `--help` prints them
+ * and exits. A deprecated option that is set warns on stderr unless `--suppress-deprecation-warnings`.
+ */
 export function serviceOptions<S extends OptionSpecs>(title: string, specs: S): Options<S> & { config?: string } {
   const argv = process.argv.slice(2);
   if (argv.includes('--help')) {
     process.stdout.write(`${title}\n\n${describeOptions(specs)}\n`);
     process.exit(0);
   }
-  return parseOptions(specs, argv, process.env);
+  // Before any logger exists: deprecated flags warn on stderr, as upstream's flag parser does.
+  return parseOptions(specs, argv, process.env, (warning) => process.stderr.write(`${warning}\n`));
 }
 
 /** Runs a service entry point: a bad flag exits 2 with its message, any other failure exits 1. */

@@ -199,6 +199,25 @@ test('compose - gateways serve 6443 with the certificates written by init', () =
   assert.equal(init.restart, 'no');
 });
 
+test('compose - the gateway and the controllers present the front-proxy client certificate init writes; the gateway publishes its CA', async () => {
+  const gw = compose.services.gateway!.environment;
+  const ctl = compose.services.controllers!.environment;
+  assert.equal(gw.PLATFORM_REQUESTHEADER_CLIENT_CA_FILE, '/local/pki/front-proxy-ca.crt');
+  for (const env of [gw, ctl]) {
+    assert.equal(env.PLATFORM_PROXY_CLIENT_CERT_FILE, '/local/pki/front-proxy-client.crt');
+    assert.equal(env.PLATFORM_PROXY_CLIENT_KEY_FILE, '/local/pki/front-proxy-client.key');
+  }
+  // What init writes under /local is what they name.
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'compose-front-proxy-'));
+  try {
+    await prepareLocalState({ dir, port: 6443, servingNames: ['gateway'] });
+    for (const file of [gw.PLATFORM_REQUESTHEADER_CLIENT_CA_FILE, gw.PLATFORM_PROXY_CLIENT_CERT_FILE, gw.PLATFORM_PROXY_CLIENT_KEY_FILE])
+      assert.ok(existsSync(path.join(dir, String(file).replace(/^\/local\//, ''))), `${file} is written by init`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('compose - docker-compose config accepts the file (when docker-compose is installed)', async (t) => {
   const { execFile } = await import('node:child_process');
   const { promisify } = await import('node:util');

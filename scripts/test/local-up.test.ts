@@ -200,6 +200,27 @@ describe('local-up state', () => {
     for (const f of controllers) assert.ok(f.replace(/^--/, '').split('=')[0]! in controllersOptionSpecs, f);
   });
 
+  test('local-up - front proxy: a CA of its own signs front-proxy-client, which the gateway and the controllers present; the gateway publishes that CA', async () => {
+    const a = await prepareLocalState({ dir, port: 6443, servingNames: [] });
+    const b = await prepareLocalState({ dir, port: 6443, servingNames: [] });
+    assert.equal(a.frontProxy.client.certPem, b.frontProxy.client.certPem, 'kept across starts');
+    const ca = new X509Certificate(await readFile(a.frontProxy.files.caCert));
+    const client = new X509Certificate(await readFile(a.frontProxy.files.clientCert));
+    assert.ok(client.checkIssued(ca) && client.verify(ca.publicKey), 'signed by the front-proxy CA');
+    assert.notEqual(ca.fingerprint256, new X509Certificate(a.pki.ca.certPem).fingerprint256, 'not the cluster CA');
+    assert.ok(!client.checkIssued(new X509Certificate(a.pki.ca.certPem)), 'the cluster CA does not vouch for it');
+    assert.match(client.subject, /^CN=front-proxy-client$/m);
+    assert.deepEqual(client.keyUsage, ['1.3.6.1.5.5.7.3.2'], 'a client certificate');
+    assert.equal((await stat(a.frontProxy.files.clientKey)).mode & 0o777, 0o600);
+    const ctx = { natsUrl: 'nats://127.0.0.1:4222', state: a, port: 6443 };
+    const gw = serviceArgs('gateway', ctx);
+    const pair = [`--proxy-client-cert-file=${a.frontProxy.files.clientCert}`, `--proxy-client-key-file=${a.frontProxy.files.clientKey}`];
+    for (const f of [...pair, `--requestheader-client-ca-file=${a.frontProxy.files.caCert}`]) assert.ok(gw.includes(f), f);
+    for (const f of pair) assert.ok(serviceArgs('controllers', ctx).includes(f), f);
+    // The services read those paths: each flag names a file that exists.
+    for (const f of [...gw, ...serviceArgs('controllers', ctx)].filter((x) => /^--(proxy-client|requestheader)/.test(x))) assert.ok(existsSync(f.split('=')[1]!), f);
+  });
+
   test('local-up - --init-only writes the state and exits', () => {
     const d = path.join(dir, 'init');
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/local-up.ts', '--init-only'], { cwd: root, env: { ...process.env, PLATFORM_LOCAL_DIR: d }, encoding: 'utf8' });

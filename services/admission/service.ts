@@ -24,6 +24,8 @@ import { storageWriter } from './storage-writer.js';
 import { busRequest, DEFAULT_BUS_TIMEOUT_MS } from '../../shared/bus/client.js';
 import type { AuthzAttributes, AuthzReply } from '../../shared/bus/messages.js';
 import { DEFAULT_ADMISSION_SERVICE_OPTIONS, type AdmissionServiceOptions } from './options.js';
+import { ServedTypes } from './served-types.js';
+import { ServiceResolver } from './plugins/webhooks/service-resolver.js';
 
 export type { AdmissionConfig } from './config.js';
 
@@ -63,6 +65,12 @@ function checkRequest(req: AdmissionRequest): void {
   if (!req.resource || typeof req.resource.resource !== 'string' || !req.kind) throw badRequest('admission request needs kind and resource');
 }
 
+/** The API's types for the webhook plugins; a conversion webhook named by a Service is reached through its Endpoints, as the gateway reaches it. */
+function startServedTypes(caches: ObjectCaches, log: Logger): ServedTypes {
+  const resolver = new ServiceResolver({ mappings: new Map(), services: () => caches.get('', 'services'), endpoints: () => caches.get('', 'endpoints') });
+  return new ServedTypes({ objects: (group, resource) => caches.get(group, resource), resolver, log });
+}
+
 export async function createAdmissionService(deps: AdmissionServiceDeps): Promise<AdmissionService> {
   const log = deps.log ?? silentLogger();
   const bucket = deps.bucket ?? DEFAULT_BUCKET;
@@ -75,11 +83,13 @@ export async function createAdmissionService(deps: AdmissionServiceDeps): Promis
   const caches = new ObjectCaches({ nc: deps.nc, bucket, log, reader: read, ...retry });
 
   let feed: NamespaceFeed | null = null;
+  let servedTypes: ServedTypes | null = null;
   const shared: Omit<PluginDeps, 'config'> = {
     nc: deps.nc,
     bucket,
     log,
     namespaces: () => (feed ??= startNamespaceFeed({ nc: deps.nc, bucket, log, ...retry })).cache,
+    servedTypes: () => (servedTypes ??= startServedTypes(caches, log)),
     objects: (group, resource) => caches.get(group, resource),
     read,
     write: storageWriter(deps.nc, busTimeoutMs),
@@ -95,6 +105,7 @@ export async function createAdmissionService(deps: AdmissionServiceDeps): Promis
     }
   } catch (err) {
     for (const p of plugins) await p.stop?.();
+    (servedTypes as ServedTypes | null)?.stop();
     await caches.stop();
     await (feed as NamespaceFeed | null)?.stop();
     throw err;
@@ -131,6 +142,7 @@ export async function createAdmissionService(deps: AdmissionServiceDeps): Promis
     stop: async () => {
       await service.stop();
       for (const p of plugins) await p.stop?.();
+      servedTypes?.stop();
       await caches.stop();
       await feed?.stop();
     },

@@ -13,6 +13,7 @@ import type { ObjectReader } from '../../shared/bus/storage-read.js';
 import type { MetricsRegistry } from '../../shared/metrics/registry.js';
 import type { PluginConfiguration } from './plugin-configuration.js';
 import type { ObjectCache } from './object-cache.js';
+import type { ServedTypes } from './served-types.js';
 import type { StorageWriter } from './storage-writer.js';
 import type { AdmissionServiceOptions } from './options.js';
 
@@ -84,6 +85,8 @@ export interface PluginDeps {
   log: Logger;
   /** The namespace cache fed by a KV watch, started the first time a plugin asks for it. */
   namespaces(): NamespaceCache;
+  /** The API's types, built-in and custom resources (webhooks' matchPolicy Equivalent), built and followed from first use. */
+  servedTypes(): ServedTypes;
   /** A cache of one resource's stored objects, shared by the plugins that ask for it, started on first use. */
   objects<T extends ApiObject = ApiObject>(group: string, resource: string): ObjectCache<T>;
   /** One object read through the storage service (null: it does not exist). */

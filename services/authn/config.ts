@@ -106,7 +106,9 @@ export async function buildAuthn(config: AuthnConfig, ctx: BuildChainContext = {
   let issuer: TokenIssuer | undefined;
   if (config.serviceAccount) {
     const keys = await loadServiceAccountKeys(config.serviceAccount);
-    tokenAuthenticators.push(createServiceAccountAuthenticator(config.serviceAccount, keys, objects));
+    // Only a serving key that is no RSA or ECDSA key was there to verify with: upstream's warning, no authenticator.
+    if (keys.verify.length === 0) log.warn('No TLS key provided, service account token authentication disabled');
+    else tokenAuthenticators.push(createServiceAccountAuthenticator(config.serviceAccount, keys, objects));
     if (keys.signing) issuer = createTokenIssuer(config.serviceAccount, keys.signing);
   }
   if (config.oidc) {

@@ -18,7 +18,15 @@ export const authnOptionSpecs = {
   'requestheader-extra-headers-prefix': { type: 'list', description: 'header prefixes of extra attributes (e.g. X-Remote-Extra-)' },
   'requestheader-allowed-names': { type: 'list', description: "common names the proxy's certificate may carry; empty = any" },
   'enable-bootstrap-token-auth': { type: 'boolean', default: false, description: 'accept bootstrap tokens (secrets bootstrap-token-<id> in platform-system)' },
-  'service-account-key-file': { type: 'list', repeatable: true, description: 'PEM keys (public, private or certificates) that verify service-account tokens' },
+  'service-account-key-file': {
+    type: 'list',
+    repeatable: true,
+    description: 'PEM keys (public, private or certificates) that verify service-account tokens; default --tls-private-key-file when that is an RSA or ECDSA key',
+  },
+  'tls-private-key-file': {
+    type: 'string',
+    description: "the API server's serving key (the gateway's --tls-private-key-file): verifies service-account tokens when no --service-account-key-file is given",
+  },
   'service-account-signing-key-file': { type: 'string', description: 'PEM private key that signs service-account tokens (TokenRequest)' },
   'service-account-issuer': { type: 'list', repeatable: true, description: 'issuer of service-account tokens; the first signs, all are accepted' },
   'service-account-lookup': { type: 'boolean', default: true, description: 'reject tokens of deleted service accounts, secrets and pods' },
@@ -68,9 +76,11 @@ export function authnConfigFromOptions(opts: Options<typeof authnOptionSpecs>): 
   const keyFiles = list(opts['service-account-key-file']);
   const signingKeyFile = str(opts['service-account-signing-key-file']);
   const issuers = list(opts['service-account-issuer']);
-  if (keyFiles.length || signingKeyFile || issuers.length) {
+  const servingKeyFile = str(opts['tls-private-key-file']);
+  if (keyFiles.length || signingKeyFile || issuers.length || servingKeyFile) {
     if (signingKeyFile && !issuers.length) throw new OptionsError('--service-account-signing-key-file needs --service-account-issuer');
     config.serviceAccount = { keyFiles, issuers, lookup: opts['service-account-lookup'] !== false };
+    if (servingKeyFile && !keyFiles.length) config.serviceAccount.servingKeyFile = servingKeyFile;
     if (signingKeyFile) config.serviceAccount.signingKeyFile = signingKeyFile;
     const audiences = list(opts['api-audiences']);
     if (audiences.length) config.serviceAccount.apiAudiences = audiences;

@@ -6,7 +6,7 @@
 import type { NatsConnection } from '@nats-io/nats-core';
 import { silentLogger, type Logger } from '../../shared/log.js';
 import type { UserInfo } from '../../shared/api/types.js';
-import type { AuthzAttributes, AuthzReply, EscalationCheckReply, EscalationCheckRequest, RulesReviewReply, RulesReviewRequest } from '../../shared/bus/messages.js';
+import type { AuthzAttributes, AuthzInterest, AuthzReply, EscalationCheckReply, EscalationCheckRequest, RulesReviewReply, RulesReviewRequest } from '../../shared/bus/messages.js';
 import { badRequest } from '../../shared/api/status.js';
 import { jsonEndpoint, startJsonService } from '../../shared/bus/service.js';
 import { ServiceName, Subjects } from '../../shared/bus/subjects.js';
@@ -23,6 +23,7 @@ import { createBuiltinRegistry } from '../../shared/registry/builtin-registry.js
 import type { Registry } from '../../shared/registry/registry.js';
 import type { Authorizer, AuthzConfig, ModeContext } from './types.js';
 import { canonicalGroupNames, DEFAULT_BUCKET, RBAC_GROUP } from '../../shared/api/groups.js';
+import { wellKnownNames } from '../../shared/api/well-known-names.js';
 import { instrumentBus } from '../../shared/bus/client.js';
 import { BusMetrics } from '../../shared/bus/metrics.js';
 import { MetricsRegistry } from '../../shared/metrics/registry.js';
@@ -126,7 +127,7 @@ export async function createAuthzService(deps: AuthzServiceDeps): Promise<AuthzS
   let aggregation: AggregationController | undefined;
   void syncedP.then(() => {
     if (stopping) return;
-    bootstrap = startBootstrapPolicy({ internal, log });
+    bootstrap = startBootstrapPolicy({ internal, log, names: wellKnownNames(deps.config.upstreamGroupAliases ?? false) });
     aggregation = startAggregation({ internal, rbac, log });
   });
 
@@ -155,6 +156,8 @@ export async function createAuthzService(deps: AuthzServiceDeps): Promise<AuthzS
       }),
       // Shape errors are 400s (checkEscalation validates); the check itself uses the whole chain.
       jsonEndpoint<EscalationCheckRequest, EscalationCheckReply>(Subjects.authzEscalation, (req) => checkEscalation(req, { rbac, authorize })),
+      // The gateways turn anonymous access off when a mode is AlwaysAllow (upstream's ApplyAuthorization).
+      jsonEndpoint<unknown, AuthzInterest>(Subjects.authzInterest, () => ({ modes: [...deps.config.modes] })),
     ],
     log,
   });

@@ -16,6 +16,13 @@ export const controllersOptionSpecs = {
   'cluster-signing-cert-file': { type: 'string', description: 'PEM CA certificate the csrsigning controller issues certificates under (for every built-in signer)' },
   'cluster-signing-key-file': { type: 'string', description: 'PEM private key (ECDSA or RSA) of --cluster-signing-cert-file' },
   'cluster-signing-duration': { type: 'duration', default: '8760h', description: 'longest lifetime of an issued certificate (a request may ask for less with spec.expirationSeconds)' },
+  // Upstream 1.24's controller manager still takes the old name, deprecated since 1.19.
+  'experimental-cluster-signing-duration': {
+    type: 'duration',
+    aliasOf: 'cluster-signing-duration',
+    deprecated: 'use --cluster-signing-duration',
+    description: 'old name of --cluster-signing-duration',
+  },
   'service-account-private-key-file': {
     type: 'string',
     description: 'PEM private key the serviceaccount-token controller signs legacy service-account tokens with (the authn service must verify with its public half)',

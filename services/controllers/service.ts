@@ -26,6 +26,8 @@ import { apiServiceAvailabilityController } from './apiservices/controller.js';
 import type { ClientCertificate } from './apiservices/check.js';
 import { KNOWN_CONTROLLERS } from './options.js';
 import { controllerClients } from './client-builder.js';
+import { servedNames } from './served-names.js';
+import { PLATFORM_NAMES, type WellKnownNames } from '../../shared/api/well-known-names.js';
 
 export interface ControllersConfig {
   /** Names as `selectControllers` returns them. */
@@ -97,7 +99,7 @@ function missing(name: string, c: ControllersConfig): string | undefined {
   return undefined;
 }
 
-function build(name: string, client: ApiClient, d: ControllersServiceDeps): Controller {
+function build(name: string, client: ApiClient, d: ControllersServiceDeps, names: WellKnownNames): Controller {
   const log = d.log.child({ controller: name });
   switch (name) {
     case 'namespace':
@@ -107,13 +109,13 @@ function build(name: string, client: ApiClient, d: ControllersServiceDeps): Cont
     case 'serviceaccount':
       return serviceAccountController(client, log);
     case 'csrsigning':
-      return csrSigningController(client, log, d.config.signingCA!, d.config.signingDurationMs ?? 365 * 24 * 3_600_000);
+      return csrSigningController(client, log, d.config.signingCA!, d.config.signingDurationMs ?? 365 * 24 * 3_600_000, names);
     case 'csrapproving':
-      return csrApprovingController(client, log);
+      return csrApprovingController(client, log, names);
     case 'csrcleaner':
       return csrCleaner(client, log, d.config.csrCleaner);
     case 'serviceaccount-token':
-      return serviceAccountTokenController(client, log, d.config.serviceAccountKey!, d.config.rootCA);
+      return serviceAccountTokenController(client, log, d.config.serviceAccountKey!, d.config.rootCA, names);
     case 'podgc':
       return podGarbageCollector(client, log, d.config.podGc);
     case 'resourcequota':
@@ -125,9 +127,9 @@ function build(name: string, client: ApiClient, d: ControllersServiceDeps): Cont
     case 'tokencleaner':
       return tokenCleaner(client, log);
     case 'bootstrapsigner':
-      return bootstrapSigner(client, log);
+      return bootstrapSigner(client, log, names);
     case 'root-ca-cert-publisher':
-      return rootCACertPublisher(client, log, d.config.rootCA!);
+      return rootCACertPublisher(client, log, d.config.rootCA!, names);
     case 'customresourcedefinitions':
       return customResourceDefinitionController(client, log);
     case 'apiservice-availability':
@@ -137,6 +139,24 @@ function build(name: string, client: ApiClient, d: ControllersServiceDeps): Cont
       });
     default:
       throw new Error(`unknown controller ${name}`);
+  }
+}
+
+/**
+ * Starts a controller; false when the term ends first. A controller's start waits for its caches,
+ * which never fill while RBAC refuses its lists, and the term's end (a stop, a lost lease) must not wait for that.
+ */
+async function startUnlessEnded(c: Controller, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return false;
+  let onAbort = () => {};
+  const ended = new Promise<false>((resolve) => {
+    onAbort = () => resolve(false);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([c.start().then(() => true), ended]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
   }
 }
 
@@ -154,14 +174,15 @@ class Term {
 
   startControllers = async (signal: AbortSignal): Promise<void> => {
     const { d } = this;
-    const started = d.config.controllers.map((name) => build(name, this.clients.forController(name), d));
+    const names = await this.servedNames(signal);
+    const started = d.config.controllers.map((name) => build(name, this.clients.forController(name), d, names));
     const termStates = new Map<string, ControllerState>(started.map((c) => [c.name, { state: 'starting' }]));
     this.running = started;
     this.states = termStates;
     await Promise.all(
       started.map(async (c) => {
         try {
-          await c.start();
+          if (!(await startUnlessEnded(c, signal))) return;
           termStates.set(c.name, { state: 'running' });
         } catch (err) {
           termStates.set(c.name, { state: 'failed', error: (err as Error).message });
@@ -174,6 +195,16 @@ class Term {
       this.onRunning();
     }
   };
+
+  /** The well-known names the gateway serves (upstream's too with its group aliases); the spec's when it cannot tell. */
+  private async servedNames(signal: AbortSignal): Promise<WellKnownNames> {
+    try {
+      return await servedNames(this.d.client, this.d.log, signal);
+    } catch (err) {
+      this.d.log.error({ err }, "cannot tell whether the gateway serves upstream's names; acting on the spec's only");
+      return PLATFORM_NAMES;
+    }
+  }
 
   stopControllers = async (): Promise<void> => {
     const was = this.running;

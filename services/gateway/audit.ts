@@ -43,6 +43,13 @@ export const auditOptionSpecs = {
   'audit-log-truncate-max-batch-size': { type: 'number', default: 10 * 1024 * 1024, description: 'bytes of one audit log batch when truncating' },
   'audit-webhook-config-file': { type: 'string', description: 'kubeconfig-format file naming the server audit events are POSTed to (EventList); needs --audit-policy-file' },
   'audit-webhook-initial-backoff': { type: 'duration', default: '10s', description: 'wait before the first retry of a failed audit webhook call (then ×1.5, 5 attempts in all)' },
+  // Upstream 1.24 still takes the batch-era name, deprecated.
+  'audit-webhook-batch-initial-backoff': {
+    type: 'duration',
+    aliasOf: 'audit-webhook-initial-backoff',
+    deprecated: 'Deprecated, use --audit-webhook-initial-backoff instead.',
+    description: 'old name of --audit-webhook-initial-backoff',
+  },
   'audit-webhook-version': { type: 'string', default: AUDIT_API_VERSION, description: `API version the webhook's events are sent in: ${VERSIONS}` },
   'audit-webhook-mode': {
     type: 'string',

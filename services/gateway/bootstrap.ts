@@ -1,6 +1,6 @@
-// Objects the cluster always has: the system namespaces and the system PriorityClasses (upstream's
-// scheduling post-start hook), created once the cache is synced through the generic store like
-// any request (strategy, admission, validation), as the API server's own loopback identity.
+// Objects the cluster always has: the system namespaces (upstream's beside them when upstream names
+// are served) and the system PriorityClasses (upstream's scheduling post-start hook), created once
+// the cache is synced through the generic store like any request (strategy, admission, validation), as the API server's own loopback identity.
 // Several gateways racing to create them is harmless (AlreadyExists ignored). What exists is left
 // as it is: an administrator's changes to these objects are kept.
 
@@ -44,13 +44,14 @@ async function ensureObject(store: GenericStore, target: Target, obj: ApiObject,
 }
 
 /**
- * Creates the missing system namespaces, then the missing system PriorityClasses (which pods of
+ * Creates the missing system namespaces (upstream's `kube-system`, `kube-public` and
+ * `kube-node-lease` too when the registry serves upstream names), then the missing system PriorityClasses (which pods of
  * the system namespaces name, so they come second); retries while the services it needs start.
  */
 export async function ensureSystemNamespaces(store: GenericStore, targets: Targets, log: Logger, stopped: () => boolean): Promise<void> {
   const target = targets.preferred('', 'namespaces');
   if (!target) throw new Error('namespaces are not served');
-  for (const name of SYSTEM_NAMESPACES) {
+  for (const name of [...SYSTEM_NAMESPACES, ...targets.registry.names.systemNamespaces]) {
     if (await ensureObject(store, target, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, log, stopped)) log.info({ namespace: name }, 'created system namespace');
   }
   await ensureSystemPriorityClasses(store, targets, log, stopped);

@@ -9,16 +9,11 @@ import type { WatchCache } from '../../shared/store/watch-cache.js';
 import { resourceKey } from '../../shared/api/resource-key.js';
 import { resourcePrefix } from '../../shared/store/key-codec.js';
 import type { Registry } from '../../shared/registry/registry.js';
-import type { ResourceType } from '../../shared/registry/types.js';
 import type { FeatureGates } from '../../shared/config/feature-gates.js';
-import { customResourceType, isEstablished } from '../../shared/registry/custom-resources/custom-resource-type.js';
+import { CRD_GROUP, CRD_RESOURCE, DefinitionTypes } from '../../shared/registry/custom-resources/definition-types.js';
 import { CachedServiceResolver, ConversionWebhooks } from './conversion-webhooks.js';
 
-/** The registry source of the types CustomResourceDefinitions define. */
-export const CUSTOM_RESOURCE_TYPES = 'customresourcedefinitions';
-/** Where definitions are stored: the branded group (the `*.k8s.io` spelling is an alias of it). */
-export const CRD_GROUP = 'apiextensions.platform.io';
-export const CRD_RESOURCE = 'customresourcedefinitions';
+export { CRD_GROUP, CRD_RESOURCE, CUSTOM_RESOURCE_TYPES } from '../../shared/registry/custom-resources/definition-types.js';
 
 export interface CustomResourceFollower {
   /** Whether a changed bucket key is a definition's (then `changed` should be called). */
@@ -35,66 +30,18 @@ export function followCustomResources(deps: { cache: WatchCache; registry: Regis
   const { cache, registry, log } = deps;
   // Definitions with a conversion webhook: their types carry its converter (conversion-webhooks.ts).
   const conversion = deps.conversion ?? new ConversionWebhooks(new CachedServiceResolver(cache));
-  const typeOptions = { validationRules: deps.features?.enabled('CustomResourceValidationExpressions') ?? false };
+  const types = new DefinitionTypes(registry, {
+    validationRules: deps.features?.enabled('CustomResourceValidationExpressions') ?? false,
+    converterOf: (crd) => conversion.converterOf(crd),
+    warn: (obj, msg) => log.warn(obj, msg),
+  });
   const prefix = resourcePrefix(CRD_GROUP, CRD_RESOURCE);
   const cacheKey = resourceKey(CRD_GROUP, CRD_RESOURCE);
   let scheduled = false;
-  /** The types last defined, by definition name and revision: unchanged definitions keep their compiled type. */
-  let current = new Map<string, { revision: number; type: ResourceType }>();
 
   const refresh = () => {
     scheduled = false;
-    const next = new Map<string, { revision: number; type: ResourceType }>();
-    for (const { object, revision } of cache.current(cacheKey)) {
-      // Served while being deleted too (without create): its cleanup deletes its objects through the API.
-      if (!isEstablished(object)) continue;
-      const name = object.metadata.name!;
-      const kept = current.get(name);
-      if (kept?.revision === revision) {
-        next.set(name, kept);
-        continue;
-      }
-      try {
-        const type = customResourceType(object, typeOptions);
-        const converter = conversion.converterOf(object);
-        if (converter) type.conversion = converter;
-        next.set(name, { revision, type });
-      } catch (err) {
-        log.warn({ err, definition: name }, 'custom resource definition cannot be served');
-      }
-    }
-    defineAll(next);
-  };
-
-  /** Defines the set; a type the registry refuses (a schema that does not compile, a clash) is left out, the rest served. */
-  const defineAll = (next: Map<string, { revision: number; type: ResourceType }>) => {
-    try {
-      registry.define(
-        CUSTOM_RESOURCE_TYPES,
-        [...next.values()].map((e) => e.type),
-      );
-      current = next;
-      return;
-    } catch {
-      // Find the ones at fault: each alone over what is already served.
-    }
-    const good = new Map<string, { revision: number; type: ResourceType }>();
-    for (const [name, entry] of next) {
-      try {
-        registry.define(
-          CUSTOM_RESOURCE_TYPES,
-          [...good.values(), entry].map((e) => e.type),
-        );
-        good.set(name, entry);
-      } catch (err) {
-        log.warn({ err, definition: name }, 'custom resource definition cannot be served');
-      }
-    }
-    registry.define(
-      CUSTOM_RESOURCE_TYPES,
-      [...good.values()].map((e) => e.type),
-    );
-    current = good;
+    types.define(cache.current(cacheKey));
   };
 
   return {

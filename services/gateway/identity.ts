@@ -18,6 +18,7 @@ import { Subjects } from '../../shared/bus/subjects.js';
 import type { AuthnReply, AuthnRequest, AuthzAttributes, AuthzReply } from '../../shared/bus/messages.js';
 import { TtlCache } from '../../shared/ground/ttl-cache.js';
 import type { RequestInfo } from '../../shared/api/request-info.js';
+import type { Deadline } from '../../shared/api/deadline.js';
 
 export interface IdentityOptions {
   authnCacheTtlMs: number;
@@ -56,7 +57,8 @@ export class Identity {
     private readonly opts: IdentityOptions = defaultIdentityOptions,
   ) {}
 
-  async authenticate(creds: Credentials): Promise<UserInfo> {
+  /** `deadline`: the request's; the authn service is waited for at most what remains of it. */
+  async authenticate(creds: Credentials, deadline?: Deadline): Promise<UserInfo> {
     const key = credentialKey(creds);
     let reply = this.authnCache.get(key);
     if (!reply) {
@@ -66,7 +68,7 @@ export class Identity {
       if (creds.headers && Object.keys(creds.headers).length) req.headers = creds.headers;
       const anonymous = key === ANONYMOUS_KEY;
       try {
-        reply = await busRequest<AuthnReply>(this.nc, Subjects.authnAuthenticate, req, this.opts.busTimeoutMs);
+        reply = await busRequest<AuthnReply>(this.nc, Subjects.authnAuthenticate, req, this.opts.busTimeoutMs, deadline);
       } catch (err) {
         if (!anonymous || !this.lastAnonymous || !unreachable(err)) throw err;
         reply = this.lastAnonymous;
@@ -79,23 +81,23 @@ export class Identity {
   }
 
   /** Resolves when allowed; rejects with the upstream-shaped 403 otherwise. */
-  async authorize(attrs: AuthzAttributes): Promise<void> {
+  async authorize(attrs: AuthzAttributes, deadline?: Deadline): Promise<void> {
     const key = authzKey(attrs);
-    const reply = this.authzCache.get(key) ?? (await this.fetchDecision(key, attrs));
+    const reply = this.authzCache.get(key) ?? (await this.fetchDecision(key, attrs, deadline));
     if (reply.decision !== 'Allow') throw denial(attrs, reply.reason);
   }
 
   /** The decision itself, for a caller that records it (the audit annotations) before acting on it. */
-  async decide(attrs: AuthzAttributes): Promise<AuthzReply> {
+  async decide(attrs: AuthzAttributes, deadline?: Deadline): Promise<AuthzReply> {
     const key = authzKey(attrs);
-    return this.authzCache.get(key) ?? this.fetchDecision(key, attrs);
+    return this.authzCache.get(key) ?? this.fetchDecision(key, attrs, deadline);
   }
 
-  private async fetchDecision(key: string, attrs: AuthzAttributes): Promise<AuthzReply> {
+  private async fetchDecision(key: string, attrs: AuthzAttributes, deadline?: Deadline): Promise<AuthzReply> {
     const probe = !attrs.isResourceRequest && attrs.verb === 'get' && attrs.user.username === 'system:anonymous' && HEALTH_PATH.test(attrs.path ?? '');
     let reply: AuthzReply;
     try {
-      reply = await busRequest<AuthzReply>(this.nc, Subjects.authzAuthorize, attrs, this.opts.busTimeoutMs);
+      reply = await busRequest<AuthzReply>(this.nc, Subjects.authzAuthorize, attrs, this.opts.busTimeoutMs, deadline);
     } catch (err) {
       const last = probe ? this.lastProbeDecisions.get(key) : undefined;
       if (!last || !unreachable(err)) throw err;

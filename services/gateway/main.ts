@@ -12,6 +12,7 @@ import { featureGatesFromFlag } from '../../shared/config/feature-gates.js';
 import { auditOptionsFrom, loadAudit } from './audit.js';
 import { metricsOptionsFrom } from '../../shared/metrics/options.js';
 import { gitVersionOf, parseEmulatedVersion, SERVED_RELEASE } from '../../shared/api/version.js';
+import { requestTimeoutOption } from './filters/request-deadline.js';
 
 async function main(): Promise<void> {
   const o = serviceOptions('platform gateway', gatewayOptionSpecs);
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
   const proxyKey = read(o['proxy-client-key-file']);
   if (Boolean(proxyCert) !== Boolean(proxyKey)) throw new Error('--proxy-client-cert-file and --proxy-client-key-file go together');
   const metrics = metricsOptionsFrom(o);
+  const requestTimeoutMs = requestTimeoutOption(o['request-timeout']);
   const emulatedVersion = parseEmulatedVersion(o['emulated-version']);
   if (emulatedVersion !== SERVED_RELEASE) log.info(`--emulated-version=${emulatedVersion}: /version reports ${gitVersionOf(emulatedVersion)}; the API served is still ${SERVED_RELEASE}'s`);
   const registry = createBuiltinRegistry({ runtimeConfig: o['runtime-config'], upstreamGroupAliases: o['upstream-group-aliases'] });
@@ -51,10 +53,12 @@ async function main(): Promise<void> {
       shutdownDelayMs: o['shutdown-delay-duration'],
       shutdownSendRetryAfter: o['shutdown-send-retry-after'],
       livezGracePeriodMs: o['livez-grace-period'],
+      requestTimeoutMs,
       audit,
       metrics,
       emulatedVersion,
       ...(proxyCert && proxyKey ? { proxyClientCertificate: { cert: proxyCert, key: proxyKey } } : {}),
+      authenticationInfo: { clientCA: read(o['client-ca-file']), requestHeaderCA: read(o['requestheader-client-ca-file']), proxyClientCert: proxyCert },
     },
   });
   await gw.ready;

@@ -17,7 +17,11 @@ export const gatewayOptionSpecs = {
   'tls-cert-file': { type: 'string', description: 'serving certificate (PEM); without it the gateway serves plain HTTP' },
   'tls-private-key-file': { type: 'string', description: 'serving key (PEM)' },
   'client-ca-file': { type: 'string', description: 'CA bundle of client certificates: the TLS handshake asks for one (the authn service verifies it)' },
-  'requestheader-client-ca-file': { type: 'string', description: "CA bundle of the authenticating proxy's client certificate (also asked for in the handshake)" },
+  'requestheader-client-ca-file': {
+    type: 'string',
+    description:
+      "CA bundle of the authenticating proxy's client certificate (also asked for in the handshake), published with --client-ca-file in the ConfigMap extension-apiserver-authentication of platform-system for aggregated API servers: it should hold the CA of --proxy-client-cert-file",
+  },
   'proxy-client-cert-file': {
     type: 'string',
     description:
@@ -56,6 +60,11 @@ export const gatewayOptionSpecs = {
     description: 'on SIGTERM, how long the gateway keeps serving with /readyz failing (so load balancers take it out) before it stops accepting connections',
   },
   'shutdown-send-retry-after': { type: 'boolean', default: false, description: 'while draining at shutdown, answer new requests 429 with Retry-After and Connection: close instead of serving them' },
+  'request-timeout': {
+    type: 'duration',
+    default: '1m0s',
+    description: 'the longest a request other than a watch or another long-running one may take (a ?timeout= may ask for less); past it the answer is 504 Timeout',
+  },
   'livez-grace-period': { type: 'duration', default: '0s', description: 'after start, how long /livez reports ok whatever its checks say (a slow start is not a dead process)' },
   'max-watch-buffered-bytes': {
     type: 'number',

@@ -6,6 +6,7 @@ import type { RequestInfo } from '../../shared/api/request-info.js';
 import type { UserInfo } from '../../shared/api/types.js';
 import type { Target } from '../../shared/registry/types.js';
 import type { AuditRequest } from '../../shared/audit/event.js';
+import type { Deadline } from '../../shared/api/deadline.js';
 
 export interface ApiRequestState {
   /** performance.now() when the request arrived. */
@@ -26,6 +27,8 @@ export interface ApiRequestState {
   audit: AuditRequest | null;
   /** Why authentication failed (`Authentication failed, attempted: bearer`), for the audit of a 401. */
   failedAuthentication?: string;
+  /** When a non-long-running request must be answered by (`--request-timeout`, `?timeout=`); none for watches and other long-running requests. */
+  deadline?: Deadline;
 }
 
 declare module 'fastify' {

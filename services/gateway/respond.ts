@@ -3,7 +3,7 @@
 // request's record keeps the body (encoded for the audit log only if its level asks for it).
 
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Status } from '../../shared/api/status.js';
+import { internalError, type Status } from '../../shared/api/status.js';
 import { errorEncoder, jsonEncoder, responseEncoder, value, type Body, type Encoder } from '../../shared/codec/index.js';
 import { warningHeaders } from './handlers/context.js';
 import { recordResponse } from './filters/audit.js';
@@ -15,24 +15,45 @@ export interface Response {
   contentType?: string;
   /** Strong validator of a static document; a matching If-None-Match gets 304. */
   etag?: string;
+  /** Bytes already in the form `contentType` names (OpenAPI v2 in protobuf), sent as they are; `body` is then what they encode. */
+  raw?: Buffer;
+  /** Further headers (`Vary` of a document served in several encodings). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export function send(req: FastifyRequest, reply: FastifyReply, r: Response, warnings: readonly string[], encoder?: Encoder): FastifyReply {
   const audit = req.api?.audit;
   if (audit) recordResponse(audit, req.api!.info.isResourceRequest, r.body);
   if (warnings.length) for (const [k, v] of Object.entries(warningHeaders([...warnings]))) reply.header(k, v);
+  if (r.headers) for (const [k, v] of Object.entries(r.headers)) reply.header(k, v);
   if (r.etag) {
     reply.header('etag', r.etag);
     if (req.headers['if-none-match'] === r.etag) return reply.code(304).send();
   }
+  if (r.raw) return setCode(reply, r.code).type(r.contentType!).send(r.raw);
   const query = req.api?.query;
   const pretty = query !== undefined && query.has('pretty') && query.get('pretty') !== 'false' && query.get('pretty') !== '0';
   const enc = encoder ?? (r.contentType ? jsonEncoder : responseEncoder(req.headers.accept));
   const type = r.contentType ?? enc.mediaType;
-  return reply.code(r.code).type(type).send(enc.encode(r.body, pretty));
+  return setCode(reply, r.code).type(type).send(enc.encode(r.body, pretty));
 }
 
-export function sendStatus(req: FastifyRequest, reply: FastifyReply, status: Status): FastifyReply {
+/** Whether an HTTP status line can carry `code`: three digits. */
+const carriable = (code: number): boolean => Number.isInteger(code) && code >= 100 && code <= 999;
+
+/**
+ * Fastify sets only 100–599, but upstream answers with any three-digit code a Status holds (an
+ * admission webhook's refusal keeps the webhook's code, 700 too), and so does Node's response.
+ */
+function setCode(reply: FastifyReply, code: number): FastifyReply {
+  if (code <= 599 || !carriable(code)) return reply.code(code);
+  reply.raw.statusCode = code;
+  return reply;
+}
+
+export function sendStatus(req: FastifyRequest, reply: FastifyReply, given: Status): FastifyReply {
+  // A code no status line carries (a webhook's 1000) fails the request, as it fails upstream's writer.
+  const status = carriable(given.code) ? given : internalError(given.message).status;
   if (status.details?.retryAfterSeconds) reply.header('retry-after', String(status.details.retryAfterSeconds));
   if (reply.raw.headersSent) {
     reply.raw.end();

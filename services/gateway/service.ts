@@ -10,7 +10,7 @@ import { DEFAULT_BUCKET, RBAC_GROUP } from '../../shared/api/groups.js';
 import { instrumentBus } from '../../shared/bus/client.js';
 import { BUS_LOST_GRACE_MS, linkOf } from '../../shared/bus/link.js';
 import { serviceUnavailable } from '../../shared/api/status.js';
-import { AdmissionInterestCache, AuthnInterestCache } from '../../shared/bus/service-interest.js';
+import { AdmissionInterestCache, AuthnInterestCache, AuthzInterestCache } from '../../shared/bus/service-interest.js';
 import type { Registry } from '../../shared/registry/registry.js';
 import { Targets } from '../../shared/registry/target.js';
 import { GenericStore } from '../../shared/registry/rest/generic-store.js';
@@ -38,12 +38,16 @@ import { followCustomResources } from './custom-resources.js';
 import { Aggregation } from './aggregation/api-services.js';
 import type { ProxyClientCertificate } from './aggregation/backends.js';
 import { proxyToApiService } from './aggregation/proxy.js';
+import { proxyUpgradeToApiService } from './aggregation/upgrade-proxy.js';
+import { routeUpgrades, upgradeOf } from './upgrades.js';
 import { ensureLocalApiServices } from './local-api-services.js';
+import { CustomResourceApiServices } from './crd-api-services.js';
 import { serveNonResource, type NonResourceDeps } from './routes/index.js';
 import { Discovery } from './routes/discovery.js';
 import { gatewayHealth } from './routes/health.js';
 import { createServer, type TlsConfig } from './server.js';
 import { ensureSystemNamespaces } from './bootstrap.js';
+import { publishAuthenticationInfo, type AuthenticationInfo } from './authentication-info.js';
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE, parseServiceNetwork, type ServiceNetwork } from '../../shared/registry/builtin/core/service-network.js';
 import { serviceAllocator } from '../../shared/registry/builtin/core/service-allocator.js';
 import { services } from '../../shared/registry/builtin/core/service.js';
@@ -73,6 +77,8 @@ export interface GatewayConfig {
   shutdownDelayMs: number;
   shutdownSendRetryAfter: boolean;
   livezGracePeriodMs: number;
+  /** `--request-timeout`: the longest a non-long-running request may take; `?timeout=` may ask for less. */
+  requestTimeoutMs: number;
   /** `--audit-*`: the policy and backends (services/gateway/audit.ts loadAudit); null: no auditing. */
   audit: AuditSetup | null;
   /** `--show-hidden-metrics-for-version`, `--disabled-metrics`. */
@@ -81,6 +87,8 @@ export interface GatewayConfig {
   proxyClientCertificate?: ProxyClientCertificate;
   /** `--emulated-version`: the release `<major>.<minor>` /version reports (shared/api/version.ts). */
   emulatedVersion: string;
+  /** What the gateway publishes in extension-apiserver-authentication for aggregated API servers. */
+  authenticationInfo?: AuthenticationInfo;
 }
 
 export const defaultGatewayConfig: GatewayConfig = {
@@ -97,6 +105,7 @@ export const defaultGatewayConfig: GatewayConfig = {
   shutdownDelayMs: 0,
   shutdownSendRetryAfter: false,
   livezGracePeriodMs: 0,
+  requestTimeoutMs: 60_000,
   audit: null,
   metrics: {},
   emulatedVersion: SERVED_RELEASE,
@@ -131,23 +140,31 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   const customResources = followCustomResources({ cache, registry, log, features: config.featureGates });
   // Remote APIServices: proxied to, and merged into discovery (aggregation/).
   const aggregation = new Aggregation({ cache, registry, log, ...(config.proxyClientCertificate ? { proxyClientCertificate: config.proxyClientCertificate } : {}) });
+  // A Local APIService per custom resource group/version, kept in step once the gateway is ready (crd-api-services.ts).
+  let crdApiServices: CustomResourceApiServices | undefined;
   const feed = startCacheFeed(kv, cache, {
     log,
     history: (through, since) => readChangeLog(nc, { bucket: config.bucket, through, log, ...(since ? { since } : {}) }),
     onChange: (key, revision) => {
       if (key.startsWith(rbacKeys)) identity.rbacChanged(revision);
       else if (customResources.isDefinitionKey(key)) customResources.changed();
-      else if (aggregation.isApiServiceKey(key)) aggregation.changed();
+      else if (aggregation.isApiServiceKey(key)) {
+        aggregation.changed();
+        crdApiServices?.sync();
+      }
     },
   });
   const admissionInterest = new AdmissionInterestCache(nc, log);
   const authnInterest = new AuthnInterestCache(nc, log);
+  const authzInterest = new AuthzInterestCache(nc, log);
   void admissionInterest.start();
   void authnInterest.start();
+  void authzInterest.start();
 
   const reader = new CacheReader(cache, () => lastRevision(nc, config.bucket), opts);
   const { store, ports } = writePath(nc, registry, config, reader, cache, admissionInterest);
   const targets = new Targets(registry);
+  crdApiServices = new CustomResourceApiServices({ store, targets, registry, log, list: (t) => reader.lookupAll(t.storage.group, t.storage.resource) });
   const metrics = new GatewayMetrics({ ...config.metrics, log });
   metrics.observeCache(cache);
   instrumentBus(nc, metrics.bus);
@@ -199,6 +216,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
     filterChain({
       identity,
       authnInterest,
+      authzInterest,
       clientCertificates: Boolean(config.tls?.clientCA),
       targets,
       metrics,
@@ -206,16 +224,22 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
       inFlight: config.inFlight,
       refuseNewRequests: () => draining && config.shutdownSendRetryAfter,
       auditor,
+      requestTimeoutMs: config.requestTimeoutMs,
     }),
   );
   const handler = (req: FastifyRequest, reply: FastifyReply) => {
     const api = apiState(req);
     const remote = aggregation.remoteFor(api.info, api.path);
-    if (remote) return proxyToApiService(req, reply, api, remote, aggregation.backends, log);
+    if (remote) {
+      const upgrade = upgradeOf(req.raw);
+      return upgrade ? proxyUpgradeToApiService(req, reply, api, remote, aggregation.backends, upgrade, log) : proxyToApiService(req, reply, api, remote, aggregation.backends, log);
+    }
     return api.info.isResourceRequest ? serveResource(req, reply, api, handlerDeps, targets, decoder) : serveNonResource(req, reply, api, routes);
   };
   app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/*', handler });
   app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/', handler });
+  // Upgrade requests (exec, attach, port-forward) take the same filters and handler (upgrades.ts).
+  const upgrades = routeUpgrades(app, log);
 
   const timers = [setInterval(() => cache.sendBookmarks(), config.bookmarkIntervalMs), setInterval(() => cache.compact(), Math.min(10_000, config.watchWindowMs))];
   for (const t of timers) t.unref();
@@ -225,6 +249,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
     customResources.refresh();
     aggregation.refresh();
     await ensureSystemNamespaces(store, targets, log, () => shuttingDown);
+    if (config.authenticationInfo) await publishAuthenticationInfo(store, targets, config.authenticationInfo, log, () => shuttingDown);
     await ensureLocalApiServices(
       store,
       targets,
@@ -232,6 +257,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
       () => shuttingDown,
       (t) => reader.lookupAll(t.storage.group, t.storage.resource),
     );
+    if (!shuttingDown) crdApiServices?.start();
   })();
   ready.catch(() => undefined);
 
@@ -248,13 +274,16 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
       draining = true;
       for (const t of timers) clearInterval(t);
       cache.closeAll({ finalBookmark: true });
+      upgrades.closeAll();
       await app.close();
       // Every request has ended: what the audit backends still hold is written before they close.
       await auditor?.shutdown();
       admissionInterest.stop();
       authnInterest.stop();
+      authzInterest.stop();
       stopFollowing();
       await decoder.close();
+      crdApiServices?.stop();
       aggregation.close();
       customResources.close();
       await feed.stop();
@@ -280,7 +309,7 @@ function writePath(
   const store = new GenericStore({
     registry,
     source: reader,
-    admit: admissionAdmitter(natsAdmission(nc, admissionInterest, timeoutMs, namespaceFacts(cache))),
+    admit: admissionAdmitter(natsAdmission(nc, admissionInterest, timeoutMs, namespaceFacts(cache)), registry.names),
     storage,
     services: ports,
     updateRetryMs: config.handlers.updateRetryMs,

@@ -9,12 +9,15 @@ import { RE2JS } from 're2js';
 /** A compiled pattern: `test` is true when it matches anywhere in the string, as JSON Schema's `pattern`. */
 export interface GoRegexp {
   test(s: string): boolean;
+  /** Go's FindAllString: up to `limit` successive non-overlapping matches (all when negative). */
+  findAll(s: string, limit: number): string[];
 }
 
 /** Compiles `pattern`; throws Error with Go's message ("error parsing regexp: …") when RE2 refuses it. */
 export function compileGoRegexp(pattern: string): GoRegexp {
   const re = RE2JS.compile(pattern);
-  return { test: (s) => re.matcher(s).find() };
+  const re2 = re.re2();
+  return { test: (s) => re.matcher(s).find(), findAll: (s, limit) => (re2.findAll(s, limit) as string[] | null) ?? [] };
 }
 
 /** Go's message for a pattern RE2 refuses, or undefined when it compiles. */
@@ -30,5 +33,8 @@ export function goRegexpProblem(pattern: string): string | undefined {
   }
 }
 
-/** An ajv RegExp engine on RE2 (the `u` flag is moot: RE2 matches code points). */
-export const goRegExpEngine = Object.assign((pattern: string) => compileGoRegexp(pattern), { code: 'goRegExpEngine' });
+/**
+ * An ajv RegExp engine on RE2 (the `u` flag is moot: RE2 matches code points). ajv keys the
+ * compiled patterns of a schema by their `toString()`, so each says its own source.
+ */
+export const goRegExpEngine = Object.assign((pattern: string) => ({ ...compileGoRegexp(pattern), toString: () => `/${pattern}/` }), { code: 'goRegExpEngine' });

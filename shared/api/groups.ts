@@ -40,7 +40,8 @@ export function brandSpelling(group: string): string | undefined {
 /**
  * Whether a binding's `roleRef.apiGroup` or a User/Group subject's `apiGroup` names the RBAC API
  * group. Either spelling does, whatever `--upstream-group-aliases` says: the field has one
- * meaningful value, stock manifests write upstream's, and the object is stored as written.
+ * meaningful value and stock manifests write upstream's. Written through an alias it is stored
+ * canonical (the type's `groupNameFields`); written through the canonical URL, as written.
  */
 export function isRbacGroupName(group: unknown): boolean {
   return group === RBAC_GROUP || group === upstreamSpelling(RBAC_GROUP);

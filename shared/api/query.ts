@@ -85,23 +85,14 @@ function nonEmpty(q: URLSearchParams, name: string): string | undefined {
 }
 
 /**
- * A boolean query parameter: `true`/`1` (and a bare `?name`) are true, `false`/`0` false, absent
- * undefined; anything else is a 400 rather than upstream's silent "true".
+ * A boolean query parameter as upstream's parameter codec reads one (Convert_Slice_string_To_bool):
+ * absent is undefined; `0` and `false` in any case are false; every other value, a bare `?name`
+ * and `yes` included, is true. Never a 400.
  */
 export function parseBoolParam(q: URLSearchParams, name: string): boolean | undefined {
   const v = q.get(name);
   if (v === null) return undefined;
-  switch (v.toLowerCase()) {
-    case '':
-    case 'true':
-    case '1':
-      return true;
-    case 'false':
-    case '0':
-      return false;
-    default:
-      throw invalidParam(name, v, 'must be true, false, 1 or 0');
-  }
+  return !(v === '0' || v.toLowerCase() === 'false');
 }
 
 /** A non-negative decimal integer parameter (at most 2^53-1), or undefined when unset/empty. */
@@ -155,8 +146,9 @@ export function parseListOptions(q: URLSearchParams): ListOptions {
     }
     out.resourceVersionMatch = match;
   }
-  const limit = parseIntParam(q, 'limit');
-  if (limit !== undefined) out.limit = limit;
+  // A negative limit is no limit, as upstream's storage ignores any limit below 1.
+  const limit = parseIntParam(q, 'limit', { allowNegative: true });
+  if (limit !== undefined && limit >= 0) out.limit = limit;
   const cont = nonEmpty(q, 'continue');
   if (cont !== undefined) out.continue = cont;
   const timeout = parseIntParam(q, 'timeoutSeconds');

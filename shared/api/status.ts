@@ -77,8 +77,9 @@ export function failure(code: number, reason: string, message: string, details?:
   return new StatusError(status);
 }
 
+/** A success Status as upstream's store answers a delete: no code (the HTTP status says 200), so none is written. */
 export function successStatus(details?: StatusDetails): Status {
-  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', message: '', reason: '', code: 200 };
+  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', message: '', reason: '', code: 0 };
   if (details) s.details = details;
   delete (s as Partial<Status>).message;
   delete (s as Partial<Status>).reason;
@@ -175,8 +176,13 @@ export function pathNotFound(): StatusError {
 }
 
 /** 405 for a method a path does not take. */
-export function methodNotAllowed(message = 'the server does not allow this method on the requested resource'): StatusError {
-  return failure(405, StatusReason.MethodNotAllowed, message);
+export function methodNotAllowed(message = 'the server does not allow this method on the requested resource', details?: StatusDetails): StatusError {
+  return failure(405, StatusReason.MethodNotAllowed, message, details);
+}
+
+/** 405 of upstream's router for a method none of a path's routes takes (a PUT or PATCH of a collection): empty details, as it writes them. */
+export function routeMethodNotAllowed(): StatusError {
+  return methodNotAllowed(undefined, {});
 }
 
 export function notAcceptable(accept: string, supported: string[]): StatusError {
@@ -196,6 +202,16 @@ export function unsupportedMediaType(contentType: string, accepted: readonly str
     StatusReason.UnsupportedMediaType,
     `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')} (got ${JSON.stringify(contentType)})`,
   );
+}
+
+/** 415 as upstream's content negotiation words it: the accepted media types and nothing else (a PATCH of an unknown patch type). */
+export function unsupportedMediaTypeOf(accepted: readonly string[]): StatusError {
+  return failure(415, StatusReason.UnsupportedMediaType, `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
+}
+
+/** 504 of a request that outlived its deadline (`timeoutSeconds`), worded as upstream's request timeout. */
+export function requestTimedOut(): StatusError {
+  return failure(504, StatusReason.Timeout, 'Timeout: request did not complete within requested timeout - context deadline exceeded', {});
 }
 
 export function requestEntityTooLarge(message = 'the request body is too large'): StatusError {

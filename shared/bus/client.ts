@@ -16,6 +16,7 @@ import { StatusError, isStatus, serviceUnavailable, timeout, internalError } fro
 import { ERROR_CODE_HEADER, IDEMPOTENT_SUBJECTS } from './subjects.js';
 import { BusOutcome, type BusMetrics } from './metrics.js';
 import { linkOf, type Link } from './link.js';
+import type { Deadline } from '../api/deadline.js';
 
 export const DEFAULT_BUS_TIMEOUT_MS = 5_000;
 
@@ -180,8 +181,27 @@ function muxFor(nc: NatsConnection): RequestMux {
   return mux;
 }
 
-/** Sends a JSON request and returns the decoded JSON reply, or throws a StatusError. */
-export async function busRequest<Res>(nc: NatsConnection, subject: string, body: unknown, timeoutMs = DEFAULT_BUS_TIMEOUT_MS): Promise<Res> {
+/**
+ * One send of a request, waiting `timeoutMs` or what remains of `deadline` if that is less; past
+ * the deadline, the deadline's own 504 (the request's, not this hop's).
+ */
+async function sendOnce(mux: RequestMux, subject: string, data: Uint8Array, timeoutMs: number, deadline: Deadline | undefined): Promise<Msg> {
+  if (!deadline) return mux.request(subject, data, timeoutMs);
+  const left = Math.ceil(deadline.remainingMs());
+  if (left <= 0) throw deadline.exceeded();
+  try {
+    return await mux.request(subject, data, Math.min(timeoutMs, left));
+  } catch (err) {
+    if (err instanceof StatusError && err.status.code === 504 && deadline.remainingMs() <= 0) throw deadline.exceeded();
+    throw err;
+  }
+}
+
+/**
+ * Sends a JSON request and returns the decoded JSON reply, or throws a StatusError. With
+ * `deadline` (the request this hop serves), the hop waits no longer than what remains of it.
+ */
+export async function busRequest<Res>(nc: NatsConnection, subject: string, body: unknown, timeoutMs = DEFAULT_BUS_TIMEOUT_MS, deadline?: Deadline): Promise<Res> {
   let mux: RequestMux;
   try {
     mux = muxFor(nc);
@@ -194,11 +214,12 @@ export async function busRequest<Res>(nc: NatsConnection, subject: string, body:
   let msg: Msg;
   try {
     try {
-      msg = await mux.request(subject, data, timeoutMs);
+      msg = await sendOnce(mux, subject, data, timeoutMs, deadline);
     } catch (err) {
-      // No reply at all (the replica died, or none was there): an idempotent request is sent once more.
-      if (!IDEMPOTENT_SUBJECTS.has(subject) || nc.isClosed() || nc.isDraining()) throw err;
-      msg = await muxFor(nc).request(subject, data, timeoutMs);
+      // No reply at all (the replica died, or none was there): an idempotent request is sent once
+      // more, within the same deadline.
+      if (!IDEMPOTENT_SUBJECTS.has(subject) || nc.isClosed() || nc.isDraining() || (deadline && deadline.remainingMs() <= 0)) throw err;
+      msg = await sendOnce(muxFor(nc), subject, data, timeoutMs, deadline);
     }
   } catch (err) {
     metrics?.observe(subject, err instanceof StatusError && err.status.code === 504 ? BusOutcome.Timeout : BusOutcome.Unavailable, (performance.now() - start) / 1000);

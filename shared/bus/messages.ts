@@ -49,6 +49,13 @@ export interface AuthnInterest {
   headerPrefixes: string[];
 }
 
+// ---- authz ----------------------------------------------------------------------------------
+
+/** The authz service's `--authorization-mode`, in order. */
+export interface AuthzInterest {
+  modes: string[];
+}
+
 // ---- admission ------------------------------------------------------------------------------
 
 /** Which requests each phase's plugins want; a phase with no matching entry can be skipped. */

@@ -117,7 +117,7 @@ type ServiceRole = Exclude<NatsUserRole, 'gateway' | 'monitor'>;
 const ANSWERS: Record<ServiceRole, string[]> = {
   storage: [Subjects.storageCreate, Subjects.storageUpdate, Subjects.storageDelete, Subjects.storageGet],
   authn: [Subjects.authnAuthenticate, Subjects.authnInterest, Subjects.authnIssueToken],
-  authz: [Subjects.authzAuthorize, Subjects.authzRules, Subjects.authzEscalation],
+  authz: [Subjects.authzAuthorize, Subjects.authzRules, Subjects.authzEscalation, Subjects.authzInterest],
   admission: [Subjects.admissionAdmit, Subjects.admissionInterest],
 };
 

@@ -34,15 +34,15 @@ export function natsAuthz(nc: NatsConnection, timeoutMs = DEFAULT_BUS_TIMEOUT_MS
  * not asked. `timeoutMs` is the bus's usual deadline; a phase whose plugins call out (webhooks in
  * sequence, each allowed up to 30 s) is waited for that much longer, up to upstream's 60 s request
  * timeout, while one whose plugins only decide locally keeps the usual deadline, so a replica that
- * vanished mid-request costs seconds, not a minute.
+ * vanished mid-request costs seconds, not a minute. A request's own deadline cuts either short.
  */
 export function natsAdmission(nc: NatsConnection, interest: AdmissionInterestCache, timeoutMs: number, facts?: NamespaceFacts): AdmissionPort {
   return {
-    async admit(request) {
+    async admit(request, deadline) {
       const { phase, operation, resource, userInfo, namespace } = request;
       const deadlineMs = interest.deadlineMs(phase, operation, resource.group, resource.resource, userInfo.groups, timeoutMs, namespace, facts);
       if (deadlineMs === null) return null;
-      return busRequest<AdmissionReply>(nc, Subjects.admissionAdmit, request, deadlineMs);
+      return busRequest<AdmissionReply>(nc, Subjects.admissionAdmit, request, deadlineMs, deadline);
     },
   };
 }

@@ -10,10 +10,12 @@ import type { Logger } from 'pino';
 import { admissionMatches, MAX_ADMISSION_SECONDS, ruledOutByNamespace, type NamespaceFacts } from '../api/admission-match.js';
 import { busRequest } from './client.js';
 import { Subjects } from './subjects.js';
-import type { AdmissionInterest, AdmissionPhase, AuthnInterest } from './messages.js';
+import type { AdmissionInterest, AdmissionPhase, AuthnInterest, AuthzInterest } from './messages.js';
 
 export class ServiceInterest<T> {
   private current: T | null = null;
+  /** Keep the last answer while the service cannot be asked (a start-up setting, not a state that changes). */
+  protected keepLastKnown = false;
   private timer: NodeJS.Timeout | undefined;
   private changes: Subscription | undefined;
   /** The refresh under way, and whether another was asked for meanwhile (it must see later state). */
@@ -57,6 +59,7 @@ export class ServiceInterest<T> {
     try {
       this.current = await busRequest<T>(this.nc, this.subject, {}, 2_000);
     } catch (err) {
+      if (this.keepLastKnown) return;
       if (this.current) this.log.warn({ err: (err as Error).message, subject: this.subject }, "cannot read a service's interest; using the safe default");
       this.current = null;
     }
@@ -129,5 +132,23 @@ export class AuthnInterestCache extends ServiceInterest<AuthnInterest> {
     const i = this.value();
     if (!i) return false;
     return i.headers.includes(name) || i.headerPrefixes.some((p) => name.startsWith(p));
+  }
+}
+
+/**
+ * Authz: its `--authorization-mode`. Anonymous requests are allowed only once it is known that no
+ * mode is AlwaysAllow (upstream's ApplyAuthorization turns anonymous access off under AlwaysAllow).
+ * The modes are a start-up setting of the authz service: the last answer stands while it cannot
+ * be asked, so a NATS outage does not turn the anonymous health probes into 401s.
+ */
+export class AuthzInterestCache extends ServiceInterest<AuthzInterest> {
+  constructor(nc: NatsConnection, log: Logger, refreshMs?: number) {
+    super(nc, Subjects.authzInterest, log, refreshMs);
+    this.keepLastKnown = true;
+  }
+
+  anonymousAllowed(): boolean {
+    const i = this.value();
+    return i !== null && !i.modes.includes('AlwaysAllow');
   }
 }

@@ -39,6 +39,8 @@ export const Subjects = {
   authzAuthorize: `${SubjectGroup.authz}.authorize`,
   authzRules: `${SubjectGroup.authz}.rules`,
   authzEscalation: `${SubjectGroup.authz}.escalation`,
+  /** The authorization modes in use (the gateway turns anonymous access off under AlwaysAllow). */
+  authzInterest: `${SubjectGroup.authz}.interest`,
   admissionAdmit: `${SubjectGroup.admission}.admit`,
   admissionInterest: `${SubjectGroup.admission}.interest`,
   /** Published (no reply) when a plugin's match changed (webhook configurations): callers re-read the interest at once. */
@@ -57,6 +59,7 @@ export const IDEMPOTENT_SUBJECTS: ReadonlySet<string> = new Set([
   Subjects.authzAuthorize,
   Subjects.authzRules,
   Subjects.authzEscalation,
+  Subjects.authzInterest,
   Subjects.admissionInterest,
 ]);
 

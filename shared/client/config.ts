@@ -32,6 +32,8 @@ export interface ClusterEntry {
   insecureSkipTlsVerify?: boolean;
   tlsServerName?: string;
   proxyUrl?: string;
+  /** The `client.authentication.platform.io/exec` entry of `extensions`: handed to exec plugins as `spec.cluster.config`. */
+  execConfig?: unknown;
 }
 
 export interface ExecConfig {
@@ -117,6 +119,17 @@ function named(list: unknown, listName: string, inner: string, opts: ParseOption
   });
 }
 
+/** Name of the cluster extension whose value exec plugins get as `spec.cluster.config` (upstream's `client.authentication.k8s.io/exec`). */
+export const EXEC_CLUSTER_EXTENSION = 'client.authentication.platform.io/exec';
+
+/** The exec plugins' entry of a cluster's `extensions` (`[{name, extension}]`), if any. */
+function execExtension(list: unknown, where: string): unknown {
+  if (list === undefined || list === null) return undefined;
+  if (!Array.isArray(list)) throw new ClientConfigError(`${where}: extensions must be a list`);
+  const entry = list.find((e): e is Obj => isObj(e) && e.name === EXEC_CLUSTER_EXTENSION);
+  return entry?.extension ?? undefined;
+}
+
 const abs = (base: string, p: string | undefined) => (p === undefined ? undefined : path.resolve(base, p));
 
 function parseExec(o: Obj, where: string, base: string): ExecConfig {
@@ -173,6 +186,8 @@ export function parseClientConfig(text: string, file: string, opts: ParseOptions
     if (serverName) entry.tlsServerName = serverName;
     const proxy = str(c, 'proxy-url', where);
     if (proxy) entry.proxyUrl = proxy;
+    const execConfig = execExtension(c.extensions, where);
+    if (execConfig !== undefined) entry.execConfig = execConfig;
     if (!out.clusters.has(name)) out.clusters.set(name, entry);
   }
   for (const [name, u] of named(doc.users, 'users', 'user', opts)) {

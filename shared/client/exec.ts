@@ -1,7 +1,7 @@
 // Credential plugins (`users[].user.exec`), as upstream's client-go runs them: the command (relative
 // to the configuration file, else on PATH) gets `PLATFORM_EXEC_INFO` — an ExecCredential naming
-// the apiVersion, whether it may talk to the user and, with `provideClusterInfo`, the cluster —
-// and prints an ExecCredential whose status holds a bearer token or a client certificate and key.
+// the apiVersion, whether it may talk to the user and, with `provideClusterInfo`, the cluster (with
+// the cluster's `client.authentication.platform.io/exec` extension as `config`) — and prints an ExecCredential whose status holds a bearer token or a client certificate and key.
 // The answer is reused until its `expirationTimestamp`, else until the server answers 401.
 
 import { spawn } from 'node:child_process';
@@ -30,6 +30,7 @@ export function execInfo(exec: ExecConfig, cluster: ClusterEntry | undefined, in
     if (cluster.insecureSkipTlsVerify) c['insecure-skip-tls-verify'] = true;
     if (cluster.certificateAuthorityData) c['certificate-authority-data'] = cluster.certificateAuthorityData;
     if (cluster.proxyUrl) c['proxy-url'] = cluster.proxyUrl;
+    if (cluster.execConfig !== undefined) c.config = cluster.execConfig;
     spec.cluster = c;
   }
   return { apiVersion: exec.apiVersion, kind: 'ExecCredential', spec };

@@ -9,6 +9,13 @@ export type OptionType = 'string' | 'boolean' | 'number' | 'list' | 'duration';
 
 interface SpecBase {
   description?: string;
+  /**
+   * Why the flag is deprecated and what to use instead (pflag's MarkDeprecated message): setting it
+   * (flag, env or file) warns `Flag --X has been deprecated, <message>` at start.
+   */
+  deprecated?: string;
+  /** A deprecated spelling of another option: its value is that option's, unless that one is set too. */
+  aliasOf?: string;
 }
 
 /**
@@ -48,8 +55,18 @@ export function envName(flag: string): string {
   return 'PLATFORM_' + flag.toUpperCase().replace(/-/g, '_');
 }
 
-/** Parses Go-style durations (`2m`, `1h30m`, `500ms`, `10s`) and bare seconds into milliseconds. */
+/**
+ * Parses Go-style durations (`2m`, `1h30m`, `500ms`, `10s`) and bare seconds into milliseconds. Go
+ * reads `-1s` too; no duration option here takes one, so it is refused in upstream's words.
+ */
 export function parseDuration(s: string): number {
+  const negative = s.startsWith('-');
+  const ms = parseUnsigned(negative ? s.slice(1) : s, s);
+  if (negative) throw new OptionsError(`${JSON.stringify(s)} can not be negative value`);
+  return ms;
+}
+
+function parseUnsigned(s: string, written: string): number {
   if (/^\d+(\.\d+)?$/.test(s)) return Number(s) * 1000;
   const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
   const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -59,7 +76,7 @@ export function parseDuration(s: string): number {
     total += Number(m[1]) * units[m[2]!]!;
     consumed += m[0].length;
   }
-  if (consumed !== s.length || consumed === 0) throw new OptionsError(`invalid duration ${JSON.stringify(s)}`);
+  if (consumed !== s.length || consumed === 0) throw new OptionsError(`invalid duration ${JSON.stringify(written)}`);
   return total;
 }
 
@@ -102,15 +119,33 @@ function convertValue(flag: string, spec: OptionSpec, raw: unknown): OptionValue
   }
 }
 
-/** Parses argv (without node and script), env and an optional `--config` YAML file. */
-export function parseOptions<S extends OptionSpecs>(specs: S, argv: string[], env: NodeJS.ProcessEnv = {}): Options<S> & { config?: string } {
+/**
+ * Options the parser reads for every service: `--config` (the YAML file) and
+ * `--suppress-deprecation-warnings` (spec, Versioning rule 6: deprecated flags warn, and the
+ * warning can be suppressed).
+ */
+export const parserOptions = {
+  config: { type: 'string', description: 'YAML file mapping option names to values (env PLATFORM_CONFIG)' },
+  'suppress-deprecation-warnings': { type: 'boolean', default: false, description: 'do not warn at start about deprecated flags that are set' },
+} satisfies OptionSpecs;
+
+/** Upstream's (pflag's) words for a deprecated flag that is set. */
+export function deprecationWarning(flag: string, message: string): string {
+  return `Flag --${flag} has been deprecated, ${message}`;
+}
+
+function specOf(specs: OptionSpecs, name: string): OptionSpec | undefined {
+  return Object.hasOwn(parserOptions, name) ? parserOptions[name as keyof typeof parserOptions] : Object.hasOwn(specs, name) ? specs[name] : undefined;
+}
+
+function flagValues(specs: OptionSpecs, argv: string[]): Map<string, unknown> {
   const fromFlags = new Map<string, unknown>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith('--')) throw new OptionsError(`unexpected argument ${JSON.stringify(arg)}`);
     const eq = arg.indexOf('=');
     const name = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
-    const spec = name === 'config' ? ({ type: 'string' } as OptionSpec) : specs[name];
+    const spec = specOf(specs, name);
     if (!spec) throw new OptionsError(`unknown flag --${name}`);
     let value: string;
     if (eq >= 0) value = arg.slice(eq + 1);
@@ -123,28 +158,51 @@ export function parseOptions<S extends OptionSpecs>(specs: S, argv: string[], en
     if (spec.type === 'list' && spec.repeatable) fromFlags.set(name, [...((fromFlags.get(name) as string[]) ?? []), value]);
     else fromFlags.set(name, value);
   }
+  return fromFlags;
+}
+
+function fileValues(specs: OptionSpecs, configPath: string | undefined): Record<string, unknown> {
+  if (!configPath) return {};
+  const parsed = YAML.parse(readFileSync(configPath, 'utf8')) as unknown;
+  if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) throw new OptionsError(`${configPath}: expected a mapping of flag names to values`);
+  const fromFile = (parsed ?? {}) as Record<string, unknown>;
+  for (const k of Object.keys(fromFile)) if (k === 'config' || !specOf(specs, k)) throw new OptionsError(`${configPath}: unknown option ${k}`);
+  return fromFile;
+}
+
+/**
+ * Parses argv (without node and script), env and an optional `--config` YAML file. `warn` hears
+ * of each deprecated option that is set, unless `--suppress-deprecation-warnings` is.
+ */
+export function parseOptions<S extends OptionSpecs>(specs: S, argv: string[], env: NodeJS.ProcessEnv = {}, warn?: (message: string) => void): Options<S> & { config?: string } {
+  const fromFlags = flagValues(specs, argv);
   const configPath = (fromFlags.get('config') as string | undefined) ?? env.PLATFORM_CONFIG;
-  let fromFile: Record<string, unknown> = {};
-  if (configPath) {
-    const parsed = YAML.parse(readFileSync(configPath, 'utf8')) as unknown;
-    if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) throw new OptionsError(`${configPath}: expected a mapping of flag names to values`);
-    fromFile = (parsed ?? {}) as Record<string, unknown>;
-    for (const k of Object.keys(fromFile)) if (!specs[k]) throw new OptionsError(`${configPath}: unknown option ${k}`);
-  }
+  const fromFile = fileValues(specs, configPath);
+  const given = (flag: string): unknown => (fromFlags.has(flag) ? fromFlags.get(flag) : env[envName(flag)] !== undefined ? env[envName(flag)] : fromFile[flag]);
   const out: Record<string, OptionValue> = {};
   for (const [flag, spec] of Object.entries(specs)) {
-    const raw = fromFlags.has(flag) ? fromFlags.get(flag) : env[envName(flag)] !== undefined ? env[envName(flag)] : fromFile[flag];
+    const raw = given(flag);
     // One path for every source: a default is converted exactly like a given value.
     out[flag] = convert(flag, spec, raw === undefined ? spec.default : raw);
   }
+  const deprecatedSet = Object.entries(specs).filter(([flag, spec]) => spec.deprecated !== undefined && given(flag) !== undefined);
+  for (const [flag, spec] of deprecatedSet) {
+    const target = spec.aliasOf;
+    if (target !== undefined && specs[target] && given(target) === undefined) out[target] = convert(target, specs[target], given(flag));
+  }
+  const suppress = convert('suppress-deprecation-warnings', parserOptions['suppress-deprecation-warnings'], given('suppress-deprecation-warnings')) === true;
+  if (warn && !suppress) for (const [flag, spec] of deprecatedSet) warn(deprecationWarning(flag, spec.deprecated!));
   if (configPath) out.config = configPath;
   return out as Options<S> & { config?: string };
 }
 
 /** `--help` text listing each flag with its env name and default. */
 export function describeOptions(specs: OptionSpecs): string {
-  return Object.entries(specs)
-    .map(([flag, s]) => `  --${flag} (${s.type}; env ${envName(flag)})${s.default !== undefined ? ` [default ${JSON.stringify(s.default)}]` : ''}${s.description ? `\n      ${s.description}` : ''}`)
+  return Object.entries({ ...specs, ...parserOptions })
+    .map(([flag, s]: [string, OptionSpec]) => {
+      const deprecated = s.deprecated ? ` (DEPRECATED: ${s.deprecated})` : '';
+      return `  --${flag} (${s.type}; env ${envName(flag)})${s.default !== undefined ? ` [default ${JSON.stringify(s.default)}]` : ''}${deprecated}${s.description ? `\n      ${s.description}` : ''}`;
+    })
     .join('\n');
 }
 

@@ -6,6 +6,7 @@
 
 import type { ApiObject, GroupVersionKind, GroupVersionResource, UserInfo } from '../api/types.js';
 import type { Status } from '../api/status.js';
+import type { Deadline } from '../api/deadline.js';
 
 export const AdmissionOperation = { Create: 'CREATE', Update: 'UPDATE', Delete: 'DELETE', Connect: 'CONNECT' } as const;
 export type AdmissionOperation = (typeof AdmissionOperation)[keyof typeof AdmissionOperation];
@@ -27,6 +28,12 @@ export interface AdmissionRequest {
   oldObject: ApiObject | null;
   options?: Record<string, unknown> | null;
   dryRun: boolean;
+  /**
+   * The gateway serves upstream's well-known names beside the spec's (`--upstream-group-aliases`):
+   * plugins then treat upstream's system namespaces and signers as the spec's (shared/api/well-known-names.ts).
+   * Not part of what webhooks see.
+   */
+  upstreamNames?: boolean;
 }
 
 export interface AdmissionReply {
@@ -43,6 +50,9 @@ export interface AdmissionReply {
 
 /** Failures are Status errors (503 when no admission replica answers, 504 on timeout). */
 export interface AdmissionPort {
-  /** Runs the request's phase; null when no plugin or webhook of that phase is interested, so nothing was asked. */
-  admit(request: AdmissionRequest): Promise<AdmissionReply | null>;
+  /**
+   * Runs the request's phase; null when no plugin or webhook of that phase is interested, so
+   * nothing was asked. `deadline`: the request's; the phase is not asked past it nor waited for beyond it.
+   */
+  admit(request: AdmissionRequest, deadline?: Deadline): Promise<AdmissionReply | null>;
 }

@@ -121,6 +121,13 @@ function isLeaf(set: FieldSet, path: Path): boolean {
   return !!n && n.children.size === 0;
 }
 
+/** Whether the set holds `path` or anything below it. */
+function reaches(set: FieldSet, path: Path): boolean {
+  let n: FieldSet | undefined = set;
+  for (const e of path) n = n?.children.get(e);
+  return !!n && !n.isEmpty();
+}
+
 /** A single `{}` entry asks to clear managedFields (spec rule 8). */
 function isReset(list: unknown): boolean {
   return Array.isArray(list) && list.length === 1 && jsonEqual(list[0], {});
@@ -129,7 +136,9 @@ function isReset(list: unknown): boolean {
 /**
  * Records an Update by `w` of `prev` (null for a create) into `next`: the fields it added or
  * changed become its own and leave every other manager; fields it removed leave everyone. A write
- * that changes nothing leaves managedFields as they were, so a no-op stays a no-op.
+ * that changes nothing leaves managedFields as they were, so a no-op stays a no-op. A write whose
+ * managedFields is `[{}]` clears them first (rule 8): afterwards the writer owns only what it
+ * changed, so a write that changes nothing else leaves no managedFields at all (as upstream).
  */
 export function recordUpdate(prev: ApiObject | null, next: ApiObject, schema: JsonSchema | undefined, w: Writer, ignore: Ignore): void {
   const incoming = next.metadata.managedFields;
@@ -148,9 +157,9 @@ export function recordUpdate(prev: ApiObject | null, next: ApiObject, schema: Js
   const changed = new FieldSet();
   for (const p of newSet.paths()) {
     const before = prev ? valueAt(prev, p) : undefined;
-    if (reset || before === undefined || (isLeaf(newSet, p) && !jsonEqual(before, valueAt(next, p)))) changed.insert(p);
+    if (before === undefined || (isLeaf(newSet, p) && !jsonEqual(before, valueAt(next, p)))) changed.insert(p);
   }
-  for (const p of newMaps.paths()) if (reset || !prev || valueAt(prev, p) === undefined) changed.insert(p);
+  for (const p of newMaps.paths()) if (!prev || valueAt(prev, p) === undefined) changed.insert(p);
   const removed = oldSet.difference(newSet).union(oldMaps.difference(newMaps));
   const entries = base.map((e) => ({ ...e, set: e.set.difference(changed).difference(removed) }));
   if (!changed.isEmpty()) {
@@ -209,9 +218,20 @@ export function conflictError(conflicts: ApplyConflict[], kind: string, name: st
 /**
  * Server-side apply of `applied` by `w` onto `live` (null when the object does not exist yet):
  * the merged object with managedFields updated. Conflicts with other managers over values that
- * differ fail with 409 unless `force`, which takes the fields over.
+ * differ fail with 409 unless `force`, which takes the fields over. Conflicts over `allowed` paths
+ * (last-applied.ts) are taken over too, as if forced, when they are the only ones; otherwise the
+ * 409 names only the others, as upstream's.
  */
-export function apply(live: ApiObject | null, applied: ApiObject, schema: JsonSchema | undefined, w: Writer, force: boolean, ignore: Ignore, describe: { kind: string; group: string }): ApiObject {
+export function apply(
+  live: ApiObject | null,
+  applied: ApiObject,
+  schema: JsonSchema | undefined,
+  w: Writer,
+  force: boolean,
+  ignore: Ignore,
+  describe: { kind: string; group: string },
+  allowed?: FieldSet,
+): ApiObject {
   if (applied.metadata?.managedFields !== undefined) throw badRequest('metadata.managedFields must be nil');
   const appliedSet = toFieldSet(applied, schema, ignore);
   const entries = readEntries(live?.metadata.managedFields) ?? [];
@@ -226,8 +246,9 @@ export function apply(live: ApiObject | null, applied: ApiObject, schema: JsonSc
         conflicts.push({ manager: e.manager, operation: e.operation, apiVersion: e.apiVersion, subresource: e.subresource, path: p });
     }
   }
-  if (conflicts.length && !force) throw conflictError(conflicts, describe.kind, applied.metadata.name ?? '', describe.group);
-  if (force) {
+  const blocking = allowed ? conflicts.filter((c) => !allowed.has(c.path)) : conflicts;
+  if (blocking.length && !force) throw conflictError(blocking, describe.kind, applied.metadata.name ?? '', describe.group);
+  if (conflicts.length) {
     for (const e of entries) {
       if (same(e, w, Operation.Apply)) continue;
       for (const c of conflicts) if (c.manager === e.manager && c.operation === e.operation && c.subresource === e.subresource) e.set = e.set.difference(single(c.path));
@@ -241,7 +262,8 @@ export function apply(live: ApiObject | null, applied: ApiObject, schema: JsonSc
   // Fields this manager applied before and applies no more go, unless someone else owns them.
   if (mine) {
     const others = entries.filter((e) => e !== mine).reduce((acc, e) => acc.union(e.set), new FieldSet());
-    for (const p of mine.set.difference(appliedSet).paths()) if (!others.has(p)) removeAt(merged, p);
+    // A map or item still applied or owned below (its `.` dropped, say) stays, as upstream adds back what is owned.
+    for (const p of mine.set.difference(appliedSet).paths()) if (!reaches(others, p) && !reaches(appliedSet, p)) removeAt(merged, p);
   } else {
     mine = { manager: w.manager, operation: Operation.Apply, apiVersion: w.apiVersion, time: w.now, subresource: w.subresource, set: appliedSet };
     entries.push(mine);

@@ -215,14 +215,14 @@ export function pkiFiles(dir: string): PkiFiles {
 
 // Writes through a temporary file and rename, so an interrupted first start never leaves a
 // half-written certificate that later starts would trust.
-async function writeAtomic(file: string, data: string, mode: number): Promise<void> {
+export async function writeAtomic(file: string, data: string, mode: number): Promise<void> {
   const tmp = `${file}.${process.pid}.tmp`;
   await writeFile(tmp, data, { mode });
   await chmod(tmp, mode);
   await rename(tmp, file);
 }
 
-async function readPair(certFile: string, keyFile: string): Promise<PemPair | undefined> {
+export async function readPair(certFile: string, keyFile: string): Promise<PemPair | undefined> {
   if (!existsSync(certFile) || !existsSync(keyFile)) return undefined;
   return { certPem: await readFile(certFile, 'utf8'), keyPem: await readFile(keyFile, 'utf8') };
 }
@@ -248,7 +248,7 @@ function canonicalIP(ip: string): string {
 }
 
 /** True when `pair` was issued by `ca`, is not close to expiry and (for serving) covers `names` and allows `usages` (extended key usage OIDs). */
-function stillGood(ca: CertificateAuthority, pair: PemPair | undefined, names?: { dnsNames: string[]; ipAddresses: string[] }, usages: string[] = []): boolean {
+export function stillGood(ca: CertificateAuthority, pair: PemPair | undefined, names?: { dnsNames: string[]; ipAddresses: string[] }, usages: string[] = []): boolean {
   if (!pair) return false;
   try {
     const cert = new NodeX509Certificate(pair.certPem);

@@ -8,8 +8,10 @@ import type { ApiGroupInfo } from './registry.js';
 import type { ServedResource } from './types.js';
 import type { ResourceType } from './types.js';
 import { UPDATE_SUBRESOURCE_VERBS } from './subresources.js';
+import { versionSubresources } from './version-parts.js';
 import { storageVersionOf as typeStorageVersion } from './conversion.js';
 import { gitVersionOf, SERVED_RELEASE } from '../api/version.js';
+import { upstreamSpelling } from '../api/groups.js';
 
 export type { ApiGroupInfo, ServedResource };
 
@@ -87,10 +89,10 @@ export interface SubresourceInfo {
   verbs: string[];
 }
 
-/** Every subresource of a served resource, sorted by name. */
+/** Every subresource of a served resource (of its version: a definition's versions may differ), sorted by name. */
 export function subresourcesOf(served: ServedResource): SubresourceInfo[] {
   const { type } = served;
-  const subs = type.subresources ?? {};
+  const subs = versionSubresources(type, served.version) ?? {};
   const out: SubresourceInfo[] = [];
   if (subs.status) out.push({ name: 'status', group: '', version: '', kind: type.kind, verbs: [...UPDATE_SUBRESOURCE_VERBS] });
   if (subs.scale) out.push({ name: 'scale', group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: [...UPDATE_SUBRESOURCE_VERBS] });
@@ -113,12 +115,14 @@ export function subresourcesOf(served: ServedResource): SubresourceInfo[] {
 }
 
 /**
- * A resource served under an upstream alias of its group carries no short names and no
- * categories: `kubectl get csr` and `kubectl get all` name the canonical resource once, without
- * kubectl's warning about a lower-priority match.
+ * Whether a group is listed under a spelling that is not its preferred one: a canonical group
+ * whose upstream alias is served too. Only the preferred spelling carries short names and
+ * categories, so `kubectl get csr` and `kubectl get all` name each resource once, without kubectl's
+ * warning about a lower-priority match.
  */
-function isAlias(s: ServedResource): boolean {
-  return s.group !== s.type.group;
+function yieldsToAlias(source: DiscoverySource, group: string): boolean {
+  const upstream = upstreamSpelling(group);
+  return upstream !== undefined && source.groups().some((g) => g.name === upstream);
 }
 
 function addNames(entry: { shortNames?: string[]; categories?: string[] }, type: ResourceType): void {
@@ -223,12 +227,13 @@ export interface APIResourceList {
 export function apiResourceList(source: DiscoverySource, group: string, version: string): APIResourceList | undefined {
   const served = source.resources(group, version);
   if (served.length === 0) return undefined;
+  const yielding = yieldsToAlias(source, group);
   const resources: APIResource[] = [];
   for (const s of served) {
     const { type } = s;
     const namespaced = type.scope === 'Namespaced';
     const entry: APIResource = { name: type.plural, singularName: type.singular, namespaced, kind: type.kind, verbs: resourceVerbs(type) };
-    if (!isAlias(s)) addNames(entry, type);
+    if (!yielding) addNames(entry, type);
     // Virtual types are never stored, so they have no storage version to hash (as upstream reviews).
     if (!type.virtual) entry.storageVersionHash = storageVersionHash(type.group, storageVersionOf(source, type), type.kind);
     resources.push(entry);
@@ -296,6 +301,7 @@ export interface APIGroupDiscoveryList {
 
 /** One group version in the aggregated form (its resources sorted by name). */
 export function versionDiscovery(source: DiscoverySource, group: string, version: string): APIVersionDiscovery {
+  const yielding = yieldsToAlias(source, group);
   const resources: APIResourceDiscovery[] = source
     .resources(group, version)
     .map((s) => {
@@ -308,7 +314,7 @@ export function versionDiscovery(source: DiscoverySource, group: string, version
         singularResource: type.singular,
         verbs: resourceVerbs(type),
       };
-      if (!isAlias(s)) addNames(entry, type);
+      if (!yielding) addNames(entry, type);
       const subs = subresourcesOf(s);
       if (subs.length) {
         entry.subresources = subs.map((sub) => ({

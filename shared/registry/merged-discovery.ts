@@ -3,11 +3,13 @@
 // APIService's name), versions by versionPriority and then by kube-aware version order, the first
 // version preferred. A local group/version takes the priorities of its Local APIService (the
 // caller's `priority`); a remote one brings its own and the resources its backend last reported at
-// `/apis/<group>/<version>`. Upstream spellings served as aliases stay after every canonical group,
-// so a client resolving a plural to the first group serving it lands on the canonical one. Pure:
+// `/apis/<group>/<version>`. With upstream aliases on, a group's upstream spelling takes its
+// canonical group's place and the canonical spellings come after every group, so a client
+// resolving a plural to the first group serving it lands on the name its own code knows
+// (`kubectl describe role`, `kubectl certificate approve`). Pure:
 // the gateway makes documents of these once per change and serves their bytes.
 
-import { brandSpelling } from '../api/groups.js';
+import { upstreamSpelling } from '../api/groups.js';
 import {
   versionDiscovery,
   type APIGroup,
@@ -89,15 +91,16 @@ export function mergedGroups(source: DiscoverySource, priority: (group: string, 
     if (group.versions.some((v) => v.version === r.version)) continue;
     group.versions.push({ version: r.version, priority: { group: r.groupPriority, version: r.versionPriority }, remote: r });
   }
-  const isAlias = (name: string) => {
-    const brand = brandSpelling(name);
-    return local.has(name) && brand !== undefined && local.has(brand);
+  // A canonical group also served under its upstream spelling yields its place to it.
+  const yields = (name: string) => {
+    const upstream = upstreamSpelling(name);
+    return local.has(name) && upstream !== undefined && local.has(upstream);
   };
   const groups = [...byName.values()];
   for (const g of groups) g.versions.sort(compareMergedVersions);
-  const canonical = groups.filter((g) => !isAlias(g.name)).sort(compareGroups);
-  const aliases = groups.filter((g) => isAlias(g.name)).sort(compareGroups);
-  return [...canonical, ...aliases];
+  const preferred = groups.filter((g) => !yields(g.name)).sort(compareGroups);
+  const canonical = groups.filter((g) => yields(g.name)).sort(compareGroups);
+  return [...preferred, ...canonical];
 }
 
 function groupEntry(g: MergedGroup): APIGroup {

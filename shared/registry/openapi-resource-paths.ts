@@ -201,7 +201,8 @@ function itemPath(ctx: ResourceContext): PathSpec | undefined {
         description: `delete a ${kind}`,
         params: [DRY_RUN, GRACE_PERIOD, ORPHAN, PROPAGATION],
         body: { kind: 'delete' },
-        responses: responses(OK_CODES.delete, STATUS_DEF),
+        // Upstream declares what the handler answers: the deleted object where its store returns it.
+        responses: responses(OK_CODES.delete, ctx.served.type.returnDeletedObject ? objDef : STATUS_DEF),
         produces: 'object',
       }),
     );

@@ -75,11 +75,16 @@ function buildModel(source: OpenApiSource): Model {
   const defByGvk = new Map<string, string>([[gvkKey({ group: 'autoscaling', version: 'v1', kind: 'Scale' }), definitionName('autoscaling', 'v1', 'Scale')]]);
   const served = gvs.map((gv) => ({ gv, resources: source.resources(gv.group, gv.version) }));
 
-  for (const { gv, resources } of served) {
+  // Canonical spellings first, wherever discovery lists them: each makes its type's definition.
+  const byCanonicalFirst = [
+    ...served.map(({ gv, resources }) => ({ gv, resources: resources.filter((s) => s.group === s.type.group) })),
+    ...served.map(({ gv, resources }) => ({ gv, resources: resources.filter((s) => s.group !== s.type.group) })),
+  ];
+  for (const { gv, resources } of byCanonicalFirst) {
     for (const s of resources) {
       const kind = s.type.kind;
       // One definition per type, named by its canonical group; an upstream alias of the group
-      // (served after it) adds its group/version/kind to the definition's list.
+      // adds its group/version/kind to the definition's list.
       const name = definitionName(s.type.group, gv.version, kind);
       const known = defs.get(name);
       if (s.group !== s.type.group && known) {

@@ -88,18 +88,26 @@ function addLookups(index: RegistryIndex, served: ServedResource): void {
 }
 
 /**
- * The upstream spelling of each aliased group, after every canonical group so that clients
- * resolving a plural or short name to the first group serving it land on the canonical one.
- * Alias entries serve the same types: they are found by URL, kind and group/version, never in
- * `served` or `servedByType`, which name each type once.
+ * The upstream spelling of each aliased group, in its canonical group's place, the canonical
+ * spellings after every group: clients resolving a plural to the first group serving it land on
+ * the name their own code knows. Alias entries serve the same types: they are found by URL, kind
+ * and group/version, never in `served` or `servedByType`, which name each type once.
  */
 function serveAliases(index: RegistryIndex, aliased: (group: string) => boolean, servedAs: IndexInput['servedAs']): void {
-  for (const info of [...index.groupInfos.values()]) {
+  const order: ApiGroupInfo[] = [];
+  const yielding: ApiGroupInfo[] = [];
+  for (const info of index.groupInfos.values()) {
     const alias = upstreamSpelling(info.name);
-    if (!alias || !aliased(info.name) || index.groupInfos.has(alias)) continue;
+    if (!alias || !aliased(info.name) || index.groupInfos.has(alias)) {
+      order.push(info);
+      continue;
+    }
     for (const v of info.versions) {
       for (const s of index.byGroupVersion.get(gvKey(info.name, v)) ?? []) addLookups(index, servedAs(s.type, alias, s.version));
     }
-    index.groupInfos.set(alias, { name: alias, versions: [...info.versions], preferredVersion: info.preferredVersion });
+    order.push({ name: alias, versions: [...info.versions], preferredVersion: info.preferredVersion });
+    yielding.push(info);
   }
+  index.groupInfos.clear();
+  for (const info of [...order, ...yielding]) index.groupInfos.set(info.name, info);
 }

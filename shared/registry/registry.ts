@@ -17,6 +17,7 @@ import type { ResourceType, ServedResource, VersionDef } from './types.js';
 import { subresourceStrategy, subresourceStrategyProblems } from './subresources.js';
 import { hubForm, storageVersionOf } from './conversion.js';
 import { brandSpelling, exactGroupNames, type CanonicalGroup } from '../api/groups.js';
+import { wellKnownNames, type WellKnownNames } from '../api/well-known-names.js';
 import { buildIndex, gvKey, type ApiGroupInfo, type RegistryIndex } from './registry-index.js';
 import { cloneJson } from '../patch/json-value.js';
 
@@ -124,11 +125,14 @@ export class Registry {
   private changes = 0;
   /** The group a name in a URL means (an upstream alias → its branded group when aliases are served). */
   readonly canonicalGroup: CanonicalGroup;
+  /** The well-known names the types' rules take: upstream's spellings too with `--upstream-group-aliases`. */
+  readonly names: WellKnownNames;
 
   constructor(types: ResourceType[], opts: RegistryOptions = {}) {
     const entries = parseRuntimeConfig(opts.runtimeConfig ?? '');
     this.runtime = new RuntimeConfig(entries);
     this.aliases = opts.upstreamGroupAliases ?? false;
+    this.names = wellKnownNames(this.aliases);
     for (const t of types) this.builtinGroups.add(t.group);
     // Only the built-in groups served under both spellings: a third-party `*.k8s.io` group (an
     // aggregated server's `metrics.k8s.io`) keeps its own name in requests, messages and audit.
@@ -291,8 +295,8 @@ export class Registry {
     else if (!shapeBroken && strategy) {
       const validateUpdate = (subresource && subresourceStrategy(type, subresource)?.validateUpdate) || strategy.validateUpdate;
       const hub = hubForm(served.version, subject);
-      if (old && validateUpdate) errs.push(...validateUpdate(hub, hubForm(served.version, old)));
-      else if (strategy.validate) errs.push(...strategy.validate(hub));
+      if (old && validateUpdate) errs.push(...validateUpdate(hub, hubForm(served.version, old), this.names));
+      else if (strategy.validate) errs.push(...strategy.validate(hub, this.names));
     }
     return dedupeFieldErrors(errs);
   }
@@ -311,7 +315,7 @@ export class Registry {
   defaults(served: ServedResource, obj: ApiObject): void {
     applySchemaDefaults(this.compiledFor(served).shape, obj);
     served.version.defaults?.(obj);
-    served.type.strategy?.defaults?.(obj);
+    served.type.strategy?.defaults?.(obj, this.names);
   }
 
   private compiledFor(served: ServedResource): Compiled {

@@ -57,6 +57,7 @@ function hasSubSchemas(schema: JsonSchema): boolean {
  *  - `nullable: true` becomes a `null` type, so only standard keywords reach ajv.
  *  - `x-kubernetes-int-or-string` without its own type/anyOf gets integer-or-string.
  *  - `default` is removed: ajv must not fill anything in.
+ *  - `description` is removed: documentation (schema-docs) must cost validation nothing.
  *  - An `integer` without a format gets `int64` (what upstream decodes it into).
  */
 export class AjvSchemaBuilder {
@@ -105,7 +106,7 @@ export class AjvSchemaBuilder {
     if (id !== undefined && !definition) return { $ref: id };
     const out: JsonSchema = {};
     for (const [k, v] of Object.entries(schema)) {
-      if (k === 'default' || k === 'nullable' || k === 'example' || k === '$id') continue;
+      if (k === 'default' || k === 'nullable' || k === 'example' || k === '$id' || k === 'description') continue;
       if (k === 'additionalProperties' && v === false) continue;
       if ((SUB_SCHEMA_MAPS as readonly string[]).includes(k) && isPlainObject(v)) {
         const mapped: Json = {};

@@ -8,18 +8,19 @@ import type { Registry } from './registry.js';
 import type { ObjectConverter, ServedResource, Target } from './types.js';
 import { resourceKey } from '../api/resource-key.js';
 import { renameApiVersionGroup, upstreamSpelling } from '../api/groups.js';
+import { renameGroupNameFields } from './group-name-fields.js';
 
 export function gvString(group: string, version: string): string {
   return group ? `${group}/${version}` : version;
 }
 
 /**
- * An object in another spelling of its group: its apiVersion and the apiVersion of each
- * managedFields entry. What a client reads through an alias shows the alias; what is stored shows
+ * An object in another spelling of its group: its apiVersion, the apiVersion of each
+ * managedFields entry and the type's fields naming the group (a binding's roleRef). What a client reads through an alias shows the alias; what is stored shows
  * the canonical name.
  */
-function respell(o: ApiObject, from: string, to: string): ApiObject {
-  const out = { ...o, apiVersion: renameApiVersionGroup(o.apiVersion ?? '', from, to) };
+function respell(o: ApiObject, from: string, to: string, groupNameFields: readonly string[] | undefined): ApiObject {
+  const out = { ...renameGroupNameFields(o, groupNameFields, from, to), apiVersion: renameApiVersionGroup(o.apiVersion ?? '', from, to) };
   const managed = o.metadata?.managedFields as Array<{ apiVersion?: unknown }> | undefined;
   const renamed = (e: { apiVersion?: unknown }) => typeof e?.apiVersion === 'string' && e.apiVersion.startsWith(`${from}/`);
   if (Array.isArray(managed) && managed.some(renamed)) {
@@ -77,8 +78,8 @@ export function resolveTarget(registry: Registry, served: ServedResource): Targe
     // An upstream alias of the type's group: the canonical target's conversions, in the alias's spelling.
     const [alias, canonical] = [served.group, type.group];
     const [fromCanonical, toCanonical] = [fromStored, toStored];
-    fromStored = (o) => respell(fromCanonical ? fromCanonical(o) : o, canonical, alias);
-    toStored = (o) => toCanonical(respell(o, alias, canonical));
+    fromStored = (o) => respell(fromCanonical ? fromCanonical(o) : o, canonical, alias, type.groupNameFields);
+    toStored = (o) => toCanonical(respell(o, alias, canonical, type.groupNameFields));
   }
   // Custom resources with a conversion webhook (never stored as another type, never aliased).
   const conversions = type.conversion && !type.storedAs && served.group === type.group ? asyncConversions(type.conversion, type.kind, apiVersion, hubApiVersion) : undefined;

@@ -9,6 +9,7 @@ import type { AdmissionOperation, AdmissionPhase } from '../contracts/admission.
 import type { AuthnPort } from '../contracts/authn.js';
 import type { AuthzPort } from '../contracts/authz.js';
 import type { TableColumn } from '../api/table-column.js';
+import type { WellKnownNames } from '../api/well-known-names.js';
 
 export type Scope = 'Namespaced' | 'Cluster';
 
@@ -53,6 +54,14 @@ export interface VersionDef {
    * version's shape (upstream validates some kinds by request version, e.g. a v1beta1 Event leniently).
    */
   validate?(obj: ApiObject): FieldError[];
+  /**
+   * Subresources of requests through this version in place of the type's (a CustomResourceDefinition's
+   * versions may differ: one without /status, another with /status and /scale); the type's when absent.
+   * Read through `versionSubresources` (version-parts.ts).
+   */
+  subresources?: Subresources;
+  /** Table columns of this version in place of the type's (a definition's per-version additionalPrinterColumns); the type's when absent. */
+  columns?: TableColumn[];
 }
 
 /** What a strategy may know of the request besides the objects (upstream passes a context). */
@@ -61,6 +70,8 @@ export interface StrategyContext {
   user: UserInfo;
   /** The request's time (RFC 3339, second precision), for timestamps a strategy fills in. */
   now: string;
+  /** The well-known names the server takes (upstream's too with `--upstream-group-aliases`); the spec's only when absent. */
+  names?: WellKnownNames;
 }
 
 /**
@@ -73,13 +84,13 @@ export interface SubresourceStrategy {
   /** Returns the object to store; must not change `old` (it is also admission's oldObject). */
   prepareForUpdate(obj: ApiObject, old: ApiObject, ctx: StrategyContext): ApiObject;
   /** Replaces the type's `validateUpdate` for writes through this subresource. */
-  validateUpdate?(obj: ApiObject, old: ApiObject): FieldError[];
+  validateUpdate?(obj: ApiObject, old: ApiObject, names?: WellKnownNames): FieldError[];
 }
 
 /** Hooks of the generic store, after kube-apiserver's RESTCreateStrategy/RESTUpdateStrategy. */
 export interface Strategy {
-  /** Fill defaults in place (after decoding, before validation). */
-  defaults?(obj: ApiObject): void;
+  /** Fill defaults in place (after decoding, before validation). `names`: the well-known names the server takes (the spec's only when absent). */
+  defaults?(obj: ApiObject, names?: WellKnownNames): void;
   /**
    * A create keeps the status its writer sends (a node agent registers its Node with the status it
    * observed); otherwise the status of a type with a status subresource is cleared on create.
@@ -90,8 +101,8 @@ export interface Strategy {
   /** Normalise on update of the main resource, e.g. keep `status` from `old`. */
   prepareForUpdate?(obj: ApiObject, old: ApiObject, ctx: StrategyContext): void;
   /** Type-specific validation beyond the JSON schema (metadata is validated generically). */
-  validate?(obj: ApiObject): FieldError[];
-  validateUpdate?(obj: ApiObject, old: ApiObject): FieldError[];
+  validate?(obj: ApiObject, names?: WellKnownNames): FieldError[];
+  validateUpdate?(obj: ApiObject, old: ApiObject, names?: WellKnownNames): FieldError[];
   /**
    * Updates through subresources. `status` here refines the generic `/status` handling; any other
    * name (`approval`, `finalize`) must also be listed in `subresources.others`, whose verbs
@@ -148,6 +159,15 @@ export interface ResourceType {
   unstructured?: boolean;
   /** Served versions whose deletions orphan dependents unless asked otherwise (upstream's default for core/v1 ReplicationControllers). */
   orphanDependentsByDefault?: readonly string[];
+  /** A PUT of a missing object creates it, answered 201 (upstream's strategy `AllowCreateOnUpdate() == true`). */
+  createOnUpdate?: boolean;
+  /** A delete done at once answers the deleted object instead of a success Status (upstream's store `ReturnDeletedObject`). */
+  returnDeletedObject?: boolean;
+  /**
+   * Fields holding an API group name (`roleRef.apiGroup`, `subjects[].apiGroup`): read through an
+   * upstream alias they show the alias's spelling of the canonical group, and are stored canonical.
+   */
+  groupNameFields?: readonly string[];
   nameRule?: NameRule;
   subresources?: Subresources;
   /** Extra table columns after `Name` (the default table is Name + Created At). */

@@ -20,6 +20,11 @@ export interface ServiceAccountConfig {
   apiAudiences?: string[];
   /** `--service-account-max-token-expiration` in seconds; absent = no cap. */
   maxExpirationSeconds?: number;
+  /**
+   * `--tls-private-key-file`, the API server's serving key: with no `--service-account-key-file`
+   * it verifies tokens, if it is an RSA or ECDSA key (upstream's default); otherwise it is skipped.
+   */
+  servingKeyFile?: string;
 }
 
 export interface ServiceAccountKeys {
@@ -147,10 +152,31 @@ export function parseSigningKey(text: string, file: string): KeyObject {
   return key;
 }
 
-/** Reads every configured key file; fails on the first unreadable or unusable one. */
+/** The serving key's public half when it can verify tokens (an RSA or ECDSA private key we support), else null. */
+export function servingVerificationKey(text: string): KeyObject | null {
+  const block = pemBlocks(text).find((b) => PRIVATE_TYPES.has(b.type));
+  if (!block) return null;
+  try {
+    const key = createPublicKey(createPrivateKey(block.text));
+    return unsupportedKey(key) ? null : key;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Reads every configured key file; fails on the first unreadable or unusable one. A serving key
+ * standing in for `--service-account-key-file` that cannot verify tokens is skipped (upstream warns
+ * and goes without), so `verify` may then be empty.
+ */
 export async function loadServiceAccountKeys(cfg: ServiceAccountConfig): Promise<ServiceAccountKeys> {
   const verify: KeyObject[] = [];
   for (const file of cfg.keyFiles) verify.push(...parseVerificationKeys(await readPem('service-account-key-file', file), file));
+  const servingKeyOnly = cfg.keyFiles.length === 0 && cfg.servingKeyFile !== undefined;
+  if (servingKeyOnly) {
+    const key = servingVerificationKey(await readPem('tls-private-key-file', cfg.servingKeyFile!));
+    if (key) verify.push(key);
+  }
   const keys: ServiceAccountKeys = { verify };
   if (cfg.signingKeyFile) {
     const signing = parseSigningKey(await readPem('service-account-signing-key-file', cfg.signingKeyFile), cfg.signingKeyFile);
@@ -160,6 +186,6 @@ export async function loadServiceAccountKeys(cfg: ServiceAccountConfig): Promise
     const id = keyId(pub);
     if (!verify.some((k) => keyId(k) === id)) verify.push(pub);
   }
-  if (verify.length === 0) throw new ServiceAccountKeyError('service-account tokens need --service-account-key-file or --service-account-signing-key-file');
+  if (verify.length === 0 && !servingKeyOnly) throw new ServiceAccountKeyError('service-account tokens need --service-account-key-file or --service-account-signing-key-file');
   return keys;
 }

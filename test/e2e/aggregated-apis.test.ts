@@ -29,6 +29,7 @@ const BASE = `/apis/${METRICS_GROUP}/${METRICS_VERSION}`;
 const SVC_NS = 'metrics-system';
 const SVC = 'metrics-server';
 const RBAC = 'rbac.authorization.platform.io';
+const AUTH_INFO = '/api/v1/namespaces/platform-system/configmaps/extension-apiserver-authentication';
 const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const address = hostAddress();
@@ -39,6 +40,7 @@ describe('aggregated APIs: a remote APIService proxied, checked and discovered',
   let metrics: TestMetricsServer;
   let controllers: ControllersService;
   let dir: string;
+  let authInfo: Record<string, string>;
 
   const condition = async () => (await c.request('GET', `${APISERVICES}/${NAME}`)).json?.status?.conditions?.find((x: { type: string }) => x.type === 'Available');
   const received = () => metrics.received.filter((r) => r.url.startsWith(`${BASE}/`));
@@ -48,12 +50,18 @@ describe('aggregated APIs: a remote APIService proxied, checked and discovered',
     const frontProxyCA = await createCA('aggregator-front-proxy-ca');
     const proxyClient = await issueClientCert(frontProxyCA, { commonName: 'front-proxy-client' });
     const backendCA = await createCA('metrics-serving-ca');
-    metrics = await startMetricsServer(await issueServingCert(backendCA, { dnsNames: [`${SVC}.${SVC_NS}.svc`] }), frontProxyCA.certPem);
-    metrics.nodes.set('node-a', { cpu: '250m', memory: '512Mi' });
-    metrics.nodes.set('node-b', { cpu: '1', memory: '1Gi' });
     const proxyClientCertificate = { cert: proxyClient.certPem, key: proxyClient.keyPem };
     // Upstream spellings on, as `npm start` runs: metrics.k8s.io is a third-party group all the same.
-    c = await startTestCluster({ authorizationModes: ['Node', 'RBAC'], fullAuthn: true, upstreamGroupAliases: true, gateway: { proxyClientCertificate } });
+    // The gateway's --requestheader-client-ca-file is the front-proxy CA, which it publishes.
+    const authenticationInfo = { requestHeaderCA: frontProxyCA.certPem, proxyClientCert: proxyClient.certPem };
+    c = await startTestCluster({ authorizationModes: ['Node', 'RBAC'], fullAuthn: true, upstreamGroupAliases: true, gateway: { proxyClientCertificate, authenticationInfo } });
+    // The backend trusts what extension-apiserver-authentication says, as metrics-server configures itself.
+    authInfo = await eventually('extension-apiserver-authentication', async () => assertOk(await c.request('GET', AUTH_INFO)).data, { timeoutMs: 10_000, intervalMs: 100 });
+    metrics = await startMetricsServer(await issueServingCert(backendCA, { dnsNames: [`${SVC}.${SVC_NS}.svc`] }), authInfo['requestheader-client-ca-file']!, {
+      allowedNames: JSON.parse(authInfo['requestheader-allowed-names']!),
+    });
+    metrics.nodes.set('node-a', { cpu: '250m', memory: '512Mi' });
+    metrics.nodes.set('node-b', { cpu: '1', memory: '1Gi' });
     await eventually('the default policy is written', async () => assertOk(await c.request('GET', `/apis/${RBAC}/v1/clusterrolebindings/system:controller:apiservice-availability-controller`)), {
       timeoutMs: 15_000,
       intervalMs: 100,
@@ -121,13 +129,30 @@ describe('aggregated APIs: a remote APIService proxied, checked and discovered',
     assert.match(line, new RegExp(`^${NAME.replace(/\./g, '\\.')}\\s+${SVC_NS}/${SVC}\\s+True\\s`));
   });
 
+  it('extension-apiserver-authentication - the gateway publishes its front-proxy CA, the headers it sends and its certificate name; a backend configured from it accepts the gateway', async () => {
+    assert.deepEqual(Object.keys(authInfo).sort(), [
+      'requestheader-allowed-names',
+      'requestheader-client-ca-file',
+      'requestheader-extra-headers-prefix',
+      'requestheader-group-headers',
+      'requestheader-username-headers',
+    ]);
+    assert.equal(authInfo['requestheader-username-headers'], '["X-Remote-User"]');
+    assert.equal(authInfo['requestheader-group-headers'], '["X-Remote-Group"]');
+    assert.equal(authInfo['requestheader-extra-headers-prefix'], '["X-Remote-Extra-"]');
+    assert.equal(authInfo['requestheader-allowed-names'], '["front-proxy-client"]');
+    // The backend above trusts only that CA and that name: the proxied requests it served came from the gateway.
+    await eventually('a proxied request reached the backend as a trusted front proxy', () => assert.ok(metrics.received.some((r) => r.user !== undefined)), { timeoutMs: 15_000, intervalMs: 100 });
+  });
+
   it('discovery - the group is listed by priority (after every local group) and its backend resources are in aggregated discovery', async () => {
     const apis = assertOk(await c.request('GET', '/apis'));
     const names: string[] = apis.groups.map((g: { name: string }) => g.name);
-    assert.equal(names[0], 'apiregistration.platform.io', 'the registration group comes first, as upstream lists it');
-    // Priority 100 is below every local group; only the upstream spellings of branded groups come after.
+    // Aliases are on: every branded group is listed under its upstream spelling in its place, the canonical spellings after every group.
+    assert.equal(names[0], 'apiregistration.k8s.io', 'the registration group comes first, as upstream lists it');
+    // Priority 100 is below every local group; only the canonical spellings of branded groups come after.
     const metricsAt = names.indexOf(METRICS_GROUP);
-    assert.equal(names[metricsAt + 1], 'apiregistration.k8s.io', names.join(' '));
+    assert.equal(names[metricsAt + 1], 'apiregistration.platform.io', names.join(' '));
     assert.deepEqual(apis.groups[metricsAt].preferredVersion, { groupVersion: `${METRICS_GROUP}/${METRICS_VERSION}`, version: METRICS_VERSION });
     assert.equal(assertOk(await c.request('GET', `/apis/${METRICS_GROUP}`)).versions[0].version, METRICS_VERSION);
     const item = await eventually(
@@ -149,6 +174,34 @@ describe('aggregated APIs: a remote APIService proxied, checked and discovered',
     );
     // The group/version's own resource list is the backend's, proxied.
     assert.equal(assertOk(await c.request('GET', BASE)).groupVersion, `${METRICS_GROUP}/${METRICS_VERSION}`);
+  });
+
+  it("openapi - /openapi/v2 and /openapi/v3 include the backend's own OpenAPI of its group/version, and kubectl explain reads it", async (t) => {
+    const def = 'io.k8s.metrics.pkg.apis.metrics.v1beta1.NodeMetrics';
+    const v3 = await eventually(
+      'the group/version in the v3 root',
+      async () => {
+        const root = assertOk(await c.request('GET', '/openapi/v3'));
+        assert.ok(root.paths[`apis/${METRICS_GROUP}/${METRICS_VERSION}`], Object.keys(root.paths).join(' '));
+        return root.paths[`apis/${METRICS_GROUP}/${METRICS_VERSION}`].serverRelativeURL as string;
+      },
+      { timeoutMs: 10_000, intervalMs: 100 },
+    );
+    assert.match(v3, new RegExp(`^/openapi/v3/apis/${METRICS_GROUP.replace(/\./g, '\\.')}/${METRICS_VERSION}\\?hash=[0-9A-F]+$`));
+    const doc = assertOk(await c.request('GET', v3));
+    assert.deepEqual(doc.components.schemas[def]['x-kubernetes-group-version-kind'], [{ group: METRICS_GROUP, version: METRICS_VERSION, kind: 'NodeMetrics' }]);
+    assert.ok(doc.paths[`${BASE}/nodes`]);
+    const v2 = assertOk(await c.request('GET', '/openapi/v2'));
+    assert.ok(v2.paths[`${BASE}/nodes`], 'the backend path of its group/version');
+    assert.equal(v2.paths['/apis/other.example.com/v1/things'], undefined, 'not a path of another group');
+    assert.equal(v2.definitions[def].description, 'NodeMetrics sets resource usage metrics of a node.');
+    assert.ok(v2.definitions['io.k8s.api.core.v1.Pod'] ?? Object.keys(v2.definitions).some((d) => d.endsWith('.core.v1.Pod')), "the gateway's own definitions stay");
+    if (!kubectlBin) return t.skip('kubectl is not on PATH');
+    const kubectl = new Kubectl(kubectlBin, c.kubeconfigPath);
+    const out = kubectlOk(await kubectl.run(['explain', 'nodes', `--api-version=${METRICS_GROUP}/${METRICS_VERSION}`]));
+    assert.match(out, /KIND:\s+NodeMetrics/);
+    assert.match(out, /NodeMetrics sets resource usage metrics of a node\./);
+    assert.match(out, /window\s+<string> -required-/);
   });
 
   it('kubectl top nodes - prints the usage the metrics server reports', async (t) => {

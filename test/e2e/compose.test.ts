@@ -10,7 +10,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -257,6 +257,57 @@ describe('docker compose', { skip, timeout: 20 * 60_000 }, () => {
       { timeoutMs: 20_000, intervalMs: 200 },
     );
     watch.kill();
+  });
+
+  // A definition as stock charts ship it (upstream spellings), applied through the balancer.
+  const WIDGETS = 'widgets.compose.example.com';
+  const widgetsCrd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: ${WIDGETS}}
+spec:
+  group: compose.example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, shortNames: [wdg]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer, minimum: 1, default: 1}
+    additionalPrinterColumns:
+    - {name: Size, type: integer, jsonPath: .spec.size}
+`;
+
+  it('compose - a CustomResourceDefinition applied with kubectl is Established by the controllers and every gateway serves its objects', async () => {
+    const file = path.join(dir, 'widgets-crd.yaml');
+    writeFileSync(file, widgetsCrd);
+    const applied = await kubectl.run(['apply', '-f', file]);
+    assert.equal(applied.code, 0, applied.stderr);
+    const established = await kubectl.run(['wait', '--for=condition=Established', `crd/${WIDGETS}`, '--timeout=60s'], { timeoutMs: 70_000 });
+    assert.equal(established.code, 0, established.stderr);
+    await eventually(
+      'each gateway serves widgets',
+      async () => {
+        for (const id of await containers('gateway')) {
+          const r = await send(await gatewayEndpoint(id), 'GET', '/apis/compose.example.com/v1/namespaces/default/widgets');
+          assert.equal(r.status, 200, `gateway ${id.slice(0, 12)}: ${r.status} ${r.body.slice(0, 200)}`);
+        }
+      },
+      { timeoutMs: 5_000, intervalMs: 200 },
+    );
+    const widget = path.join(dir, 'widget.yaml');
+    writeFileSync(widget, 'apiVersion: compose.example.com/v1\nkind: Widget\nmetadata: {name: first}\nspec: {}\n');
+    const created = await kubectl.run(['apply', '-f', widget]);
+    assert.equal(created.code, 0, created.stderr);
+    const got = await kubectl.run(['get', 'wdg', 'first']);
+    assert.equal(got.code, 0, got.stderr);
+    assert.match(got.stdout, /^first\s+1\s*$/m, 'the Size column, defaulted to 1');
   });
 
   // ---- Failures under load: what a client sees, and what is stored afterwards ----
@@ -602,6 +653,10 @@ describe('docker compose', { skip, timeout: 20 * 60_000 }, () => {
       },
       { timeoutMs: 60_000, intervalMs: 1_000 },
     );
+    // It started after the definition was Established, and serves it (it is ready only once it does).
+    const widgets = await kubectl.run(['get', 'widgets', '-o', 'name'], { timeoutMs: 10_000 });
+    assert.equal(widgets.code, 0, widgets.stderr);
+    assert.match(widgets.stdout, /^widget\.compose\.example\.com\/first$/m);
   });
 
   it('compose - down -v leaves no container, network or volume', async () => {

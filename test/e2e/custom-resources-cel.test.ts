@@ -1,9 +1,11 @@
 // Validation rules (x-kubernetes-validations, CEL) of custom resources end to end: a cluster whose
 // gateway runs with CustomResourceValidationExpressions=true, a definition whose rule does not
-// compile refused with upstream's path, rules and a transition rule enforced on create and update
-// as kubectl shows them (422 and its Status causes), a hostile rule stopped by the cost limits
-// without holding the gateway; and beside it a second gateway (plain HTTP) over the same NATS and
-// services with the gate at its default (off), which keeps the rules but does not enforce them.
+// compile or whose estimated cost is past upstream's limit refused with upstream's path and words,
+// rules and a transition rule enforced on create and update as kubectl shows them (422 and its
+// Status causes), rules using upstream's list, regex and URL libraries, a hostile rule stopped by
+// the cost limits without holding the gateway; and beside it a second gateway (plain HTTP) over the
+// same NATS and services with the gate at its default (off), which keeps the rules but does not
+// enforce them.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,6 +23,9 @@ import { assertOk, createNamespace, eventually } from './helpers.js';
 const CRDS = '/apis/apiextensions.platform.io/v1/customresourcedefinitions';
 const GROUP = 'cel.example.com';
 const HOSTILE = 'self.all(x, self.all(y, x <= y || x > y))';
+/** The most items HOSTILE's list may have for its estimated cost (9,005,002) to stay within upstream's per-rule limit. */
+const HOSTILE_MAX_ITEMS = 1000;
+const COST_HINT = '(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)';
 
 const definition = (specRules: object[] = [{ rule: 'self.minReplicas <= self.replicas', message: 'replicas must be at least minReplicas' }]) => ({
   apiVersion: 'apiextensions.platform.io/v1',
@@ -46,7 +51,7 @@ const definition = (specRules: object[] = [{ rule: 'self.minReplicas <= self.rep
                   replicas: { type: 'integer' },
                   minReplicas: { type: 'integer' },
                   name: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'Value is immutable' }] },
-                  numbers: { type: 'array', items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: HOSTILE }] },
+                  numbers: { type: 'array', maxItems: HOSTILE_MAX_ITEMS, items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: HOSTILE }] },
                 },
               },
             },
@@ -58,6 +63,52 @@ const definition = (specRules: object[] = [{ rule: 'self.minReplicas <= self.rep
 });
 
 const widget = (name: string, spec: Record<string, unknown>) => ({ apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name }, spec });
+
+/** A definition of kind `kind` (plural: lower case + s) whose spec has `properties`. */
+const definitionOf = (kind: string, properties: object) => {
+  const plural = `${kind.toLowerCase()}s`;
+  return {
+    apiVersion: 'apiextensions.platform.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${GROUP}` },
+    spec: {
+      group: GROUP,
+      scope: 'Namespaced',
+      names: { plural, singular: kind.toLowerCase(), kind },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties } } } } }],
+    },
+  };
+};
+
+const PAIRS = 'self.all(x, self.all(y, x == y))';
+const pairsOver = (bounds: { maxItems?: number; maxLength?: number }) => ({
+  names: {
+    type: 'array',
+    ...(bounds.maxItems === undefined ? {} : { maxItems: bounds.maxItems }),
+    items: { type: 'string', ...(bounds.maxLength === undefined ? {} : { maxLength: bounds.maxLength }) },
+    'x-kubernetes-validations': [{ rule: PAIRS, message: 'names must all be the same' }],
+  },
+});
+
+/** Rules with upstream's libraries: lists, regex (RE2, Go's syntax) and URLs. */
+const LIBRARY_RULES = {
+  ports: { type: 'array', maxItems: 16, items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: 'self.isSorted() && self.sum() <= 65535', message: 'ports must be sorted' }] },
+  image: {
+    type: 'string',
+    maxLength: 128,
+    'x-kubernetes-validations': [
+      { rule: "self.matches('(?i)^[a-z0-9./-]+:v[0-9]+$')", message: 'image needs a :vN tag' },
+      { rule: "self.find('[0-9]+$') != '0' && self.findAll('/').size() <= 2", message: 'image tag v0 and deep paths are not allowed' },
+    ],
+  },
+  endpoint: {
+    type: 'string',
+    maxLength: 256,
+    'x-kubernetes-validations': [
+      { rule: "isURL(self) && url(self).getScheme() == 'https' && url(self).getHostname().endsWith('.example.com')", message: 'endpoint must be an https URL under example.com' },
+    ],
+  },
+};
 
 /** Requests to a plain-HTTP gateway as the cluster's admin. */
 interface Api {
@@ -118,6 +169,54 @@ describe('custom resources - validation rules (CEL)', { timeout: 120_000 }, () =
     assert.match(causes[0]!.message, /^Invalid value: "self.replicas > self.nope": compilation failed: ERROR: <input>:1:\d+: undefined field 'nope'/);
   });
 
+  it('crd cel - a rule whose estimated cost is past the limit is refused at the rule with upstream’s words; bounds bring it within', async () => {
+    const causesOf = async (bounds: { maxItems?: number; maxLength?: number }) => {
+      const r = await c.request('POST', CRDS, { body: definitionOf('Pair', pairsOver(bounds)) });
+      assert.equal(r.status, 422, r.text);
+      assert.equal(r.json.reason, 'Invalid');
+      return r.json.details.causes as Array<{ reason: string; field: string; message: string }>;
+    };
+    const at = 'spec.validation.openAPIV3Schema.properties[spec].properties[names].x-kubernetes-validations[0].rule';
+    const unbounded = await causesOf({});
+    assert.deepEqual(unbounded[0], { reason: 'FieldValueForbidden', field: at, message: `Forbidden: estimated rule cost exceeds budget by factor of more than 100x ${COST_HINT}` });
+    assert.deepEqual(unbounded.at(-1), {
+      reason: 'FieldValueForbidden',
+      field: 'spec.validation.openAPIV3Schema',
+      message: `Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x ${COST_HINT}`,
+    });
+    // Ten items of up to 3 MiB each are still too many bytes to compare pairwise (upstream estimates 31,457,852).
+    assert.deepEqual(await causesOf({ maxItems: 10 }), [{ reason: 'FieldValueForbidden', field: at, message: `Forbidden: estimated rule cost exceeds budget by factor of 3.1x ${COST_HINT}` }]);
+    assertOk(await c.request('POST', CRDS, { body: definitionOf('Pair', pairsOver({ maxItems: 10, maxLength: 64 })) }), 201);
+    const pairs = `/apis/${GROUP}/v1/namespaces/${ns}/pairs`;
+    await eventually('pairs served', async () => assertOk(await c.request('GET', pairs)), { timeoutMs: 30_000, intervalMs: 100 });
+    const pair = (name: string, names: string[]) => ({ apiVersion: `${GROUP}/v1`, kind: 'Pair', metadata: { name }, spec: { names } });
+    assertOk(await c.request('POST', pairs, { body: pair('same', ['a', 'a']) }), 201);
+    const r = await c.request('POST', pairs, { body: pair('different', ['a', 'b']) });
+    assert.equal(r.status, 422, r.text);
+    assert.equal(r.json.details.causes[0].message, 'Invalid value: "array": names must all be the same');
+  });
+
+  it('crd cel - rules with the list, regex and URL libraries are enforced', async () => {
+    assertOk(await c.request('POST', CRDS, { body: definitionOf('Service', LIBRARY_RULES) }), 201);
+    const services = `/apis/${GROUP}/v1/namespaces/${ns}/services`;
+    await eventually('services served', async () => assertOk(await c.request('GET', services)), { timeoutMs: 30_000, intervalMs: 100 });
+    const service = (name: string, spec: object) => ({ apiVersion: `${GROUP}/v1`, kind: 'Service', metadata: { name }, spec });
+    assertOk(await c.request('POST', services, { body: service('good', { ports: [80, 443], image: 'Registry.local/web:v2', endpoint: 'https://api.example.com:8443/v1?x=1' }) }), 201);
+    const r = await c.request('POST', services, { body: service('bad', { ports: [443, 80], image: 'a/b/c/web:v0', endpoint: 'http://api.example.com/' }) });
+    assert.equal(r.status, 422, r.text);
+    assert.deepEqual(
+      r.json.details.causes.map((x: { field: string; message: string }) => `${x.field}: ${x.message}`),
+      [
+        'spec.ports: Invalid value: "array": ports must be sorted',
+        'spec.image: Invalid value: "string": image tag v0 and deep paths are not allowed',
+        'spec.endpoint: Invalid value: "string": endpoint must be an https URL under example.com',
+      ],
+    );
+    const notURL = await c.request('POST', services, { body: service('no-url', { endpoint: 'https://a:b:c/' }) });
+    assert.equal(notURL.status, 422, notURL.text);
+    assert.deepEqual(notURL.json.details.causes, [{ reason: 'FieldValueInvalid', field: 'spec.endpoint', message: 'Invalid value: "string": endpoint must be an https URL under example.com' }]);
+  });
+
   it('crd cel - the definition is established and served by both gateways', async () => {
     assertOk(await c.request('POST', CRDS, { body: definition() }), 201);
     for (const api of [c, off]) await eventually('served', async () => assertOk(await api.request('GET', base)), { timeoutMs: 30_000, intervalMs: 100 });
@@ -155,7 +254,7 @@ describe('custom resources - validation rules (CEL)', { timeout: 120_000 }, () =
   });
 
   it('crd cel - a hostile rule over a large list is stopped by the cost limits: 422 within a second, the gateway never held long', async () => {
-    const numbers = Array.from({ length: 20_000 }, (_, i) => i);
+    const numbers = Array.from({ length: HOSTILE_MAX_ITEMS }, (_, i) => i);
     // Both gateways run in this process, so the CPU the process spends on a request bounds how long
     // an event loop is held (on a machine as busy as CI's, a timer's lateness would mostly measure
     // the other processes). The same body through the gateway that runs no rules is the baseline.

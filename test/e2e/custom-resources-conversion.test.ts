@@ -58,13 +58,16 @@ function definition(group: string, conversion: Record<string, unknown>) {
   };
 }
 
-/** The webhook's conversion: v1 `hostPort` ↔ v2 `host` + `port`. */
+/** The webhook's conversion: v1 `hostPort` ↔ v2 `host` + `port`; only the fields an object has (field management sends parts of objects). */
 function convert(o: any, desired: string): any {
-  if (desired.endsWith('/v2')) {
-    const [host, port] = String(o.spec?.hostPort ?? ':').split(':');
-    return { ...o, apiVersion: desired, spec: { host, port: Number(port) } };
+  const { hostPort, host, port, ...rest } = o.spec ?? {};
+  const spec: Record<string, unknown> = { ...rest };
+  if (desired.endsWith('/v2') && hostPort !== undefined) {
+    const [h, p] = String(hostPort).split(':');
+    Object.assign(spec, { host: h, port: Number(p) });
   }
-  return { ...o, apiVersion: desired, spec: { hostPort: `${o.spec?.host}:${o.spec?.port}` } };
+  if (desired.endsWith('/v1') && (host !== undefined || port !== undefined)) spec.hostPort = `${host ?? ''}:${port ?? ''}`;
+  return { ...o, apiVersion: desired, spec };
 }
 
 function answer(req: ReceivedRequest, res: ServerResponse): void {
@@ -282,6 +285,31 @@ describe('custom resource definitions, converted by a webhook', { timeout: 180_0
       assertOk(await c.request('PATCH', crd, { body: { spec: { conversion: { webhook: { clientConfig: { service: null, url: `${hooks.url}/convert` } } } } }, headers: merge }));
     },
   );
+
+  it('server-side apply across versions - a field applied through v1 conflicts with an apply through v2 and is removed when its manager drops it there (None and Webhook)', async () => {
+    const applyAs = (group: string, version: string, manager: string, spec: Record<string, unknown>, labels?: Record<string, string>) =>
+      c.request('PATCH', `/apis/${group}/${version}/namespaces/${ns}/backends/across?fieldManager=${manager}`, {
+        body: { apiVersion: `${group}/${version}`, kind: 'Backend', metadata: { name: 'across', ...(labels ? { labels } : {}) }, spec },
+        headers: { 'content-type': 'application/apply-patch+yaml' },
+      });
+    for (const [group, inV2] of [
+      [NONE_GROUP, { hostPort: 'b:2' }],
+      [GROUP, { host: 'b', port: 1 }],
+    ] as const) {
+      assertOk(await applyAs(group, 'v1', 'team-a', { hostPort: 'a:1' }), 201);
+      const clash = assertStatus(await applyAs(group, 'v2', 'team-b', inV2), 409, 'Conflict');
+      // The field is named in the request's version (`.spec.host` through the webhook; upstream names the owner's `.spec.hostPort`).
+      assert.match(clash.message, /^Apply failed with 1 conflict: conflict with "team-a": \.spec\.host/, group);
+      // team-a applies through v2 without the field it applied through v1: it goes.
+      const dropped = assertOk(await applyAs(group, 'v2', 'team-a', {}, { tier: 'web' }));
+      assert.deepEqual(dropped.spec, {}, group);
+      assert.deepEqual(
+        dropped.metadata.managedFields.map((e: any) => [e.manager, e.operation, e.apiVersion]),
+        [['team-a', 'Apply', `${group}/v2`]],
+      );
+      assert.deepEqual(assertOk(await c.request('GET', `/apis/${group}/v1/namespaces/${ns}/backends/across`)).spec, {});
+    }
+  });
 
   it('conversion webhook - a definition with strategy None only rewrites apiVersion, and calls no webhook', async () => {
     const from = hooks.received.length;

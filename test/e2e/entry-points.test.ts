@@ -5,7 +5,10 @@
 // consumer every millisecond, taking nats-server to 1.2 GB).
 
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -46,10 +49,12 @@ async function ping(nc: NatsConnection, proc: Proc, service: string): Promise<{ 
   }
 }
 
-function httpGet(url: string): Promise<{ status: number; body: string }> {
+function httpGet(url: string, token?: string, method = 'GET'): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     // No keep-alive: an open connection would hold up the gateway's graceful stop.
-    const req = http.get(url, { agent: false, timeout: 2_000 }, (res) => {
+    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+    if (method === 'POST') headers['content-type'] = 'application/json';
+    const req = http.request(url, { method, agent: false, timeout: 2_000, headers }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (body += d));
@@ -57,6 +62,7 @@ function httpGet(url: string): Promise<{ status: number; body: string }> {
     });
     req.on('timeout', () => req.destroy(new Error('timed out')));
     req.on('error', reject);
+    req.end(method === 'POST' ? JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'anonymous-was-here' } }) : undefined);
   });
 }
 
@@ -79,6 +85,7 @@ describe('entry points with default options', { timeout: 150_000 }, () => {
   let jsm: JetStreamManager;
   const procs = new Map<Backend | 'gateway', Proc>();
   const extra: Proc[] = [];
+  let port = 0;
 
   before(async () => {
     nats = await startTestNats();
@@ -123,22 +130,45 @@ describe('entry points with default options', { timeout: 150_000 }, () => {
     }
   });
 
-  test('entry points - the gateway with only --secure-port serves plain HTTP: /livez, then /readyz once it sees every service', async () => {
-    const port = await freePort();
+  test('entry points - with every default (anonymous-auth on, AlwaysAllow) no anonymous request gets through: 401, as upstream turns anonymous off under AlwaysAllow', async () => {
+    port = await freePort();
     const gateway = startService('gateway', nats.url, [`--secure-port=${port}`]);
     procs.set('gateway', gateway);
     await gateway.waitFor(/gateway serving/, START_TIMEOUT_MS);
-    const livez = await httpGet(`http://127.0.0.1:${port}/livez`);
+    for (const [method, p] of [
+      ['GET', '/livez'],
+      ['GET', '/api/v1/namespaces'],
+      ['POST', '/api/v1/namespaces'],
+    ] as const) {
+      const r = await httpGet(`http://127.0.0.1:${port}${p}`, undefined, method);
+      assert.equal(r.status, 401, `${method} ${p}: ${r.body}`);
+      assert.deepEqual(JSON.parse(r.body), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+    }
+  });
+
+  test('entry points - the gateway with only --secure-port serves plain HTTP: /livez, then /readyz once it sees every service', async () => {
+    // Credentials are the one thing added: without anonymous access no one else gets an answer.
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'entry-points-'));
+    const token = randomBytes(16).toString('hex');
+    await writeFile(path.join(dir, 'tokens.csv'), `${token},admin,admin,"system:masters"\n`);
+    const defaultAuthn = procs.get('authn')!;
+    defaultAuthn.child.kill('SIGTERM');
+    assert.ok(await exitWithin(defaultAuthn, STOP_TIMEOUT_MS), tail(defaultAuthn.output()));
+    const authn = startService('authn', nats.url, [`--token-auth-file=${path.join(dir, 'tokens.csv')}`]);
+    procs.set('authn', authn);
+    await ping(nc, authn, ServiceName.authn);
+    const livez = await httpGet(`http://127.0.0.1:${port}/livez`, token);
     assert.equal(livez.status, 200, livez.body);
     // /readyz pings every backend over NATS and needs the watch cache synced from the bucket: the
     // gateway's proof that it joined NATS (it is no $SRV service itself).
     const until = Date.now() + START_TIMEOUT_MS;
-    let readyz = await httpGet(`http://127.0.0.1:${port}/readyz?verbose`);
+    let readyz = await httpGet(`http://127.0.0.1:${port}/readyz?verbose`, token);
     while (readyz.status !== 200 && Date.now() < until) {
       await sleep(250);
-      readyz = await httpGet(`http://127.0.0.1:${port}/readyz?verbose`);
+      readyz = await httpGet(`http://127.0.0.1:${port}/readyz?verbose`, token);
     }
     assert.equal(readyz.status, 200, readyz.body);
+    await rm(dir, { recursive: true, force: true });
   });
 
   test('entry points - SIGTERM stops each service with exit code 0 within a few seconds', async () => {

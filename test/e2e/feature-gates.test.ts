@@ -11,6 +11,9 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
+import https from 'node:https';
+import { issueServingCert } from '../../shared/local/pki.js';
+import { kubeconfigYaml } from '../../shared/local/kubeconfig.js';
 import { freePort } from '../../shared/local/nats-server.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { findKubectl, Kubectl } from '../support/kubectl.js';
@@ -58,41 +61,52 @@ describe('feature gates', { timeout: 120_000 }, () => {
     defaults = await startTestCluster();
     dir = await mkdtemp(path.join(os.tmpdir(), 'feature-gates-'));
     const port = await freePort();
-    // Plain HTTP (no serving certificate given); the flag given twice, as upstream's accumulates.
-    gatedProc = startGateway([`--nats-url=${defaults.nats.url}`, `--secure-port=${port}`, `--feature-gates=${GATES}`, '--feature-gates', 'ServerSideApply=true']);
+    // HTTPS with a certificate of the cluster's CA: kubectl sends no bearer token over plain HTTP,
+    // and with AlwaysAllow an anonymous request is refused (the flag given twice, as upstream's accumulates).
+    const serving = await issueServingCert(defaults.ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+    const [certFile, keyFile] = [path.join(dir, 'serving.crt'), path.join(dir, 'serving.key')];
+    await writeFile(certFile, serving.certPem);
+    await writeFile(keyFile, serving.keyPem);
+    gatedProc = startGateway([
+      `--nats-url=${defaults.nats.url}`,
+      `--secure-port=${port}`,
+      `--tls-cert-file=${certFile}`,
+      `--tls-private-key-file=${keyFile}`,
+      `--feature-gates=${GATES}`,
+      '--feature-gates',
+      'ServerSideApply=true',
+    ]);
     await gatedProc.waitFor(/gateway serving/, 30_000);
-    const url = `http://127.0.0.1:${port}`;
+    const url = `https://127.0.0.1:${port}`;
     const kubeconfigPath = path.join(dir, 'kubeconfig');
-    const context = { cluster: 'gated', user: 'admin' };
-    await writeFile(
-      kubeconfigPath,
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [{ name: 'gated', cluster: { server: url } }],
-        users: [{ name: 'admin', user: { token: defaults.adminToken } }],
-        contexts: [{ name: 'gated', context }],
-        'current-context': 'gated',
-      }),
-    );
+    await writeFile(kubeconfigPath, kubeconfigYaml({ server: url, caPem: defaults.caPem, token: defaults.adminToken }));
     gated = {
       url,
       kubeconfigPath,
-      request: async (method, p, o = {}) => {
-        const res = await fetch(url + p, {
-          method,
-          headers: { authorization: `Bearer ${defaults.adminToken}`, ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}) },
-          ...(o.body !== undefined ? { body: JSON.stringify(o.body) } : {}),
-        });
-        const text = await res.text();
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        return { status: res.status, headers: res.headers, text, json };
-      },
+      request: (method, p, o = {}) =>
+        new Promise((resolve, reject) => {
+          const body = o.body === undefined ? undefined : JSON.stringify(o.body);
+          const headers: Record<string, string> = { authorization: `Bearer ${defaults.adminToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
+          const req = https.request(url + p, { method, headers, ca: defaults.caPem, agent: false }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => {
+              const text = Buffer.concat(chunks).toString();
+              let json: unknown;
+              try {
+                json = JSON.parse(text);
+              } catch {
+                json = undefined;
+              }
+              const h = new Headers();
+              for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
+              resolve({ status: res.statusCode ?? 0, headers: h, text, json });
+            });
+            res.on('error', reject);
+          });
+          req.on('error', reject);
+          req.end(body);
+        }),
     };
   });
   after(async () => {

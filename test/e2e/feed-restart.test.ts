@@ -25,9 +25,12 @@ describe('bucket feed restart', { timeout: 90_000 }, () => {
   let c: TestCluster;
   let ns: string;
   before(async () => {
-    c = await startTestCluster();
+    // RBAC: anonymous probes are allowed (system:public-info-viewer); under AlwaysAllow anonymous is off.
+    c = await startTestCluster({ authorizationModes: ['RBAC'] });
     ns = uniq('feed');
     await createNamespace(c, ns);
+    // The authz service writes its default policy in the background after start-up.
+    await eventually('the default policy lets anonymous probes in', async () => assert.equal((await c.request('GET', '/livez', { token: null })).status, 200), { timeoutMs: 15_000, intervalMs: 100 });
   });
   after(() => c?.stop());
 

@@ -240,14 +240,25 @@ describe('helm chart', { skip }, () => {
         .filter((d) => d.kind === 'Secret')
         .map((d) => d.metadata.name)
         .sort(),
-      ['platform-ca', 'platform-ca-bundles', 'platform-controllers-cert', 'platform-serving-cert'],
+      ['platform-ca', 'platform-ca-bundles', 'platform-controllers-cert', 'platform-front-proxy-ca', 'platform-front-proxy-client', 'platform-serving-cert'],
     );
     assert.deepEqual(
       defaults.docs
         .filter((d) => d.kind === 'Secret')
         .map((d) => d.metadata.name)
         .sort(),
-      ['platform-ca', 'platform-ca-bundles', 'platform-controllers-cert', 'platform-nats-tls', 'platform-nats-users', 'platform-service-account-key', 'platform-serving-cert', 'platform-tokens'],
+      [
+        'platform-ca',
+        'platform-ca-bundles',
+        'platform-controllers-cert',
+        'platform-front-proxy-ca',
+        'platform-front-proxy-client',
+        'platform-nats-tls',
+        'platform-nats-users',
+        'platform-service-account-key',
+        'platform-serving-cert',
+        'platform-tokens',
+      ],
     );
   });
 
@@ -387,7 +398,7 @@ describe('helm chart', { skip }, () => {
     assert.equal(pgw['nats-tls-key-file'], '/etc/platform/nats-client/tls.key');
     assert.equal(pgw['nats-creds'], undefined);
     assert.deepEqual(pgw['feature-gates'], 'APIListChunking=true');
-    assert.equal(pgw['requestheader-client-ca-file'], '/etc/platform/ca-bundles/requestheader-ca.crt');
+    assert.equal(pgw['requestheader-client-ca-file'], '/etc/platform/ca-bundles/gateway-requestheader-ca.crt');
     const pauthn = configOf(production, 'authn');
     assert.equal(pauthn['oidc-issuer-url'], 'https://login.example.com');
     assert.equal(pauthn['oidc-groups-prefix'], 'oidc:');
@@ -485,6 +496,13 @@ describe('helm chart', { skip }, () => {
     assert.deepEqual(gw.livenessProbe.tcpSocket, { port: 'https' });
     assert.equal(gw.livenessProbe.httpGet, undefined);
     assert.equal(configOf(r, 'authn')['anonymous-auth'], false);
+    // AlwaysAllow turns anonymous access off, as upstream's kube-apiserver does: the same probes.
+    const allowAll = path.join(dir, 'always-allow.yaml');
+    await writeFile(allowAll, 'authz: {authorizationMode: [AlwaysAllow]}\n');
+    const a = await render('default', [allowAll]);
+    assert.deepEqual(container(find(a, 'Deployment', 'platform-gateway')).livenessProbe.tcpSocket, { port: 'https' });
+    assert.equal(configOf(a, 'authn')['anonymous-auth'], false);
+    assert.deepEqual(configOf(a, 'authz')['authorization-mode'], ['AlwaysAllow']);
   });
 
   test('helm chart - every pod runs as non-root with a read-only root filesystem, spread over nodes and zones', () => {
@@ -831,7 +849,17 @@ describe('helm chart', { skip }, () => {
       return { namespace: defaults.namespace, text: r.stdout, docs: parseManifests(r.stdout), values: {} } as Rendering;
     };
     const same = await upgrade([]);
-    const generated = ['platform-ca', 'platform-serving-cert', 'platform-controllers-cert', 'platform-service-account-key', 'platform-tokens', 'platform-nats-tls', 'platform-nats-users'];
+    const generated = [
+      'platform-ca',
+      'platform-serving-cert',
+      'platform-controllers-cert',
+      'platform-service-account-key',
+      'platform-tokens',
+      'platform-nats-tls',
+      'platform-nats-users',
+      'platform-front-proxy-ca',
+      'platform-front-proxy-client',
+    ];
     for (const name of generated) assert.deepEqual(data(same, name), data(defaults, name), `${name} kept`);
 
     // A new name for the gateway: a new serving certificate from the same CA; the rest stays.
@@ -852,6 +880,33 @@ describe('helm chart', { skip }, () => {
       assert.ok(new X509Certificate(secretText(find(moved, 'Secret', name), 'tls.crt')).verify(new X509Certificate(ca.certPem).publicKey), `${name} signed by the new CA`);
     }
     assert.deepEqual(data(moved, 'platform-tokens'), data(defaults, 'platform-tokens'), 'the admin token stays');
+  });
+
+  test('helm chart - the front proxy: a CA of its own signs front-proxy-client, which the gateway and the controllers present; the gateway publishes that CA', () => {
+    for (const r of [defaults, production]) {
+      const ca = new X509Certificate(secretText(find(r, 'Secret', 'platform-front-proxy-ca'), 'ca.crt'));
+      assert.equal(ca.ca, true);
+      const clusterCA = new X509Certificate(secretText(find(r, 'Secret', 'platform-ca'), 'ca.crt'));
+      assert.notEqual(ca.fingerprint256, clusterCA.fingerprint256, 'not the cluster CA');
+      const pair = find(r, 'Secret', 'platform-front-proxy-client');
+      assert.equal(pair.type, 'kubernetes.io/tls');
+      const client = new X509Certificate(secretText(pair, 'tls.crt'));
+      assert.ok(client.verify(ca.publicKey) && !client.verify(clusterCA.publicKey), 'signed by the front-proxy CA only');
+      assert.ok(client.checkPrivateKey(createPrivateKey(secretText(pair, 'tls.key'))));
+      assert.match(client.subject, /^CN=front-proxy-client$/m);
+      for (const svc of ['gateway', 'controllers']) {
+        const c = configOf(r, svc);
+        assert.equal(c['proxy-client-cert-file'], '/etc/platform/front-proxy/tls.crt', svc);
+        assert.equal(c['proxy-client-key-file'], '/etc/platform/front-proxy/tls.key', svc);
+        const volume = podSpec(find(r, 'Deployment', `platform-${svc}`)).volumes.find((v: any) => v.name === 'front-proxy');
+        assert.equal(volume.secret.secretName, 'platform-front-proxy-client', svc);
+      }
+      // Published for aggregated servers: the front-proxy CA first, then any authenticating proxy's CA the authn service trusts.
+      assert.equal(configOf(r, 'gateway')['requestheader-client-ca-file'], '/etc/platform/ca-bundles/gateway-requestheader-ca.crt');
+      const bundle = secretText(find(r, 'Secret', 'platform-ca-bundles'), 'gateway-requestheader-ca.crt');
+      assert.equal(new X509Certificate(bundle).fingerprint256, ca.fingerprint256);
+      if (r === production) assert.ok(bundle.includes(supplied.proxyCaPem.trim()), "the production values' authenticating proxy CA is still accepted in the handshake");
+    }
   });
 
   test("helm chart - supplied certificates are used as given, and the CA still signs the controllers' certificate", () => {

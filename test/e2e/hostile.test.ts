@@ -208,8 +208,8 @@ describe('hostile input', () => {
     assert.equal(final.metadata.resourceVersion, winners[0]!.r.json.metadata.resourceVersion);
   });
 
-  it('authentication - no bearer token runs as anonymous; an invalid token is 401', async () => {
-    assertOk(await c.request('GET', CM, { token: null }));
+  it('authentication - no bearer token is anonymous, which AlwaysAllow turns away (401, as upstream); an invalid token is 401', async () => {
+    assert.equal(assertStatus(await c.request('GET', CM, { token: null }), 401, 'Unauthorized').message, 'Unauthorized');
     const bad = assertStatus(await c.request('GET', CM, { token: 'not-a-valid-token' }), 401, 'Unauthorized');
     assert.equal(bad.message, 'Unauthorized');
     assertStatus(await c.request('GET', '/api/v1/namespaces', { token: 'not-a-valid-token' }), 401, 'Unauthorized');

@@ -313,13 +313,14 @@ describe('upstream group aliases (Node, RBAC, --upstream-group-aliases)', () => 
     assert.deepEqual(r.rules, [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] }]);
     const rb = await get(rbac(RBAC, ns, 'rolebindings', n));
     assert.equal(rb.apiVersion, `${RBAC}/v1`);
-    // kubectl writes upstream's group into roleRef and subjects; the object keeps what it was given.
-    assert.deepEqual(rb.roleRef, { apiGroup: RBAC_K8S, kind: 'Role', name: n });
-    assert.deepEqual(rb.subjects, [{ kind: 'User', apiGroup: RBAC_K8S, name: 'jane' }]);
+    // kubectl writes upstream's group into roleRef and subjects through the alias: stored canonical, as the URL spells it when read.
+    assert.deepEqual(rb.roleRef, { apiGroup: RBAC, kind: 'Role', name: n });
+    assert.deepEqual(rb.subjects, [{ kind: 'User', apiGroup: RBAC, name: 'jane' }]);
+    assert.deepEqual((await get(rbac(RBAC_K8S, ns, 'rolebindings', n))).roleRef, { apiGroup: RBAC_K8S, kind: 'Role', name: n });
     const cr = await get(rbac(RBAC, undefined, 'clusterroles', n));
     assert.deepEqual(cr.rules, [{ verbs: ['get'], apiGroups: [''], resources: ['nodes'] }]);
     const crb = await get(rbac(RBAC, undefined, 'clusterrolebindings', n));
-    assert.deepEqual(crb.subjects, [{ kind: 'Group', apiGroup: RBAC_K8S, name: 'e2e-nobody' }]);
+    assert.deepEqual(crb.subjects, [{ kind: 'Group', apiGroup: RBAC, name: 'e2e-nobody' }]);
     const pc = await get(`/apis/scheduling.platform.io/v1/priorityclasses/${n}`);
     assert.equal(pc.apiVersion, 'scheduling.platform.io/v1');
     assert.equal(pc.value, 1000);
@@ -393,7 +394,7 @@ spec:
   };
   const csrConditions = async (name: string) => ((await get(`/apis/${CERTS}/v1/certificatesigningrequests/${name}`)).status?.conditions ?? []).map((x: any) => `${x.type}=${x.status}`);
 
-  it('kubectl certificate approve: the plural alias and -f approve a stock CSR; a bare NAME is refused (known limitation)', { skip: noKubectl }, async () => {
+  it('kubectl certificate approve|deny: the plural alias, -f and a bare NAME act on a stock CSR', { skip: noKubectl }, async () => {
     const [byPlural, byFile, bare] = [uniq('csr-plural'), uniq('csr-file'), uniq('csr-bare')];
     const files = new Map<string, string>();
     for (const name of [byPlural, byFile, bare]) files.set(name, await stockCsr(name));
@@ -404,12 +405,26 @@ spec:
     assert.equal(ok(await k!.run(['certificate', 'approve', '-f', files.get(byFile)!])).trim(), `certificatesigningrequest.${CERTS_K8S}/${byFile} approved`);
     assert.deepEqual(await conditions(byFile), ['Approved=True']);
 
-    // Known limitation: kubectl resolves the bare plural to certificates.platform.io (listed
-    // first) and its approve command only handles certificates.k8s.io.
-    const refused = await k!.run(['certificate', 'approve', bare]);
-    assert.notEqual(refused.code, 0);
-    assert.match(refused.stderr, /can only handle CertificateSigningRequest\.certificates\.k8s\.io/);
-    assert.deepEqual(await conditions(bare), []);
+    // A bare NAME: kubectl resolves it through discovery, where certificates.k8s.io is preferred.
+    assert.equal(ok(await k!.run(['certificate', 'deny', bare])).trim(), `certificatesigningrequest.${CERTS_K8S}/${bare} denied`);
+    assert.deepEqual(await conditions(bare), ['Denied=True']);
+  });
+
+  it('kubectl describe role|rolebinding|clusterrole and set subject resolve the upstream groups kubectl knows', { skip: noKubectl }, async () => {
+    const ns = uniq('describe');
+    ok(await k!.run(['create', 'namespace', ns]));
+    ok(await k!.run(['-n', ns, 'create', 'role', 'reader', '--verb=get,list', '--resource=pods']));
+    ok(await k!.run(['-n', ns, 'create', 'rolebinding', 'readers', '--role=reader', '--user=jane']));
+    // kubectl's own describers: a PolicyRule table and the binding's Role and Subjects, not a field dump.
+    assert.match(ok(await k!.run(['-n', ns, 'describe', 'role', 'reader'])), /PolicyRule:\n\s+Resources\s+Non-Resource URLs\s+Resource Names\s+Verbs/);
+    assert.match(ok(await k!.run(['-n', ns, 'describe', 'rolebinding', 'readers'])), /Role:\n\s+Kind:\s+Role\n\s+Name:\s+reader/);
+    assert.match(ok(await k!.run(['describe', 'clusterrole', 'view'])), /PolicyRule:/);
+    assert.equal(ok(await k!.run(['-n', ns, 'set', 'subject', 'rolebinding', 'readers', '--user=bob'])).trim(), `rolebinding.${RBAC_K8S}/readers subjects updated`);
+    const subjects = JSON.parse(ok(await k!.run(['-n', ns, 'get', 'rolebinding', 'readers', '-o', 'jsonpath={.subjects}'])));
+    assert.deepEqual(
+      subjects.map((x: { name: string }) => x.name),
+      ['jane', 'bob'],
+    );
   });
 
   // ---- B. a stock multi-document manifest ------------------------------------------------------
@@ -446,7 +461,7 @@ spec:
     assert.equal((await get(`/apis/networking.platform.io/v1/namespaces/${ns}/ingresses/web`)).spec.rules[0].host, 'web.example.com');
     assert.equal((await get(`/apis/storage.platform.io/v1/storageclasses/web-fast-${suffix}`)).provisioner, 'example.com/fast');
     assert.equal((await get(`/apis/scheduling.platform.io/v1/priorityclasses/web-high-${suffix}`)).value, 100000);
-    assert.deepEqual((await get(rbac(RBAC, ns, 'rolebindings', 'web-reader'))).roleRef, { apiGroup: RBAC_K8S, kind: 'Role', name: 'web-reader' });
+    assert.deepEqual((await get(rbac(RBAC, ns, 'rolebindings', 'web-reader'))).roleRef, { apiGroup: RBAC, kind: 'Role', name: 'web-reader' });
     // The stock RoleBinding (upstream group in roleRef and subject) grants jane the Role.
     await eventually('the stock RoleBinding lets jane list configmaps', async () => {
       assert.equal(assertOk(await c.request('GET', `/api/v1/namespaces/${ns}/configmaps`, { token: jane })).kind, 'ConfigMapList');
@@ -555,6 +570,38 @@ spec:
     assertStatus(await c.request('GET', `/apis/scheduling.platform.io/v1/priorityclasses/${pc}`), 404, 'NotFound');
   });
 
+  it('REST - a RoleBinding and ClusterRoleBinding made through the alias store the canonical group in roleRef and subjects and read back in the spelling of the URL', async () => {
+    const ns = uniq('rb-alias');
+    await createNamespace(c, ns);
+    const n = uniq('rb');
+    const sa = { kind: 'ServiceAccount', apiGroup: '', name: 'default', namespace: ns };
+    const made = await create(rbac(RBAC_K8S, ns, 'rolebindings'), roleBinding(RBAC_K8S, n, { kind: 'ClusterRole', name: 'view' }, [user('jane', RBAC_K8S), sa]));
+    // A ServiceAccount subject names the core group (empty, so omitted): nothing to respell.
+    assert.deepEqual([made.roleRef.apiGroup, made.subjects[0].apiGroup, made.subjects[1].apiGroup ?? ''], [RBAC_K8S, RBAC_K8S, '']);
+    const canonical = await get(rbac(RBAC, ns, 'rolebindings', n));
+    assert.deepEqual(canonical.roleRef, { apiGroup: RBAC, kind: 'ClusterRole', name: 'view' });
+    assert.deepEqual(canonical.subjects[0], user('jane', RBAC));
+    assert.deepEqual([canonical.subjects[1].kind, canonical.subjects[1].apiGroup ?? ''], ['ServiceAccount', '']);
+    const listed = await get(`${rbac(RBAC_K8S, ns, 'rolebindings')}`);
+    assert.deepEqual(listed.items.find((o: { metadata: { name: string } }) => o.metadata.name === n).roleRef.apiGroup, RBAC_K8S);
+    // An update through the alias keeps roleRef (immutable) and stores canonical again.
+    const updated = assertOk(await c.request('PUT', rbac(RBAC_K8S, ns, 'rolebindings', n), { body: { ...made, subjects: [user('carol', RBAC_K8S)] } }));
+    assert.deepEqual(updated.subjects, [user('carol', RBAC_K8S)]);
+    assert.deepEqual((await get(rbac(RBAC, ns, 'rolebindings', n))).subjects, [user('carol', RBAC)]);
+
+    const crb = uniq('crb');
+    const body = {
+      apiVersion: `${RBAC_K8S}/v1`,
+      kind: 'ClusterRoleBinding',
+      metadata: { name: crb },
+      roleRef: { apiGroup: RBAC_K8S, kind: 'ClusterRole', name: 'view' },
+      subjects: [{ kind: 'Group', apiGroup: RBAC_K8S, name: 'e2e-viewers' }],
+    };
+    assert.equal((await create(rbac(RBAC_K8S, undefined, 'clusterrolebindings'), body)).roleRef.apiGroup, RBAC_K8S);
+    const stored = await get(rbac(RBAC, undefined, 'clusterrolebindings', crb));
+    assert.deepEqual([stored.roleRef.apiGroup, stored.subjects[0].apiGroup], [RBAC, RBAC]);
+  });
+
   it("REST - Status errors name the URL's spelling: 404 details.group; 409 AlreadyExists through the alias for a name made canonically", async () => {
     const ns = uniq('status');
     await createNamespace(c, ns);
@@ -637,17 +684,22 @@ spec:
 
   // ---- discovery and OpenAPI -----------------------------------------------------------------
 
-  it('discovery - /apis lists every canonical group, then exactly their aliases; the alias group and its resource list', async () => {
+  it("discovery - /apis lists each branded group's upstream spelling in its place, then exactly the canonical spellings; the alias group and its resource list", async () => {
     const apis = await get('/apis');
     const names: string[] = apis.groups.map((g: any) => g.name);
-    const firstAlias = names.findIndex((n) => n.endsWith(UPSTREAM));
-    assert.ok(firstAlias > 0, `no alias in ${names}`);
+    const firstCanonical = names.findIndex((n) => n.endsWith(BRAND));
+    assert.ok(firstCanonical > 0, `no canonical spelling in ${names}`);
     assert.ok(
-      names.slice(firstAlias).every((n) => n.endsWith(UPSTREAM)),
-      `canonical groups after the first alias: ${names}`,
+      names.slice(firstCanonical).every((n) => n.endsWith(BRAND)),
+      `an upstream spelling after the first canonical one: ${names}`,
     );
-    const branded = names.filter((n) => n.endsWith(BRAND));
-    assert.deepEqual(names.slice(firstAlias), branded.map(upstreamOf));
+    assert.deepEqual(
+      names
+        .slice(0, firstCanonical)
+        .filter((n) => n.endsWith(UPSTREAM) && names.includes(n.slice(0, -UPSTREAM.length) + BRAND))
+        .map((n) => n.slice(0, -UPSTREAM.length) + BRAND),
+      names.slice(firstCanonical),
+    );
     for (const g of ['rbac.authorization', 'scheduling', 'networking', 'storage', 'certificates', 'coordination', 'events', 'node', 'admissionregistration', 'authentication', 'authorization']) {
       assert.ok(names.includes(`${g}${BRAND}`), `${g}${BRAND} served`);
       assert.ok(names.includes(`${g}${UPSTREAM}`), `${g}${UPSTREAM} served`);
@@ -669,45 +721,46 @@ spec:
     const shape = (l: any) => l.resources.map((r: any) => [r.name, r.kind, r.namespaced, [...r.verbs].sort().join(',')]).sort();
     assert.deepEqual(shape(aliasList), shape(canonicalList));
     assert.deepEqual(aliasList.resources.map((r: any) => r.name).sort(), ['clusterrolebindings', 'clusterroles', 'rolebindings', 'roles']);
-    // Short names stay with the canonical group, so kubectl's `csr`/`ing` stay unambiguous.
+    // Short names go with the preferred (upstream) spelling only, so kubectl's `csr`/`ing` stay unambiguous.
     const certs = await get(`/apis/${CERTS}/v1`);
     const certsAlias = await get(`/apis/${CERTS_K8S}/v1`);
-    assert.deepEqual(certs.resources.find((r: any) => r.name === 'certificatesigningrequests').shortNames, ['csr']);
     const aliasCsr = certsAlias.resources.find((r: any) => r.name === 'certificatesigningrequests');
     assert.ok(aliasCsr, JSON.stringify(certsAlias));
-    assert.equal(aliasCsr.shortNames, undefined);
-    assert.equal(aliasCsr.categories, undefined);
+    assert.deepEqual(aliasCsr.shortNames, ['csr']);
+    const canonicalCsr = certs.resources.find((r: any) => r.name === 'certificatesigningrequests');
+    assert.equal(canonicalCsr.shortNames, undefined);
+    assert.equal(canonicalCsr.categories, undefined);
   });
 
-  it('discovery - aggregated discovery lists the aliases after every canonical group, without shortNames or categories', async () => {
+  it('discovery - aggregated discovery lists the upstream spellings in place and the canonical ones last, without shortNames or categories', async () => {
     const res = await c.request('GET', '/apis', { headers: { accept: AGGREGATED } });
     const list = assertOk(res);
     assert.equal(list.kind, 'APIGroupDiscoveryList');
     const names: string[] = list.items.map((g: any) => g.metadata.name);
-    const firstAlias = names.findIndex((n) => n.endsWith(UPSTREAM));
-    assert.ok(firstAlias > 0, `no alias in ${names}`);
+    const firstCanonical = names.findIndex((n) => n.endsWith(BRAND));
+    assert.ok(firstCanonical > 0, `no canonical spelling in ${names}`);
     assert.ok(
-      names.slice(firstAlias).every((n) => n.endsWith(UPSTREAM)),
-      `canonical groups after the first alias: ${names}`,
+      names.slice(firstCanonical).every((n) => n.endsWith(BRAND)),
+      `an upstream spelling after the first canonical one: ${names}`,
     );
-    assert.deepEqual(names.slice(firstAlias), names.filter((n) => n.endsWith(BRAND)).map(upstreamOf));
     const byName = new Map(list.items.map((g: any) => [g.metadata.name, g]));
     const resources = (g: string) => (byName.get(g) as any).versions.flatMap((v: any) => v.resources);
-    let canonicalShortNames = 0;
-    for (const alias of names.slice(firstAlias)) {
-      const canonical = alias.slice(0, -UPSTREAM.length) + BRAND;
+    let aliasShortNames = 0;
+    for (const canonical of names.slice(firstCanonical)) {
+      const alias = upstreamOf(canonical);
+      assert.ok(names.indexOf(alias) < firstCanonical, `${alias} listed before the canonical spellings`);
       const kinds = (g: string) =>
         resources(g)
           .map((r: any) => `${r.resource}:${r.responseKind?.kind}:${r.scope}`)
           .sort();
       assert.deepEqual(kinds(alias), kinds(canonical), alias);
-      for (const r of resources(alias)) {
-        assert.equal(r.shortNames, undefined, `${alias} ${r.resource} shortNames`);
-        assert.equal(r.categories, undefined, `${alias} ${r.resource} categories`);
+      for (const r of resources(canonical)) {
+        assert.equal(r.shortNames, undefined, `${canonical} ${r.resource} shortNames`);
+        assert.equal(r.categories, undefined, `${canonical} ${r.resource} categories`);
       }
-      canonicalShortNames += resources(canonical).filter((r: any) => r.shortNames?.length).length;
+      aliasShortNames += resources(alias).filter((r: any) => r.shortNames?.length).length;
     }
-    assert.ok(canonicalShortNames > 0, 'the canonical groups keep their short names');
+    assert.ok(aliasShortNames > 0, 'the upstream spellings carry the short names');
   });
 
   it('OpenAPI - v2 has one definition per type carrying both group/version/kinds and the alias paths; v3 lists apis/rbac.authorization.k8s.io/v1', async () => {

@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before } from 'node:test';
-import { startTestCluster, type TestCluster } from './cluster.js';
+import { startTestCluster, type ClusterOptions, type TestCluster } from './cluster.js';
 
 /** Absolute path of kubectl, or undefined when it is not installed. */
 export function findKubectl(): string | undefined {
@@ -84,13 +84,13 @@ export interface KubectlSuite {
  * Adds to the describe block it is called in a `before` hook that starts a test cluster, a kubectl
  * (`bin`) for it and a scratch directory (named from `dirPrefix`), and an `after` hook that stops
  * and removes all three. With no `bin` (kubectl is not on PATH and the suite is skipped) the hooks
- * do nothing.
+ * do nothing. `options` are the test cluster's.
  */
-export function kubectlSuite(bin: string | undefined, dirPrefix: string): KubectlSuite {
+export function kubectlSuite(bin: string | undefined, dirPrefix: string, options: ClusterOptions = {}): KubectlSuite {
   const suite = {} as KubectlSuite;
   before(async () => {
     if (!bin) return;
-    suite.cluster = await startTestCluster();
+    suite.cluster = await startTestCluster(options);
     suite.kubectl = new Kubectl(bin, suite.cluster.kubeconfigPath);
     suite.dir = await mkdtemp(path.join(os.tmpdir(), dirPrefix));
   });

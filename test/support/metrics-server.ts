@@ -1,9 +1,11 @@
 // A small aggregated API server for tests: serves `metrics.k8s.io/v1beta1` (what `kubectl top`
 // reads) over HTTPS the way metrics-server does behind the aggregation layer. It trusts the user
 // named in X-Remote-User / X-Remote-Group only from a client certificate signed by the front-proxy
-// CA it is given (its --requestheader-client-ca-file), answers 401 to anyone else, and records
+// CA it is given (its --requestheader-client-ca-file) and, when it is given names, carrying one of
+// them as CN (its --requestheader-allowed-names), answers 401 to anyone else, and records
 // every request it gets. Node metrics are whatever the test sets; a watch of nodes streams an
-// ADDED event per node and then whatever the test emits, until the client goes.
+// ADDED event per node and then whatever the test emits, until the client goes. It serves its
+// OpenAPI (v2 and v3) for the gateway to merge into its own.
 
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -56,6 +58,48 @@ const RESOURCE_LIST = {
   ],
 };
 
+// Its OpenAPI, as metrics-server serves it (trimmed): NodeMetrics with its usage, one list path.
+const NODE_METRICS_DEF = 'io.k8s.metrics.pkg.apis.metrics.v1beta1.NodeMetrics';
+// kubectl explain finds a resource's kind on its path's operation.
+const GVK = { group: METRICS_GROUP, version: METRICS_VERSION, kind: 'NodeMetrics' };
+const NODE_METRICS_SCHEMA = {
+  description: 'NodeMetrics sets resource usage metrics of a node.',
+  type: 'object',
+  required: ['timestamp', 'window', 'usage'],
+  properties: {
+    apiVersion: { description: 'APIVersion defines the versioned schema of this representation of an object.', type: 'string' },
+    kind: { description: 'Kind is a string value representing the REST resource this object represents.', type: 'string' },
+    timestamp: { description: 'The following fields define time interval from which metrics were collected from the interval [Timestamp-Window, Timestamp].', type: 'string', format: 'date-time' },
+    window: { description: 'How long the metrics were collected over.', type: 'string' },
+    usage: { description: 'The memory usage is the memory working set.', type: 'object', additionalProperties: { type: 'string' } },
+  },
+  'x-kubernetes-group-version-kind': [{ group: METRICS_GROUP, version: METRICS_VERSION, kind: 'NodeMetrics' }],
+};
+const listNodes = (ref: string) => ({
+  get: { operationId: 'listMetricsV1beta1NodeMetrics', responses: { '200': { description: 'OK', schema: { $ref: ref } } }, 'x-kubernetes-action': 'list', 'x-kubernetes-group-version-kind': GVK },
+});
+export const METRICS_OPENAPI_V2 = {
+  swagger: '2.0',
+  info: { title: 'metrics', version: 'v0.6.4' },
+  paths: { [`${BASE}/nodes`]: listNodes(`#/definitions/${NODE_METRICS_DEF}`), '/apis/other.example.com/v1/things': {} },
+  definitions: { [NODE_METRICS_DEF]: NODE_METRICS_SCHEMA },
+};
+const METRICS_OPENAPI_V3 = {
+  openapi: '3.0.0',
+  info: { title: 'metrics', version: 'v0.6.4' },
+  paths: {
+    [`${BASE}/nodes`]: {
+      get: {
+        operationId: 'listMetricsV1beta1NodeMetrics',
+        responses: { '200': { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${NODE_METRICS_DEF}` } } } } },
+        'x-kubernetes-action': 'list',
+        'x-kubernetes-group-version-kind': GVK,
+      },
+    },
+  },
+  components: { schemas: { [NODE_METRICS_DEF]: NODE_METRICS_SCHEMA } },
+};
+
 function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
@@ -67,7 +111,7 @@ function status(code: number, reason: string, message: string) {
 }
 
 /** Serves on `host` (default all addresses: the API server reaches it through Endpoints, which may not hold a loopback address). */
-export async function startMetricsServer(serving: PemPair, frontProxyCAPem: string, opts: { host?: string } = {}): Promise<TestMetricsServer> {
+export async function startMetricsServer(serving: PemPair, frontProxyCAPem: string, opts: { host?: string; allowedNames?: string[] } = {}): Promise<TestMetricsServer> {
   const received: MetricsRequest[] = [];
   const nodes = new Map<string, NodeUsage>();
   const watches = new Set<ServerResponse>();
@@ -86,12 +130,16 @@ export async function startMetricsServer(serving: PemPair, frontProxyCAPem: stri
     const peer = socket.authorized ? socket.getPeerCertificate() : undefined;
     const r: MetricsRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders };
     if (peer && typeof peer.subject?.CN === 'string') r.proxyCN = peer.subject.CN;
-    if (r.proxyCN && typeof req.headers['x-remote-user'] === 'string') r.user = req.headers['x-remote-user'];
+    const allowed = !opts.allowedNames?.length || (r.proxyCN !== undefined && opts.allowedNames.includes(r.proxyCN));
+    if (r.proxyCN && allowed && typeof req.headers['x-remote-user'] === 'string') r.user = req.headers['x-remote-user'];
     received.push(r);
     if (!r.user) return send(res, 401, status(401, 'Unauthorized', 'Unauthorized'));
     const url = new URL(r.url, 'https://metrics.test');
     const path = url.pathname.replace(/\/$/, '');
     if (path === BASE) return send(res, 200, RESOURCE_LIST);
+    if (path === '/openapi/v2') return send(res, 200, METRICS_OPENAPI_V2);
+    if (path === '/openapi/v3') return send(res, 200, { paths: { [`apis/${GV}`]: { serverRelativeURL: `/openapi/v3/apis/${GV}?hash=0123` } } });
+    if (path === `/openapi/v3/apis/${GV}`) return send(res, 200, METRICS_OPENAPI_V3);
     if (path === `${BASE}/nodes` && url.searchParams.get('watch') === 'true') {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
       watches.add(res);

@@ -477,6 +477,9 @@ data:
 {{- if ne (empty .Values.pki.ca.cert) (empty .Values.pki.ca.key) }}
 {{- fail "pki.ca.cert and pki.ca.key go together" }}
 {{- end }}
+{{- if ne (empty .Values.pki.frontProxy.ca.cert) (empty .Values.pki.frontProxy.ca.key) }}
+{{- fail "pki.frontProxy.ca.cert and pki.frontProxy.ca.key go together" }}
+{{- end }}
 {{- if ne (empty .Values.pki.serving.cert) (empty .Values.pki.serving.key) }}
 {{- fail "pki.serving.cert and pki.serving.key go together" }}
 {{- end }}
@@ -505,4 +508,13 @@ data:
 {{- if and .Values.gateway.autoscaling.enabled (gt (int .Values.gateway.autoscaling.minReplicas) (int .Values.gateway.autoscaling.maxReplicas)) }}
 {{- fail "gateway.autoscaling.minReplicas exceeds maxReplicas" }}
 {{- end }}
+{{- end }}
+
+{{- /*
+Whether anonymous requests are authenticated: authn.anonymousAuth, unless an authorization mode is
+AlwaysAllow (upstream's kube-apiserver turns anonymous access off then; the gateway enforces it
+whatever the flags say). "true" or "false".
+*/ -}}
+{{- define "platform.anonymousAuth" -}}
+{{- and .Values.authn.anonymousAuth (not (has "AlwaysAllow" .Values.authz.authorizationMode)) -}}
 {{- end }}

@@ -20,7 +20,7 @@ import { webhooksOf, type Webhook } from '../plugins/webhooks/webhooks.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
-test('webhook credentials - users matched by host, host:port, *. wildcards, without :443, then *, then the current context', async () => {
+test('webhook credentials - users matched by host, host:port, *. wildcards, without :443, then *; never the current context', async () => {
   const users = ['hook.apps.svc', 'hook.apps.svc:8443', '*.apps.svc', '*.svc', 'plain.example.com', '*', 'ctx-user'].map((name) => ({ name, user: { token: `token-for-${name}` } }));
   const resolver = await parseWebhookKubeconfig(YAML.stringify({ users, contexts: [{ name: 'c', context: { user: 'ctx-user' } }], 'current-context': 'c' }), '/kubeconfig');
   const cases: Array<[string, string]> = [
@@ -40,6 +40,13 @@ test('webhook credentials - users matched by host, host:port, *. wildcards, with
   const noDefault = await parseWebhookKubeconfig(YAML.stringify({ users: [{ name: 'only.example.com', user: { username: 'api', password: 'pw' } }] }), '/kubeconfig');
   assert.equal(noDefault.forTarget('elsewhere.example.com'), undefined, 'anonymous when nothing matches');
   assert.equal(await noDefault.forTarget('only.example.com')?.authorization(), `Basic ${b64('api:pw')}`);
+  // The current context's user is no default: only a name or `*` picks a user.
+  const withContext = await parseWebhookKubeconfig(
+    YAML.stringify({ users: [{ name: 'ctx-user', user: { token: 't' } }], contexts: [{ name: 'c', context: { user: 'ctx-user' } }], 'current-context': 'c' }),
+    '/kubeconfig',
+  );
+  assert.equal(withContext.forTarget('elsewhere.example.com'), undefined, 'anonymous, not the current context user');
+  assert.equal(withContext.forTarget('ctx-user')?.user, 'ctx-user', 'a user is still found by its name');
 });
 
 test('webhook credentials - the plugin configuration: both apiVersion spellings, v1alpha1 WebhookAdmission, clear errors', async () => {

@@ -158,7 +158,7 @@ test('webhook dispatch - the review carries every request field; a JSON patch ch
   });
 });
 
-test('webhook dispatch - a refusal keeps its code (400 at least) and message; metrics count it, codes capped at 600', async () => {
+test('webhook dispatch - a refusal keeps its code (400 at least) and message; metrics count it with the code as given (0 for none), capped at 600', async () => {
   const answers: Record<string, Answer> = {
     'teapot.example.com': () => ({ allowed: false, status: { code: 418, message: 'no tea here', reason: 'Teapot' } }),
     'low.example.com': () => ({ allowed: false, status: { code: 200, message: 'not allowed' } }),
@@ -180,6 +180,9 @@ test('webhook dispatch - a refusal keeps its code (400 at least) and message; me
   const text = await h.metrics.metrics();
   assert.match(text, /^apiserver_admission_webhook_rejection_count\{name="teapot\.example\.com",type="validating",operation="CREATE",error_type="no_error",rejection_code="418"\} 1$/m);
   assert.match(text, /^apiserver_admission_webhook_rejection_count\{name="huge\.example\.com",type="validating",operation="CREATE",error_type="no_error",rejection_code="600"\} 1$/m);
+  // The client sees 400 for these; the metric shows what the webhook sent.
+  assert.match(text, /^apiserver_admission_webhook_rejection_count\{name="low\.example\.com",type="validating",operation="CREATE",error_type="no_error",rejection_code="200"\} 1$/m);
+  assert.match(text, /^apiserver_admission_webhook_rejection_count\{name="silent\.example\.com",type="validating",operation="CREATE",error_type="no_error",rejection_code="0"\} 1$/m);
   assert.match(text, /^apiserver_admission_webhook_admission_duration_seconds_count\{name="teapot\.example\.com",type="validating",operation="CREATE",rejected="true"\} 1$/m);
 });
 

@@ -8,6 +8,7 @@
 // anyone else's gets nothing from this mode and stays complete.
 
 import { NODE_LEASE_NAMESPACE, nodeIdentity } from '../../../shared/api/node-identity.js';
+import { wellKnownNames } from '../../../shared/api/well-known-names.js';
 import { Decision, type AuthzAttributes } from '../../../shared/bus/messages.js';
 import { resourceFilter } from '../../../shared/store/object-feed.js';
 import { NodeGraph, STORAGE_GROUP } from '../node/graph.js';
@@ -34,7 +35,8 @@ function decideGraphGet(node: string, a: AuthzAttributes, related: (name: string
   return related(a.name) ? allow : noOpinion(noRelationship(node));
 }
 
-export function decideForNode(graph: NodeGraph, node: string, a: AuthzAttributes): AuthorizerDecision {
+/** `leaseNamespaces`: where node leases may live (upstream's `kube-node-lease` too with upstream names on). */
+export function decideForNode(graph: NodeGraph, node: string, a: AuthzAttributes, leaseNamespaces: readonly string[] = [NODE_LEASE_NAMESPACE]): AuthorizerDecision {
   if (!a.isResourceRequest) return noOpinion();
   const ns = a.namespace ?? '';
   const sub = a.subresource ?? '';
@@ -57,7 +59,7 @@ export function decideForNode(graph: NodeGraph, node: string, a: AuthzAttributes
       return ns && graph.usesServiceAccount(node, ns, a.name) ? allow : noOpinion(noRelationship(node));
     case `${COORDINATION_GROUP}/leases`:
       if (!['get', 'create', 'update', 'patch', 'delete'].includes(verb) || sub) return noOpinion('can only get, create, update, patch, or delete a node lease');
-      if (ns !== NODE_LEASE_NAMESPACE) return noOpinion(`can only access leases in the "${NODE_LEASE_NAMESPACE}" namespace`);
+      if (!leaseNamespaces.includes(ns)) return noOpinion(`can only access leases in the "${NODE_LEASE_NAMESPACE}" namespace`);
       // A create names its object only in the body; its name is checked on the way in (admission).
       if (a.name !== node && !(verb === 'create' && !a.name)) return noOpinion('can only access the node lease with the same name as the requesting node');
       return allow;
@@ -91,7 +93,7 @@ export function decideForNode(graph: NodeGraph, node: string, a: AuthzAttributes
   }
 }
 
-export function createNodeAuthorizer(graph: NodeGraph): Authorizer {
+export function createNodeAuthorizer(graph: NodeGraph, leaseNamespaces: readonly string[] = [NODE_LEASE_NAMESPACE]): Authorizer {
   return {
     name: 'Node',
     rulesFor(user) {
@@ -102,7 +104,7 @@ export function createNodeAuthorizer(graph: NodeGraph): Authorizer {
       const node = nodeIdentity(attrs.user);
       if (node === undefined) return noOpinion();
       if (node === '') return noOpinion(`unknown node for user "${attrs.user.username}"`);
-      return decideForNode(graph, node, attrs);
+      return decideForNode(graph, node, attrs, leaseNamespaces);
     },
   };
 }
@@ -119,5 +121,5 @@ export const nodeMode: ModeFactory = (ctx) => {
   const graph = new NodeGraph();
   const feed = ctx.feed([...NODE_GRAPH_FILTERS], (e) => graph.apply(e));
   void feed.synced.then(() => ctx.log.info(graph.stats(), 'node graph loaded'));
-  return createNodeAuthorizer(graph);
+  return createNodeAuthorizer(graph, wellKnownNames(ctx.config.upstreamGroupAliases ?? false).nodeLeaseNamespaces);
 };

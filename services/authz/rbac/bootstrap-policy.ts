@@ -1,19 +1,22 @@
 // The default roles and bindings every cluster starts with, mirroring upstream's bootstrap policy
 // with the platform's group names, and the start-up job that writes them (see reconcile.ts for
-// how existing copies are updated without undoing an administrator's additions).
+// how existing copies are updated without undoing an administrator's additions). The Roles and
+// RoleBindings of single namespaces are in bootstrap-namespace-policy.ts.
 
 import type { ApiObject } from '../../../shared/api/types.js';
 import type { PolicyRule } from '../../../shared/bus/messages.js';
 import type { Logger } from '../../../shared/log.js';
 import type { InternalStore } from '../../../shared/registry/rest/internal-store.js';
 import { reconcileAll, type ReconcileTarget } from './reconcile.js';
-import { RBAC_API_VERSION } from './rules.js';
 import { AUTHENTICATION_GROUP, AUTHORIZATION_GROUP, CONTROLLER_MANAGER_USER, RBAC_GROUP } from '../../../shared/api/groups.js';
-import { CONTROLLER_ACCOUNT_NAMESPACE, CONTROLLER_ROLE_PREFIX } from '../../../shared/api/controller-accounts.js';
+import { CONTROLLER_ROLE_PREFIX } from '../../../shared/api/controller-accounts.js';
+import { aggregatingRole, AUTOUPDATE_ANNOTATION, clusterRole, clusterRoleBinding, controllerAccount, group, READ, READ_WRITE, rule, urls, user, WRITE } from './bootstrap-objects.js';
+import { bootstrapRoleBindings, bootstrapRoles, controllerNamespacedRoleRules } from './bootstrap-namespace-policy.js';
+import { PLATFORM_NAMES, type WellKnownNames } from '../../../shared/api/well-known-names.js';
 
-export const BOOTSTRAP_LABEL = 'platform.io/bootstrapping';
-export const BOOTSTRAP_LABEL_VALUE = 'rbac-defaults';
-export const AUTOUPDATE_ANNOTATION = `${RBAC_GROUP}/autoupdate`;
+export { AUTOUPDATE_ANNOTATION, BOOTSTRAP_LABEL } from './bootstrap-objects.js';
+export { bootstrapRoleBindings, bootstrapRoles } from './bootstrap-namespace-policy.js';
+
 export const AGGREGATE_TO_ADMIN = `${RBAC_GROUP}/aggregate-to-admin`;
 export const AGGREGATE_TO_EDIT = `${RBAC_GROUP}/aggregate-to-edit`;
 export const AGGREGATE_TO_VIEW = `${RBAC_GROUP}/aggregate-to-view`;
@@ -24,8 +27,6 @@ export const CONTROLLER_MANAGER_LEASE = 'platform-controller-manager';
  * itself (without `--use-service-account-credentials`, the default): every controller role's rules.
  */
 export const CONTROLLER_MANAGER_CONTROLLERS_ROLE = `${CONTROLLER_MANAGER_USER}:controllers`;
-/** Where the bootstrap signer signs `cluster-info`. */
-const PUBLIC_NAMESPACE = 'platform-public';
 
 const core = '';
 const apps = 'apps';
@@ -41,73 +42,6 @@ const nodeGroup = 'node.platform.io';
 const APIEXTENSIONS = 'apiextensions.platform.io';
 const APIREGISTRATION = 'apiregistration.platform.io';
 const certificates = 'certificates.platform.io';
-
-const READ = ['get', 'list', 'watch'];
-const WRITE = ['create', 'delete', 'deletecollection', 'patch', 'update'];
-const READ_WRITE = [...READ, ...WRITE];
-
-function rule(verbs: string[], groups: string[], resources: string[], resourceNames?: string[]): PolicyRule {
-  const r: PolicyRule = { verbs, apiGroups: groups, resources };
-  if (resourceNames) r.resourceNames = resourceNames;
-  return r;
-}
-
-function urls(verbs: string[], ...nonResourceURLs: string[]): PolicyRule {
-  return { verbs, nonResourceURLs };
-}
-
-function meta(name: string, labels: Record<string, string> = {}): ApiObject['metadata'] {
-  return { name, labels: { [BOOTSTRAP_LABEL]: BOOTSTRAP_LABEL_VALUE, ...labels }, annotations: { [AUTOUPDATE_ANNOTATION]: 'true' } };
-}
-
-function clusterRole(name: string, rules: PolicyRule[], labels?: Record<string, string>): ApiObject {
-  return { apiVersion: RBAC_API_VERSION, kind: 'ClusterRole', metadata: meta(name, labels), rules };
-}
-
-function aggregatingRole(name: string, aggregateLabel: string, labels?: Record<string, string>): ApiObject {
-  return {
-    apiVersion: RBAC_API_VERSION,
-    kind: 'ClusterRole',
-    metadata: meta(name, labels),
-    aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [aggregateLabel]: 'true' } }] },
-    // Filled by the aggregation controller.
-    rules: [],
-  };
-}
-
-type SubjectSpec = { kind: 'User' | 'Group'; name: string } | { kind: 'ServiceAccount'; name: string; namespace: string };
-
-function subjectsOf(subjects: SubjectSpec[]): unknown[] {
-  return subjects.map((s) => (s.kind === 'ServiceAccount' ? { kind: s.kind, name: s.name, namespace: s.namespace } : { kind: s.kind, apiGroup: RBAC_GROUP, name: s.name }));
-}
-
-function clusterRoleBinding(name: string, role: string, subjects: SubjectSpec[]): ApiObject {
-  return {
-    apiVersion: RBAC_API_VERSION,
-    kind: 'ClusterRoleBinding',
-    metadata: meta(name),
-    roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: role },
-    subjects: subjectsOf(subjects),
-  };
-}
-
-function namespacedRole(namespace: string, name: string, rules: PolicyRule[]): ApiObject {
-  return { apiVersion: RBAC_API_VERSION, kind: 'Role', metadata: { ...meta(name), namespace }, rules };
-}
-
-function roleBinding(namespace: string, name: string, role: string, subjects: SubjectSpec[]): ApiObject {
-  return {
-    apiVersion: RBAC_API_VERSION,
-    kind: 'RoleBinding',
-    metadata: { ...meta(name), namespace },
-    roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: role },
-    subjects: subjectsOf(subjects),
-  };
-}
-
-const group = (name: string): SubjectSpec => ({ kind: 'Group', name });
-const user = (name: string): SubjectSpec => ({ kind: 'User', name });
-const controllerAccount = (name: string): SubjectSpec => ({ kind: 'ServiceAccount', name, namespace: CONTROLLER_ACCOUNT_NAMESPACE });
 
 /** What a node agent needs (the Node authorizer and NodeRestriction narrow it to its own objects). */
 const NODE_RULES: PolicyRule[] = [
@@ -280,17 +214,6 @@ export function controllerClusterRoleRules(): Record<string, PolicyRule[]> {
   };
 }
 
-/** The controllers that act in one namespace each get Roles there, as upstream's: [namespace, account, rules]. */
-export function controllerNamespacedRoleRules(): Array<[namespace: string, account: string, rules: PolicyRule[]]> {
-  return [
-    // Expired bootstrap-token secrets.
-    [CONTROLLER_ACCOUNT_NAMESPACE, 'token-cleaner', [rule(['list', 'watch', 'delete'], [core], ['secrets'])]],
-    // Reads the bootstrap tokens, signs cluster-info with them.
-    [CONTROLLER_ACCOUNT_NAMESPACE, 'bootstrap-signer', [rule(['list', 'watch'], [core], ['secrets'])]],
-    [PUBLIC_NAMESPACE, 'bootstrap-signer', [rule(['list', 'watch'], [core], ['configmaps']), rule(['update'], [core], ['configmaps'], ['cluster-info'])]],
-  ];
-}
-
 /** What the service's own identity needs in either mode (upstream's system:kube-controller-manager). */
 const CONTROLLER_MANAGER_RULES: PolicyRule[] = [
   // Leader election.
@@ -364,31 +287,21 @@ export function bootstrapClusterRoleBindings(): ApiObject[] {
   ];
 }
 
-/** The default Roles, each in its namespace. */
-export function bootstrapRoles(): ApiObject[] {
-  return controllerNamespacedRoleRules().map(([namespace, account, rules]) => namespacedRole(namespace, `${CONTROLLER_ROLE_PREFIX}${account}`, rules));
-}
-
-/** The default RoleBindings. */
-export function bootstrapRoleBindings(): ApiObject[] {
-  return controllerNamespacedRoleRules().map(([namespace, account]) =>
-    roleBinding(namespace, `${CONTROLLER_ROLE_PREFIX}${account}`, `${CONTROLLER_ROLE_PREFIX}${account}`, [controllerAccount(account)]),
-  );
-}
-
-/** Roles first, so a binding never points at a role that is still being written. */
-export function bootstrapPolicy(): ReconcileTarget[] {
+/** Roles first, so a binding never points at a role that is still being written; upstream's namespaces' objects too when `names` are upstream's. */
+export function bootstrapPolicy(names: WellKnownNames = PLATFORM_NAMES): ReconcileTarget[] {
   return [
     ...bootstrapClusterRoles().map((object) => ({ resource: 'clusterroles' as const, object })),
     ...bootstrapClusterRoleBindings().map((object) => ({ resource: 'clusterrolebindings' as const, object })),
-    ...bootstrapRoles().map((object) => ({ resource: 'roles' as const, object })),
-    ...bootstrapRoleBindings().map((object) => ({ resource: 'rolebindings' as const, object })),
+    ...bootstrapRoles(names).map((object) => ({ resource: 'roles' as const, object })),
+    ...bootstrapRoleBindings(names).map((object) => ({ resource: 'rolebindings' as const, object })),
   ];
 }
 
 export interface BootstrapPolicyDeps {
   internal: InternalStore;
   log: Logger;
+  /** The well-known names the server takes (`--upstream-group-aliases`): upstream's namespaces get their Roles too. */
+  names: WellKnownNames;
   /** First pause before retrying when the storage service does not answer (doubles up to 5 s). */
   retryMs?: number;
 }
@@ -405,7 +318,10 @@ export interface BootstrapPolicyJob {
  */
 export function startBootstrapPolicy(deps: BootstrapPolicyDeps): BootstrapPolicyJob {
   const controller = new AbortController();
-  const done = reconcileAll({ internal: deps.internal, log: deps.log, signal: controller.signal, retryMs: deps.retryMs ?? 250, autoupdateAnnotation: AUTOUPDATE_ANNOTATION }, bootstrapPolicy()).then(
+  const done = reconcileAll(
+    { internal: deps.internal, log: deps.log, signal: controller.signal, retryMs: deps.retryMs ?? 250, autoupdateAnnotation: AUTOUPDATE_ANNOTATION },
+    bootstrapPolicy(deps.names),
+  ).then(
     () => deps.log.info('RBAC bootstrap policy reconciled'),
     (err: unknown) => {
       if (!controller.signal.aborted) deps.log.error({ err }, 'RBAC bootstrap policy failed');

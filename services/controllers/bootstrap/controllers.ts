@@ -1,6 +1,7 @@
 // Bootstrap tokens' controllers, off by default as upstream's: tokencleaner deletes a
 // `bootstrap-token-<id>` secret once its `expiration` has passed; bootstrapsigner signs the
-// `kubeconfig` of the `cluster-info` config map in platform-public with every valid signing token,
+// `kubeconfig` of the `cluster-info` config map in platform-public (and kube-public with upstream's
+// names) with every valid signing token,
 // as a detached JWS (HS256 keyed by the whole token) in `jws-kubeconfig-<id>`, re-signing when the
 // tokens or the kubeconfig change and dropping signatures of tokens that went away.
 
@@ -11,6 +12,7 @@ import { Informer } from '../../../shared/client/informer.js';
 import { ApiClient, isConflict, isNotFound } from '../../../shared/client/rest.js';
 import { WorkQueue } from '../queue.js';
 import { queueController, type Controller } from '../types.js';
+import { PLATFORM_NAMES, type WellKnownNames } from '../../../shared/api/well-known-names.js';
 
 export const BOOTSTRAP_TOKEN_TYPE = 'bootstrap.platform.io/token';
 export const BOOTSTRAP_NAMESPACE = 'platform-system';
@@ -72,12 +74,18 @@ export function tokenCleaner(client: ApiClient, log: Logger): Controller {
   return queueController('tokencleaner', [informer], queue);
 }
 
-export function bootstrapSigner(client: ApiClient, log: Logger): Controller {
+/** Signs `cluster-info` in every public namespace of `names` (`kube-public` too with upstream's names). */
+export function bootstrapSigner(client: ApiClient, log: Logger, names: WellKnownNames = PLATFORM_NAMES): Controller {
   const secrets = new Informer<TokenSecret>(client, SECRETS, { fieldSelector: `type=${BOOTSTRAP_TOKEN_TYPE}`, onError: (err) => log.warn({ err }, 'secret watch failed; retrying') });
-  const configMaps = new Informer(client, CONFIGMAPS, { fieldSelector: `metadata.name=${CLUSTER_INFO}`, onError: (err) => log.warn({ err }, 'config map watch failed; retrying') });
+  const configMaps = new Map(
+    names.publicNamespaces.map((namespace) => [
+      namespace,
+      new Informer(client, { ...CONFIGMAPS, namespace }, { fieldSelector: `metadata.name=${CLUSTER_INFO}`, onError: (err) => log.warn({ err, namespace }, 'config map watch failed; retrying') }),
+    ]),
+  );
 
-  async function sign(): Promise<void | { requeueAfterMs: number }> {
-    const cm = configMaps.get(`${CLUSTER_INFO_NAMESPACE}/${CLUSTER_INFO}`) as (ApiObject & { data?: Record<string, string> }) | undefined;
+  async function sign(namespace: string): Promise<void | { requeueAfterMs: number }> {
+    const cm = configMaps.get(namespace)?.get(`${namespace}/${CLUSTER_INFO}`) as (ApiObject & { data?: Record<string, string> }) | undefined;
     const kubeconfig = cm?.data?.kubeconfig;
     if (!cm || kubeconfig === undefined) return;
     const now = Date.now();
@@ -91,16 +99,18 @@ export function bootstrapSigner(client: ApiClient, log: Logger): Controller {
     const requeue = next.length ? { requeueAfterMs: Math.min(...next) - now + 100 } : undefined;
     if (JSON.stringify(data) === JSON.stringify(cm.data ?? {})) return requeue;
     try {
-      await client.update({ ...CONFIGMAPS, name: CLUSTER_INFO }, { ...cm, data });
-      log.info({ tokens: tokens.map((t) => t.id) }, 'cluster-info signed');
+      await client.update({ ...CONFIGMAPS, namespace, name: CLUSTER_INFO }, { ...cm, data });
+      log.info({ namespace, tokens: tokens.map((t) => t.id) }, 'cluster-info signed');
     } catch (err) {
       if (!isConflict(err) && !isNotFound(err)) throw err;
     }
     return requeue;
   }
 
-  const queue = new WorkQueue(() => sign());
-  const kick = () => queue.add(CLUSTER_INFO);
-  for (const inf of [secrets, configMaps] as Informer[]) inf.addHandlers({ onAdd: kick, onUpdate: kick, onDelete: kick });
-  return queueController('bootstrapsigner', [secrets, configMaps], queue, kick);
+  const queue = new WorkQueue(sign);
+  const kick = () => {
+    for (const namespace of configMaps.keys()) queue.add(namespace);
+  };
+  for (const inf of [secrets, ...configMaps.values()] as Informer[]) inf.addHandlers({ onAdd: kick, onUpdate: kick, onDelete: kick });
+  return queueController('bootstrapsigner', [secrets, ...configMaps.values()], queue, kick);
 }

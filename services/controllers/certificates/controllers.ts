@@ -10,6 +10,7 @@ import type { Logger } from '../../../shared/log.js';
 import { Informer } from '../../../shared/client/informer.js';
 import { ApiClient, isConflict, isNotFound } from '../../../shared/client/rest.js';
 import { WorkQueue } from '../queue.js';
+import { PLATFORM_NAMES, type WellKnownNames } from '../../../shared/api/well-known-names.js';
 import { queueController, type Controller } from '../types.js';
 import { BUILT_IN_SIGNERS, certificateValidity, readRequest, SIGNER_AGENT_CLIENT, SIGNER_LEGACY_UNKNOWN, signerProblem, signRequest, type SigningCA } from './signers.js';
 
@@ -70,9 +71,10 @@ async function addCondition(client: ApiClient, csr: Csr, subresource: 'status' |
   }
 }
 
-export function csrSigningController(client: ApiClient, log: Logger, ca: SigningCA, durationMs: number): Controller {
+/** `names`: with upstream's names, upstream's built-in signers (`kubernetes.io/kube-apiserver-client`, …) are signed as their twins. */
+export function csrSigningController(client: ApiClient, log: Logger, ca: SigningCA, durationMs: number, names: WellKnownNames = PLATFORM_NAMES): Controller {
   return csrController('csrsigning', client, log, async (csr) => {
-    const signer = csr.spec?.signerName ?? '';
+    const signer = names.signer(csr.spec?.signerName ?? '');
     if (csrState(csr) !== 'approved') return;
     if (!(BUILT_IN_SIGNERS as readonly string[]).includes(signer) && signer !== SIGNER_LEGACY_UNKNOWN) return;
     let request;
@@ -100,9 +102,10 @@ export function csrSigningController(client: ApiClient, log: Logger, ca: Signing
   }).controller;
 }
 
-export function csrApprovingController(client: ApiClient, log: Logger): Controller {
+/** `names`: with upstream's names, `kubernetes.io/kube-apiserver-client-kubelet` requests are approved as their twin's. */
+export function csrApprovingController(client: ApiClient, log: Logger, wellKnown: WellKnownNames = PLATFORM_NAMES): Controller {
   return csrController('csrapproving', client, log, async (csr) => {
-    if (csrState(csr) !== 'pending' || csr.spec?.signerName !== SIGNER_AGENT_CLIENT) return;
+    if (csrState(csr) !== 'pending' || wellKnown.signer(csr.spec?.signerName ?? '') !== SIGNER_AGENT_CLIENT) return;
     let names;
     try {
       names = (await readRequest(pemOf(csr.spec?.request))).names;

@@ -9,6 +9,8 @@ import { Informer } from '../../../shared/client/informer.js';
 import { ApiClient, isAlreadyExists, isConflict, isNotFound, type ResourceRef } from '../../../shared/client/rest.js';
 import { WorkQueue } from '../queue.js';
 import { queueController, type Controller } from '../types.js';
+import { clusterInfoKubeconfig, clusterInfoPublisher, serverOf } from '../bootstrap/cluster-info.js';
+import { PLATFORM_NAMES, type WellKnownNames } from '../../../shared/api/well-known-names.js';
 
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
 export const ROOT_CA_CONFIG_MAP = 'platform-root-ca.crt';
@@ -68,7 +70,26 @@ export function serviceAccountController(client: ApiClient, log: Logger): Contro
   });
 }
 
-export function rootCACertPublisher(client: ApiClient, log: Logger, rootCA: string): Controller {
+/**
+ * Publishes the root CA in every namespace, and `cluster-info` (the CA and this service's server)
+ * in the public namespaces `names` has (bootstrap/cluster-info.ts): both are the cluster's CA made public.
+ */
+export function rootCACertPublisher(client: ApiClient, log: Logger, rootCA: string, names: WellKnownNames = PLATFORM_NAMES): Controller {
+  const clusterInfo = clusterInfoPublisher(client, log, clusterInfoKubeconfig(serverOf(client), rootCA), names.publicNamespaces);
+  return allOf('root-ca-cert-publisher', [perNamespaceRootCA(client, log, rootCA), clusterInfo]);
+}
+
+/** Several controllers started, stopped and waited for as one. */
+function allOf(name: string, parts: Controller[]): Controller {
+  return {
+    name,
+    start: async () => void (await Promise.all(parts.map((p) => p.start()))),
+    stop: async () => void (await Promise.all(parts.map((p) => p.stop()))),
+    idle: async () => void (await Promise.all(parts.map(async (p) => p.idle?.()))),
+  };
+}
+
+function perNamespaceRootCA(client: ApiClient, log: Logger, rootCA: string): Controller {
   const desiredData = { 'ca.crt': rootCA };
   return perNamespaceObject(client, log, {
     name: 'root-ca-cert-publisher',

@@ -3,7 +3,9 @@
 // `platform.io/service-account.name`) gets a legacy token signed with
 // `--service-account-private-key-file`, the root CA as `ca.crt` and its `namespace`; a secret whose
 // account does not exist (or is another account of that name, by uid) is deleted, and so are an
-// account's secrets when the account goes.
+// account's secrets when the account goes. With upstream's names served, a
+// `kubernetes.io/service-account-token` secret is its twin, naming its account in upstream's
+// annotations (`kubernetes.io/service-account.name`, `.uid`).
 
 import type { KeyObject } from 'node:crypto';
 import type { ApiObject } from '../../../shared/api/types.js';
@@ -13,10 +15,12 @@ import { ApiClient, isConflict, isNotFound } from '../../../shared/client/rest.j
 import { signLegacyServiceAccountToken } from '../../../shared/serviceaccount/tokens.js';
 import { WorkQueue } from '../queue.js';
 import { queueController, type Controller } from '../types.js';
+import { PLATFORM_NAMES, serviceAccountAnnotations, type WellKnownNames } from '../../../shared/api/well-known-names.js';
 
 export const TOKEN_SECRET_TYPE = 'platform.io/service-account-token';
-export const SA_NAME_ANNOTATION = 'platform.io/service-account.name';
-export const SA_UID_ANNOTATION = 'platform.io/service-account.uid';
+export const SA_NAME_ANNOTATION = serviceAccountAnnotations(TOKEN_SECRET_TYPE).name;
+export const SA_UID_ANNOTATION = serviceAccountAnnotations(TOKEN_SECRET_TYPE).uid;
+const UPSTREAM_TOKEN_SECRET_TYPE = 'kubernetes.io/service-account-token';
 
 interface Secret extends ApiObject {
   type?: string;
@@ -26,21 +30,45 @@ interface Secret extends ApiObject {
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 /** What the controller does with one token secret, given its account as the cache has it. */
-export function tokenSecretAction(secret: Secret, account: ApiObject | undefined, rootCA: string | undefined): 'delete' | 'populate' | 'none' {
-  if (secret.type !== TOKEN_SECRET_TYPE || secret.metadata.deletionTimestamp) return 'none';
-  const wantUid = secret.metadata.annotations?.[SA_UID_ANNOTATION];
+export function tokenSecretAction(secret: Secret, account: ApiObject | undefined, rootCA: string | undefined, names: WellKnownNames = PLATFORM_NAMES): 'delete' | 'populate' | 'none' {
+  if (names.secretType(secret.type ?? '') !== TOKEN_SECRET_TYPE || secret.metadata.deletionTimestamp) return 'none';
+  const wantUid = secret.metadata.annotations?.[serviceAccountAnnotations(secret.type).uid];
   if (!account || (wantUid && wantUid !== account.metadata.uid)) return 'delete';
   const d = secret.data ?? {};
   const complete = Boolean(d.token) && d.namespace === b64(secret.metadata.namespace ?? '') && (rootCA === undefined || d['ca.crt'] === b64(rootCA));
   return complete && wantUid ? 'none' : 'populate';
 }
 
-export function serviceAccountTokenController(client: ApiClient, log: Logger, signingKey: KeyObject, rootCA: string | undefined): Controller {
-  const secrets = new Informer<Secret>(
-    client,
-    { group: '', version: 'v1', resource: 'secrets' },
-    { fieldSelector: `type=${TOKEN_SECRET_TYPE}`, onError: (err) => log.warn({ err }, 'secret watch failed; retrying') },
-  );
+/** The account a token secret names, in the annotation its type's spelling uses. */
+const accountOf = (s: Secret): string => s.metadata.annotations?.[serviceAccountAnnotations(s.type).name] ?? '';
+
+/** The token secrets of every type spelling the controller serves, one informer per spelling. */
+class TokenSecrets {
+  readonly informers: Informer<Secret>[];
+
+  constructor(client: ApiClient, log: Logger, names: WellKnownNames) {
+    const types = names.upstream ? [TOKEN_SECRET_TYPE, UPSTREAM_TOKEN_SECRET_TYPE] : [TOKEN_SECRET_TYPE];
+    this.informers = types.map(
+      (type) =>
+        new Informer<Secret>(client, { group: '', version: 'v1', resource: 'secrets' }, { fieldSelector: `type=${type}`, onError: (err) => log.warn({ err }, 'secret watch failed; retrying') }),
+    );
+  }
+
+  get(key: string): Secret | undefined {
+    for (const i of this.informers) {
+      const s = i.get(key);
+      if (s) return s;
+    }
+    return undefined;
+  }
+
+  list(namespace?: string): Secret[] {
+    return this.informers.flatMap((i) => i.list(namespace));
+  }
+}
+
+export function serviceAccountTokenController(client: ApiClient, log: Logger, signingKey: KeyObject, rootCA: string | undefined, names: WellKnownNames = PLATFORM_NAMES): Controller {
+  const secrets = new TokenSecrets(client, log, names);
   const accounts = new Informer(client, { group: '', version: 'v1', resource: 'serviceaccounts' }, { onError: (err) => log.warn({ err }, 'service account watch failed; retrying') });
 
   async function reconcile(key: string): Promise<void> {
@@ -48,11 +76,11 @@ export function serviceAccountTokenController(client: ApiClient, log: Logger, si
     if (!secret) return;
     const namespace = secret.metadata.namespace ?? '';
     const name = secret.metadata.name ?? '';
-    const saName = secret.metadata.annotations?.[SA_NAME_ANNOTATION] ?? '';
+    const saName = accountOf(secret);
     const account = accounts.get(`${namespace}/${saName}`);
     const ref = { group: '', version: 'v1', resource: 'secrets', namespace, name };
     try {
-      switch (tokenSecretAction(secret, account, rootCA)) {
+      switch (tokenSecretAction(secret, account, rootCA, names)) {
         case 'delete':
           await client.delete(ref, { preconditions: { uid: secret.metadata.uid } });
           log.info({ secret: key, serviceAccount: saName }, 'token secret of a missing service account deleted');
@@ -64,7 +92,7 @@ export function serviceAccountTokenController(client: ApiClient, log: Logger, si
             : await signLegacyServiceAccountToken(signingKey, { namespace, serviceAccountName: saName, serviceAccountUid: uid, secretName: name });
           const data: Record<string, string> = { ...(secret.data ?? {}), token: b64(token), namespace: b64(namespace) };
           if (rootCA !== undefined) data['ca.crt'] = b64(rootCA);
-          await client.update(ref, { ...secret, metadata: { ...secret.metadata, annotations: { ...secret.metadata.annotations, [SA_UID_ANNOTATION]: uid } }, data });
+          await client.update(ref, { ...secret, metadata: { ...secret.metadata, annotations: { ...secret.metadata.annotations, [serviceAccountAnnotations(secret.type).uid]: uid } }, data });
           log.info({ secret: key, serviceAccount: saName }, 'service account token written');
           return;
         }
@@ -78,11 +106,11 @@ export function serviceAccountTokenController(client: ApiClient, log: Logger, si
 
   const queue = new WorkQueue(reconcile, { onError: (key, err) => log.warn({ err, secret: key }, 'token secret sync failed; retrying') });
   const secretKey = (o: ApiObject) => `${o.metadata.namespace}/${o.metadata.name}`;
-  secrets.addHandlers({ onAdd: (o) => queue.add(secretKey(o)), onUpdate: (_o, n) => queue.add(secretKey(n)) });
+  for (const i of secrets.informers) i.addHandlers({ onAdd: (o) => queue.add(secretKey(o)), onUpdate: (_o, n) => queue.add(secretKey(n)) });
   // An account that comes or goes changes what its secrets need.
   const byAccount = (sa: ApiObject) => {
-    for (const s of secrets.list(sa.metadata.namespace)) if (s.metadata.annotations?.[SA_NAME_ANNOTATION] === sa.metadata.name) queue.add(secretKey(s));
+    for (const s of secrets.list(sa.metadata.namespace)) if (accountOf(s) === sa.metadata.name) queue.add(secretKey(s));
   };
   accounts.addHandlers({ onAdd: byAccount, onDelete: byAccount, onUpdate: (_o, n) => byAccount(n) });
-  return queueController('serviceaccount-token', [accounts, secrets], queue);
+  return queueController('serviceaccount-token', [accounts, ...secrets.informers], queue);
 }

@@ -16,6 +16,7 @@ import { resourcePrefix } from '../../../shared/store/key-codec.js';
 import type { WatchCache } from '../../../shared/store/watch-cache.js';
 import { ApiServiceBackends, type ProxyClientCertificate } from './backends.js';
 import { RemoteDiscovery } from './remote-discovery.js';
+import { RemoteOpenApi, type RemoteOpenApiDocs } from './remote-openapi.js';
 
 export interface AggregationDeps {
   cache: WatchCache;
@@ -40,10 +41,13 @@ export class Aggregation {
   private readonly stopFollowingTypes: () => void;
   readonly backends: ApiServiceBackends;
   private readonly discovery: RemoteDiscovery;
+  private readonly openApi: RemoteOpenApi;
+  private openApiChanges = 0;
 
   constructor(private readonly deps: AggregationDeps) {
     this.backends = new ApiServiceBackends(deps.cache, deps.proxyClientCertificate);
     this.discovery = new RemoteDiscovery(this.backends, deps.log, () => this.changes++);
+    this.openApi = new RemoteOpenApi(this.backends, deps.log, () => this.openApiChanges++);
     // A custom resource definition may come to serve (or stop serving) a remote group/version.
     this.stopFollowingTypes = deps.registry.onChange(() => this.changed());
   }
@@ -80,6 +84,7 @@ export class Aggregation {
     this.changes++;
     this.backends.keepOnly(new Set(remotes.map((a) => a.name)));
     this.discovery.track(remotes);
+    this.openApi.track(remotes);
   }
 
   private warnShadowing(api: RemoteApiService): void {
@@ -113,6 +118,21 @@ export class Aggregation {
   /** Discovery was read: backends whose answer is older than a minute are asked again, in the background. */
   discoveryRead(): void {
     if (this.remotes.length) this.discovery.refreshOld(this.remotes);
+  }
+
+  /** Moves whenever what OpenAPI shows of remote APIServices changed. */
+  openApiGeneration(): number {
+    return this.openApiChanges;
+  }
+
+  /** The OpenAPI each Available remote APIService's backend serves. */
+  openApiDocuments(): RemoteOpenApiDocs[] {
+    return this.openApi.documents(this.remotes);
+  }
+
+  /** OpenAPI was read: backends whose answer is older than a minute are asked again, in the background. */
+  openApiRead(): void {
+    if (this.remotes.length) this.openApi.refreshOld(this.remotes);
   }
 
   close(): void {

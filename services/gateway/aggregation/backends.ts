@@ -5,10 +5,12 @@
 // presenting its front-proxy client certificate (`--proxy-client-cert-file`). The user rides in
 // the authenticating-proxy headers, which the backend trusts because of that certificate.
 // Connections are kept alive per APIService; a changed APIService gets a new pool and the old one
-// lets its open streams (watches) finish.
+// lets its open streams (watches, upgraded connections) finish. An upgrade request goes the same way,
+// its switched connection handed to the caller.
 
 import https from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { pickAddress, resolveServiceEndpoints, type ServiceAddress } from '../../../shared/api/service-endpoints.js';
 import { resourceKey } from '../../../shared/api/resource-key.js';
 import type { UserInfo } from '../../../shared/api/types.js';
@@ -32,6 +34,12 @@ export interface BackendRequest {
   signal?: AbortSignal;
 }
 
+/** The backend's answer; `switched` when it switched protocols (101) on an upgrade request. */
+export interface BackendAnswer {
+  response: IncomingMessage;
+  switched?: { socket: Duplex; head: Buffer };
+}
+
 /** Why a backend could not be asked: no address to dial, or the connection failed before an answer. */
 export class BackendUnreachable extends Error {
   override name = 'BackendUnreachable';
@@ -39,9 +47,13 @@ export class BackendUnreachable extends Error {
 
 // The authenticating-proxy headers (upstream's defaults, which `--requestheader-*` of an
 // aggregated server name): a client's own are never passed on.
-const REMOTE_USER = 'x-remote-user';
-const REMOTE_GROUP = 'x-remote-group';
-const REMOTE_EXTRA = 'x-remote-extra-';
+/** The headers as upstream spells them (and publishes them in extension-apiserver-authentication). */
+export const FRONT_PROXY_USER_HEADER = 'X-Remote-User';
+export const FRONT_PROXY_GROUP_HEADER = 'X-Remote-Group';
+export const FRONT_PROXY_EXTRA_PREFIX = 'X-Remote-Extra-';
+const REMOTE_USER = FRONT_PROXY_USER_HEADER.toLowerCase();
+const REMOTE_GROUP = FRONT_PROXY_GROUP_HEADER.toLowerCase();
+const REMOTE_EXTRA = FRONT_PROXY_EXTRA_PREFIX.toLowerCase();
 
 /** Whether a request header is one the proxy sets itself (so a client's copy is dropped). */
 export function isAuthProxyHeader(name: string): boolean {
@@ -100,7 +112,19 @@ export class ApiServiceBackends {
   }
 
   /** Sends one request to the backend; resolves with its answer once the headers are in. */
-  open(api: RemoteApiService, r: BackendRequest): Promise<IncomingMessage> {
+  async open(api: RemoteApiService, r: BackendRequest): Promise<IncomingMessage> {
+    return (await this.dial(api, r, false)).response;
+  }
+
+  /**
+   * Sends an upgrade request (its Connection and Upgrade headers in `r.headers`): resolves with the
+   * backend's 101 and the switched connection, or with whatever else it answered (a refusal).
+   */
+  openUpgrade(api: RemoteApiService, r: BackendRequest): Promise<BackendAnswer> {
+    return this.dial(api, r, true);
+  }
+
+  private dial(api: RemoteApiService, r: BackendRequest, upgrade: boolean): Promise<BackendAnswer> {
     const address = this.resolve(api);
     const agent = this.poolFor(api);
     return new Promise((resolve, reject) => {
@@ -115,10 +139,13 @@ export class ApiServiceBackends {
         ...(r.signal ? { signal: r.signal } : {}),
       });
       const timer = setTimeout(() => out.destroy(new Error(`no response within ${r.headersTimeoutMs / 1000}s`)), r.headersTimeoutMs);
-      out.once('response', (res) => {
+      const answered = (a: BackendAnswer) => {
         clearTimeout(timer);
-        resolve(res);
-      });
+        resolve(a);
+      };
+      out.once('response', (response) => answered({ response }));
+      // The switched connection leaves the pool (Node takes it off the agent) and is the caller's to close.
+      if (upgrade) out.once('upgrade', (response, socket: Duplex, head: Buffer) => answered({ response, switched: { socket, head } }));
       out.once('error', (err) => {
         clearTimeout(timer);
         reject(new BackendUnreachable(`${address.host}:${address.port}: ${err.message}`, { cause: err }));

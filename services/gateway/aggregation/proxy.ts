@@ -38,7 +38,8 @@ export function forwardedHeaders(headers: FastifyRequest['headers'], user: UserI
   return out;
 }
 
-function unavailable(api: RemoteApiService, why: string) {
+/** The 503 for an APIService that cannot be proxied to (its backend's address stays in the logs). */
+export function unavailable(api: RemoteApiService, why: string) {
   return serviceUnavailable(`service unavailable: APIService "${api.name}" ${why}`);
 }
 

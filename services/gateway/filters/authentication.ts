@@ -1,12 +1,20 @@
 // Authentication: the credentials a request carries (bearer token, client certificate chain,
 // front-proxy headers) go to the authn service through the identity cache. The credentials are
 // consumed here: nothing downstream (admission, proxies) ever sees them.
+//
+// Anonymous access and AlwaysAllow never go together (upstream's ApplyAuthorization resets
+// --anonymous-auth to false under that mode): the authn and authz services are configured apart,
+// so the gateway, which calls both, refuses an anonymous identity with 401 unless the authz
+// service has said that none of its modes is AlwaysAllow. Services started with their defaults
+// (anonymous on, AlwaysAllow) thus let no one in without credentials.
 
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { bearerToken } from '../../../shared/api/bearer-token.js';
-import type { AuthnInterestCache } from '../../../shared/bus/service-interest.js';
-import { StatusError } from '../../../shared/api/status.js';
+import type { Logger } from 'pino';
+import type { AuthnInterestCache, AuthzInterestCache } from '../../../shared/bus/service-interest.js';
+import { StatusError, unauthorized } from '../../../shared/api/status.js';
+import type { UserInfo } from '../../../shared/api/types.js';
 import type { Credentials, Identity } from '../identity.js';
 import type { Filter } from './filter.js';
 import type { GatewayMetrics } from '../metrics.js';
@@ -17,7 +25,26 @@ import { apiState } from './request-info.js';
  * `clientCertificates`: whether the server asks for client certificates (only then are they looked
  * for). Each attempt is counted and timed as upstream's filter does: success, failure (401), error.
  */
-export function authenticationFilter(identity: Identity, interest: AuthnInterestCache, clientCertificates: boolean, metrics?: GatewayMetrics): Filter {
+export interface AuthenticationDeps {
+  identity: Identity;
+  authnInterest: AuthnInterestCache;
+  /** The authz service's modes: anonymous requests are refused under AlwaysAllow or while they are unknown. */
+  authzInterest: AuthzInterestCache;
+  clientCertificates: boolean;
+  metrics?: GatewayMetrics;
+  log?: Logger;
+}
+
+export function authenticationFilter({ identity, authnInterest: interest, authzInterest, clientCertificates, metrics, log }: AuthenticationDeps): Filter {
+  let warned = false;
+  const refuseAnonymous = (): boolean => {
+    if (authzInterest.anonymousAllowed()) return false;
+    if (!warned && authzInterest.value()) {
+      warned = true;
+      log?.warn('AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. You should use a different authorizer');
+    }
+    return true;
+  };
   return {
     name: 'authentication',
     async onRequest(req) {
@@ -25,7 +52,9 @@ export function authenticationFilter(identity: Identity, interest: AuthnInterest
       const creds = credentialsOf(req.raw, clientCertificates, interest);
       const start = performance.now();
       try {
-        api.user = await identity.authenticate(creds);
+        const user = await identity.authenticate(creds, api.deadline);
+        if (isAnonymous(user) && refuseAnonymous()) throw unauthorized();
+        api.user = user;
       } catch (err) {
         api.failedAuthentication = failureMessage(creds);
         metrics?.authenticated(err instanceof StatusError && err.code === 401 ? 'failure' : 'error', (performance.now() - start) / 1000);
@@ -34,6 +63,11 @@ export function authenticationFilter(identity: Identity, interest: AuthnInterest
       metrics?.authenticated('success', (performance.now() - start) / 1000, api.user);
     },
   };
+}
+
+/** The anonymous authenticator's identity (system:anonymous in system:unauthenticated). */
+function isAnonymous(user: UserInfo): boolean {
+  return user.username === 'system:anonymous' && user.groups.includes('system:unauthenticated');
 }
 
 function credentialsOf(raw: IncomingMessage, clientCertificates: boolean, interest: AuthnInterestCache): Credentials {

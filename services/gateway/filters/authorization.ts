@@ -15,8 +15,8 @@ export function authorizationFilter(identity: Identity): Filter {
       const api = apiState(req);
       const attrs = attributesFor(api.user, api.info);
       const audit = api.audit;
-      if (!audit) return identity.authorize(attrs);
-      const reply = await identity.decide(attrs);
+      if (!audit) return identity.authorize(attrs, api.deadline);
+      const reply = await identity.decide(attrs, api.deadline);
       const allowed = reply.decision === 'Allow';
       audit.annotate(AuditAnnotation.Decision, allowed ? 'allow' : 'forbid');
       audit.annotate(AuditAnnotation.Reason, reply.reason ?? '');

@@ -4,10 +4,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Filter } from './filter.js';
 import type { Logger } from 'pino';
-import type { AuthnInterestCache } from '../../../shared/bus/service-interest.js';
+import type { AuthnInterestCache, AuthzInterestCache } from '../../../shared/bus/service-interest.js';
 import type { Targets } from '../../../shared/registry/target.js';
 import type { Identity } from '../identity.js';
 import { requestInfoFilter } from './request-info.js';
+import { requestDeadlineFilter } from './request-deadline.js';
 import { authenticationFilter } from './authentication.js';
 import { impersonationFilter } from './impersonation.js';
 import { routeFilter } from './route.js';
@@ -22,6 +23,7 @@ import type { Auditor } from '../../../shared/audit/backend.js';
 export interface FilterDeps {
   identity: Identity;
   authnInterest: AuthnInterestCache;
+  authzInterest: AuthzInterestCache;
   clientCertificates: boolean;
   targets: Targets;
   metrics: GatewayMetrics;
@@ -31,13 +33,16 @@ export interface FilterDeps {
   refuseNewRequests(): boolean;
   /** `--audit-policy-file` and its backends; null: no auditing, and no audit filter. */
   auditor: Auditor | null;
+  /** `--request-timeout`: the longest a non-long-running request may take (`?timeout=` may ask for less). */
+  requestTimeoutMs: number;
 }
 
 export function filterChain(d: FilterDeps): Filter[] {
   return [
     requestInfoFilter(d.targets.registry.canonicalGroup), //       audit ID, RequestInfo (canonical group), req.api
+    requestDeadlineFilter(d.requestTimeoutMs), //                   → api.deadline (400 for a malformed ?timeout=)
     shutdownFilter(d.refuseNewRequests), //                         429 + Retry-After while draining, when asked to
-    authenticationFilter(d.identity, d.authnInterest, d.clientCertificates, d.metrics), // → api.user
+    authenticationFilter(d), //                                   → api.user (401 for anonymous under AlwaysAllow)
     ...(d.auditor ? [auditFilter(d.auditor)] : []), //             → api.audit; stages RequestReceived … ResponseComplete
     impersonationFilter(d.identity), //                            → api.user, api.impersonator
     maxInFlightFilter(d.inFlight, d.metrics), //                    429 + Retry-After beyond the in-flight limits

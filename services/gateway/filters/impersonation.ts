@@ -148,7 +148,7 @@ async function impersonate(req: FastifyRequest, identity: Identity): Promise<voi
   // Impersonation headers never travel further than the gateway.
   for (const name of Object.keys(req.raw.headers)) if (name.startsWith('impersonate-')) delete req.raw.headers[name];
   if (!wanted) return;
-  for (const attrs of impersonationChecks(api.user, wanted)) await identity.authorize(attrs);
+  for (const attrs of impersonationChecks(api.user, wanted)) await identity.authorize(attrs, api.deadline);
   api.impersonator = api.user;
   api.user = impersonatedUser(wanted);
 }

@@ -20,6 +20,7 @@ import type { FeatureGates } from '../../../shared/config/feature-gates.js';
 import type { AuditAnnotator } from '../../../shared/audit/event.js';
 import type { AuthzAttributes } from '../../../shared/bus/messages.js';
 import { attributesFor } from '../identity.js';
+import type { Deadline } from '../../../shared/api/deadline.js';
 
 export interface HandlerOptions {
   busTimeoutMs: number;
@@ -81,6 +82,8 @@ export interface RequestContext {
   onClose(fn: () => void): void;
   /** The request's audit record (null when not audited): admission annotations go there. */
   readonly audit: AuditAnnotator | null;
+  /** The request's deadline (none for long-running requests): every hop and cache wait of the request ends by then. */
+  readonly deadline?: Deadline;
 }
 
 /** A handler's answer; null when it wrote the response itself (watch streams, proxies). */
@@ -100,7 +103,18 @@ export function managerOf(ctx: RequestContext): string {
 
 /** The generic store's view of this request's write. */
 export function writeRequest(ctx: RequestContext, dryRun: boolean, name = ctx.info.name): WriteRequest {
-  return { target: ctx.target, user: ctx.user, namespace: namespaceOf(ctx), name, subresource: ctx.info.subresource, dryRun, warnings: ctx.warnings, manager: managerOf(ctx), audit: ctx.audit };
+  return {
+    target: ctx.target,
+    user: ctx.user,
+    namespace: namespaceOf(ctx),
+    name,
+    subresource: ctx.info.subresource,
+    dryRun,
+    warnings: ctx.warnings,
+    manager: managerOf(ctx),
+    audit: ctx.audit,
+    deadline: ctx.deadline,
+  };
 }
 
 /**

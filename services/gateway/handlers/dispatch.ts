@@ -2,9 +2,10 @@
 // connect subresources), else the generic handler of the verb, after checking that the type or
 // subresource serves that verb.
 
-import { methodNotSupported, pathNotFound } from '../../../shared/api/status.js';
+import { methodNotSupported, notFound, pathNotFound, routeMethodNotAllowed } from '../../../shared/api/status.js';
 import { DEFAULT_VERBS } from '../../../shared/registry/types.js';
 import { servedSubresourceVerbs } from '../../../shared/registry/subresources.js';
+import { versionColumns } from '../../../shared/registry/version-parts.js';
 import { restAction } from '../../../shared/registry/rest/hooks.js';
 import type { Targets } from '../../../shared/registry/target.js';
 import { parseIncludeObject, responseEncoder, type Convertible } from '../../../shared/codec/index.js';
@@ -25,7 +26,7 @@ function convertible(ctx: RequestContext): Convertible {
   const { info, target: t } = ctx;
   return {
     list: info.verb === 'list' || info.verb === 'deletecollection',
-    columns: t.type.virtual ? null : info.subresource === 'scale' ? undefined : t.type.columns,
+    columns: t.type.virtual ? null : info.subresource === 'scale' ? undefined : versionColumns(t.type, t.served.version),
     includeObject: parseIncludeObject(ctx.query),
     noProtobuf: t.type.unstructured === true,
   };
@@ -53,10 +54,14 @@ export async function dispatch(ctx: RequestContext, deps: HandlerDeps, targets: 
       if (!action.verbs.includes(info.verb)) throw methodNotSupported(t.gr, info.verb);
       return serveAction(action, ctx, deps, targets);
     }
-    const verbs = servedSubresourceVerbs(t.type, sub);
-    if (!verbs) throw pathNotFound();
+    // The request's version decides: a definition's versions may differ in their subresources.
+    const verbs = servedSubresourceVerbs(t.type, sub, t.served.version);
+    // A custom resource's unknown subresource is its object not found, as upstream's handler answers.
+    if (!verbs) throw t.type.unstructured ? notFound(t.gr, info.name) : pathNotFound();
     if (!verbs.includes(info.verb)) throw methodNotSupported(t.gr, info.verb);
   } else {
+    // A collection's routes take GET, POST and DELETE only: upstream's router answers any other method 405.
+    if (!info.name && (info.verb === 'patch' || info.verb === 'update')) throw routeMethodNotAllowed();
     const verbs: readonly string[] = t.type.verbs ?? DEFAULT_VERBS;
     if (!verbs.includes(info.verb)) throw methodNotSupported(t.gr, info.verb);
   }

@@ -9,7 +9,7 @@ import { namespaceOf, servedObject, type Handler } from './context.js';
 
 export const get: Handler = async (ctx, { reader }) => {
   const { target: t, info } = ctx;
-  await reader.settle(planGet(ctx.query.get('resourceVersion') ?? undefined));
+  await reader.settle(planGet(ctx.query.get('resourceVersion') ?? undefined), ctx.deadline);
   const o = reader.cache.get(t.cacheKey, namespaceOf(ctx), info.name);
   if (!o) throw notFound(t.gr, info.name);
   if (info.subresource === 'scale') return { code: 200, body: value(toScale(t, await servedObject(ctx, o.object))) };

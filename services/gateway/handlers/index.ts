@@ -33,6 +33,7 @@ export async function serveResource(req: FastifyRequest, reply: FastifyReply, ap
     },
     onClose: (fn) => reply.raw.on('close', fn),
     audit: api.audit,
+    deadline: api.deadline,
   };
   const { group, version } = target.served;
   if (version.deprecation) {
@@ -43,7 +44,8 @@ export async function serveResource(req: FastifyRequest, reply: FastifyReply, ap
       if (version.deprecation.removedIn) api.audit.annotate(AuditAnnotation.RemovedRelease, version.deprecation.removedIn);
     }
   }
-  const r = await dispatch(ctx, deps, targets);
+  // Past the request's deadline the answer is upstream's 504; the handler's work is left to end on its own.
+  const r = await (api.deadline ? api.deadline.race(dispatch(ctx, deps, targets)) : dispatch(ctx, deps, targets));
   if (!r) return reply; // streamed
   return send(req, reply, r, api.warnings, r.encoder);
 }

@@ -82,6 +82,7 @@ function restCluster(ctx: RequestContext, deps: HandlerDeps, targets: Targets): 
       dryRun: w.dryRun ?? false,
       warnings: ctx.warnings,
       manager: managerOf(ctx),
+      deadline: ctx.deadline,
     };
     if (w.subresource) req.subresource = w.subresource;
     if (w.admit === false) req.admit = false;
@@ -91,13 +92,13 @@ function restCluster(ctx: RequestContext, deps: HandlerDeps, targets: Targets): 
   return {
     async get(group, resource, namespace, name) {
       const t = targetOf(group, resource);
-      const o = await reader.lookup(t.storage.group, t.storage.resource, t.namespaced ? namespace : undefined, name);
+      const o = await reader.lookup(t.storage.group, t.storage.resource, t.namespaced ? namespace : undefined, name, ctx.deadline);
       if (!o) return o;
       return t.convertOut ? servedAsync(t, o) : served(t, o);
     },
     async list(group, resource, namespace) {
       const t = targetOf(group, resource);
-      const all = await reader.lookupAll(t.storage.group, t.storage.resource, namespace);
+      const all = await reader.lookupAll(t.storage.group, t.storage.resource, namespace, ctx.deadline);
       return t.convertOut ? t.convertOut(all) : all.map((o) => served(t, o));
     },
     update: (w, compute, rv) => store.update(writeOf(w), compute, rv ? Number(rv) : undefined),

@@ -7,6 +7,7 @@ import { parseListOptions } from '../../../shared/api/query.js';
 import { planWatch } from '../../../shared/store/read-plan.js';
 import type { CachedObject } from '../../../shared/codec/cached-object.js';
 import { parseIncludeObject, watchEncoder } from '../../../shared/codec/index.js';
+import { versionColumns } from '../../../shared/registry/version-parts.js';
 import { objectFilter } from '../reads/selectors.js';
 import { responseSink } from './watch-sink.js';
 import { namespaceOf, warningHeaders, type Handler } from './context.js';
@@ -33,7 +34,7 @@ export const watch: Handler = async (ctx, { reader, options, watchBudget, metric
     after = plan.revision;
   }
 
-  const encoder = watchEncoder(ctx.headers.accept, { columns: t.type.columns, includeObject: parseIncludeObject(ctx.query), noProtobuf: t.type.unstructured === true });
+  const encoder = watchEncoder(ctx.headers.accept, { columns: versionColumns(t.type, t.served.version), includeObject: parseIncludeObject(ctx.query), noProtobuf: t.type.unstructured === true });
   ctx.hijack();
   const res = ctx.res;
   res.writeHead(200, { 'content-type': encoder.mediaType, 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked', ...warningHeaders(ctx.warnings) });

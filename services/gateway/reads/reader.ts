@@ -1,8 +1,11 @@
 // Reads from the watch cache with the spec's resourceVersion semantics: a read plan is settled
 // (wait for the stream's last revision, or for a requested one), then get, list pages and watches
-// are served from memory. Also the generic store's `ObjectSource` on this gateway.
+// are served from memory. Also the generic store's `ObjectSource` on this gateway. A read made for
+// a request with a deadline waits for the cache no longer than what remains of it (then the
+// deadline's 504): a cache that cannot catch up in time does not hold the request beyond it.
 
 import type { ApiObject } from '../../../shared/api/types.js';
+import { boundedWait, type Deadline } from '../../../shared/api/deadline.js';
 import { resourceExpired, StatusError } from '../../../shared/api/status.js';
 import { RevisionBarrier } from '../../../shared/store/kv-feed.js';
 import { ReadMode, type ReadPlan } from '../../../shared/store/read-plan.js';
@@ -37,43 +40,53 @@ export class CacheReader implements ObjectSource {
     this.barrier = new RevisionBarrier(latestRevision);
   }
 
-  /** Makes the cache satisfy a read plan. */
-  async settle(plan: ReadPlan): Promise<void> {
+  /** Makes the cache satisfy a read plan, within `deadline` when the read serves a request that has one. */
+  async settle(plan: ReadPlan, deadline?: Deadline): Promise<void> {
     switch (plan.mode) {
-      case ReadMode.Consistent:
-        await this.cache.waitFor(await this.barrier.latest(), this.opts.busTimeoutMs);
+      case ReadMode.Consistent: {
+        const latest = await (deadline ? deadline.race(this.barrier.latest()) : this.barrier.latest());
+        await boundedWait(deadline, this.opts.busTimeoutMs, (ms) => this.cache.waitFor(latest, ms));
         return;
+      }
       case ReadMode.NotOlderThan:
       case ReadMode.Exact:
-        if (plan.revision > this.cache.revision) await this.cache.waitFor(plan.revision, this.opts.resourceVersionWaitMs);
+        if (plan.revision > this.cache.revision) await boundedWait(deadline, this.opts.resourceVersionWaitMs, (ms) => this.cache.waitFor(plan.revision, ms));
         return;
       default:
-        await this.cache.whenSynced();
+        await (deadline ? deadline.race(this.cache.whenSynced()) : this.cache.whenSynced());
     }
   }
 
-  async current(t: Target, namespace: string | undefined, name: string, fresh: boolean): Promise<StoredObject | undefined> {
-    await this.settle({ mode: fresh ? ReadMode.Consistent : ReadMode.Any, revision: 0 });
+  async current(t: Target, namespace: string | undefined, name: string, fresh: boolean, deadline?: Deadline): Promise<StoredObject | undefined> {
+    await this.settle({ mode: fresh ? ReadMode.Consistent : ReadMode.Any, revision: 0 }, deadline);
     const o = this.cache.get(t.cacheKey, namespace, name);
     if (o || fresh) return o;
     // Possibly created through another gateway a moment ago: look again after a consistent barrier.
-    await this.settle({ mode: ReadMode.Consistent, revision: 0 });
+    await this.settle({ mode: ReadMode.Consistent, revision: 0 }, deadline);
     return this.cache.get(t.cacheKey, namespace, name);
   }
 
-  async caughtUp(revision: number): Promise<void> {
-    if (revision > this.cache.revision) await this.cache.waitFor(revision, this.opts.resourceVersionWaitMs).catch(() => undefined);
+  /** Best effort: a revision the cache does not reach in time is left to the write's compare-and-swap, unless the request's deadline passed meanwhile. */
+  async caughtUp(revision: number, deadline?: Deadline): Promise<void> {
+    if (revision <= this.cache.revision) return;
+    // Cut short by the deadline, the wait fails with the deadline's 504, which the write answers.
+    const cut = deadline !== undefined && deadline.remainingMs() < this.opts.resourceVersionWaitMs;
+    try {
+      await boundedWait(deadline, this.opts.resourceVersionWaitMs, (ms) => this.cache.waitFor(revision, ms));
+    } catch (err) {
+      if (cut) throw err;
+    }
   }
 
   /** A stored object as of a consistent read (read-after-write), in its stored form. */
-  async lookup(group: string, resource: string, namespace: string | undefined, name: string): Promise<ApiObject | undefined> {
-    await this.settle({ mode: ReadMode.Consistent, revision: 0 });
+  async lookup(group: string, resource: string, namespace: string | undefined, name: string, deadline?: Deadline): Promise<ApiObject | undefined> {
+    await this.settle({ mode: ReadMode.Consistent, revision: 0 }, deadline);
     return this.cache.get(resourceKey(group, resource), namespace, name)?.object;
   }
 
   /** Every stored object of a type as of a consistent read, in one namespace when given. */
-  async lookupAll(group: string, resource: string, namespace?: string): Promise<ApiObject[]> {
-    await this.settle({ mode: ReadMode.Consistent, revision: 0 });
+  async lookupAll(group: string, resource: string, namespace?: string, deadline?: Deadline): Promise<ApiObject[]> {
+    await this.settle({ mode: ReadMode.Consistent, revision: 0 }, deadline);
     const all = this.cache.current(resourceKey(group, resource));
     return all.filter((o) => !namespace || o.ref.namespace === namespace).map((o) => o.object);
   }

@@ -19,6 +19,8 @@ import { openApiV2, openApiV3, type OpenApiV3Set } from '../../../shared/registr
 import { mergedAggregatedDiscovery, mergedApiGroup, mergedApiGroupList, mergedGroups, type RemoteGroupVersion } from '../../../shared/registry/merged-discovery.js';
 import { discoveryPriority } from '../../../shared/registry/builtin/apiregistration/local-api-services.js';
 import type { Response } from '../respond.js';
+import { mergeOpenApiV2, mergeOpenApiV3, type RemoteOpenApiPart } from './openapi-merge.js';
+import { encodeOpenApiV2, OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_ACCEPTED } from '../../../shared/proto/openapi-v2.js';
 
 const AGGREGATED_AS = 'APIGroupDiscoveryList';
 // Plain documents come first: no Accept header (or */*) means the legacy lists; the aggregated
@@ -29,6 +31,20 @@ const DISCOVERY_OFFERS: Offer[] = [
   ...AGGREGATED_DISCOVERY_GROUPS.flatMap((group) => (['v2', 'v2beta1'] as const).map((version) => ({ mediaType: 'application/json', as: AGGREGATED_AS, group, version }))),
 ];
 
+// /openapi/v2 is JSON unless the client names gnostic's protobuf (either spelling) before it, as
+// kube-openapi decides; what no offer here satisfies is left to the response encoder as before.
+const OPENAPI_V2_OFFERS: Offer[] = [{ mediaType: 'application/json' }, { mediaType: 'application/yaml' }, ...OPENAPI_V2_PROTOBUF_ACCEPTED.map((mediaType) => ({ mediaType }))];
+const PROTOBUF_V2: readonly string[] = OPENAPI_V2_PROTOBUF_ACCEPTED;
+const VARY_ACCEPT = { vary: 'Accept' };
+
+function wantsProtobufV2(accept: string | undefined): boolean {
+  try {
+    return PROTOBUF_V2.includes(negotiate(accept, OPENAPI_V2_OFFERS).mediaType);
+  } catch {
+    return false;
+  }
+}
+
 /** The groups of remote APIServices (services/gateway/aggregation/api-services.ts). */
 export interface RemoteGroups {
   /** Moves whenever what groupVersions returns changed. */
@@ -36,19 +52,35 @@ export interface RemoteGroups {
   groupVersions(): RemoteGroupVersion[];
   /** Discovery was read (old answers of backends may be asked for again). */
   discoveryRead(): void;
+  /** Moves whenever what openApiDocuments returns changed. */
+  openApiGeneration(): number;
+  /** The backends' OpenAPI, merged into the gateway's (openapi-merge.ts). */
+  openApiDocuments(): RemoteOpenApiPart[];
+  /** OpenAPI was read (old answers of backends may be asked for again). */
+  openApiRead(): void;
 }
 
-const NO_REMOTE_GROUPS: RemoteGroups = { generation: () => 0, groupVersions: () => [], discoveryRead: () => undefined };
+const NO_REMOTE_GROUPS: RemoteGroups = {
+  generation: () => 0,
+  groupVersions: () => [],
+  discoveryRead: () => undefined,
+  openApiGeneration: () => 0,
+  openApiDocuments: () => [],
+  openApiRead: () => undefined,
+};
 
 export class Discovery {
   private docs = new Map<string, SerializedDocument>();
   private aggregated = new Map<string, SerializedDocument>();
   private v2: SerializedDocument | undefined;
+  /** `v2` in protobuf, made on first request: it belongs to the serialized document it was made from. */
+  private v2Protobuf: { from: SerializedDocument; bytes: Buffer } | undefined;
   private v3: OpenApiV3Set | undefined;
   private v3Root: SerializedDocument | undefined;
   /** The registry generation the documents were made from: types added or removed since make them stale. */
   private generation = -1;
   private remoteGeneration = -1;
+  private remoteOpenApiGeneration = -1;
 
   constructor(
     private readonly registry: Registry,
@@ -63,13 +95,17 @@ export class Discovery {
   private refresh(): void {
     const registry = this.registry;
     const remoteGeneration = this.remote.generation();
+    const remoteOpenApi = this.remote.openApiGeneration();
+    // A backend's OpenAPI changed: the documents are made again on next use.
+    if (this.remoteOpenApiGeneration !== remoteOpenApi) this.v2 = this.v3 = this.v3Root = undefined;
+    this.remoteOpenApiGeneration = remoteOpenApi;
     if (this.generation === registry.generation && this.remoteGeneration === remoteGeneration) return;
     const typesChanged = this.generation !== registry.generation;
     this.generation = registry.generation;
     this.remoteGeneration = remoteGeneration;
     this.docs = new Map();
     this.aggregated = new Map();
-    // OpenAPI describes the server's own types only: a remote group leaves it as it was.
+    // OpenAPI changes with the server's types and with the backends' documents (above), not with discovery.
     if (typesChanged) this.v2 = this.v3 = this.v3Root = undefined;
     this.docs.set('/api', serializeDocument(apiVersions()));
     this.docs.set('/version', serializeDocument(this.version));
@@ -97,6 +133,7 @@ export class Discovery {
   document(path: string, accept: string | undefined): Response | null {
     const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
     if (p.startsWith('/apis')) this.remote.discoveryRead();
+    if (p.startsWith('/openapi/')) this.remote.openApiRead();
     this.refresh();
     if (p === '/api' || p === '/apis') {
       const offer = negotiate(accept, DISCOVERY_OFFERS);
@@ -108,16 +145,20 @@ export class Discovery {
     const doc = this.docs.get(p);
     if (doc) return { code: 200, body: { kind: 'json', text: doc.body }, etag: doc.etag };
     if (p === '/openapi/v2') {
-      this.v2 ??= serializeDocument(openApiV2(this.registry, { version: this.version.gitVersion }));
-      return { code: 200, body: { kind: 'json', text: this.v2.body }, etag: this.v2.etag };
+      this.v2 ??= serializeDocument(mergeOpenApiV2(openApiV2(this.registry, { version: this.version.gitVersion }), this.remote.openApiDocuments()));
+      const body = { kind: 'json', text: this.v2.body } as const;
+      // Both encodings carry the JSON's ETag, as upstream's: Vary tells caches they differ.
+      if (!wantsProtobufV2(accept)) return { code: 200, body, etag: this.v2.etag, headers: VARY_ACCEPT };
+      if (this.v2Protobuf?.from !== this.v2) this.v2Protobuf = { from: this.v2, bytes: encodeOpenApiV2(JSON.parse(this.v2.body) as Record<string, unknown>) };
+      return { code: 200, body, raw: this.v2Protobuf.bytes, contentType: OPENAPI_V2_PROTOBUF, etag: this.v2.etag, headers: VARY_ACCEPT };
     }
     if (p === '/openapi/v3') {
-      this.v3 ??= openApiV3(this.registry, { version: this.version.gitVersion });
+      this.v3 ??= mergeOpenApiV3(openApiV3(this.registry, { version: this.version.gitVersion }), this.remote.openApiDocuments());
       this.v3Root ??= serializeDocument(this.v3.root);
       return { code: 200, body: { kind: 'json', text: this.v3Root.body }, etag: this.v3Root.etag };
     }
     if (p.startsWith('/openapi/v3/')) {
-      this.v3 ??= openApiV3(this.registry, { version: this.version.gitVersion });
+      this.v3 ??= mergeOpenApiV3(openApiV3(this.registry, { version: this.version.gitVersion }), this.remote.openApiDocuments());
       const entry = this.v3.documents.get(p.slice('/openapi/v3/'.length));
       if (!entry) return null;
       return { code: 200, body: { kind: 'json', text: entry.serialized.body }, etag: entry.serialized.etag };

@@ -25,6 +25,7 @@ test('gateway options - with no flags every default is converted to its type (du
     'shutdown-delay-duration': 0,
     'shutdown-send-retry-after': false,
     'livez-grace-period': 0,
+    'request-timeout': 60_000,
     'max-watch-buffered-bytes': 256 * 1024 * 1024,
     // Upstream's --audit-* defaults, but --audit-log-mode (batch, not blocking: a request never waits for the log).
     'audit-policy-file': undefined,
@@ -47,6 +48,7 @@ test('gateway options - with no flags every default is converted to its type (du
     'audit-log-truncate-max-batch-size': 10_485_760,
     'audit-webhook-config-file': undefined,
     'audit-webhook-initial-backoff': 10_000,
+    'audit-webhook-batch-initial-backoff': undefined,
     'audit-webhook-version': 'audit.platform.io/v1',
     'audit-webhook-mode': 'batch',
     'audit-webhook-batch-buffer-size': 10_000,

@@ -42,18 +42,14 @@ test('query - empty values mean unset', () => {
 });
 
 const badList: { name: string; query: string; msg: RegExp }[] = [
-  { name: 'non-integer limit', query: 'limit=ten', msg: /^limit: Invalid value: "ten": must be a non-negative integer/ },
+  { name: 'non-integer limit', query: 'limit=ten', msg: /^limit: Invalid value: "ten": must be an integer/ },
   { name: 'fractional limit', query: 'limit=1.5', msg: /^limit: Invalid value/ },
-  { name: 'negative limit', query: 'limit=-1', msg: /^limit: Invalid value: "-1"/ },
   { name: 'huge limit', query: 'limit=99999999999999999', msg: /^limit: Invalid value/ },
   { name: 'non-integer timeoutSeconds', query: 'timeoutSeconds=1m', msg: /^timeoutSeconds: Invalid value/ },
   { name: 'negative timeoutSeconds', query: 'timeoutSeconds=-5', msg: /^timeoutSeconds: Invalid value/ },
   { name: 'resourceVersionMatch', query: 'resourceVersion=1&resourceVersionMatch=exact', msg: /^resourceVersionMatch: Unsupported value: "exact": supported values: "Exact", "NotOlderThan"/ },
   { name: 'non-numeric resourceVersion', query: 'resourceVersion=abc', msg: /^resourceVersion: Invalid value: "abc"/ },
   { name: 'negative resourceVersion', query: 'resourceVersion=-1', msg: /^resourceVersion: Invalid value/ },
-  { name: 'bad watch', query: 'watch=yes', msg: /^watch: Invalid value: "yes"/ },
-  { name: 'bad allowWatchBookmarks', query: 'allowWatchBookmarks=2', msg: /^allowWatchBookmarks: Invalid value/ },
-  { name: 'bad sendInitialEvents', query: 'sendInitialEvents=maybe', msg: /^sendInitialEvents: Invalid value/ },
 ];
 
 for (const c of badList) {
@@ -70,10 +66,30 @@ test('query - boolean parameters', () => {
     ['f=', true],
     ['f=false', false],
     ['f=FALSE', false],
+    ['f=fAlSe', false],
     ['f=0', false],
+    // Upstream's parameter codec: anything but 0 and false is true (strconv.ParseBool's f and F too).
+    ['f=yes', true],
+    ['f=on', true],
+    ['f=2', true],
+    ['f=f', true],
+    ['f=F', true],
+    ['f=no', true],
+    ['f=00', true],
   ];
   for (const [s, want] of cases) assert.equal(parseBoolParam(q(s), 'f'), want, s);
-  bad(() => parseBoolParam(q('f=on'), 'f'), /^f: Invalid value: "on"/);
+});
+
+test('query - list booleans never fail: watch=yes is a watch, allowWatchBookmarks=2 and sendInitialEvents=maybe are true', () => {
+  const o = parseListOptions(q('watch=yes&allowWatchBookmarks=2&sendInitialEvents=maybe'));
+  assert.deepEqual([o.watch, o.allowWatchBookmarks, o.sendInitialEvents], [true, true, true]);
+  assert.equal(parseListOptions(q('watch=False')).watch, false);
+});
+
+test('query - a negative limit is no limit, as upstream ignores it', () => {
+  assert.equal(parseListOptions(q('limit=-1')).limit, undefined);
+  assert.equal(parseListOptions(q('limit=-500')).limit, undefined);
+  assert.equal(parseListOptions(q('limit=0')).limit, 0);
 });
 
 test('query - write options defaults', () => {
@@ -103,8 +119,12 @@ const badWrite: { name: string; query: string; msg: RegExp }[] = [
   { name: 'one bad dryRun among several', query: 'dryRun=All&dryRun=Some', msg: /^dryRun: Unsupported value/ },
   { name: 'fieldManager control characters', query: 'fieldManager=a%0Ab', msg: /^fieldManager: Invalid value: "a\\nb": must only contain printable characters/ },
   { name: 'fieldValidation', query: 'fieldValidation=strict', msg: /^fieldValidation: Unsupported value: "strict": supported values: "Ignore", "Strict", "Warn"/ },
-  { name: 'force', query: 'force=please', msg: /^force: Invalid value/ },
 ];
+
+test('query - force reads as upstream reads booleans: force=please is true, force=0 false', () => {
+  assert.equal(parseWriteOptions(q('force=please')).force, true);
+  assert.equal(parseWriteOptions(q('force=0')).force, false);
+});
 
 for (const c of badWrite) {
   test(`query - write rejects ${c.name}`, () => bad(() => parseWriteOptions(q(c.query)), c.msg));

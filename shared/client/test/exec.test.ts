@@ -4,7 +4,7 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ExecCredentials, ExecPluginError, execInfo, parseExecOutput, runExecPlugin } from '../exec.js';
-import type { ExecConfig } from '../config.js';
+import { parseClientConfig, type ExecConfig } from '../config.js';
 
 const V1 = 'client.authentication.platform.io/v1';
 
@@ -57,6 +57,28 @@ process.stdout.write(JSON.stringify({ apiVersion: api, kind: 'ExecCredential', s
       spec: { interactive: false, cluster: { server: 'https://api:6443', 'tls-server-name': 'api', 'certificate-authority-data': 'Q0E=' } },
     });
     assert.deepEqual(execInfo(cfg(), cluster, true), { apiVersion: V1, kind: 'ExecCredential', spec: { interactive: true } }, 'no cluster unless asked');
+  });
+
+  it("the plugin gets the cluster's client.authentication.platform.io/exec extension as spec.cluster.config", async () => {
+    const file = parseClientConfig(
+      `clusters:
+- name: c
+  cluster:
+    server: https://api:6443
+    extensions:
+    - name: other.example.com/ext
+      extension: {ignored: true}
+    - name: client.authentication.platform.io/exec
+      extension:
+        audience: https://api.example.com
+        region: [eu-1, eu-2]
+`,
+      path.join(dir, 'config'),
+    );
+    await runExecPlugin(cfg({ MODE: 'token' }, { provideClusterInfo: true }), file.clusters.get('c'), { terminal: false });
+    const info = JSON.parse(await readFile(path.join(dir, 'info'), 'utf8')) as { spec: { cluster: Record<string, unknown> } };
+    assert.deepEqual(info.spec.cluster, { server: 'https://api:6443', config: { audience: 'https://api.example.com', region: ['eu-1', 'eu-2'] } });
+    assert.throws(() => parseClientConfig('clusters:\n- name: c\n  cluster: {server: https://a, extensions: {x: 1}}\n', '/c'), /cluster "c": extensions must be a list/);
   });
 
   it('credentials are reused until they expire, and run again after a 401', async () => {

@@ -76,7 +76,7 @@ const rows: Array<[string, Status, string]> = [
   [
     'a success Status: no message, no reason',
     successStatus({ name: 'x', group: '', kind: 'configmaps', uid: 'u-1' }),
-    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","details":{"name":"x","kind":"configmaps","uid":"u-1"},"code":200}\n',
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","details":{"name":"x","kind":"configmaps","uid":"u-1"}}\n',
   ],
   [
     "Go's HTML escaping of <, > and &",

@@ -41,3 +41,36 @@ test('options - unknown flags and malformed values are refused', () => {
   assert.equal(parseDuration('1h30m'), 5_400_000);
   assert.equal(parseDuration('250ms'), 250);
 });
+
+test('options - a deprecated flag warns in upstream words wherever it is set; the warning can be suppressed', () => {
+  const deprecating = {
+    'cluster-signing-duration': { type: 'duration', default: '8760h' },
+    'experimental-cluster-signing-duration': { type: 'duration', aliasOf: 'cluster-signing-duration', deprecated: 'use --cluster-signing-duration' },
+    'old-switch': { type: 'boolean', default: false, deprecated: 'it has no effect.' },
+  } satisfies OptionSpecs;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'opts-'));
+  const file = path.join(dir, 'c.yaml');
+  writeFileSync(file, 'old-switch: true\n');
+  const cases: Array<[string, string[], NodeJS.ProcessEnv, string[], number]> = [
+    ['not set: silent, defaults', [], {}, [], 8760 * 3_600_000],
+    ['flag', ['--experimental-cluster-signing-duration=1h'], {}, ['Flag --experimental-cluster-signing-duration has been deprecated, use --cluster-signing-duration'], 3_600_000],
+    ['env', [], { PLATFORM_EXPERIMENTAL_CLUSTER_SIGNING_DURATION: '2h' }, ['Flag --experimental-cluster-signing-duration has been deprecated, use --cluster-signing-duration'], 7_200_000],
+    ['file', ['--config', file], {}, ['Flag --old-switch has been deprecated, it has no effect.'], 8760 * 3_600_000],
+    [
+      'the new name wins over the old',
+      ['--experimental-cluster-signing-duration=1h', '--cluster-signing-duration=3h'],
+      {},
+      ['Flag --experimental-cluster-signing-duration has been deprecated, use --cluster-signing-duration'],
+      10_800_000,
+    ],
+    ['suppressed by flag', ['--experimental-cluster-signing-duration=1h', '--suppress-deprecation-warnings'], {}, [], 3_600_000],
+    ['suppressed by env', ['--old-switch'], { PLATFORM_SUPPRESS_DEPRECATION_WARNINGS: 'true' }, [], 8760 * 3_600_000],
+  ];
+  for (const [name, argv, env, warnings, duration] of cases) {
+    const heard: string[] = [];
+    const o = parseOptions(deprecating, argv, env, (w) => heard.push(w));
+    assert.deepEqual(heard, warnings, name);
+    assert.equal(o['cluster-signing-duration'], duration, name);
+  }
+  assert.throws(() => parseOptions(deprecating, ['--suppress-deprecation-warnings=perhaps'], {}), /true or false/);
+});

@@ -151,19 +151,23 @@ describe('field management - updates (rule 2, 3)', () => {
     assert.deepEqual(managers(gone), ['b/Update']);
   });
 
-  it('rule 8: [{}] resets and the writer owns what it sent; an empty list does not reset', () => {
+  it('rule 8: [{}] clears managedFields and records nothing more; with other changes the writer owns just those; an empty list does not reset', () => {
     const created = obj({ replicas: 1 });
     recordUpdate(null, created, schema, at('a'), ignore);
     const kept = structuredClone(created);
     kept.metadata.managedFields = [];
     recordUpdate(created, kept, schema, at('b'), ignore);
     assert.deepEqual(managers(kept), ['a/Update']);
+    const cleared = structuredClone(created);
+    cleared.metadata.managedFields = [{}];
+    recordUpdate(created, cleared, schema, at('b'), ignore);
+    assert.equal(cleared.metadata.managedFields, undefined);
     const reset = structuredClone(created);
     reset.metadata.managedFields = [{}];
     (reset.spec as any).paused = true;
     recordUpdate(created, reset, schema, at('b'), ignore);
     assert.deepEqual(managers(reset), ['b/Update']);
-    assert.deepEqual(owned(reset, 'b').sort(), ['.spec.paused', '.spec.replicas']);
+    assert.deepEqual(owned(reset, 'b'), ['.spec.paused']);
   });
 });
 

@@ -20,15 +20,35 @@ export interface CheckResult {
   /** Whether `oldSelf` is read (a transition rule). */
   usesOldSelf: boolean;
   output: StaticType;
+  /** What the schema says of each expression (by id); `dyn` where it says nothing. */
+  shapes: ReadonlyMap<bigint, CelShape>;
 }
 
 /** The planner's own operators, which are not in the function table. */
 const SPECIAL_CALLS = new Set(['_&&_', '_||_', '_?_:_', '_[_]', '_[?_]', '_?._', '@not_strictly_false', '__not_strictly_false__']);
 // Type names may stand as values (`type(self) == string`).
 const TYPE_NAMES = new Set(['bool', 'bytes', 'double', 'duration', 'dyn', 'int', 'list', 'map', 'null_type', 'string', 'timestamp', 'type', 'uint']);
-const BOOL_CALLS = new Set(['_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_', '!_', '@in', '_&&_', '_||_', 'contains', 'startsWith', 'endsWith', 'matches', 'isSorted']);
+const BOOL_CALLS = new Set(['_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_', '!_', '@in', '_&&_', '_||_', 'contains', 'startsWith', 'endsWith', 'matches', 'isSorted', 'isURL']);
 const INT_CALLS = new Set(['size', 'int', 'indexOf', 'lastIndexOf']);
-const STRING_CALLS = new Set(['string', 'lowerAscii', 'upperAscii', 'replace', 'substring', 'trim', 'join', 'charAt', 'format']);
+const STRING_CALLS = new Set([
+  'string',
+  'lowerAscii',
+  'upperAscii',
+  'replace',
+  'substring',
+  'trim',
+  'join',
+  'charAt',
+  'format',
+  'find',
+  'getScheme',
+  'getHost',
+  'getHostname',
+  'getPort',
+  'getEscapedPath',
+]);
+const LIST_CALLS = new Set(['findAll', 'split']);
+const MAP_CALLS = new Set(['getQuery']);
 
 export interface CheckScope {
   /** The variables (`self`, `oldSelf`) and their shapes. */
@@ -169,7 +189,7 @@ function shapeType(shape: CelShape): StaticType {
 const ARITHMETIC = new Set(['_+_', '_-_', '_*_', '_/_', '_%_', '-_']);
 
 /** What the expression's result is, as far as its operators, its constants and the schema tell. */
-function outputType(e: Expr, shapes: ReadonlyMap<bigint, CelShape>): StaticType {
+export function outputType(e: Expr, shapes: ReadonlyMap<bigint, CelShape>): StaticType {
   const k = e.exprKind;
   const shape = shapes.get(e.id) ?? DYN;
   switch (k.case) {
@@ -186,11 +206,16 @@ function outputType(e: Expr, shapes: ReadonlyMap<bigint, CelShape>): StaticType 
       return 'list';
     case 'structExpr':
       return 'map';
+    case 'selectExpr':
+      // has(x.f) is a presence test.
+      return k.value.testOnly ? 'bool' : shapeType(shape);
     case 'callExpr': {
       const f = k.value.function;
       if (BOOL_CALLS.has(f)) return 'bool';
       if (INT_CALLS.has(f)) return 'int';
       if (STRING_CALLS.has(f)) return 'string';
+      if (LIST_CALLS.has(f)) return 'list';
+      if (MAP_CALLS.has(f)) return 'map';
       const [a, b, c] = k.value.args;
       if (ARITHMETIC.has(f) && a) {
         const first = outputType(a, shapes);
@@ -213,7 +238,7 @@ export function checkExpression(parsed: Parsed, source: string, scope: CheckScop
   for (const [id, offset] of Object.entries(parsed.sourceInfo?.positions ?? {})) positions[id] = offset;
   const checker = new Checker(source, positions, scope.funcExists);
   checker.visit(parsed.expr, scope.vars);
-  return { errors: checker.errors, usesOldSelf: checker.usesOldSelf, output: outputType(parsed.expr, checker.shapes) };
+  return { errors: checker.errors, usesOldSelf: checker.usesOldSelf, output: outputType(parsed.expr, checker.shapes), shapes: checker.shapes };
 }
 
 /** A parse failure in cel-go's words, with the line and a caret. */

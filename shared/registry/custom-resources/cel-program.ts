@@ -1,5 +1,6 @@
 // CEL expressions of validation rules: the environment they run in (the standard library, the
-// strings extension, upstream's Kubernetes list functions and optionals) and their cost. This is
+// strings extension, upstream's Kubernetes libraries (cel-library.ts) and optionals) and their
+// cost, metered as they run and estimated when they are compiled (cel-cost.ts). This is
 // the one adapter over @bufbuild/cel; it reaches past the library's public surface for cost, which
 // the library does not measure: every function call goes through a metered function table, and
 // the parsed expression is rewritten before it is planned (each comprehension's loop condition
@@ -17,6 +18,9 @@
 import { celEnv, celFunc, celList, celMethod, CelScalar, isCelError, isCelList, isCelMap, parse, plan, type CelEnv, type CelFunc, type CelList } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { checkExpression, syntaxError, type Expr, type StaticType } from './cel-check.js';
+import { estimateCost } from './cel-cost.js';
+import { constantPatternProblem, kubernetesLibraries, re2Engine } from './cel-library.js';
+import type { SizeNode } from './cel-sizes.js';
 import type { CelShape } from './cel-values.js';
 
 /** Upstream's `PerCallLimit`: the cost one expression may use. */
@@ -114,55 +118,6 @@ function append(list: unknown, x: unknown): CelList {
   return l;
 }
 
-function asList(v: unknown): unknown[] {
-  if (!isCelList(v)) throw new Error('no such overload');
-  return [...v];
-}
-
-/** Orders two numbers (int or double), two strings or two bools; anything else has no order here. */
-function compare(a: unknown, b: unknown): number {
-  const numeric = (x: unknown) => typeof x === 'bigint' || typeof x === 'number';
-  const comparable = (numeric(a) && numeric(b)) || (typeof a === typeof b && (typeof a === 'string' || typeof a === 'boolean'));
-  if (!comparable) throw new Error('no such overload');
-  return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
-}
-
-function extremum(v: unknown, sign: 1 | -1): unknown {
-  const items = asList(v);
-  if (items.length === 0) throw new Error(`${sign > 0 ? 'max' : 'min'} called on empty list`);
-  return items.reduce((m, x) => (compare(x, m) * sign > 0 ? x : m));
-}
-
-function sum(v: unknown): unknown {
-  const items = asList(v);
-  if (items.every((x) => typeof x === 'bigint')) return items.reduce((s: bigint, x) => s + (x as bigint), 0n);
-  if (items.every((x) => typeof x === 'number')) return items.reduce((s: number, x) => s + (x as number), 0);
-  throw new Error('no such overload');
-}
-
-function listFunctions(equals: (a: unknown, b: unknown) => boolean): CelFunc[] {
-  return [
-    celMethod('isSorted', DYN, [], BOOL, function () {
-      return asList(this).every((x, i, l) => i === 0 || compare(l[i - 1], x) <= 0);
-    }),
-    celMethod('sum', DYN, [], DYN, function () {
-      return sum(this) as never;
-    }),
-    celMethod('min', DYN, [], DYN, function () {
-      return extremum(this, -1) as never;
-    }),
-    celMethod('max', DYN, [], DYN, function () {
-      return extremum(this, 1) as never;
-    }),
-    celMethod('indexOf', DYN, [DYN], DYN, function (x) {
-      return BigInt(asList(this).findIndex((y) => equals(y, x)));
-    }),
-    celMethod('lastIndexOf', DYN, [DYN], DYN, function (x) {
-      return BigInt(asList(this).findLastIndex((y) => equals(y, x)));
-    }),
-  ];
-}
-
 const optionalFunctions: CelFunc[] = [
   celFunc('optional.of', [DYN], DYN, (v) => optional([v]) as never),
   celFunc('optional.none', [], DYN, () => optional([]) as never),
@@ -183,6 +138,8 @@ const optionalFunctions: CelFunc[] = [
 // Functions whose cost does not grow with their arguments (upstream's constant-cost ones).
 const CONSTANT_COST = new Set([APPEND, 'size', 'hasValue', 'value', 'orValue', 'optional.of', 'optional.none', 'int', 'uint', 'double', 'bool', 'type', 'dyn', 'timestamp', 'duration', '!_', '-_']);
 
+const REGEX = new Set(['matches', 'find', 'findAll']);
+
 function sizeCost(v: unknown): number {
   if (typeof v === 'string') return Math.ceil(v.length * 0.1);
   if (v instanceof Uint8Array) return Math.ceil(v.length * 0.1);
@@ -193,7 +150,7 @@ function sizeCost(v: unknown): number {
 function callCost(name: string, target: unknown, args: unknown[]): number {
   if (name === ITERATE) return ITERATION_COST;
   if (CONSTANT_COST.has(name) || name.startsWith('get')) return 1;
-  if (name === 'matches' && typeof target === 'string' && typeof args[0] === 'string') return Math.ceil(1 + target.length * 0.1) * Math.ceil(1 + args[0].length * 0.25);
+  if (REGEX.has(name) && typeof target === 'string' && typeof args[0] === 'string') return Math.ceil(1 + target.length * 0.1) * Math.ceil(1 + args[0].length * 0.25);
   let cost = 1 + sizeCost(target);
   for (const a of args) cost += sizeCost(a);
   return cost;
@@ -229,7 +186,7 @@ const baseEnv: CelEnv = (() => {
   const eq = (): Group => base.funcs.find('_==_')!;
   const equals = (a: unknown, b: unknown) => eq().call(0, undefined, [a as never, b as never]) === true;
   const internal = [celFunc(ITERATE, [DYN], DYN, (v) => v), celFunc(APPEND, [DYN, DYN], DYN, (l, x) => append(l, x) as never)];
-  const base = celEnv({ variables: VARIABLES, funcs: [...strings, ...listFunctions(equals), ...optionalFunctions, ...internal] });
+  const base = celEnv({ variables: VARIABLES, funcs: [...strings, ...kubernetesLibraries(equals), ...optionalFunctions, ...internal], re2: re2Engine });
   return base;
 })();
 const meteredEnv = { namespace: baseEnv.namespace, registry: baseEnv.registry, variables: baseEnv.variables, funcs: meteredFuncs(baseEnv.funcs) } as unknown as CelEnv;
@@ -321,10 +278,14 @@ export class CelProgram {
   }
 }
 
-export type CompileOutcome = { program: CelProgram; output: StaticType } | { error: string };
+/**
+ * A compiled expression (with its estimated most cost when the bounds of `self` were given), or
+ * why it cannot be: a compile error, or (`instantiation`) a constant regex pattern RE2 refuses.
+ */
+export type CompileOutcome = { program: CelProgram; output: StaticType; maxCost?: number } | { error: string; instantiation?: true };
 
-/** Parses, checks and plans `source` with `self` and `oldSelf` of the given shapes. */
-export function compileExpression(source: string, self: CelShape, oldSelf: CelShape): CompileOutcome {
+/** Parses, checks and plans `source` with `self` and `oldSelf` of the given shapes; `sizes` (the bounds of `self`) asks for the cost estimate. */
+export function compileExpression(source: string, self: CelShape, oldSelf: CelShape, sizes?: SizeNode): CompileOutcome {
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(source);
@@ -339,10 +300,14 @@ export function compileExpression(source: string, self: CelShape, oldSelf: CelSh
     funcExists: functionExists,
   });
   if (checked.errors.length) return { error: checked.errors.join('\n') };
+  const badPattern = constantPatternProblem(parsed.expr);
+  if (badPattern) return { error: badPattern, instantiation: true };
+  // Estimated on the expression as written, before it is rewritten for metering.
+  const maxCost = sizes ? estimateCost(parsed.expr, sizes, checked.shapes).max : undefined;
   meterIterations(parsed.expr);
   try {
     const fn = plan(meteredEnv, parsed) as (bindings: Record<string, unknown>) => unknown;
-    return { program: new CelProgram(fn, checked.usesOldSelf), output: checked.output };
+    return { program: new CelProgram(fn, checked.usesOldSelf), output: checked.output, ...(maxCost === undefined ? {} : { maxCost }) };
   } catch (err) {
     return { error: `ERROR: <input>:1:1: ${err instanceof Error ? err.message : String(err)}` };
   }

@@ -7,7 +7,8 @@ import type { ApiObject, JsonSchema } from '../../api/types.js';
 import type { TableColumn } from '../../api/table-column.js';
 import { objectMetaSchema } from '../object-meta.js';
 import { DEFAULT_VERBS, type ResourceType, type Subresources, type VersionDef } from '../types.js';
-import { compileJsonPath } from './json-path.js';
+import { compileJsonPath, type JsonPath } from './json-path.js';
+import { since } from '../builtin/common/columns.js';
 import { RuleValidator } from './validation-rules.js';
 
 interface CrdNames {
@@ -78,22 +79,20 @@ export function customResourceType(crd: ApiObject, opts: CustomResourceOptions =
     ...(names.shortNames?.length ? { shortNames: [...names.shortNames] } : {}),
     ...(names.categories?.length ? { categories: [...names.categories] } : {}),
     storageVersion: storage.name,
+    // Subresources and columns are each version's own, as upstream serves them: a request takes
+    // those of the version it comes through. The type declares none.
     versions: spec.versions.map((v) => versionDef(spec.group, kind, v)),
-    columns: printerColumns(storage.additionalPrinterColumns),
   };
   if (opts.validationRules) withValidationRules(type, spec);
   // A definition being deleted is still served, so that its objects can be listed and deleted,
   // but takes no new ones (upstream answers 405 too).
   if (crd.metadata.deletionTimestamp) type.verbs = DEFAULT_VERBS.filter((v) => v !== 'create');
-  // Subresources and columns are per version upstream; this registry keeps one set per type, so
-  // the storage version's are served for every version.
-  const subresources = subresourcesOf(storage);
-  if (subresources) type.subresources = subresources;
   return type;
 }
 
 function versionDef(group: string, kind: string, v: CrdVersion): VersionDef {
-  const def: VersionDef = { name: v.name, schema: customResourceBody(v.schema?.openAPIV3Schema) };
+  // An empty set, not an absent one, for a version without subresources: it must not fall back to the type's.
+  const def: VersionDef = { name: v.name, schema: customResourceBody(v.schema?.openAPIV3Schema), subresources: subresourcesOf(v), columns: printerColumns(v.additionalPrinterColumns) };
   if (!v.served) def.served = false;
   if (v.deprecated) def.deprecation = { since: '', warning: v.deprecationWarning ?? `${group}/${v.name} ${kind} is deprecated` };
   return def;
@@ -122,9 +121,9 @@ function withValidationRules(type: ResourceType, spec: CrdSpec): void {
   };
 }
 
-function subresourcesOf(v: CrdVersion): Subresources | undefined {
+function subresourcesOf(v: CrdVersion): Subresources {
   const s = v.subresources;
-  if (!s?.status && !s?.scale) return undefined;
+  if (!s?.status && !s?.scale) return {};
   return {
     ...(s.status ? { status: true } : {}),
     ...(s.scale
@@ -135,22 +134,38 @@ function subresourcesOf(v: CrdVersion): Subresources | undefined {
   };
 }
 
-/** Upstream's columns after Name: the definition's, or Age alone when it names none. */
+/**
+ * Upstream's columns after Name: the version's, or Age alone when it names none. A column whose
+ * JSONPath the server cannot read ends the list there (validation only asks for a path starting
+ * with `.`): upstream's table convertor serves the columns before it, and so does this one.
+ */
 export function printerColumns(columns: CrdColumn[] | undefined): TableColumn[] {
   const list = columns?.length
     ? columns
     : [{ name: 'Age', type: 'date' as const, jsonPath: '.metadata.creationTimestamp', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.' }];
-  return list.map((c) => {
-    const path = compileJsonPath(c.jsonPath);
-    return {
+  const out: TableColumn[] = [];
+  for (const c of list) {
+    const path = readablePath(c.jsonPath);
+    if (!path) break;
+    out.push({
       name: c.name,
       type: c.type,
       ...(c.format ? { format: c.format } : {}),
-      ...(c.description ? { description: c.description } : {}),
+      // Upstream describes a column that has no description by its path.
+      description: c.description || `Custom resource definition column (in JSONPath format): ${c.jsonPath}`,
       ...(c.priority ? { priority: c.priority } : {}),
       cell: (obj: ApiObject) => cellValue(c.type, path(obj)[0]),
-    };
-  });
+    });
+  }
+  return out;
+}
+
+function readablePath(jsonPath: string): JsonPath | undefined {
+  try {
+    return compileJsonPath(jsonPath);
+  } catch {
+    return undefined;
+  }
 }
 
 /** One cell as upstream's table convertor fills it: the first match, null when it has none or its type does not fit. */
@@ -166,7 +181,9 @@ function cellValue(type: TableColumn['type'], value: unknown): unknown {
     case 'boolean':
       return typeof value === 'boolean' ? value : null;
     case 'date':
-      return typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? value : null;
+      // As upstream: an age ("5m"), `<unknown>` for an empty timestamp, `<invalid>` for one that is not RFC 3339.
+      if (typeof value !== 'string') return null;
+      return value === '' ? '<unknown>' : Number.isNaN(Date.parse(value)) ? '<invalid>' : since(value);
     default:
       return null;
   }

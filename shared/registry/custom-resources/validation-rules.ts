@@ -12,6 +12,7 @@ import { duplicate, forbidden, invalidValue, required } from '../../api/field-er
 import { resolveFieldPath } from '../builtin/apiextensions/field-path.js';
 import { flag, isNode, itemSchema, listOf, own, schemaMap, stringsOf, strOf, type SchemaNode } from '../builtin/apiextensions/schema-props.js';
 import { compileExpression, CostMeter, DEFAULT_LIMITS, optionalValue, parseScalar, type CelProgram, type CostLimits } from './cel-program.js';
+import { maxCardinality, sizeNodeOf } from './cel-sizes.js';
 import { CelValueConverter, DYN, shapeOf, type CelShape } from './cel-values.js';
 
 /** One `x-kubernetes-validations` entry. */
@@ -36,6 +37,11 @@ export interface CompiledRule {
   errors: Array<{ field: 'rule' | 'messageExpression' | 'optionalOldSelf'; detail: string }>;
   /** `fieldPath` as a path below the node (`spec.replicas`, `map[key]`), '' when unset. */
   fieldPath: string;
+  /** When estimated: the most the rule (and its messageExpression) may cost, once. */
+  maxCost?: number;
+  messageMaxCost?: number;
+  /** When estimated: how often the node could occur in one request, for a node under unbounded lists or maps. */
+  maxCardinality?: number;
 }
 
 function ruleOf(raw: unknown): ValidationRule | undefined {
@@ -69,21 +75,32 @@ function normalizeFieldPath(fieldPath: string, s: SchemaNode): string {
   return out;
 }
 
-/** Compiles one rule for a node of schema `s` (`isResourceRoot` for a resource's root or an embedded one). */
-export function compileRule(rule: ValidationRule, s: SchemaNode, isResourceRoot: boolean): CompiledRule {
+/**
+ * Compiles one rule for a node of schema `s` (`isResourceRoot` for a resource's root or an
+ * embedded one); `estimate` adds the static cost estimate (what a definition's validation checks).
+ */
+export function compileRule(rule: ValidationRule, s: SchemaNode, isResourceRoot: boolean, estimate = false): CompiledRule {
   const self = shapeOf(s, isResourceRoot);
   const oldSelf: CelShape = rule.optionalOldSelf ? DYN : self;
   const out: CompiledRule = { rule, errors: [], fieldPath: rule.fieldPath ? normalizeFieldPath(rule.fieldPath, s) : '' };
-  const compiled = compileExpression(rule.rule, self, oldSelf);
-  if ('error' in compiled) out.errors.push({ field: 'rule', detail: `compilation failed: ${compiled.error}` });
+  const sizes = estimate ? sizeNodeOf(s, isResourceRoot) : undefined;
+  if (sizes) out.maxCardinality = maxCardinality(sizes.minSerializedSize);
+  const compiled = compileExpression(rule.rule, self, oldSelf, sizes);
+  if ('error' in compiled) out.errors.push({ field: 'rule', detail: `${compiled.instantiation ? 'program instantiation' : 'compilation'} failed: ${compiled.error}` });
   else if (compiled.output !== 'bool' && compiled.output !== 'dyn') out.errors.push({ field: 'rule', detail: 'cel expression must evaluate to a bool' });
-  else out.program = compiled.program;
+  else {
+    out.program = compiled.program;
+    if (compiled.maxCost !== undefined) out.maxCost = compiled.maxCost;
+  }
   if (rule.optionalOldSelf && out.program && !out.program.usesOldSelf) out.errors.push({ field: 'optionalOldSelf', detail: 'may not be set if oldSelf is not used in rule' });
   if (rule.messageExpression?.trim()) {
-    const message = compileExpression(rule.messageExpression, self, oldSelf);
+    const message = compileExpression(rule.messageExpression, self, oldSelf, sizes);
     if ('error' in message) out.errors.push({ field: 'messageExpression', detail: `messageExpression compilation failed: ${message.error}` });
     else if (message.output !== 'string' && message.output !== 'dyn') out.errors.push({ field: 'messageExpression', detail: 'messageExpression must evaluate to a string' });
-    else out.messageProgram = message.program;
+    else {
+      out.messageProgram = message.program;
+      if (message.maxCost !== undefined) out.messageMaxCost = message.maxCost;
+    }
   }
   return out;
 }

@@ -8,6 +8,7 @@ import { badRequest, StatusError } from '../../api/status.js';
 import { levelAtLeast, Level } from '../../audit/types.js';
 import { AdmissionOperation, type AdmissionPort, type AdmissionRequest } from '../../contracts/admission.js';
 import type { Admitter, WriteRequest } from './store-types.js';
+import { PLATFORM_NAMES, type WellKnownNames } from '../../api/well-known-names.js';
 
 const OPTIONS_API_VERSION = 'meta.platform.io/v1';
 
@@ -33,8 +34,11 @@ export function admissionOptions(req: WriteRequest, operation: AdmissionOperatio
   }
 }
 
-/** Admission through `port`: a phase the port skips (no plugin interested) leaves the object as it is. */
-export function admissionAdmitter(port: AdmissionPort): Admitter {
+/**
+ * Admission through `port`: a phase the port skips (no plugin interested) leaves the object as it
+ * is. `names`: the well-known names the server takes, told to the plugins with each request.
+ */
+export function admissionAdmitter(port: AdmissionPort, names: WellKnownNames = PLATFORM_NAMES): Admitter {
   return async (req, phase, operation, object, oldObject, kind) => {
     const t = req.target;
     // As upstream derives it from the URL: a namespace's own `namespaces/<name>` carries its name.
@@ -54,7 +58,8 @@ export function admissionAdmitter(port: AdmissionPort): Admitter {
     };
     if (req.subresource) request.subResource = req.subresource;
     if (namespace) request.namespace = namespace;
-    const reply = await port.admit(request);
+    if (names.upstream) request.upstreamNames = true;
+    const reply = await port.admit(request, req.deadline);
     if (!reply) return object;
     if (reply.warnings) req.warnings.push(...reply.warnings);
     const audit = req.audit;

@@ -63,7 +63,7 @@ async function carryOut(deps: DeletionDeps, req: WriteRequest, revision: number,
   const keep = async (next: ApiObject): Promise<DeleteResult> => {
     const stored = t.convertIn ? await storedAsync(t, next) : t.toStored(next);
     delete stored.metadata.resourceVersion;
-    const reply = await deps.storage.update(ref, stored, revision);
+    const reply = await deps.storage.update(ref, stored, revision, req.deadline);
     return { object: t.convertOut ? await servedAsync(t, reply.object) : served(t, reply.object), removed: false };
   };
   const graceful = gracefulDeletion(t.type, gc, gracePeriodSeconds, Date.now());
@@ -83,7 +83,7 @@ async function carryOut(deps: DeletionDeps, req: WriteRequest, revision: number,
     }
     default:
       if (!req.dryRun) {
-        await deps.storage.delete(ref, revision);
+        await deps.storage.delete(ref, revision, req.deadline);
         await deps.released(t, obj);
       }
       return { object: obj, removed: true };

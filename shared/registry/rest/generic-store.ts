@@ -9,8 +9,9 @@
 // `Storage` interface (shared/contracts/storage.ts), write rules ask the other services through
 // their ports. The store knows no transport.
 
-import { alreadyExists, badRequest, conflict, CONFLICT_MODIFIED, invalid, methodNotSupported, notFound, StatusError, type FieldError } from '../../api/status.js';
+import { alreadyExists, badRequest, conflict, CONFLICT_MODIFIED, invalid, methodNotSupported, notFound, requestTimedOut, StatusError, type FieldError } from '../../api/status.js';
 import type { ApiObject } from '../../api/types.js';
+import type { Deadline } from '../../api/deadline.js';
 import { required } from '../../api/field-errors.js';
 import { nowTimestamp } from '../../api/time.js';
 import { AdmissionOperation, AdmissionPhase } from '../../contracts/admission.js';
@@ -19,7 +20,9 @@ import { ownable, recordUpdate } from '../../fieldmanager/managed.js';
 import { cloneJson } from '../../patch/json-value.js';
 import type { Registry } from '../registry.js';
 import type { ResourceType, ServicePorts, Target } from '../types.js';
+import { hasStatusSubresource } from '../version-parts.js';
 import { deleteOnce, type DeletionDeps } from './deletion.js';
+import { managedInVersion } from './managed-versions.js';
 import { prepareForCreate, prepareForStatusUpdate, prepareForSubresourceUpdate, prepareForUpdate, readyForRemoval, sameStoredValue, validateLifecycleUpdate } from './prepare.js';
 import { RaceRetry } from './race-retry.js';
 import type { Admitter, Allocator, Claim, DeleteRequestOptions, DeleteResult, ObjectSource, StoredObject, WriteRequest } from './store-types.js';
@@ -62,9 +65,9 @@ export class GenericStore {
     return this.deps.admit;
   }
 
-  /** Whether the object exists (as of the latest write). */
-  async exists(t: Target, namespace: string | undefined, name: string): Promise<boolean> {
-    return (await this.deps.source.current(t, namespace, name, true)) !== undefined;
+  /** Whether the object exists (as of the latest write); waits no longer than `deadline` allows. */
+  async exists(t: Target, namespace: string | undefined, name: string, deadline?: Deadline): Promise<boolean> {
+    return (await this.deps.source.current(t, namespace, name, true, deadline)) !== undefined;
   }
 
   /**
@@ -88,7 +91,7 @@ export class GenericStore {
     for (let attempt = 0; ; attempt++) {
       // Only a generated name is ever retried, and each retry must start from `next` again.
       const candidate = generated ? cloneJson(next) : next;
-      prepareForCreate(t.type, candidate, { user: req.user, now: nowTimestamp() });
+      prepareForCreate(t.type, candidate, { user: req.user, now: nowTimestamp(), names: this.deps.registry.names }, t.served.version);
       this.deps.dropDisabledFields?.(t.type, candidate, undefined);
       normalize(t, candidate, false);
       const named = { ...req, name: candidate.metadata.name! };
@@ -99,11 +102,13 @@ export class GenericStore {
       try {
         await this.admitPhase(named, AdmissionPhase.Validating, AdmissionOperation.Create, candidate, null, named.name);
         if (req.dryRun) {
+          // Storage would refuse a name in use: a dry run says so too, as upstream's dry-run storage looks (the catch gives the claim back).
+          if (await this.exists(t, req.namespace, named.name, req.deadline)) throw alreadyExists(t.gr, named.name);
           await claim.abort();
           return candidate;
         }
         const stored = t.convertIn ? await storedAsync(t, candidate) : t.toStored(candidate);
-        const reply = await this.deps.storage.create(storageRef(t, req.namespace, named.name), stored);
+        const reply = await this.deps.storage.create(storageRef(t, req.namespace, named.name), stored, req.deadline);
         await claim.commit();
         return t.convertOut ? await servedAsync(t, reply.object) : served(t, reply.object);
       } catch (err) {
@@ -123,11 +128,12 @@ export class GenericStore {
    * (the caller's resourceVersion) a lost race is a 409; without, it is retried against fresh
    * state until `updateRetryMs` runs out (504), as upstream's GuaranteedUpdate does.
    */
-  async update(req: WriteRequest, compute: (current: ApiObject) => ApiObject, expected?: number): Promise<ApiObject> {
+  async update(req: WriteRequest, compute: (current: ApiObject) => ApiObject | Promise<ApiObject>, expected?: number): Promise<ApiObject> {
     const t = req.target;
-    if (expected !== undefined) await this.deps.source.caughtUp(expected);
+    if (expected !== undefined) await this.deps.source.caughtUp(expected, req.deadline);
     const retry = new RaceRetry(this.deps.updateRetryMs);
-    let fresh = false;
+    // A dry run writes nothing, so no compare-and-swap catches a stale read: it reads the latest state.
+    let fresh = req.dryRun;
     for (;;) {
       const cur = await this.current(req, fresh);
       const currentObj = t.convertOut ? await servedAsync(t, cloneJson(cur.object)) : served(t, cloneJson(cur.object));
@@ -158,7 +164,7 @@ export class GenericStore {
   async delete(req: WriteRequest, opts: DeleteRequestOptions = {}): Promise<DeleteResult> {
     if (req.subresource) throw methodNotSupported(req.target.gr, 'delete');
     const retry = new RaceRetry(this.deps.updateRetryMs);
-    let fresh = false;
+    let fresh = req.dryRun;
     for (;;) {
       const result = await deleteOnce(this.deletion, req, await this.current(req, fresh), opts);
       if (result) return result;
@@ -167,12 +173,17 @@ export class GenericStore {
     }
   }
 
-  /** Deletes each of `victims`; one that changed meanwhile or is gone is skipped, as upstream does. */
-  async deleteCollection(req: Omit<WriteRequest, 'name' | 'namespace'>, victims: readonly StoredObject[], opts: DeleteRequestOptions = {}): Promise<void> {
+  /**
+   * Deletes each of `victims` by name, as it now stands (upstream's DeleteCollection deletes the
+   * listed names); one already gone is skipped. `deadline` (epoch ms, the request's timeoutSeconds)
+   * stops it between deletions with upstream's request timeout.
+   */
+  async deleteCollection(req: Omit<WriteRequest, 'name' | 'namespace'>, victims: readonly StoredObject[], opts: DeleteRequestOptions = {}, deadline = Infinity): Promise<void> {
     for (const v of victims) {
+      if (Date.now() >= deadline) throw requestTimedOut();
       const one: WriteRequest = { ...req, namespace: v.object.metadata.namespace, name: v.object.metadata.name ?? '' };
       try {
-        await deleteOnce(this.deletion, one, v, opts);
+        await this.delete(one, opts);
       } catch (err) {
         if (err instanceof StatusError && err.code === 404) continue;
         throw err;
@@ -185,10 +196,10 @@ export class GenericStore {
    * resourceVersion) checked, then the strategy of the main resource or the subresource, field
    * management, mutating admission, validation and the type's write rules.
    */
-  private async prepareUpdate(req: WriteRequest, cur: StoredObject, currentObj: ApiObject, compute: (current: ApiObject) => ApiObject): Promise<ApiObject> {
+  private async prepareUpdate(req: WriteRequest, cur: StoredObject, currentObj: ApiObject, compute: (current: ApiObject) => ApiObject | Promise<ApiObject>): Promise<ApiObject> {
     const t = req.target;
     const sub = req.subresource ?? '';
-    let next = compute(currentObj);
+    let next = await compute(currentObj);
     setNamespace(t, next, req.namespace);
     if (next.metadata.name !== req.name) throw badRequest(`the name of the object (${next.metadata.name ?? ''}) does not match the name on the URL (${req.name})`);
     // A uid or resourceVersion in the new object (PUT body or patch result) is a precondition.
@@ -198,18 +209,20 @@ export class GenericStore {
     const rvIn = next.metadata.resourceVersion;
     if (rvIn && rvIn !== String(cur.revision)) throw conflict(t.gr, req.name, CONFLICT_MODIFIED);
     normalize(t, next, false);
-    const strategyCtx = { user: req.user, now: nowTimestamp() };
+    const strategyCtx = { user: req.user, now: nowTimestamp(), names: this.deps.registry.names };
     if (sub === 'status') next = prepareForStatusUpdate(t.type, next, currentObj, strategyCtx);
     else if (sub && sub !== 'scale') {
       const prepared = prepareForSubresourceUpdate(t.type, sub, next, currentObj, strategyCtx);
       if (!prepared) throw methodNotSupported(t.gr, 'update');
       next = prepared;
+      // A subresource may bring new fields too (pods/ephemeralcontainers adds containers).
+      this.deps.dropDisabledFields?.(t.type, next, currentObj);
     } else {
       this.deps.registry.defaults(t.served, next);
-      prepareForUpdate(t.type, next, currentObj, strategyCtx);
+      prepareForUpdate(t.type, next, currentObj, strategyCtx, t.served.version);
       this.deps.dropDisabledFields?.(t.type, next, currentObj);
     }
-    next = this.manageFields(req, next, currentObj);
+    next = await this.manageFieldsInVersion(req, next, currentObj);
     next = (await this.admitPhase(req, AdmissionPhase.Mutating, AdmissionOperation.Update, next, currentObj, req.name))!;
     normalize(t, next, false);
     this.validate(t, next, currentObj, sub === 'scale' ? undefined : sub || undefined);
@@ -234,7 +247,7 @@ export class GenericStore {
     if (readyForRemoval(t.type, next)) {
       // The last finalizer is gone: the object leaves storage (spec: deletion table).
       await claim.abort();
-      await this.deps.storage.delete(ref, cur.revision);
+      await this.deps.storage.delete(ref, cur.revision, req.deadline);
       await this.released(t, currentObj);
       return next;
     }
@@ -243,12 +256,26 @@ export class GenericStore {
     // settle). The source may lag a write, so only a no-op against fresh state is skipped.
     if (sameStoredValue(stored, cur.object)) {
       await claim.abort();
-      return fresh ? currentObj : undefined;
+      return fresh ? currentObj : this.unchangedSince(req, cur, stored, currentObj);
     }
     delete stored.metadata.resourceVersion;
-    const reply = await this.deps.storage.update(ref, stored, cur.revision);
+    const reply = await this.deps.storage.update(ref, stored, cur.revision, req.deadline);
     await claim.commit();
     return t.convertOut ? servedAsync(t, reply.object) : served(t, reply.object);
+  }
+
+  /**
+   * A no-op against state the source may have read late: checked against fresh state, as
+   * upstream's GuaranteedUpdate does, without running admission again. The object as it stands
+   * when it is still the same; undefined when it changed meanwhile (the update starts over).
+   */
+  private async unchangedSince(req: WriteRequest, cur: StoredObject, stored: ApiObject, currentObj: ApiObject): Promise<ApiObject | undefined> {
+    const now = await this.deps.source.current(req.target, req.namespace, req.name, true, req.deadline);
+    if (!now) throw notFound(req.target.gr, req.name);
+    if (now.revision === cur.revision) return currentObj;
+    if (!sameStoredValue(stored, now.object)) return undefined;
+    const t = req.target;
+    return t.convertOut ? servedAsync(t, cloneJson(now.object)) : served(t, cloneJson(now.object));
   }
 
   /**
@@ -261,8 +288,16 @@ export class GenericStore {
     if (req.applied || sub === 'scale') return next;
     const t = req.target;
     const writer = { manager: req.manager, subresource: sub, apiVersion: t.apiVersion, now: nowTimestamp() };
-    recordUpdate(current, next, this.deps.registry.fieldSchema(t.served), writer, ownable(sub, !!t.type.subresources?.status));
+    recordUpdate(current, next, this.deps.registry.fieldSchema(t.served), writer, ownable(sub, hasStatusSubresource(t.type, t.served.version)));
     return next;
+  }
+
+  /** Field management of an update, with managedFields entries of other versions read in the request's (fieldmanager/versions.ts). */
+  private async manageFieldsInVersion(req: WriteRequest, next: ApiObject, current: ApiObject): Promise<ApiObject> {
+    if (req.applied || req.subresource === 'scale') return next;
+    const versions = managedInVersion(this.deps.registry, req.target, current);
+    const [prev, incoming] = await Promise.all([versions.read(current), versions.read(next)]);
+    return versions.write(this.manageFields(req, incoming, prev));
   }
 
   private claim(t: Target, next: ApiObject, old: ApiObject | null, dryRun: boolean): Promise<Claim> {
@@ -279,7 +314,7 @@ export class GenericStore {
   }
 
   private async current(req: WriteRequest, fresh: boolean): Promise<StoredObject> {
-    const o = await this.deps.source.current(req.target, req.namespace, req.name, fresh);
+    const o = await this.deps.source.current(req.target, req.namespace, req.name, fresh, req.deadline);
     if (!o) throw notFound(req.target.gr, req.name);
     return o;
   }

@@ -42,13 +42,13 @@ export interface InternalStoreParts {
 
 export function internalStore(parts: InternalStoreParts): InternalStore {
   const source: ObjectSource = {
-    current: (t, namespace, name) => lookup(parts.storage, storageRef(t, namespace, name)),
+    current: (t, namespace, name, _fresh, deadline) => lookup(parts.storage, storageRef(t, namespace, name), deadline),
     caughtUp: async () => undefined,
   };
   const store = new GenericStore({
     registry: parts.registry,
     source,
-    admit: admissionAdmitter(parts.admission),
+    admit: admissionAdmitter(parts.admission, parts.registry.names),
     storage: parts.storage,
     services: parts.services,
     updateRetryMs: parts.updateRetryMs ?? 10_000,

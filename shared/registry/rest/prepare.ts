@@ -6,8 +6,9 @@ import { formatTime } from '../../api/time.js';
 import { randomInt, randomUUID } from 'node:crypto';
 import type { ApiObject, ObjectMeta } from '../../api/types.js';
 import type { FieldError } from '../../api/status.js';
-import type { ResourceType, StrategyContext } from '../types.js';
+import type { ResourceType, StrategyContext, VersionDef } from '../types.js';
 import { subresourceStrategy } from '../subresources.js';
+import { hasStatusSubresource } from '../version-parts.js';
 import { jsonEqual } from '../../patch/json-value.js';
 import { forbidden } from '../../api/field-errors.js';
 
@@ -22,12 +23,11 @@ export function generateName(prefix: string): string {
   return p + suffix;
 }
 
-function hasStatus(type: ResourceType): boolean {
-  return Boolean(type.subresources?.status);
-}
-
-/** Server-owned metadata and status handling for a create (before validation). */
-export function prepareForCreate(type: ResourceType, obj: ApiObject, ctx: StrategyContext): void {
+/**
+ * Server-owned metadata and status handling for a create (before validation). `version` is the
+ * request's: whether it has a status subresource decides whether the status sent is kept.
+ */
+export function prepareForCreate(type: ResourceType, obj: ApiObject, ctx: StrategyContext, version?: VersionDef): void {
   const m = (obj.metadata ??= {});
   if (!m.name && m.generateName) m.name = generateName(m.generateName);
   m.uid = randomUUID();
@@ -38,15 +38,16 @@ export function prepareForCreate(type: ResourceType, obj: ApiObject, ctx: Strate
   delete m.deletionTimestamp;
   delete m.deletionGracePeriodSeconds;
   delete m.selfLink;
-  if (hasStatus(type) && !type.strategy?.keepStatusOnCreate) delete obj.status;
+  if (hasStatusSubresource(type, version) && !type.strategy?.keepStatusOnCreate) delete obj.status;
   type.strategy?.prepareForCreate?.(obj, ctx);
 }
 
 const SERVER_OWNED_META = ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const;
 
-function specPart(o: ApiObject): Record<string, unknown> {
-  const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = o;
-  return rest;
+/** What a generation counts: everything but metadata, and but status where a status subresource writes it. */
+function specPart(o: ApiObject, withStatus: boolean): Record<string, unknown> {
+  const { metadata: _m, status, apiVersion: _a, kind: _k, ...rest } = o;
+  return withStatus && status !== undefined ? { ...rest, status } : rest;
 }
 
 /**
@@ -60,20 +61,23 @@ export function sameStoredValue(next: ApiObject, stored: ApiObject): boolean {
 }
 
 /**
- * Update of the main resource: server-owned metadata comes from `old`; for types with a status
- * subresource the status is kept from `old`; generation increments when the spec changed.
+ * Update of the main resource: server-owned metadata comes from `old`; through a version with a
+ * status subresource the status is kept from `old`; generation increments when the spec changed.
+ * Through a version without one the main resource writes the status too, and a status change
+ * counts for the generation as any other (upstream's custom resource strategy, by request version).
  */
-export function prepareForUpdate(type: ResourceType, obj: ApiObject, old: ApiObject, ctx: StrategyContext): void {
+export function prepareForUpdate(type: ResourceType, obj: ApiObject, old: ApiObject, ctx: StrategyContext, version?: VersionDef): void {
   const m = (obj.metadata ??= {});
   for (const k of SERVER_OWNED_META) {
     if (old.metadata[k] !== undefined) (m as Record<string, unknown>)[k] = old.metadata[k];
     else delete m[k];
   }
-  if (hasStatus(type)) {
+  const statusSubresource = hasStatusSubresource(type, version);
+  if (statusSubresource) {
     if (old.status !== undefined) obj.status = old.status;
     else delete obj.status;
   }
-  if (type.generation !== false && !jsonEqual(specPart(obj), specPart(old))) m.generation = (old.metadata.generation ?? 1) + 1;
+  if (type.generation !== false && !jsonEqual(specPart(obj, !statusSubresource), specPart(old, !statusSubresource))) m.generation = (old.metadata.generation ?? 1) + 1;
   type.strategy?.prepareForUpdate?.(obj, old, ctx);
 }
 
@@ -83,6 +87,8 @@ export function prepareForUpdate(type: ResourceType, obj: ApiObject, old: ApiObj
  */
 export function prepareForStatusUpdate(type: ResourceType, obj: ApiObject, old: ApiObject, ctx: StrategyContext): ApiObject {
   const next: ApiObject = { ...old, metadata: { ...old.metadata, resourceVersion: obj.metadata?.resourceVersion } };
+  // The request's managedFields stay: a status apply has recorded its manager in them already (as upstream's status strategies keep them).
+  if (obj.metadata?.managedFields !== undefined) next.metadata.managedFields = obj.metadata.managedFields;
   if (obj.status !== undefined) next.status = obj.status;
   else delete next.status;
   return subresourceStrategy(type, 'status')?.prepareForUpdate(next, old, ctx) ?? next;

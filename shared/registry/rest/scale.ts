@@ -5,7 +5,8 @@ import type { ApiObject } from '../../api/types.js';
 import { badRequest, invalid } from '../../api/status.js';
 import { at } from '../../api/object-path.js';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../../api/labels.js';
-import type { Target } from '../types.js';
+import type { Subresources, Target } from '../types.js';
+import { versionSubresources } from '../version-parts.js';
 import { invalidValue } from '../../api/field-errors.js';
 import { cloneJson } from '../../patch/json-value.js';
 
@@ -31,8 +32,15 @@ function selectorString(obj: ApiObject, labelSelectorPath?: string): string {
     .join(',');
 }
 
+/** The scale paths of the request's version (routing admits /scale only through a version that has them). */
+function scaleOf(t: Target): NonNullable<Subresources['scale']> {
+  const cfg = versionSubresources(t.type, t.served.version)?.scale;
+  if (!cfg) throw new Error(`${t.apiVersion} ${t.kind} has no scale subresource`);
+  return cfg;
+}
+
 export function toScale(t: Target, obj: ApiObject): ApiObject {
-  const cfg = t.type.subresources!.scale!;
+  const cfg = scaleOf(t);
   const m = obj.metadata;
   return {
     kind: 'Scale',
@@ -53,7 +61,7 @@ export function fromScale(t: Target, scale: ApiObject, current: ApiObject): ApiO
   if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0 || replicas > 2 ** 31 - 1) {
     throw invalid('Scale', 'autoscaling', current.metadata.name ?? '', [invalidValue('spec.replicas', replicas, 'must be greater than or equal to 0')]);
   }
-  const path = t.type.subresources!.scale!.specReplicasPath.replace(/^\./, '').split('.');
+  const path = scaleOf(t).specReplicasPath.replace(/^\./, '').split('.');
   const next = cloneJson(current);
   let node = next as Record<string, unknown>;
   for (const part of path.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;

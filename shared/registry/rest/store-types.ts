@@ -4,6 +4,7 @@
 // callers name them without importing the store.
 
 import type { AuditAnnotator } from '../../audit/event.js';
+import type { Deadline } from '../../api/deadline.js';
 import type { ApiObject, UserInfo } from '../../api/types.js';
 import type { AdmissionOperation, AdmissionPhase } from '../../contracts/admission.js';
 import type { Target } from '../types.js';
@@ -16,10 +17,10 @@ export interface StoredObject {
 
 /** Where the store reads current state (the gateway's watch cache; the storage service for services without one). */
 export interface ObjectSource {
-  /** The stored object; `fresh` reads as of the latest write (not a lagging copy). */
-  current(t: Target, namespace: string | undefined, name: string, fresh: boolean): Promise<StoredObject | undefined>;
-  /** Waits (briefly, best effort) until the source has seen `revision`. */
-  caughtUp(revision: number): Promise<void>;
+  /** The stored object; `fresh` reads as of the latest write (not a lagging copy). Waits no longer than `deadline` allows. */
+  current(t: Target, namespace: string | undefined, name: string, fresh: boolean, deadline?: Deadline): Promise<StoredObject | undefined>;
+  /** Waits (briefly, best effort) until the source has seen `revision`; past `deadline`, its 504. */
+  caughtUp(revision: number, deadline?: Deadline): Promise<void>;
 }
 
 /** Who writes what, as the store needs to know it. */
@@ -51,6 +52,12 @@ export interface WriteRequest {
    * not. A POST leaves it unset: the authorization filter asked for create already.
    */
   authorizeCreate?: () => Promise<void>;
+  /**
+   * The request's deadline (`--request-timeout`, `?timeout=`): every storage and admission hop the
+   * store makes for it, and every wait for the source to catch up, ends by then with its 504; none
+   * is sent past it. Internal writers have none (each hop its own timeout).
+   */
+  deadline?: Deadline;
 }
 
 /** One admission phase of a write; `kind` overrides the target's for a subresource of another kind. */

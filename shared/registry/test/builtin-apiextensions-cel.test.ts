@@ -51,7 +51,7 @@ describe('customresourcedefinitions - validation rules must compile', () => {
     ],
     [
       'oldSelf only where old and new values correlate',
-      (o) => (specProps(o).tags = { type: 'array', items: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] } }),
+      (o) => (specProps(o).tags = { type: 'array', maxItems: 10, items: { type: 'string', maxLength: 64, 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] } }),
       [
         `${SPEC}.properties[tags].items.x-kubernetes-validations[0].rule: Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${SPEC}.properties[tags].items`,
       ],

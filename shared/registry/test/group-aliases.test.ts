@@ -11,19 +11,19 @@ import type { ApiObject } from '../../api/types.js';
 const on = createBuiltinRegistry({ upstreamGroupAliases: true });
 const off = createBuiltinRegistry();
 
-test('aliases - each served branded group is also served under its upstream spelling, listed after every canonical group', () => {
+test("aliases - each served branded group is also served under its upstream spelling, listed in the canonical group's place; the canonical spellings come last", () => {
   const names = on.groups().map((g) => g.name);
-  const firstAlias = names.findIndex((n) => n.endsWith('.k8s.io'));
-  assert.ok(firstAlias > 0);
-  assert.ok(
-    names.slice(0, firstAlias).every((n) => !n.endsWith('.k8s.io')),
-    'canonical groups first',
-  );
-  const branded = names.filter((n) => n.endsWith('.platform.io'));
+  const offNames = off.groups().map((g) => g.name);
+  const firstBranded = names.findIndex((n) => n.endsWith('.platform.io'));
   assert.deepEqual(
-    names.slice(firstAlias),
-    branded.map((n) => n.replace(/\.platform\.io$/, '.k8s.io')),
-    'one alias per branded group, in the same order',
+    names.slice(0, firstBranded),
+    offNames.map((n) => n.replace(/\.platform\.io$/, '.k8s.io')),
+    'every group in its usual place, under its upstream spelling where it has one',
+  );
+  assert.deepEqual(
+    names.slice(firstBranded),
+    offNames.filter((n) => n.endsWith('.platform.io')),
+    'then the canonical spellings, in the same order',
   );
   assert.ok(!names.includes('apps.k8s.io') && names.includes('apps'), 'groups without the brand get no alias');
   assert.deepEqual(on.group('rbac.authorization.k8s.io'), { ...on.group('rbac.authorization.platform.io'), name: 'rbac.authorization.k8s.io' });
@@ -98,19 +98,24 @@ test('aliases - a target through an alias stores under the canonical key and sho
   assert.equal(events.toStored(ev).apiVersion, 'v1');
 });
 
-test('aliases - discovery: alias resources carry no short names or categories; storage hashes are the canonical ones', () => {
+test('aliases - discovery: short names and categories go with the preferred (upstream) spelling only; storage hashes are the canonical ones', () => {
   const canonical = apiResourceList(on, 'certificates.platform.io', 'v1')!.resources.find((r) => r.name === 'certificatesigningrequests')!;
   const alias = apiResourceList(on, 'certificates.k8s.io', 'v1')!;
   assert.equal(alias.groupVersion, 'certificates.k8s.io/v1');
   const csr = alias.resources.find((r) => r.name === 'certificatesigningrequests')!;
-  assert.deepEqual(canonical.shortNames, ['csr']);
-  assert.equal(csr.shortNames, undefined);
-  assert.equal(csr.categories, undefined);
+  assert.deepEqual(csr.shortNames, ['csr']);
+  assert.equal(canonical.shortNames, undefined);
+  assert.equal(canonical.categories, undefined);
+  assert.deepEqual(
+    apiResourceList(off, 'certificates.platform.io', 'v1')!.resources.find((r) => r.name === 'certificatesigningrequests')!.shortNames,
+    ['csr'],
+    'aliases off: the canonical group keeps them',
+  );
   assert.equal(csr.storageVersionHash, canonical.storageVersionHash);
   assert.ok(apiGroupList(on).groups.some((g) => g.name === 'certificates.k8s.io'));
   const agg = aggregatedDiscovery(on, 'apis') as { items: Array<{ metadata: { name: string } }> };
   const order = agg.items.map((i) => i.metadata.name);
-  assert.ok(order.indexOf('certificates.platform.io') < order.indexOf('certificates.k8s.io'));
+  assert.ok(order.indexOf('certificates.k8s.io') < order.indexOf('certificates.platform.io'));
 });
 
 test('aliases - OpenAPI: one definition per type naming both group/version/kinds; alias paths refer to it', () => {

@@ -60,12 +60,20 @@ test('merged discovery - a remote version of a served group joins it; one the se
   );
 });
 
-test('merged discovery - aliases stay after every canonical group, remote ones included', () => {
+test("merged discovery - with aliases, the upstream spelling takes the canonical group's place and the canonical spellings come after every group, remote ones included", () => {
   const aliased = createBuiltinRegistry({ upstreamGroupAliases: true });
   const list = names(mergedGroups(aliased, discoveryPriority, [remote('metrics.k8s.io', 'v1beta1', 100, 100)]));
-  const firstAlias = list.indexOf('apiregistration.k8s.io');
-  assert.ok(firstAlias > list.indexOf('metrics.k8s.io'), list.join(' '));
-  assert.ok(list.slice(firstAlias).every((n) => n.endsWith('.k8s.io') && n !== 'metrics.k8s.io'));
+  assert.equal(list[0], 'apiregistration.k8s.io', 'the registration group first, under its upstream spelling');
+  const firstCanonical = list.indexOf('apiregistration.platform.io');
+  assert.ok(firstCanonical > list.indexOf('metrics.k8s.io'), list.join(' '));
+  assert.ok(
+    list.slice(firstCanonical).every((n) => n.endsWith('.platform.io')),
+    list.join(' '),
+  );
+  assert.ok(
+    list.slice(0, firstCanonical).every((n) => !n.endsWith('.platform.io')),
+    list.join(' '),
+  );
 });
 
 test("merged discovery - a backend's resource list becomes the aggregated form; unknown or failing, the version is Stale", () => {

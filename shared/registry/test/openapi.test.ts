@@ -5,6 +5,7 @@ import type { OpenApiSource } from '../openapi.js';
 import { Registry } from '../registry.js';
 import type { ResourceType } from '../types.js';
 import { fixtureSource } from './fixture-source.js';
+import { createBuiltinRegistry } from '../builtin-registry.js';
 import type { JsonSchema } from '../../api/types.js';
 
 const deploymentSchema: JsonSchema = {
@@ -343,4 +344,13 @@ test('openapi - the registry itself is a source: documents build from its compil
   const patch = apps.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}'].patch;
   assert.ok(patch.parameters.some((x: Json) => x.name === 'fieldValidation'));
   for (const ref of refsIn(apps)) assert.ok(apps.components.schemas[ref.replace('#/components/schemas/', '')], ref);
+});
+
+test('openapi v2 - a delete answers the deleted object where upstream returns it (pods, namespaces, ...), a Status elsewhere', () => {
+  const p = (openApiV2(createBuiltinRegistry()) as Json).paths;
+  const schemas = (path: string) => ['200', '202'].map((code) => p[path].delete.responses[code].schema.$ref);
+  assert.deepEqual(schemas('/api/v1/namespaces/{namespace}/pods/{name}'), ['#/definitions/io.platform.api.core.v1.Pod', '#/definitions/io.platform.api.core.v1.Pod']);
+  assert.deepEqual(schemas('/api/v1/namespaces/{name}'), ['#/definitions/io.platform.api.core.v1.Namespace', '#/definitions/io.platform.api.core.v1.Namespace']);
+  const status = '#/definitions/io.platform.apimachinery.pkg.apis.meta.v1.Status';
+  assert.deepEqual(schemas('/api/v1/namespaces/{namespace}/configmaps/{name}'), [status, status]);
 });

@@ -5,7 +5,7 @@
 import { AdmissionOperation } from '../../../../shared/bus/messages.js';
 import { admissionForbidden } from '../../errors.js';
 import type { AdmissionPlugin, PluginDefinition } from '../../types.js';
-import { authorizedForSigner, authorizeOverBus, CERTIFICATES_GROUP, CSR_RESOURCE, isCsrRequest, signerNameOf, type Authorize } from './signer-authorization.js';
+import { authorizedForSigner, authorizeOverBus, CERTIFICATES_GROUP, CSR_RESOURCE, isCsrRequest, namesOf, signerNameOf, type Authorize } from './signer-authorization.js';
 
 export const CERTIFICATE_APPROVAL = 'CertificateApproval';
 
@@ -18,7 +18,7 @@ export function createCertificateApproval(authorize: Authorize): AdmissionPlugin
       // The stored signer, as upstream: the approval path never changes the spec anyway.
       if (!req.oldObject) throw admissionForbidden(req, 'expected the stored CertificateSigningRequest');
       const signer = signerNameOf(req.oldObject);
-      if (!(await authorizedForSigner(authorize, req.userInfo, 'approve', signer))) {
+      if (!(await authorizedForSigner(authorize, req.userInfo, 'approve', signer, namesOf(req)))) {
         throw admissionForbidden(req, `user not permitted to approve requests with signerName ${JSON.stringify(signer)}`);
       }
     },

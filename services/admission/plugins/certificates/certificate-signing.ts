@@ -6,7 +6,7 @@ import type { ApiObject } from '../../../../shared/api/types.js';
 import { AdmissionOperation } from '../../../../shared/bus/messages.js';
 import { admissionForbidden } from '../../errors.js';
 import type { AdmissionPlugin, PluginDefinition } from '../../types.js';
-import { authorizedForSigner, authorizeOverBus, CERTIFICATES_GROUP, CSR_RESOURCE, isCsrRequest, signerNameOf, type Authorize } from './signer-authorization.js';
+import { authorizedForSigner, authorizeOverBus, CERTIFICATES_GROUP, CSR_RESOURCE, isCsrRequest, namesOf, signerNameOf, type Authorize } from './signer-authorization.js';
 
 export const CERTIFICATE_SIGNING = 'CertificateSigning';
 
@@ -23,7 +23,7 @@ export function createCertificateSigning(authorize: Authorize): AdmissionPlugin 
       if (!req.oldObject || !req.object) throw admissionForbidden(req, 'expected the stored and the updated CertificateSigningRequest');
       if (certificateOf(req.object) === certificateOf(req.oldObject)) return;
       const signer = signerNameOf(req.oldObject);
-      if (!(await authorizedForSigner(authorize, req.userInfo, 'sign', signer))) {
+      if (!(await authorizedForSigner(authorize, req.userInfo, 'sign', signer, namesOf(req)))) {
         throw admissionForbidden(req, `user not permitted to sign requests with signerName ${JSON.stringify(signer)}`);
       }
     },

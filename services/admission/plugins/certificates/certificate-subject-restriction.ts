@@ -9,7 +9,7 @@ import { AdmissionOperation } from '../../../../shared/bus/messages.js';
 import { scanPem } from '../../../../shared/registry/builtin/certificates/pem.js';
 import { admissionForbidden } from '../../errors.js';
 import type { AdmissionPlugin, PluginDefinition } from '../../types.js';
-import { CERTIFICATES_GROUP, CSR_RESOURCE, isCsrRequest, signerNameOf } from './signer-authorization.js';
+import { CERTIFICATES_GROUP, CSR_RESOURCE, isCsrRequest, namesOf, signerNameOf } from './signer-authorization.js';
 
 export const CERTIFICATE_SUBJECT_RESTRICTION = 'CertificateSubjectRestriction';
 export const APISERVER_CLIENT_SIGNER = 'platform.io/apiserver-client';
@@ -29,7 +29,9 @@ export function createCertificateSubjectRestriction(): AdmissionPlugin {
     name: CERTIFICATE_SUBJECT_RESTRICTION,
     match: { operations: [AdmissionOperation.Create], resources: [{ group: CERTIFICATES_GROUP, resource: CSR_RESOURCE }] },
     validate(req) {
-      if (req.subResource || !isCsrRequest(req) || signerNameOf(req.object) !== APISERVER_CLIENT_SIGNER) return;
+      // Upstream's `kubernetes.io/kube-apiserver-client` is the same signer when the gateway serves upstream names.
+      const signer = signerNameOf(req.object);
+      if (req.subResource || !isCsrRequest(req) || namesOf(req).signer(signer) !== APISERVER_CLIENT_SIGNER) return;
       let organizations: string[];
       try {
         organizations = requestOrganizations((req.object?.spec as { request?: unknown } | undefined)?.request);
@@ -37,7 +39,7 @@ export function createCertificateSubjectRestriction(): AdmissionPlugin {
         throw admissionForbidden(req, `failed to parse CSR: ${(err as Error).message}`);
       }
       if (organizations.includes(MASTERS)) {
-        throw admissionForbidden(req, `use of ${APISERVER_CLIENT_SIGNER} signer with ${MASTERS} group is not allowed`);
+        throw admissionForbidden(req, `use of ${signer} signer with ${MASTERS} group is not allowed`);
       }
     },
   };

@@ -17,16 +17,17 @@ import type { NamespaceCache } from '../../namespace-cache.js';
 import type { StorageWriter } from '../../storage-writer.js';
 import type { AdmissionPlugin, PluginDefinition, PluginMatch } from '../../types.js';
 import { isNamespaceKind } from './namespace-exists.js';
+import { PLATFORM_NAMES, UPSTREAM_NAMES, type WellKnownNames } from '../../../../shared/api/well-known-names.js';
 
 export const NAMESPACE_AUTO_PROVISION = 'NamespaceAutoProvision';
 
 const CREATES: PluginMatch = { operations: [AdmissionOperation.Create] };
 
 /** A Namespace as the generic store prepares one for a create: defaults, then server-owned fields. */
-export function newNamespace(name: string, user: UserInfo = API_SERVER_USER, now: string = nowTimestamp()): ApiObject {
+export function newNamespace(name: string, user: UserInfo = API_SERVER_USER, now: string = nowTimestamp(), names: WellKnownNames = PLATFORM_NAMES): ApiObject {
   const ns: ApiObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
-  namespaceType.strategy?.defaults?.(ns);
-  prepareForCreate(namespaceType, ns, { user, now });
+  namespaceType.strategy?.defaults?.(ns, names);
+  prepareForCreate(namespaceType, ns, { user, now, names });
   normalizeObject('v1', 'Namespace', ns as unknown as Record<string, unknown>, true);
   return ns;
 }
@@ -46,7 +47,7 @@ export function createNamespaceAutoProvision(namespaces: NamespaceCache, write: 
       if (errs.length) throw admissionForbidden(req, invalid('Namespace', '', name, errs).message);
       try {
         // A namespace the cache has not seen yet may exist already: the create then finds it.
-        await write.create({ group: '', resource: 'namespaces', name }, newNamespace(name));
+        await write.create({ group: '', resource: 'namespaces', name }, newNamespace(name, API_SERVER_USER, nowTimestamp(), req.upstreamNames ? UPSTREAM_NAMES : PLATFORM_NAMES));
       } catch (err) {
         if (err instanceof StatusError && err.status.reason === 'AlreadyExists') return;
         throw admissionForbidden(req, err instanceof Error ? err.message : String(err));

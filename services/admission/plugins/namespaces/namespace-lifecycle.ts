@@ -8,10 +8,13 @@ import { admissionForbidden } from '../../errors.js';
 import type { NamespaceCache } from '../../namespace-cache.js';
 import type { AdmissionPlugin, PluginDefinition } from '../../types.js';
 import { AUTHORIZATION_GROUP } from '../../../../shared/api/groups.js';
+import { UPSTREAM_PUBLIC_NAMESPACE, UPSTREAM_SYSTEM_NAMESPACE } from '../../../../shared/api/well-known-names.js';
 
 export const NAMESPACE_LIFECYCLE = 'NamespaceLifecycle';
 
 export const IMMORTAL_NAMESPACES: readonly string[] = ['default', 'platform-system', 'platform-public'];
+/** Upstream's twins of the immortal system namespaces, immortal too when the gateway serves upstream's names. */
+export const UPSTREAM_IMMORTAL_NAMESPACES: readonly string[] = [UPSTREAM_SYSTEM_NAMESPACE, UPSTREAM_PUBLIC_NAMESPACE];
 
 /** The cause type upstream clients look for to tell "terminating" from other 403s. */
 export const NAMESPACE_TERMINATING_CAUSE = 'NamespaceTerminating';
@@ -27,6 +30,8 @@ const ACCESS_REVIEWS = new Set(['localsubjectaccessreviews', 'subjectaccessrevie
 
 export interface NamespaceLifecycleOptions {
   immortal?: readonly string[];
+  /** Immortal besides `immortal` on requests telling of upstream names (`upstreamNames`). */
+  upstreamImmortal?: readonly string[];
   now?: () => number;
 }
 
@@ -36,6 +41,7 @@ function isNamespaceRequest(req: AdmissionRequest): boolean {
 
 export function createNamespaceLifecycle(namespaces: NamespaceCache, opts: NamespaceLifecycleOptions = {}): AdmissionPlugin {
   const immortal = new Set(opts.immortal ?? IMMORTAL_NAMESPACES);
+  const upstreamImmortal = new Set(opts.upstreamImmortal ?? UPSTREAM_IMMORTAL_NAMESPACES);
   const now = opts.now ?? Date.now;
   const recentlyDeleted = new Map<string, number>();
 
@@ -55,7 +61,7 @@ export function createNamespaceLifecycle(namespaces: NamespaceCache, opts: Names
     mutatesObject: false,
     async mutate(req) {
       const isNamespace = isNamespaceRequest(req);
-      if (req.operation === AdmissionOperation.Delete && isNamespace && immortal.has(req.name)) {
+      if (req.operation === AdmissionOperation.Delete && isNamespace && (immortal.has(req.name) || (req.upstreamNames && upstreamImmortal.has(req.name)))) {
         throw admissionForbidden(req, 'this namespace may not be deleted');
       }
       if (isNamespace) {

@@ -9,6 +9,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { notFound } from '../../../../shared/api/status.js';
 import type { ApiObject, OwnerReference } from '../../../../shared/api/types.js';
 import { NODE_LEASE_NAMESPACE, nodeIdentity, NODES_GROUP } from '../../../../shared/api/node-identity.js';
+import { wellKnownNames } from '../../../../shared/api/well-known-names.js';
 import { podReferences } from '../../../../shared/api/node-references.js';
 import { AdmissionOperation, type AdmissionRequest } from '../../../../shared/bus/messages.js';
 import { admissionForbidden } from '../../errors.js';
@@ -290,7 +291,8 @@ export function createNodeRestriction(read: ObjectReader): AdmissionPlugin {
         case '/serviceaccounts':
           return admitTokenRequest(read, node, req);
         case `${COORDINATION_GROUP}/leases`:
-          if (req.namespace !== NODE_LEASE_NAMESPACE) deny(req, `can only access leases in the "${NODE_LEASE_NAMESPACE}" system namespace`);
+          // Upstream's kube-node-lease too when the gateway serves upstream names (stock node agents write there).
+          if (!wellKnownNames(req.upstreamNames === true).nodeLeaseNamespaces.includes(req.namespace ?? '')) deny(req, `can only access leases in the "${NODE_LEASE_NAMESPACE}" system namespace`);
           return admitOwnNamed(node, req, 'node lease');
         case `${STORAGE_GROUP}/csinodes`:
           return admitOwnNamed(node, req, 'CSINode');

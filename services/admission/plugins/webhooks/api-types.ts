@@ -4,16 +4,17 @@
 // events.platform.io Events and core events), conversion of an object between them through the
 // storage version, and the defaults a version gives an object a webhook has patched.
 //
-// The registry compiles every type's schema, which takes the better part of a second, so it is
-// built the first time a webhook configuration needs it rather than when the service starts.
+// The registry is the service's (served-types.ts: built-in types and custom resources), built the
+// first time a webhook configuration needs it rather than when the service starts: it compiles
+// every type's schema, which takes the better part of a second.
 
 import type { ApiObject, GroupVersionKind, GroupVersionResource } from '../../../../shared/api/types.js';
 import type { ResourceMatch } from '../../../../shared/api/admission-match.js';
-import { createBuiltinRegistry } from '../../../../shared/registry/builtin-registry.js';
 import type { Registry } from '../../../../shared/registry/registry.js';
 import { Targets } from '../../../../shared/registry/target.js';
 import { servedAsync, storedAsync } from '../../../../shared/registry/rest/stored-form.js';
 import { type Target } from '../../../../shared/registry/types.js';
+import { versionSubresources } from '../../../../shared/registry/version-parts.js';
 
 export interface Equivalent {
   resource: GroupVersionResource;
@@ -70,7 +71,7 @@ export function registryApiTypes(registry: Registry): ApiTypes {
       for (const t of storageGroups().get(storageKey(own)) ?? []) {
         const r = { group: t.type.group, version: t.served.version.name, resource: t.type.plural };
         if (r.group === resource.group && r.version === resource.version && r.resource === resource.resource) continue;
-        if (subResource && subResource !== 'status' && !hasSubresource(t, subResource)) continue;
+        if (subResource && !hasSubresource(t, subResource)) continue;
         out.push({ resource: r, kind: ofType ? { group: r.group, version: r.version, kind: t.kind } : requestKind });
       }
       return out;
@@ -105,16 +106,20 @@ async function convertAsync(obj: ApiObject, from: Target, to: Target): Promise<A
   return servedAsync(to, await storedAsync(from, obj));
 }
 
+/** Whether `t`'s version serves `name` (upstream registers a definition's status and scale per version). */
 function hasSubresource(t: Target, name: string): boolean {
-  const s = t.type.subresources;
+  const s = versionSubresources(t.type, t.served.version);
   if (!s) return false;
+  if (name === 'status') return Boolean(s.status);
   if (name === 'scale') return Boolean(s.scale);
   return Boolean(s.others?.some((o) => o.name === name));
 }
 
-let builtin: ApiTypes | undefined;
+const byRegistry = new WeakMap<Registry, ApiTypes>();
 
-/** The built-in types, every version (the admission service has no `--runtime-config`); built on first use. */
-export function builtinApiTypes(): ApiTypes {
-  return (builtin ??= registryApiTypes(createBuiltinRegistry()));
+/** The ApiTypes of `registry`, made once for it (the two webhook plugins share them). */
+export function apiTypesOf(registry: Registry): ApiTypes {
+  let types = byRegistry.get(registry);
+  if (!types) byRegistry.set(registry, (types = registryApiTypes(registry)));
+  return types;
 }

@@ -2,8 +2,9 @@
 // plugin's entry of --admission-control-config-file is a WebhookAdmissionConfiguration naming a
 // `kubeConfigFile`; that file's `users[]` are matched by the webhook's host: the service name
 // `<svc>.<ns>.svc` (with `:<port>` when not 443) or the URL's host[:port], exactly, then by a
-// leading `*.` wildcard from the most specific, then without a `:443`, then `*`, then the
-// current context's user; otherwise nothing is presented. Read and checked once at start-up.
+// leading `*.` wildcard from the most specific, then without a `:443`, then `*`; otherwise
+// nothing is presented. The file's current context plays no part (spec: `*` is the default), so a
+// user meant for one host never reaches a webhook on another. Read and checked once at start-up.
 
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -20,10 +21,7 @@ const CONFIG_GROUPS = ['apiserver.config.platform.io', 'apiserver.config.k8s.io'
 export type { WebhookCredentials };
 
 export class CredentialResolver {
-  constructor(
-    private readonly users: ReadonlyMap<string, WebhookCredentials> = new Map(),
-    private readonly currentUser?: string,
-  ) {}
+  constructor(private readonly users: ReadonlyMap<string, WebhookCredentials> = new Map()) {}
 
   /** `target`: `<host>` or `<host>:<port>`, as the spec's matching rules spell it. */
   forTarget(target: string): WebhookCredentials | undefined {
@@ -34,7 +32,7 @@ export class CredentialResolver {
       const withoutPort = this.lookup(m[1]!);
       if (withoutPort) return withoutPort;
     }
-    return this.users.get('*') ?? (this.currentUser ? this.users.get(this.currentUser) : undefined);
+    return this.users.get('*');
   }
 
   private lookup(target: string): WebhookCredentials | undefined {
@@ -60,15 +58,14 @@ function credentialsOf(name: string, c: UserCredentials): WebhookCredentials {
   return out;
 }
 
-/** Parses a kubeconfig's users (and the current context's user, the fallback) for webhook calls; `file` is its path. */
+/** Parses a kubeconfig's users for webhook calls (its contexts are not used); `file` is its path. */
 export async function parseWebhookKubeconfig(text: string, file: string): Promise<CredentialResolver> {
   // Users are matched by name, so a name given twice is refused (as upstream's decoding does)
   // rather than its first entry silently winning, as it would for the API client.
   const cfg = parseClientConfig(text, file, { ...WEBHOOK_CONFIG_FORMAT, uniqueNames: true });
   const users = new Map<string, WebhookCredentials>();
   for (const [name, user] of cfg.users) users.set(name, credentialsOf(name, await resolveWebhookUser(name, user)));
-  const currentUser = cfg.currentContext === undefined ? undefined : cfg.contexts.get(cfg.currentContext)?.user;
-  return new CredentialResolver(users, currentUser || undefined);
+  return new CredentialResolver(users);
 }
 
 /**

@@ -3,7 +3,7 @@
 // the final object. What a failure does follows the webhook's failurePolicy when the webhook
 // could not be asked or answered nonsense (Ignore: the request goes on, the failure is logged,
 // counted and annotated; Fail: 500); a webhook that answered "no" always rejects, with its own
-// status code when it is 400 or more. Every call is timed and counted, every rejection counted
+// status code when it is 400 or more (the rejection metric records the code as the webhook gave it). Every call is timed and counted, every rejection counted
 // (spec, Metrics), every mutating call annotated for the audit log (spec, Audit annotations).
 
 import { randomUUID } from 'node:crypto';
@@ -17,7 +17,7 @@ import type { JsonResponse } from '../../../../shared/webhook/http-json.js';
 import type { WebhookMetrics } from '../../metrics.js';
 import type { AdmissionContext } from '../../types.js';
 import { invocationFor, type Invocation, type MatchEnvironment } from './matcher.js';
-import { InvalidResponseError, parseReviewResponse, PATCH_TYPE_JSON_PATCH, rejectionStatus, reviewRequest, type VersionedObjects, type WebhookResponse } from './review.js';
+import { givenCode, InvalidResponseError, parseReviewResponse, PATCH_TYPE_JSON_PATCH, rejectionStatus, reviewRequest, type VersionedObjects, type WebhookResponse } from './review.js';
 import type { Webhook } from './webhooks.js';
 
 export const MUTATION_ANNOTATION_PREFIX = 'mutation.webhook.admission.platform.io/';
@@ -48,8 +48,14 @@ export class CallingWebhookError extends Error {
 /** The webhook answered and refused. */
 class WebhookRejection extends Error {
   override name = 'WebhookRejection';
-  constructor(readonly status: Status) {
+  /** The code the webhook gave (0: none), which the rejection metric records as given (spec, Metrics). */
+  readonly givenCode: number;
+  readonly status: Status;
+  constructor(hook: string, given: Record<string, unknown> | undefined) {
+    const status = rejectionStatus(hook, given);
     super(status.message);
+    this.status = status;
+    this.givenCode = givenCode(given);
   }
 }
 
@@ -113,7 +119,7 @@ function observe(env: DispatchEnvironment, hook: Webhook, req: AdmissionRequest,
     return m.call(hook.name, req, rejected, err.code, seconds);
   }
   if (err instanceof WebhookRejection) {
-    m.rejection(hook.name, req, 'no_error', err.status.code);
+    m.rejection(hook.name, req, 'no_error', err.givenCode);
     return m.call(hook.name, req, true, err.status.code, seconds);
   }
   m.rejection(hook.name, req, 'apiserver_internal_error', 0);
@@ -181,7 +187,7 @@ export async function dispatchMutating(env: DispatchEnvironment, hooks: readonly
       const objects = await versioned(env, inv, req, object);
       const res = await call(env, inv, req, objects, true);
       passOn(hook, res, ctx);
-      if (!res.allowed) throw new WebhookRejection(rejectionStatus(hook.name, res.status));
+      if (!res.allowed) throw new WebhookRejection(hook.name, res.status);
       if (res.patch?.length) {
         const patched = applyPatch(hook, objects.object, res.patch);
         changed = !jsonEqual(objects.object, patched);
@@ -248,7 +254,7 @@ export async function dispatchValidating(env: DispatchEnvironment, hooks: readon
         if (refusal) throw refusal;
         const res = await call(env, inv, req, await versioned(env, inv, req, req.object), false);
         passOn(hook, res, ctx);
-        if (!res.allowed) throw new WebhookRejection(rejectionStatus(hook.name, res.status));
+        if (!res.allowed) throw new WebhookRejection(hook.name, res.status);
       } catch (err) {
         failure = err;
       }

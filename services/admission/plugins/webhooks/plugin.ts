@@ -9,7 +9,7 @@ import { announceAdmissionInterestChange } from '../../../../shared/bus/service-
 import type { ObjectCache } from '../../object-cache.js';
 import { webhookMetrics } from '../../metrics.js';
 import type { AdmissionPlugin, PluginDefinition, PluginDeps, PluginMatch } from '../../types.js';
-import { builtinApiTypes, type ApiTypes } from './api-types.js';
+import { apiTypesOf, type ApiTypes } from './api-types.js';
 import { WebhookCaller } from './client.js';
 import { loadWebhookCredentials } from './credentials.js';
 import { dispatchMutating, dispatchValidating, type DispatchEnvironment } from './dispatch.js';
@@ -29,7 +29,7 @@ const CONFIGURATIONS: Record<WebhookKind, { plugin: string; resource: string }> 
 };
 
 export interface WebhookPluginOptions {
-  /** The API types (equivalents, conversion, defaults); default the built-in registry, built on first use. */
+  /** The API types (equivalents, conversion, defaults); default the service's (built-in and custom resources), built on first use. */
   types?: () => ApiTypes;
   /** Sends a review in place of the HTTPS client (unit tests). */
   post?: DispatchEnvironment['post'];
@@ -41,6 +41,8 @@ export interface WebhookPluginOptions {
  */
 class ConfiguredWebhooks {
   hooks: readonly Webhook[] = [];
+  /** Some webhook has matchPolicy Equivalent: requests wait for the API's types before they are matched. */
+  equivalent = false;
   /** Unknown until the configurations are loaded: every request is then offered to the plugin, which waits for them. */
   match: PluginMatch | undefined;
   private synced = false;
@@ -89,9 +91,10 @@ class ConfiguredWebhooks {
 
   private rebuild(): void {
     const hooks = (this.hooks = webhooksOf(this.kind, this.configurations.list()));
+    this.equivalent = hooks.some((h) => h.matchPolicy === 'Equivalent');
     let next: PluginMatch | undefined;
     try {
-      next = interestOf(hooks, (group, res) => (hooks.some((h) => h.matchPolicy === 'Equivalent') ? this.types().related(group, res) : []));
+      next = interestOf(hooks, (group, res) => (this.equivalent ? this.types().related(group, res) : []));
     } catch (err) {
       // Without the equivalents the match could leave requests out: offer the plugin every request instead.
       this.log.error({ err }, 'cannot work out which requests the webhooks match; every request is offered to them');
@@ -111,7 +114,9 @@ export async function createWebhookPlugin(kind: WebhookKind, deps: PluginDeps, o
     endpoints: () => deps.objects('', 'endpoints'),
   });
   const caller = new WebhookCaller(resolver, credentials);
-  const types = opts.types ?? builtinApiTypes;
+  const types = opts.types ?? (() => apiTypesOf(deps.servedTypes().registry));
+  // The custom resources are known once the stored definitions are (types given by a test are ready).
+  const typesReady = opts.types ? () => Promise.resolve() : () => deps.servedTypes().ready();
   let namespaces: ObjectCache | undefined;
   const env: DispatchEnvironment = {
     types,
@@ -140,13 +145,16 @@ export async function createWebhookPlugin(kind: WebhookKind, deps: PluginDeps, o
       if (isWebhookConfigurationResource(req.resource)) return;
       await webhooks.ready();
       if (!webhooks.hooks.length) return;
+      if (webhooks.equivalent) await typesReady();
       return (await dispatchMutating(env, webhooks.hooks, req, ctx)) ?? undefined;
     };
   } else {
     plugin.validate = async (req, ctx) => {
       if (isWebhookConfigurationResource(req.resource)) return;
       await webhooks.ready();
-      if (webhooks.hooks.length) await dispatchValidating(env, webhooks.hooks, req, ctx);
+      if (!webhooks.hooks.length) return;
+      if (webhooks.equivalent) await typesReady();
+      await dispatchValidating(env, webhooks.hooks, req, ctx);
     };
   }
   return plugin;

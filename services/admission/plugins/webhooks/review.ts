@@ -100,10 +100,15 @@ export function parseReviewResponse(version: ReviewVersion, uid: string, body: u
   return out;
 }
 
+/** The code a refusing webhook gave in its answer's status, as given; 0 when it gave none (what the rejection metric records). */
+export function givenCode(given: Record<string, unknown> | undefined): number {
+  return typeof given?.code === 'number' && Number.isFinite(given.code) ? Math.trunc(given.code) : 0;
+}
+
 /** The Status a refusing webhook's answer becomes (upstream's ToStatusErr): never below 400, its message prefixed. */
 export function rejectionStatus(webhook: string, given: Record<string, unknown> | undefined): Status {
   const deniedBy = `admission webhook ${JSON.stringify(webhook)} denied the request`;
-  const code = typeof given?.code === 'number' && given.code >= 400 ? Math.trunc(given.code) : 400;
+  const code = Math.max(givenCode(given), 400);
   const message = typeof given?.message === 'string' ? given.message : '';
   const reason = typeof given?.reason === 'string' ? given.reason : '';
   const status: Status = {

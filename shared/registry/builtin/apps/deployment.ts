@@ -7,18 +7,26 @@ import { ageColumn } from '../common/columns.js';
 import { asObject, at, ensureObject, setDefault } from '../common/field-errors.js';
 import { conditionList, labelSelector, typedCondition } from '../common/meta.js';
 import { defaultPodTemplate, podTemplateSpec } from '../common/pod-spec.js';
-import { bool, int32, int64, intOrString, obj, strEnum } from '../common/schema.js';
+import { bool, described, int32, int64, intOrString, obj, strEnum } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 import { countColumn, nonNegative, REPLICAS_SCALE, selectorImmutable, validateSelectorAndTemplate, wideTemplateColumns } from '../common/workload.js';
 import { forbidden, invalidValue } from '../../../api/field-errors.js';
 
-const schema = obj({
-  spec: obj(
+const rollingUpdate = described(obj({ maxUnavailable: intOrString, maxSurge: intOrString }), {
+  maxUnavailable: 'How many of the wanted pods may be unavailable during the update: a number or a percentage of replicas (rounded down). Defaults to 25%; cannot be 0 when maxSurge is 0.',
+  maxSurge: 'How many pods may exist beyond the wanted number during the update: a number or a percentage of replicas (rounded up). Defaults to 25%.',
+});
+
+const deploymentSpec = described(
+  obj(
     {
       replicas: int32,
       selector: labelSelector,
       template: podTemplateSpec,
-      strategy: obj({ type: strEnum('Recreate', 'RollingUpdate'), rollingUpdate: obj({ maxUnavailable: intOrString, maxSurge: intOrString }) }),
+      strategy: described(obj({ type: strEnum('Recreate', 'RollingUpdate'), rollingUpdate }), {
+        type: 'RollingUpdate (the default) replaces pods gradually within maxUnavailable and maxSurge; Recreate removes all old pods before making new ones.',
+        rollingUpdate: 'Limits of a rolling update; only with type RollingUpdate.',
+      }),
       minReadySeconds: int32,
       revisionHistoryLimit: int32,
       paused: bool,
@@ -26,7 +34,21 @@ const schema = obj({
     },
     ['selector', 'template'],
   ),
-  status: obj({
+  {
+    replicas: 'Number of pods wanted. Defaults to 1.',
+    selector: 'Labels of the pods the deployment manages; must match the labels of the template. Cannot be changed.',
+    template: 'Pods to run. Changing it starts a rollout to a new replica set.',
+    strategy: 'How old pods are replaced by new ones in a rollout.',
+    minReadySeconds: 'Seconds a new pod must be ready, with no container crashing, before it counts as available. Defaults to 0.',
+    revisionHistoryLimit: 'How many old replica sets are kept to roll back to. Defaults to 10.',
+    paused: 'While true, changes of the template start no rollout. Defaults to false.',
+    progressDeadlineSeconds: 'Seconds a rollout may make no progress before the Progressing condition turns False with reason ProgressDeadlineExceeded. Defaults to 600.',
+  },
+  'What the deployment runs and how it rolls out changes.',
+);
+
+const deploymentStatus = described(
+  obj({
     observedGeneration: int64,
     replicas: int32,
     updatedReplicas: int32,
@@ -37,7 +59,25 @@ const schema = obj({
     conditions: conditionList(typedCondition(['lastUpdateTime'])),
     collisionCount: int32,
   }),
-});
+  {
+    observedGeneration: 'The metadata.generation the controller last acted on.',
+    replicas: 'Pods of the deployment that are not terminating, old and new.',
+    updatedReplicas: 'Pods made from the current template.',
+    readyReplicas: 'Pods that are ready.',
+    availableReplicas: 'Pods that have been ready for at least minReadySeconds.',
+    unavailableReplicas: 'Pods still needed for the deployment to be fully available.',
+    terminatingReplicas: 'Pods of the deployment that are terminating.',
+    conditions: 'Available and Progressing conditions, among others.',
+    collisionCount: 'Counter the controller raises when the hash naming a new replica set collides, to get a fresh name.',
+  },
+  'What the deployment controller last observed of the rollout.',
+);
+
+const schema = described(
+  obj({ spec: deploymentSpec, status: deploymentStatus }),
+  { spec: 'What the deployment runs and how it rolls out changes.', status: 'What the deployment controller last observed.' },
+  'A deployment: keeps a number of identical pods running through replica sets, and rolls out changes of their template gradually, with rollback to earlier revisions.',
+);
 
 /** An int-or-percent value as (number, isPercent), or an error text. */
 export function parseIntOrPercent(v: unknown): { value: number; percent: boolean } | string {

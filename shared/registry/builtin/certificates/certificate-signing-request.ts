@@ -14,6 +14,7 @@ import { isDerSequence, scanPem } from './pem.js';
 import { duplicate, forbidden, invalidValue, required, unsupported } from '../../../api/field-errors.js';
 import { validDnsSubdomain } from '../../../api/validation.js';
 import { cloneJson, jsonEqual } from '../../../patch/json-value.js';
+import { PLATFORM_NAMES, type WellKnownNames } from '../../../api/well-known-names.js';
 
 export const KEY_USAGES = [
   'signing',
@@ -134,9 +135,11 @@ function validateCSR(o: ApiObject, allowBothApprovedAndDenied = false): FieldErr
   return errs;
 }
 
-function validateCSRCreate(o: ApiObject): FieldError[] {
+function validateCSRCreate(o: ApiObject, names: WellKnownNames = PLATFORM_NAMES): FieldError[] {
   const errs = validateCSR(o);
-  if (at(o, 'spec.signerName') === LEGACY_UNKNOWN_SIGNER) errs.push(invalidValue('spec.signerName', LEGACY_UNKNOWN_SIGNER, 'the legacy signerName is not allowed via this API version'));
+  const signer = at(o, 'spec.signerName');
+  // Upstream's `kubernetes.io/legacy-unknown` too, with upstream names on.
+  if (typeof signer === 'string' && names.signer(signer) === LEGACY_UNKNOWN_SIGNER) errs.push(invalidValue('spec.signerName', signer, 'the legacy signerName is not allowed via this API version'));
   return errs;
 }
 

@@ -1,6 +1,9 @@
 import type { JsonSchema } from '../../../api/types.js';
 // Small builders for the JSON schemas of built-in types. Schemas are plain data; these helpers
 // only keep hundreds of field declarations short and the x-kubernetes markers consistent.
+// `described` (schema-docs) attaches field descriptions where a schema is defined.
+
+export { described, docsOf, type FieldDocs } from '../../schema-docs.js';
 
 export type Props = Record<string, JsonSchema>;
 

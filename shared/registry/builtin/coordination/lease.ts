@@ -36,6 +36,7 @@ export const leases: ResourceType = {
   plural: 'leases',
   singular: 'lease',
   scope: 'Namespaced',
+  createOnUpdate: true,
   columns: [{ name: 'Holder', type: 'string', description: 'Current holder of the lease', cell: (o) => at(o, 'spec.holderIdentity') ?? '' }, ageColumn],
   strategy: { validate, validateUpdate: updateValidation(validate) },
 };

@@ -5,12 +5,20 @@ import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
 import { asObject } from '../common/field-errors.js';
-import { bool, bytesMap, obj, strMap } from '../common/schema.js';
+import { bool, bytesMap, described, obj, strMap } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 import { configKeyErrors, decodedLength, immutableDataErrors, sizeError } from './data-rules.js';
 import { invalidValue } from '../../../api/field-errors.js';
 
-const schema = obj({ data: strMap, binaryData: bytesMap, immutable: bool });
+const schema = described(
+  obj({ data: strMap, binaryData: bytesMap, immutable: bool }),
+  {
+    data: 'Text entries. Keys consist of letters, digits, `-`, `_` and `.`, and may not appear in binaryData too.',
+    binaryData: 'Binary entries, base64-encoded in JSON. Keys follow the rules of data. Together with data at most 1 MiB.',
+    immutable: 'When true, data and binaryData can no longer be changed, and immutable cannot be set back: only deleting the object remains. Defaults to false.',
+  },
+  'Configuration that is not secret, as key/value entries that pods read as environment variables, command arguments or files of a volume.',
+);
 
 function validateConfigMap(o: ApiObject): FieldError[] {
   const data = asObject(o.data) ?? {};

@@ -56,6 +56,7 @@ export const endpoints: ResourceType = {
   plural: 'endpoints',
   singular: 'endpoints',
   scope: 'Namespaced',
+  createOnUpdate: true,
   shortNames: ['ep'],
   generation: false,
   columns: [{ name: 'Endpoints', type: 'string', description: 'Endpoints of the service', cell: endpointsCell }, ageColumn],

@@ -64,6 +64,7 @@ export const events: ResourceType = {
   plural: 'events',
   singular: 'event',
   scope: 'Namespaced',
+  createOnUpdate: true,
   shortNames: ['ev'],
   generation: false,
   columns: [

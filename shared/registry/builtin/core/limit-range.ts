@@ -111,6 +111,7 @@ export const limitranges: ResourceType = {
   plural: 'limitranges',
   singular: 'limitrange',
   scope: 'Namespaced',
+  createOnUpdate: true,
   shortNames: ['limits'],
   strategy: {
     defaults(o) {

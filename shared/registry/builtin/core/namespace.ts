@@ -4,16 +4,43 @@ import type { ResourceType } from '../../types.js';
 import { ageColumn, fieldColumn } from '../common/columns.js';
 import { asArray, asObject, ensureObject, setDefault } from '../common/field-errors.js';
 import { conditionList, typedCondition } from '../common/meta.js';
-import { obj, setList, str, strEnum } from '../common/schema.js';
+import { described, obj, setList, str, strEnum } from '../common/schema.js';
 import { cloneJson } from '../../../patch/json-value.js';
+import type { ApiObject } from '../../../api/types.js';
+import { PLATFORM_NAMES, type WellKnownNames } from '../../../api/well-known-names.js';
 
-const schema = obj({
-  spec: obj({ finalizers: setList(str) }),
-  status: obj({
-    phase: strEnum('Active', 'Terminating'),
-    conditions: conditionList(typedCondition()),
+/**
+ * The name labels (the spec's, and upstream's `kubernetes.io/metadata.name` with upstream names on)
+ * always hold the namespace's name, whatever a client writes: selectors can pick namespaces by name.
+ */
+function labelWithName(o: ApiObject, names: WellKnownNames = PLATFORM_NAMES): void {
+  const name = o.metadata.name;
+  if (!name) return;
+  const labels = { ...(o.metadata.labels ?? {}) };
+  for (const key of names.namespaceNameLabels) labels[key] = name;
+  o.metadata.labels = labels;
+}
+
+const schema = described(
+  obj({
+    spec: described(obj({ finalizers: setList(str) }), {
+      finalizers:
+        'Cleanups that must finish before a deleted namespace goes away; the server adds `platform`, which the namespace controller removes once everything in the namespace is deleted. Changed only through the finalize subresource.',
+    }),
+    status: described(
+      obj({
+        phase: strEnum('Active', 'Terminating'),
+        conditions: conditionList(typedCondition()),
+      }),
+      {
+        phase: 'Active, or Terminating once deletion was asked for: then no new object may be created in the namespace.',
+        conditions: 'How the deletion of the contents is going, such as NamespaceDeletionContentFailure or NamespaceContentRemaining.',
+      },
+    ),
   }),
-});
+  { spec: 'The finalizers of the namespace.', status: 'The phase of the namespace and how its deletion is going.' },
+  'A namespace: a scope for the names of namespaced objects, and the unit that access rules, quotas and limits apply to. Deleting one deletes everything in it.',
+);
 
 export const namespaces: ResourceType = {
   group: '',
@@ -22,6 +49,7 @@ export const namespaces: ResourceType = {
   plural: 'namespaces',
   singular: 'namespace',
   scope: 'Cluster',
+  returnDeletedObject: true,
   shortNames: ['ns'],
   nameRule: 'dns-label',
   subresources: {
@@ -31,12 +59,13 @@ export const namespaces: ResourceType = {
   columns: [fieldColumn('Status', 'status.phase', { description: 'The status of the namespace' }), ageColumn],
   fieldSelectors: { 'status.phase': (o) => asObject(o.status)?.phase as string | undefined },
   strategy: {
-    defaults(o) {
+    defaults(o, names) {
       setDefault(ensureObject(o, 'status'), 'phase', 'Active');
-      // The immutable name label lets selectors (e.g. webhook namespaceSelectors) pick namespaces by name.
-      if (o.metadata.name) o.metadata.labels = { ...(o.metadata.labels ?? {}), 'platform.io/metadata.name': o.metadata.name };
+      labelWithName(o, names);
     },
-    prepareForCreate(o) {
+    prepareForCreate(o, ctx) {
+      // Again once generateName has made the name (defaults ran before), as upstream's Canonicalize.
+      labelWithName(o, ctx.names);
       // The namespace controller removes this finalizer once the contents are gone.
       const finalizers = asArray(asObject(o.spec)?.finalizers).filter((f): f is string => typeof f === 'string');
       if (!finalizers.includes('platform')) finalizers.push('platform');

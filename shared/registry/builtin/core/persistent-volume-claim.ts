@@ -61,6 +61,7 @@ export const persistentvolumeclaims: ResourceType = {
   plural: 'persistentvolumeclaims',
   singular: 'persistentvolumeclaim',
   scope: 'Namespaced',
+  returnDeletedObject: true,
   shortNames: ['pvc'],
   subresources: { status: true },
   columns: [

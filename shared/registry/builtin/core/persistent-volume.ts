@@ -52,6 +52,7 @@ export const persistentvolumes: ResourceType = {
   plural: 'persistentvolumes',
   singular: 'persistentvolume',
   scope: 'Cluster',
+  returnDeletedObject: true,
   shortNames: ['pv'],
   subresources: { status: true },
   columns: [

@@ -7,14 +7,22 @@ import type { ResourceType } from '../../types.js';
 import { ageColumn, since } from '../common/columns.js';
 import { asArray, asObject, at, pathSelectors, type Json } from '../common/field-errors.js';
 import { defaultPodOnly, defaultPodSpec, podQosClass, podSpec, podStatus, validatePodSpec } from '../common/pod-spec.js';
-import { obj } from '../common/schema.js';
+import { described, obj } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 import { podActions } from './pod-rest.js';
+import { ephemeralContainersStrategy, validateEphemeralContainers, validateNoEphemeralContainersOnCreate } from './pod-ephemeral-containers.js';
 import { evictionAction } from '../policy/eviction.js';
 import { forbidden } from '../../../api/field-errors.js';
 import { cloneJson, jsonEqual } from '../../../patch/json-value.js';
 
-const schema = obj({ spec: podSpec, status: podStatus });
+const schema = described(
+  obj({ spec: podSpec, status: podStatus }),
+  {
+    spec: 'What the pod runs: its containers, volumes and scheduling rules. Fixed at creation apart from container images, activeDeadlineSeconds, added tolerations and a few more.',
+    status: 'What the node agent and the scheduler last observed of the pod. Written through the status subresource; ignored on create and on updates of the pod itself.',
+  },
+  'A pod: one or more containers that are scheduled together onto one node, share its network address and volumes, and live and die together. The smallest unit the platform runs.',
+);
 
 function containerStatuses(o: ApiObject): Json[] {
   return asArray(at(o, 'status.containerStatuses')).map((c) => asObject(c) ?? {});
@@ -80,7 +88,6 @@ function mutableMasked(spec: unknown): Json {
   delete s.tolerations;
   delete s.terminationGracePeriodSeconds;
   delete s.schedulingGates;
-  delete s.ephemeralContainers;
   return s;
 }
 
@@ -95,7 +102,7 @@ function validatePodUpdate(o: ApiObject, old: ApiObject): FieldError[] {
 }
 
 function validatePod(o: ApiObject): FieldError[] {
-  return validatePodSpec(o.spec, 'spec');
+  return [...validatePodSpec(o.spec, 'spec'), ...validateEphemeralContainers(o.spec)];
 }
 
 export const pods: ResourceType = {
@@ -105,6 +112,7 @@ export const pods: ResourceType = {
   plural: 'pods',
   singular: 'pod',
   scope: 'Namespaced',
+  returnDeletedObject: true,
   shortNames: ['po'],
   categories: ['all'],
   subresources: {
@@ -149,7 +157,7 @@ export const pods: ResourceType = {
     prepareForCreate(o) {
       o.status = { phase: 'Pending', qosClass: podQosClass(asObject(o.spec)) };
     },
-    validate: validatePod,
+    validate: (o) => [...validatePod(o), ...validateNoEphemeralContainersOnCreate(o)],
     validateUpdate: updateValidation(validatePod, validatePodUpdate),
     deletion: {
       // Upstream's CheckGracefulDelete: a pod on a node is given its grace period to stop (its
@@ -175,6 +183,8 @@ export const pods: ResourceType = {
         },
         validateUpdate: () => [],
       },
+      // Adds ephemeral containers (kubectl debug); everything else is kept from the stored pod.
+      ephemeralcontainers: ephemeralContainersStrategy(validatePod),
     },
   },
   rest: { actions: { ...podActions, eviction: evictionAction } },

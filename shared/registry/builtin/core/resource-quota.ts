@@ -115,6 +115,7 @@ export const resourcequotas: ResourceType = {
   versions: [{ name: 'v1', schema }],
   kind: 'ResourceQuota',
   plural: 'resourcequotas',
+  returnDeletedObject: true,
   singular: 'resourcequota',
   scope: 'Namespaced',
   shortNames: ['quota'],

@@ -7,10 +7,11 @@ import { setOwn } from '../../../api/own-keys.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
 import { asObject, ensureObject, type Json } from '../common/field-errors.js';
-import { bool, bytesMap, obj, str, strMap } from '../common/schema.js';
+import { bool, bytesMap, described, obj, str, strMap } from '../common/schema.js';
 import { immutableFields, updateValidation } from '../common/strategy.js';
 import { configKeyErrors, decodedLength, immutableDataErrors, sizeError } from './data-rules.js';
 import { forbidden, invalidValue, required, unsupported } from '../../../api/field-errors.js';
+import { PLATFORM_NAMES, serviceAccountAnnotations, type WellKnownNames } from '../../../api/well-known-names.js';
 
 export const SecretType = {
   Opaque: 'Opaque',
@@ -33,7 +34,16 @@ const BOOTSTRAP_GROUP_PREFIX = 'system:bootstrappers:';
 const BOOTSTRAP_GROUP = /^system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
-const schema = obj({ data: bytesMap, stringData: strMap, type: str, immutable: bool });
+const schema = described(
+  obj({ data: bytesMap, stringData: strMap, type: str, immutable: bool }),
+  {
+    data: 'Secret entries, each value base64-encoded in JSON. Keys consist of letters, digits, `-`, `_` and `.`. At most 1 MiB in all.',
+    stringData: 'Entries given as plain text, for convenience when writing: each is merged into data (winning over a key of the same name) and is never returned on reads.',
+    type: 'What the secret holds, which decides the keys it must have: Opaque (the default, anything), platform.io/service-account-token, platform.io/dockercfg, platform.io/dockerconfigjson, platform.io/basic-auth, platform.io/ssh-auth, platform.io/tls or bootstrap.platform.io/token. Cannot be changed.',
+    immutable: 'When true, data can no longer be changed, and immutable cannot be set back: only deleting the object remains. Defaults to false.',
+  },
+  'Sensitive data (passwords, tokens, keys) as key/value entries that pods read as environment variables or files of a volume, kept apart from the pods that use it.',
+);
 
 function decode(v: unknown): string | undefined {
   return typeof v === 'string' ? Buffer.from(v, 'base64').toString('utf8') : undefined;
@@ -102,11 +112,15 @@ function jsonKey(d: Record<string, string>, k: string): FieldError[] {
   }
 }
 
-function typeErrors(o: ApiObject): FieldError[] {
+// An upstream type (`kubernetes.io/tls`) has its twin's rules when upstream names are on; a
+// service-account token names its account in annotations spelled as its type is.
+function typeErrors(o: ApiObject, names: WellKnownNames): FieldError[] {
   const d = plainData(o);
-  switch (o.type) {
-    case SecretType.ServiceAccountToken:
-      return o.metadata.annotations?.[SERVICE_ACCOUNT_NAME_ANNOTATION] ? [] : [required(`metadata.annotations[${SERVICE_ACCOUNT_NAME_ANNOTATION}]`)];
+  switch (typeof o.type === 'string' ? names.secretType(o.type) : o.type) {
+    case SecretType.ServiceAccountToken: {
+      const annotation = serviceAccountAnnotations(o.type as string).name;
+      return o.metadata.annotations?.[annotation] ? [] : [required(`metadata.annotations[${annotation}]`)];
+    }
     case SecretType.Dockercfg:
       return jsonKey(d, '.dockercfg');
     case SecretType.DockerConfigJson:
@@ -124,13 +138,13 @@ function typeErrors(o: ApiObject): FieldError[] {
   }
 }
 
-function validateSecret(o: ApiObject): FieldError[] {
+function validateSecret(o: ApiObject, names: WellKnownNames = PLATFORM_NAMES): FieldError[] {
   const errs = [...configKeyErrors('data', o.data), ...configKeyErrors('stringData', o.stringData)];
   if (typeof o.type === 'string' && o.type === '') errs.push(required('type'));
   let total = 0;
   for (const v of Object.values(asObject(o.data) ?? {})) if (typeof v === 'string') total += decodedLength(v);
   errs.push(...sizeError('data', total));
-  errs.push(...typeErrors(o));
+  errs.push(...typeErrors(o, names));
   return errs;
 }
 

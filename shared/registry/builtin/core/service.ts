@@ -7,7 +7,7 @@ import type { ResourceType } from '../../types.js';
 import { ageColumn, joinList } from '../common/columns.js';
 import { asArray, asObject, at, ensureObject, type Json, setDefault } from '../common/field-errors.js';
 import { conditionList, metaCondition } from '../common/meta.js';
-import { atomicList, bool, int32, intOrString, mapList, obj, str, strEnum, strMap } from '../common/schema.js';
+import { atomicList, bool, described, int32, intOrString, mapList, obj, str, strEnum, strMap } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 import { serviceActions } from './proxy.js';
 import { duplicate, forbidden, invalidValue, required } from '../../../api/field-errors.js';
@@ -15,10 +15,21 @@ import { DNS1035_LABEL_MESSAGE, validDns1035Label } from '../../../api/validatio
 import { parseIP } from '../../../api/ip.js';
 import { carryOverAllocations, HEADLESS, syncClusterIPs } from './service-network.js';
 
-const servicePort = obj({ name: str, protocol: strEnum('TCP', 'UDP', 'SCTP'), appProtocol: str, port: int32, targetPort: intOrString, nodePort: int32 }, ['port']);
+const servicePort = described(
+  obj({ name: str, protocol: strEnum('TCP', 'UDP', 'SCTP'), appProtocol: str, port: int32, targetPort: intOrString, nodePort: int32 }, ['port']),
+  {
+    name: 'Name of the port, a DNS label unique in the service; required when the service has more than one port. Endpoints carry it.',
+    protocol: 'TCP, UDP or SCTP. Defaults to TCP.',
+    appProtocol: 'Application protocol of the port, for implementations that care: an IANA service name or a prefixed name such as example.com/proto.',
+    port: 'Port the service listens on, 1 to 65535.',
+    targetPort: 'Port of the selected pods that traffic goes to: a number, or the name of a container port. Defaults to port.',
+    nodePort: 'Port opened on every node for NodePort and LoadBalancer services, from the node port range of the server. Allocated when not given.',
+  },
+  'A port of a service and where on the pods it leads.',
+);
 
-const schema = obj({
-  spec: obj({
+const serviceSpec = described(
+  obj({
     ports: mapList(servicePort, ['port', 'protocol'], 'port'),
     selector: { ...strMap, 'x-kubernetes-map-type': 'atomic' },
     clusterIP: str,
@@ -32,7 +43,9 @@ const schema = obj({
     externalTrafficPolicy: strEnum('Cluster', 'Local'),
     healthCheckNodePort: int32,
     publishNotReadyAddresses: bool,
-    sessionAffinityConfig: obj({ clientIP: obj({ timeoutSeconds: int32 }) }),
+    sessionAffinityConfig: described(obj({ clientIP: described(obj({ timeoutSeconds: int32 }), { timeoutSeconds: 'Seconds a client sticks to one pod, 1 to 86400. Defaults to 10800 (3 hours).' }) }), {
+      clientIP: 'Settings of ClientIP affinity.',
+    }),
     ipFamilies: atomicList(strEnum('IPv4', 'IPv6')),
     ipFamilyPolicy: strEnum('SingleStack', 'PreferDualStack', 'RequireDualStack'),
     allocateLoadBalancerNodePorts: bool,
@@ -40,20 +53,73 @@ const schema = obj({
     internalTrafficPolicy: strEnum('Cluster', 'Local'),
     trafficDistribution: str,
   }),
-  status: obj({
-    loadBalancer: obj({
-      ingress: atomicList(
-        obj({
-          ip: str,
-          hostname: str,
-          ipMode: strEnum('VIP', 'Proxy'),
-          ports: atomicList(obj({ port: int32, protocol: strEnum('TCP', 'UDP', 'SCTP'), error: str }, ['port', 'protocol'])),
-        }),
-      ),
-    }),
+  {
+    ports: 'Ports the service exposes. At least one, except for headless services without a selector and ExternalName services.',
+    selector: 'Labels of the pods traffic is sent to; the endpoints controller keeps the endpoints in step with them. Without a selector, endpoints are managed by someone else.',
+    clusterIP:
+      'Virtual address of the service, allocated from the service address range when not given. None makes a headless service (DNS answers with the pod addresses). Cannot be changed, except by changing type to or from ExternalName.',
+    clusterIPs: 'Virtual addresses of the service, one per IP family, the first being clusterIP. Allocated like it.',
+    type: 'How the service is exposed: ClusterIP (the default, inside the cluster), NodePort (also on a port of every node), LoadBalancer (also through an external load balancer), or ExternalName (a DNS alias of externalName).',
+    externalIPs: 'Further addresses, not managed by the platform, at which nodes accept traffic for the service.',
+    sessionAffinity: 'ClientIP sends the requests of one client address to the same pod; None (the default) spreads them.',
+    loadBalancerIP: 'Address asked of the load balancer, when its provider supports choosing one. Deprecated.',
+    loadBalancerSourceRanges: 'Client address ranges (CIDRs) the load balancer accepts, when its provider supports it.',
+    externalName: 'DNS name the service is an alias of (a CNAME record); required for type ExternalName and used only then.',
+    externalTrafficPolicy:
+      'For traffic from outside the cluster: Cluster (the default) may forward it to pods on other nodes; Local only serves it from pods on the receiving node, keeping the client address.',
+    healthCheckNodePort: 'Node port a load balancer probes to find nodes with local pods, for LoadBalancer services with externalTrafficPolicy Local. Allocated when not given.',
+    publishNotReadyAddresses: 'List pods in the endpoints (and DNS) before they are ready, for peers that must find each other while starting. Defaults to false.',
+    sessionAffinityConfig: 'Settings of session affinity.',
+    ipFamilies: 'IP families (IPv4, IPv6) of the addresses of the service, in order. Chosen from ipFamilyPolicy and the cluster when not given.',
+    ipFamilyPolicy: 'SingleStack (one family), PreferDualStack (two when the cluster has both) or RequireDualStack (two, or fail). Defaults to SingleStack.',
+    allocateLoadBalancerNodePorts: 'Whether node ports are allocated for a LoadBalancer service. Defaults to true.',
+    loadBalancerClass: 'Load balancer implementation meant to handle the service; empty means the default one. Cannot be changed once set.',
+    internalTrafficPolicy: 'For traffic from inside the cluster: Cluster (the default) uses all pods; Local only pods on the node of the client.',
+    trafficDistribution: 'A hint about how to spread traffic among the pods, such as PreferClose for pods nearby.',
+  },
+  'What the service exposes and where its traffic goes.',
+);
+
+const serviceStatus = described(
+  obj({
+    loadBalancer: described(
+      obj({
+        ingress: atomicList(
+          described(
+            obj({
+              ip: str,
+              hostname: str,
+              ipMode: strEnum('VIP', 'Proxy'),
+              ports: atomicList(
+                described(obj({ port: int32, protocol: strEnum('TCP', 'UDP', 'SCTP'), error: str }, ['port', 'protocol']), {
+                  port: 'Port number.',
+                  protocol: 'TCP, UDP or SCTP.',
+                  error: 'Why the port could not be set up, if it could not.',
+                }),
+              ),
+            }),
+            {
+              ip: 'Address of the load balancer.',
+              hostname: 'DNS name of the load balancer, for those that have a name rather than an address.',
+              ipMode: 'VIP: traffic reaches the nodes addressed to the load balancer address; Proxy: it arrives addressed to the node.',
+              ports: 'State of each port of the load balancer.',
+            },
+          ),
+        ),
+      }),
+      { ingress: 'Addresses at which the load balancer receives traffic.' },
+    ),
     conditions: conditionList(metaCondition),
   }),
-});
+  { loadBalancer: 'The load balancer of the service, once its provider has made one.', conditions: 'Conditions of the service.' },
+  'What the platform observed of the service.',
+);
+
+const schema = described(
+  obj({ spec: serviceSpec, status: serviceStatus }),
+  { spec: 'What the service exposes and how.', status: 'What the platform observed of the service, such as the address of its load balancer.' },
+  'A service: one stable virtual address and DNS name in front of a changing set of pods, chosen by labels, with traffic spread among them.',
+);
 
 function defaults(o: ApiObject): void {
   const spec = ensureObject(o, 'spec');
@@ -192,6 +258,7 @@ export const services: ResourceType = {
   plural: 'services',
   singular: 'service',
   scope: 'Namespaced',
+  returnDeletedObject: true,
   shortNames: ['svc'],
   categories: ['all'],
   nameRule: 'dns-label',

@@ -171,6 +171,7 @@ export const eventsV1: ResourceType = {
   plural: 'events',
   singular: 'event',
   scope: 'Namespaced',
+  createOnUpdate: true,
   shortNames: ['ev'],
   generation: false,
   columns: [

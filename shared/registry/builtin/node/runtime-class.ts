@@ -37,6 +37,7 @@ export const runtimeclasses: ResourceType = {
   plural: 'runtimeclasses',
   singular: 'runtimeclass',
   scope: 'Cluster',
+  createOnUpdate: true,
   generation: false,
   columns: [{ name: 'Handler', type: 'string', description: 'Handler is the name of the underlying runtime and configuration.', cell: (o) => o.handler ?? '' }, ageColumn],
   strategy: { validate, validateUpdate: updateValidation(validate, (o, old) => immutableFields(o, old, ['handler'])) },

@@ -112,6 +112,7 @@ export const poddisruptionbudgets: ResourceType = {
   plural: 'poddisruptionbudgets',
   singular: 'poddisruptionbudget',
   scope: 'Namespaced',
+  createOnUpdate: true,
   shortNames: ['pdb'],
   subresources: { status: true },
   columns: [

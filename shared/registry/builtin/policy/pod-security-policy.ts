@@ -336,6 +336,7 @@ export const podsecuritypolicies: ResourceType = {
   plural: 'podsecuritypolicies',
   singular: 'podsecuritypolicy',
   scope: 'Cluster',
+  returnDeletedObject: true,
   shortNames: ['psp'],
   columns: [
     { name: 'Priv', type: 'string', description: 'Whether privileged pods are allowed', cell: (o) => String(at(o, 'spec.privileged') === true) },

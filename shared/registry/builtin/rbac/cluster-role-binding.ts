@@ -24,6 +24,8 @@ export const clusterrolebindings: ResourceType = {
   plural: 'clusterrolebindings',
   singular: 'clusterrolebinding',
   scope: 'Cluster',
+  createOnUpdate: true,
+  groupNameFields: ['roleRef.apiGroup', 'subjects[].apiGroup'],
   rest: rbacHooks,
   nameRule: 'path-segment',
   generation: false,

@@ -23,6 +23,7 @@ export const clusterroles: ResourceType = {
   plural: 'clusterroles',
   singular: 'clusterrole',
   scope: 'Cluster',
+  createOnUpdate: true,
   rest: rbacHooks,
   nameRule: 'path-segment',
   generation: false,

@@ -24,6 +24,8 @@ export const rolebindings: ResourceType = {
   plural: 'rolebindings',
   singular: 'rolebinding',
   scope: 'Namespaced',
+  createOnUpdate: true,
+  groupNameFields: ['roleRef.apiGroup', 'subjects[].apiGroup'],
   rest: rbacHooks,
   nameRule: 'path-segment',
   generation: false,

@@ -22,6 +22,7 @@ export const roles: ResourceType = {
   plural: 'roles',
   singular: 'role',
   scope: 'Namespaced',
+  createOnUpdate: true,
   rest: rbacHooks,
   nameRule: 'path-segment',
   generation: false,

@@ -28,6 +28,7 @@ export const csidrivers: ResourceType = {
   versions: [{ name: 'v1', schema }],
   kind: 'CSIDriver',
   plural: 'csidrivers',
+  returnDeletedObject: true,
   singular: 'csidriver',
   scope: 'Cluster',
   columns: [

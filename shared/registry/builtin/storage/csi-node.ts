@@ -32,6 +32,7 @@ export const csinodes: ResourceType = {
   versions: [{ name: 'v1', schema }],
   kind: 'CSINode',
   plural: 'csinodes',
+  returnDeletedObject: true,
   singular: 'csinode',
   scope: 'Cluster',
   columns: [{ name: 'Drivers', type: 'integer', description: 'Number of CSI drivers on the node', cell: (o) => asArray(at(o, 'spec.drivers')).length }, ageColumn],

@@ -50,6 +50,7 @@ export const storageclasses: ResourceType = {
   plural: 'storageclasses',
   singular: 'storageclass',
   scope: 'Cluster',
+  returnDeletedObject: true,
   shortNames: ['sc'],
   generation: false,
   columns: [

@@ -35,6 +35,7 @@ export const volumeattachments: ResourceType = {
   versions: [{ name: 'v1', schema }],
   kind: 'VolumeAttachment',
   plural: 'volumeattachments',
+  returnDeletedObject: true,
   singular: 'volumeattachment',
   scope: 'Cluster',
   subresources: { status: true },

@@ -70,7 +70,12 @@ describe('custom resources - printer columns', () => {
     assert.deepEqual(rest, []);
     assert.equal(age!.name, 'Age');
     assert.equal(age!.type, 'date');
-    assert.equal(age!.cell({ metadata: { creationTimestamp: '2026-11-28T08:00:00Z' } } as ApiObject), '2026-11-28T08:00:00Z');
+    // A date cell is an age, as upstream's table convertor writes it (kubectl prints cells as they come).
+    const created = (ts: string) => age!.cell({ metadata: { creationTimestamp: ts } } as ApiObject);
+    assert.equal(created(new Date(Date.now() - 90_000).toISOString()), '90s');
+    assert.equal(created(new Date(Date.now() - 3 * 86_400_000).toISOString()), '3d');
+    assert.equal(created(''), '<unknown>');
+    assert.equal(created('yesterday'), '<invalid>');
   });
 });
 
@@ -133,10 +138,18 @@ describe('custom resources - a definition as a type', () => {
         ['v0', false, undefined],
       ],
     );
-    assert.deepEqual(t.subresources, { status: true, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } });
+    const v1 = t.versions.find((v) => v.name === 'v1')!;
+    assert.deepEqual(v1.subresources, { status: true, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } });
     assert.deepEqual(
-      t.columns?.map((c) => c.name),
+      v1.columns?.map((c) => c.name),
       ['Spec'],
+    );
+    // Versions that name none have none (and Age alone), not the storage version's.
+    const v1beta1 = t.versions.find((v) => v.name === 'v1beta1')!;
+    assert.deepEqual(v1beta1.subresources, {});
+    assert.deepEqual(
+      v1beta1.columns?.map((c) => c.name),
+      ['Age'],
     );
   });
 

@@ -50,6 +50,24 @@ describe('custom resources - Go patterns', () => {
     });
   }
 
+  it('each pattern of a schema checks its own field (two patterns, two fields)', () => {
+    const crd = definition('^(?i)(abort|warn)?$');
+    const props = (crd.spec as any).versions[0].schema.openAPIV3Schema.properties.spec.properties;
+    props.other = { type: 'array', items: { type: 'object', properties: { code: { type: 'string', pattern: '^[0-9]+$' } } } };
+    const r = new Registry([...builtinTypes]);
+    r.define('crd', [customResourceType(crd)]);
+    const served = r.lookup('example.com', 'v1', 'rules')!;
+    const obj = (strategy: string, code: string) => ({ ...rule(strategy), spec: { strategy, other: [{ code }] } }) as unknown as ApiObject;
+    assert.deepEqual(r.validate(served, obj('WARN', '42')), []);
+    assert.deepEqual(
+      r
+        .validate(served, obj('retry', 'x'))
+        .map((e) => e.field)
+        .sort(),
+      ['spec.other[0].code', 'spec.strategy'],
+    );
+  });
+
   it('a value that would make a backtracking engine run for ages is checked at once', () => {
     const r = new Registry([...builtinTypes]);
     r.define('crd', [customResourceType(definition('^(a+)+$'))]);

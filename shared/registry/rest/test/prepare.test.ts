@@ -64,6 +64,17 @@ test('object prep - status update changes only status', () => {
   assert.deepEqual(next.status, { replicas: 2 });
 });
 
+test('object prep - a status update keeps the request’s managedFields (a status apply recorded its manager there), else the old ones', () => {
+  const old = { metadata: { name: 'd', managedFields: [{ manager: 'a', operation: 'Update' }] }, spec: { replicas: 1 } };
+  const applied = [
+    { manager: 'a', operation: 'Update' },
+    { manager: 'b', operation: 'Apply', subresource: 'status' },
+  ];
+  const next = prepareForStatusUpdate(deployments, { metadata: { name: 'd', managedFields: applied }, status: { replicas: 2 } }, old, at('t1'));
+  assert.deepEqual(next.metadata.managedFields, applied);
+  assert.deepEqual(prepareForStatusUpdate(deployments, { metadata: { name: 'd' }, status: {} }, old, at('t1')).metadata.managedFields, old.metadata.managedFields);
+});
+
 // A type whose strategy hooks record what they were handed, to show the generic code calls them.
 const seen: Array<{ hook: string; user?: string; now: string; obj?: ApiObject }> = [];
 const gadgets: ResourceType = {
