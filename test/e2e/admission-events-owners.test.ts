@@ -6,12 +6,11 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import YAML from 'yaml';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { assertOk, assertStatus, configMap, deployment, eventually, uniq } from './helpers.js';
+import { assertOk, assertStatus, configMap, deployment, eventually, uniq, writeAdmissionConfig } from './helpers.js';
 
 const RBAC = 'rbac.authorization.platform.io';
 
@@ -34,20 +33,12 @@ describe('EventRateLimit and OwnerReferencesPermissionEnforcement (RBAC)', () =>
 
   before(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'admission-events-owners-'));
-    const configFile = path.join(dir, 'admission.yaml');
-    await writeFile(
-      configFile,
-      YAML.stringify({
-        apiVersion: 'apiserver.config.platform.io/v1',
-        kind: 'AdmissionConfiguration',
-        plugins: [
-          {
-            name: 'EventRateLimit',
-            configuration: { apiVersion: 'eventratelimit.admission.platform.io/v1alpha1', kind: 'Configuration', limits: [{ type: 'Namespace', qps: 1, burst: 2 }] },
-          },
-        ],
-      }),
-    );
+    const configFile = await writeAdmissionConfig(dir, [
+      {
+        name: 'EventRateLimit',
+        configuration: { apiVersion: 'eventratelimit.admission.platform.io/v1alpha1', kind: 'Configuration', limits: [{ type: 'Namespace', qps: 1, burst: 2 }] },
+      },
+    ]);
     c = await startTestCluster({ authorizationModes: ['RBAC'], admission: { enable: ['EventRateLimit', 'OwnerReferencesPermissionEnforcement'], configFile } });
   });
 

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { assertOk, assertStatus, uniq } from './helpers.js';
+import { assertOk, assertStatus, uniq, writeAdmissionConfig } from './helpers.js';
 
 const NODE_SELECTOR = 'scheduler.alpha.platform.io/node-selector';
 const WHITELIST = 'scheduler.alpha.platform.io/tolerationsWhitelist';
@@ -37,18 +37,10 @@ describe('admission: scheduling and restriction plugins', () => {
   before(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'admission-scheduling-'));
     await writeFile(path.join(dir, 'node-selector.yaml'), YAML.stringify({ podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: 'pool=general', 'sel-team': 'env=prod,tier=web' } }));
-    const configFile = path.join(dir, 'admission.yaml');
-    await writeFile(
-      configFile,
-      YAML.stringify({
-        apiVersion: 'apiserver.config.platform.io/v1',
-        kind: 'AdmissionConfiguration',
-        plugins: [
-          { name: 'PodNodeSelector', path: 'node-selector.yaml' },
-          { name: 'PodTolerationRestriction', configuration: { apiVersion: 'podtolerationrestriction.admission.k8s.io/v1alpha1', kind: 'Configuration', default: [], whitelist: [] } },
-        ],
-      }),
-    );
+    const configFile = await writeAdmissionConfig(dir, [
+      { name: 'PodNodeSelector', path: 'node-selector.yaml' },
+      { name: 'PodTolerationRestriction', configuration: { apiVersion: 'podtolerationrestriction.admission.k8s.io/v1alpha1', kind: 'Configuration', default: [], whitelist: [] } },
+    ]);
     c = await startTestCluster({
       admission: {
         enable: [

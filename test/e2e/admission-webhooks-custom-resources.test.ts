@@ -7,18 +7,12 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { ServerResponse } from 'node:http';
-import pino from 'pino';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { createCA, issueClientCert, issueServingCert, type CertificateAuthority } from '../../shared/local/pki.js';
+import { crdOf } from '../../shared/registry/test/crd-fixtures.js';
+import { createCA, issueServingCert, type CertificateAuthority } from '../../shared/local/pki.js';
 import { sendJson, startHttpsServer, type ReceivedRequest, type TestHttpsServer } from '../../shared/webhook/test/https-server.js';
-import { writeKubeconfig } from '../../shared/local/kubeconfig.js';
-import { loadClientConfig } from '../../shared/client/config.js';
-import { ApiClient } from '../../shared/client/rest.js';
-import { createControllersService, type ControllersService } from '../../services/controllers/service.js';
+import { startCrdControllers, type CrdControllers } from '../support/crd-controllers.js';
 import { assertOk, createNamespace, eventually, uniq } from './helpers.js';
 
 const CRDS = '/apis/apiextensions.platform.io/v1/customresourcedefinitions';
@@ -33,21 +27,15 @@ const schema = (properties: Record<string, unknown>) => ({ openAPIV3Schema: { ty
 const hostPort = schema({ hostPort: { type: 'string' } });
 
 function definition(group: string, v2Schema: Record<string, unknown>, conversion: Record<string, unknown>) {
-  return {
-    apiVersion: 'apiextensions.platform.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `widgets.${group}` },
-    spec: {
-      group,
-      scope: 'Namespaced',
-      names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-      versions: [
-        { name: 'v1', served: true, storage: true, schema: hostPort },
-        { name: 'v2', served: true, storage: false, schema: v2Schema },
-      ],
-      conversion,
-    },
-  };
+  return crdOf(
+    group,
+    'Widget',
+    [
+      { name: 'v1', served: true, storage: true, schema: hostPort },
+      { name: 'v2', served: true, storage: false, schema: v2Schema },
+    ],
+    { spec: { conversion } },
+  );
 }
 
 /** The conversion webhook's rule: v1 `hostPort` ↔ v2 `host` + `port`. */
@@ -84,10 +72,9 @@ function answer(req: ReceivedRequest, res: ServerResponse): void {
 
 describe('admission webhooks on custom resources (matchPolicy Equivalent)', { timeout: 180_000 }, () => {
   let c: TestCluster;
-  let dir: string;
   let ca: CertificateAuthority;
   let hooks: TestHttpsServer;
-  let controllers: ControllersService;
+  let controllers: CrdControllers;
   const ns = uniq('wh-crd');
 
   /** The admission reviews sent to `url` for the object named `name`. */
@@ -131,19 +118,7 @@ describe('admission webhooks on custom resources (matchPolicy Equivalent)', { ti
     ca = await createCA('crd-admission-webhook-ca');
     hooks = await startHttpsServer(await issueServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] }), answer);
     c = await startTestCluster({ authorizationModes: ['Node', 'RBAC'], fullAuthn: true });
-    await eventually(
-      'the default policy is written',
-      async () => assertOk(await c.request('GET', '/apis/rbac.authorization.platform.io/v1/clusterrolebindings/system:controller:customresourcedefinition-controller')),
-      { timeoutMs: 15_000, intervalMs: 100 },
-    );
-    dir = await mkdtemp(path.join(os.tmpdir(), 'platform-crd-admission-'));
-    const user = 'system:platform-controller-manager';
-    const cert = await issueClientCert(c.ca, { commonName: user });
-    const kubeconfig = path.join(dir, 'controllers.kubeconfig');
-    await writeKubeconfig(kubeconfig, { server: c.url, caPem: c.caPem, clientCertPem: cert.certPem, clientKeyPem: cert.keyPem, certUserName: user });
-    const client = new ApiClient(await loadClientConfig({ env: { PLATFORMCONFIG: kubeconfig } }));
-    controllers = createControllersService({ client, log: pino({ level: 'warn' }), config: { controllers: ['customresourcedefinitions'], useServiceAccountCredentials: true } });
-    await controllers.leading;
+    controllers = await startCrdControllers(c, 'platform-crd-admission-');
     await createNamespace(c, ns);
     const byWebhook = { strategy: 'Webhook', webhook: { clientConfig: { url: `${hooks.url}/convert`, caBundle: b64(ca.certPem) }, conversionReviewVersions: ['v1'] } };
     assertOk(await c.request('POST', CRDS, { body: definition(CONVERTED, schema({ host: { type: 'string' }, port: { type: 'integer' } }), byWebhook) }), 201);
@@ -166,7 +141,6 @@ describe('admission webhooks on custom resources (matchPolicy Equivalent)', { ti
     await controllers?.stop();
     await c?.stop();
     await hooks?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('a validating webhook for v1 is called for a create and an update through v2 with the objects converted to v1 by the conversion webhook; one with matchPolicy Exact is not', async () => {

@@ -14,7 +14,7 @@ import type { ServerResponse } from 'node:http';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { createCA, issueServingCert, type CertificateAuthority } from '../../shared/local/pki.js';
 import { sendJson, startHttpsServer, type ReceivedRequest, type TestHttpsServer } from '../../shared/webhook/test/https-server.js';
-import { assertOk, assertStatus, configMap, eventually, uniq } from './helpers.js';
+import { assertOk, assertStatus, configMap, eventually, uniq, writeAdmissionConfig } from './helpers.js';
 
 const G = 'admissionregistration.platform.io';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -88,18 +88,10 @@ describe('admission webhooks as upstream calls them', () => {
       }),
     );
     const configuration = { apiVersion: 'apiserver.config.platform.io/v1', kind: 'WebhookAdmissionConfiguration', kubeConfigFile: 'webhook-kubeconfig.yaml' };
-    const configFile = path.join(dir, 'admission.yaml');
-    await writeFile(
-      configFile,
-      YAML.stringify({
-        apiVersion: 'apiserver.config.platform.io/v1',
-        kind: 'AdmissionConfiguration',
-        plugins: [
-          { name: 'ValidatingAdmissionWebhook', configuration },
-          { name: 'MutatingAdmissionWebhook', configuration },
-        ],
-      }),
-    );
+    const configFile = await writeAdmissionConfig(dir, [
+      { name: 'ValidatingAdmissionWebhook', configuration },
+      { name: 'MutatingAdmissionWebhook', configuration },
+    ]);
     c = await startTestCluster({ admission: { configFile } });
   });
 
@@ -112,8 +104,10 @@ describe('admission webhooks as upstream calls them', () => {
   it("credentials: the kubeConfigFile user named by the webhook's host:port is presented; a webhook no user names gets none, not the current context's", async () => {
     const ns = await namespace('wh-creds');
     await validating([webhook('by-ip.hooks.test', `${hooks.url}/allow`, ns), webhook('by-name.hooks.test', `https://localhost:${hooks.port}/allow`, ns)]);
-    const name = uniq('cm');
+    // A fresh name each try: a try made while only one webhook was in effect has stored its object.
+    let name = '';
     await inEffect('both webhooks called', async () => {
+      name = uniq('cm');
       assertOk(await createCm(ns, name), 201);
       assert.equal(reviews('/allow').filter((r) => r.request.name === name).length, 2);
     });

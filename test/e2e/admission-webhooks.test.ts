@@ -20,7 +20,7 @@ import { silentLogger } from '../../shared/log.js';
 import { gatewayOptionSpecs } from '../../services/gateway/options.js';
 import { auditOptionsFrom, loadAudit } from '../../services/gateway/audit.js';
 import { findKubectl, Kubectl } from '../support/kubectl.js';
-import { assertOk, assertStatus, configMap, eventually, hostAddress, sleep, uniq } from './helpers.js';
+import { assertOk, assertStatus, configMap, eventually, hostAddress, sleep, uniq, writeAdmissionConfig } from './helpers.js';
 
 const G = 'admissionregistration.platform.io';
 const AUDITED_AT_REQUEST = 'wh-audit-request';
@@ -143,18 +143,10 @@ describe('admission webhooks', () => {
       }),
     );
     const webhookAdmission = { apiVersion: 'apiserver.config.platform.io/v1', kind: 'WebhookAdmissionConfiguration', kubeConfigFile: 'webhook-kubeconfig.yaml' };
-    const configFile = path.join(dir, 'admission.yaml');
-    await writeFile(
-      configFile,
-      YAML.stringify({
-        apiVersion: 'apiserver.config.platform.io/v1',
-        kind: 'AdmissionConfiguration',
-        plugins: [
-          { name: 'ValidatingAdmissionWebhook', configuration: webhookAdmission },
-          { name: 'MutatingAdmissionWebhook', configuration: webhookAdmission },
-        ],
-      }),
-    );
+    const configFile = await writeAdmissionConfig(dir, [
+      { name: 'ValidatingAdmissionWebhook', configuration: webhookAdmission },
+      { name: 'MutatingAdmissionWebhook', configuration: webhookAdmission },
+    ]);
     const policyFile = path.join(dir, 'policy.yaml');
     logFile = path.join(dir, 'audit.log');
     await writeFile(policyFile, POLICY);

@@ -6,17 +6,10 @@
 // does not manage (a remote APIService made before the definition) is left alone.
 
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import pino from 'pino';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { issueClientCert } from '../../shared/local/pki.js';
-import { writeKubeconfig } from '../../shared/local/kubeconfig.js';
-import { loadClientConfig } from '../../shared/client/config.js';
-import { ApiClient } from '../../shared/client/rest.js';
-import { createControllersService, type ControllersService } from '../../services/controllers/service.js';
+import { crdOf } from '../../shared/registry/test/crd-fixtures.js';
+import { startCrdControllers, type CrdControllers } from '../support/crd-controllers.js';
 import { assertOk, assertStatus, eventually } from './helpers.js';
 
 const APISERVICES = '/apis/apiregistration.platform.io/v1/apiservices';
@@ -25,12 +18,7 @@ const GROUP = 'shadow.example.com';
 const LABEL = 'platform-aggregator.platform.io/automanaged';
 
 const version = (name: string) => ({ name, served: true, storage: name === 'v1', schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } });
-const definition = (versions: string[]) => ({
-  apiVersion: 'apiextensions.platform.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `widgets.${GROUP}` },
-  spec: { group: GROUP, scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' }, versions: versions.map(version) },
-});
+const definition = (versions: string[]) => crdOf(GROUP, 'Widget', versions.map(version));
 const remote = (name: string) => {
   const [v, ...g] = name.split('.');
   return {
@@ -43,29 +31,15 @@ const remote = (name: string) => {
 
 describe('APIServices: a remote one cannot shadow a built-in or custom resource group/version', { timeout: 120_000 }, () => {
   let c: TestCluster;
-  let controllers: ControllersService;
-  let dir: string;
+  let controllers: CrdControllers;
 
   before(async () => {
     c = await startTestCluster({ authorizationModes: ['Node', 'RBAC'], fullAuthn: true });
-    await eventually(
-      'the default policy is written',
-      async () => assertOk(await c.request('GET', '/apis/rbac.authorization.platform.io/v1/clusterrolebindings/system:controller:customresourcedefinition-controller')),
-      { timeoutMs: 15_000, intervalMs: 100 },
-    );
-    dir = await mkdtemp(path.join(os.tmpdir(), 'platform-shadowing-'));
-    const user = 'system:platform-controller-manager';
-    const cert = await issueClientCert(c.ca, { commonName: user });
-    const kubeconfig = path.join(dir, 'controllers.kubeconfig');
-    await writeKubeconfig(kubeconfig, { server: c.url, caPem: c.caPem, clientCertPem: cert.certPem, clientKeyPem: cert.keyPem, certUserName: user });
-    const client = new ApiClient(await loadClientConfig({ env: { PLATFORMCONFIG: kubeconfig } }));
-    controllers = createControllersService({ client, log: pino({ level: 'warn' }), config: { controllers: ['customresourcedefinitions'], useServiceAccountCredentials: true } });
-    await controllers.leading;
+    controllers = await startCrdControllers(c, 'platform-shadowing-');
   });
   after(async () => {
     await controllers?.stop();
     await c?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('built-in - a remote v1.apps is AlreadyExists, and apps/v1 is still served here', async () => {

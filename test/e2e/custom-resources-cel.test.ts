@@ -16,6 +16,7 @@ import { ApiClient } from '../../shared/client/rest.js';
 import { silentLogger } from '../../shared/log.js';
 import { featureGatesFromFlag } from '../../shared/config/feature-gates.js';
 import { createBuiltinRegistry } from '../../shared/registry/builtin-registry.js';
+import { crdOf } from '../../shared/registry/test/crd-fixtures.js';
 import { createControllersService, type ControllersService } from '../../services/controllers/service.js';
 import { createGatewayService, type GatewayService } from '../../services/gateway/service.js';
 import { assertOk, createNamespace, eventually } from './helpers.js';
@@ -27,58 +28,37 @@ const HOSTILE = 'self.all(x, self.all(y, x <= y || x > y))';
 const HOSTILE_MAX_ITEMS = 1000;
 const COST_HINT = '(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)';
 
-const definition = (specRules: object[] = [{ rule: 'self.minReplicas <= self.replicas', message: 'replicas must be at least minReplicas' }]) => ({
-  apiVersion: 'apiextensions.platform.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `widgets.${GROUP}` },
-  spec: {
-    group: GROUP,
-    scope: 'Namespaced',
-    names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: {
-                type: 'object',
-                'x-kubernetes-validations': specRules,
-                properties: {
-                  replicas: { type: 'integer' },
-                  minReplicas: { type: 'integer' },
-                  name: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'Value is immutable' }] },
-                  numbers: { type: 'array', maxItems: HOSTILE_MAX_ITEMS, items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: HOSTILE }] },
-                },
+const definition = (specRules: object[] = [{ rule: 'self.minReplicas <= self.replicas', message: 'replicas must be at least minReplicas' }]) =>
+  crdOf(GROUP, 'Widget', [
+    {
+      name: 'v1',
+      served: true,
+      storage: true,
+      schema: {
+        openAPIV3Schema: {
+          type: 'object',
+          properties: {
+            spec: {
+              type: 'object',
+              'x-kubernetes-validations': specRules,
+              properties: {
+                replicas: { type: 'integer' },
+                minReplicas: { type: 'integer' },
+                name: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'Value is immutable' }] },
+                numbers: { type: 'array', maxItems: HOSTILE_MAX_ITEMS, items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: HOSTILE }] },
               },
             },
           },
         },
       },
-    ],
-  },
-});
+    },
+  ]);
 
 const widget = (name: string, spec: Record<string, unknown>) => ({ apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name }, spec });
 
 /** A definition of kind `kind` (plural: lower case + s) whose spec has `properties`. */
-const definitionOf = (kind: string, properties: object) => {
-  const plural = `${kind.toLowerCase()}s`;
-  return {
-    apiVersion: 'apiextensions.platform.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.${GROUP}` },
-    spec: {
-      group: GROUP,
-      scope: 'Namespaced',
-      names: { plural, singular: kind.toLowerCase(), kind },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties } } } } }],
-    },
-  };
-};
+const definitionOf = (kind: string, properties: object) =>
+  crdOf(GROUP, kind, [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties } } } } }]);
 
 const PAIRS = 'self.all(x, self.all(y, x == y))';
 const pairsOver = (bounds: { maxItems?: number; maxLength?: number }) => ({

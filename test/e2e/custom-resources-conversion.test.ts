@@ -7,18 +7,12 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { ServerResponse } from 'node:http';
-import pino from 'pino';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { createCA, issueClientCert, issueServingCert, type CertificateAuthority } from '../../shared/local/pki.js';
+import { crdOf } from '../../shared/registry/test/crd-fixtures.js';
+import { createCA, issueServingCert, type CertificateAuthority } from '../../shared/local/pki.js';
 import { sendJson, startHttpsServer, type ReceivedRequest, type TestHttpsServer } from '../../shared/webhook/test/https-server.js';
-import { writeKubeconfig } from '../../shared/local/kubeconfig.js';
-import { loadClientConfig } from '../../shared/client/config.js';
-import { ApiClient } from '../../shared/client/rest.js';
-import { createControllersService, type ControllersService } from '../../services/controllers/service.js';
+import { startCrdControllers, type CrdControllers } from '../support/crd-controllers.js';
 import { assertOk, assertStatus, createNamespace, eventually, hostAddress, openWatch } from './helpers.js';
 
 const CRDS = '/apis/apiextensions.platform.io/v1/customresourcedefinitions';
@@ -35,27 +29,20 @@ const spec = (properties: Record<string, unknown>) => ({
 });
 
 function definition(group: string, conversion: Record<string, unknown>) {
-  return {
-    apiVersion: 'apiextensions.platform.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `backends.${group}` },
-    spec: {
-      group,
-      scope: 'Namespaced',
-      names: { plural: 'backends', singular: 'backend', kind: 'Backend' },
-      versions:
-        group === GROUP
-          ? [
-              { name: 'v1', served: true, storage: true, schema: spec({ hostPort: { type: 'string' } }) },
-              { name: 'v2', served: true, storage: false, schema: spec({ host: { type: 'string' }, port: { type: 'integer' } }) },
-            ]
-          : [
-              { name: 'v1', served: true, storage: true, schema: spec({ hostPort: { type: 'string' } }) },
-              { name: 'v2', served: true, storage: false, schema: spec({ hostPort: { type: 'string' } }) },
-            ],
-      conversion,
-    },
-  };
+  return crdOf(
+    group,
+    'Backend',
+    group === GROUP
+      ? [
+          { name: 'v1', served: true, storage: true, schema: spec({ hostPort: { type: 'string' } }) },
+          { name: 'v2', served: true, storage: false, schema: spec({ host: { type: 'string' }, port: { type: 'integer' } }) },
+        ]
+      : [
+          { name: 'v1', served: true, storage: true, schema: spec({ hostPort: { type: 'string' } }) },
+          { name: 'v2', served: true, storage: false, schema: spec({ hostPort: { type: 'string' } }) },
+        ],
+    { spec: { conversion } },
+  );
 }
 
 /** The webhook's conversion: v1 `hostPort` ↔ v2 `host` + `port`; only the fields an object has (field management sends parts of objects). */
@@ -82,11 +69,10 @@ function answer(req: ReceivedRequest, res: ServerResponse): void {
 
 describe('custom resource definitions, converted by a webhook', { timeout: 180_000 }, () => {
   let c: TestCluster;
-  let dir: string;
   let ca: CertificateAuthority;
   let hooks: TestHttpsServer;
   let svcHooks: TestHttpsServer;
-  let controllers: ControllersService;
+  let controllers: CrdControllers;
   let webhookConversion: Record<string, unknown>;
 
   /** The reviews the webhook was sent since `from`. */
@@ -114,19 +100,7 @@ describe('custom resource definitions, converted by a webhook', { timeout: 180_0
     webhookConversion = { strategy: 'Webhook', webhook: { clientConfig: { url: `${hooks.url}/convert`, caBundle: b64(ca.certPem) }, conversionReviewVersions: ['v1'] } };
 
     c = await startTestCluster({ authorizationModes: ['Node', 'RBAC'], fullAuthn: true });
-    await eventually(
-      'the default policy is written',
-      async () => assertOk(await c.request('GET', '/apis/rbac.authorization.platform.io/v1/clusterrolebindings/system:controller:customresourcedefinition-controller')),
-      { timeoutMs: 15_000, intervalMs: 100 },
-    );
-    dir = await mkdtemp(path.join(os.tmpdir(), 'platform-crd-conversion-'));
-    const user = 'system:platform-controller-manager';
-    const cert = await issueClientCert(c.ca, { commonName: user });
-    const kubeconfig = path.join(dir, 'controllers.kubeconfig');
-    await writeKubeconfig(kubeconfig, { server: c.url, caPem: c.caPem, clientCertPem: cert.certPem, clientKeyPem: cert.keyPem, certUserName: user });
-    const client = new ApiClient(await loadClientConfig({ env: { PLATFORMCONFIG: kubeconfig } }));
-    controllers = createControllersService({ client, log: pino({ level: 'warn' }), config: { controllers: ['customresourcedefinitions'], useServiceAccountCredentials: true } });
-    await controllers.leading;
+    controllers = await startCrdControllers(c, 'platform-crd-conversion-');
     await createNamespace(c, ns);
     assertOk(await c.request('POST', CRDS, { body: definition(GROUP, webhookConversion) }), 201);
     assertOk(await c.request('POST', CRDS, { body: definition(NONE_GROUP, { strategy: 'None' }) }), 201);
@@ -136,7 +110,6 @@ describe('custom resource definitions, converted by a webhook', { timeout: 180_0
     await controllers?.stop();
     await c?.stop();
     await Promise.all([hooks?.close(), svcHooks?.close()]);
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('conversion webhook - an object created in v2 is stored in v1 form and answered in v2; the webhook saw both reviews', async () => {

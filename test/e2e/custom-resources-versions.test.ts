@@ -8,7 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { findKubectl, Kubectl } from '../support/kubectl.js';
-import { startCrdControllers, type CrdControllers } from './crd-controllers.js';
+import { crdOf } from '../../shared/registry/test/crd-fixtures.js';
+import { startCrdControllers, type CrdControllers } from '../support/crd-controllers.js';
 import { assertOk, assertStatus, createNamespace, eventually, openWatch } from './helpers.js';
 
 const CRDS = '/apis/apiextensions.platform.io/v1/customresourcedefinitions';
@@ -29,39 +30,29 @@ const schema = {
   },
 };
 
-const definition = {
-  apiVersion: 'apiextensions.platform.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `widgets.${GROUP}` },
-  spec: {
-    group: GROUP,
-    scope: 'Namespaced',
-    names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema,
-        additionalPrinterColumns: [
-          { name: 'Color', type: 'string', jsonPath: '.spec.color' },
-          { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
-        ],
-      },
-      {
-        name: 'v2',
-        served: true,
-        storage: false,
-        schema,
-        subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
-        additionalPrinterColumns: [
-          { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
-          { name: 'Ready', type: 'integer', jsonPath: '.status.replicas' },
-        ],
-      },
+const definition = crdOf(GROUP, 'Widget', [
+  {
+    name: 'v1',
+    served: true,
+    storage: true,
+    schema,
+    additionalPrinterColumns: [
+      { name: 'Color', type: 'string', jsonPath: '.spec.color' },
+      { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
     ],
   },
-};
+  {
+    name: 'v2',
+    served: true,
+    storage: false,
+    schema,
+    subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
+    additionalPrinterColumns: [
+      { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
+      { name: 'Ready', type: 'integer', jsonPath: '.status.replicas' },
+    ],
+  },
+]);
 
 const widget = (v: string, name: string, extra: Record<string, unknown>) => ({ apiVersion: `${GROUP}/${v}`, kind: 'Widget', metadata: { name }, ...extra });
 

@@ -4,31 +4,20 @@
 // every object of it before the resource leaves discovery.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import pino from 'pino';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { findKubectl, Kubectl } from '../support/kubectl.js';
-import { issueClientCert } from '../../shared/local/pki.js';
-import { writeKubeconfig } from '../../shared/local/kubeconfig.js';
-import { loadClientConfig } from '../../shared/client/config.js';
-import { ApiClient } from '../../shared/client/rest.js';
-import { createControllersService, type ControllersService } from '../../services/controllers/service.js';
+import { crdOf } from '../../shared/registry/test/crd-fixtures.js';
+import { startCrdControllers, type CrdControllers } from '../support/crd-controllers.js';
 import { assertOk, createNamespace, eventually } from './helpers.js';
 
 const CRDS = '/apis/apiextensions.platform.io/v1/customresourcedefinitions';
 const GROUP = 'stable.example.com';
 
-const definition = (extra: Record<string, unknown> = {}) => ({
-  apiVersion: 'apiextensions.platform.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `crontabs.${GROUP}` },
-  spec: {
-    group: GROUP,
-    scope: 'Namespaced',
-    names: { plural: 'crontabs', singular: 'crontab', kind: 'CronTab', shortNames: ['ct'], categories: ['all'] },
-    versions: [
+const definition = (extra: Record<string, unknown> = {}) =>
+  crdOf(
+    GROUP,
+    'CronTab',
+    [
       {
         name: 'v1',
         served: true,
@@ -57,40 +46,25 @@ const definition = (extra: Record<string, unknown> = {}) => ({
         ],
       },
     ],
-    ...extra,
-  },
-});
+    { names: { shortNames: ['ct'], categories: ['all'] }, spec: extra },
+  );
 
 const crontab = (name: string, spec: Record<string, unknown>) => ({ apiVersion: `${GROUP}/v1`, kind: 'CronTab', metadata: { name }, spec });
 
 describe('custom resource definitions, served', { timeout: 120_000 }, () => {
   let c: TestCluster;
-  let dir: string;
-  let controllers: ControllersService;
+  let controllers: CrdControllers;
   const ns = 'crd-e2e';
   const base = `/apis/${GROUP}/v1/namespaces/${ns}/crontabs`;
 
   before(async () => {
     c = await startTestCluster({ authorizationModes: ['Node', 'RBAC'], fullAuthn: true, replicas: 2 });
-    await eventually(
-      'the default policy is written',
-      async () => assertOk(await c.request('GET', '/apis/rbac.authorization.platform.io/v1/clusterrolebindings/system:controller:customresourcedefinition-controller')),
-      { timeoutMs: 15_000, intervalMs: 100 },
-    );
-    dir = await mkdtemp(path.join(os.tmpdir(), 'platform-crd-e2e-'));
-    const user = 'system:platform-controller-manager';
-    const cert = await issueClientCert(c.ca, { commonName: user });
-    const kubeconfig = path.join(dir, 'controllers.kubeconfig');
-    await writeKubeconfig(kubeconfig, { server: c.url, caPem: c.caPem, clientCertPem: cert.certPem, clientKeyPem: cert.keyPem, certUserName: user });
-    const client = new ApiClient(await loadClientConfig({ env: { PLATFORMCONFIG: kubeconfig } }));
-    controllers = createControllersService({ client, log: pino({ level: 'warn' }), config: { controllers: ['customresourcedefinitions', 'garbagecollector'], useServiceAccountCredentials: true } });
-    await controllers.leading;
+    controllers = await startCrdControllers(c, 'platform-crd-e2e-', ['customresourcedefinitions', 'garbagecollector']);
     await createNamespace(c, ns);
   });
   after(async () => {
     await controllers?.stop();
     await c?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('crd - a definition becomes Established with its names accepted and its storage version stored, and every gateway serves it', async () => {

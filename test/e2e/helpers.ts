@@ -5,7 +5,10 @@ import assert from 'node:assert/strict';
 import https from 'node:https';
 import type { IncomingMessage, ClientRequest } from 'node:http';
 import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
+import YAML from 'yaml';
 import type { TestCluster } from '../support/cluster.js';
 
 export function uniq(prefix: string): string {
@@ -217,4 +220,11 @@ export async function createNamespace(c: TestCluster, name: string): Promise<voi
 export function hostAddress(): string | undefined {
   for (const list of Object.values(os.networkInterfaces())) for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
   return undefined;
+}
+
+/** Writes `<dir>/admission.yaml`, an AdmissionConfiguration of `plugins` (their `path`s are relative to `dir`), and returns its path. */
+export async function writeAdmissionConfig(dir: string, plugins: object[]): Promise<string> {
+  const file = path.join(dir, 'admission.yaml');
+  await writeFile(file, YAML.stringify({ apiVersion: 'apiserver.config.platform.io/v1', kind: 'AdmissionConfiguration', plugins }));
+  return file;
 }

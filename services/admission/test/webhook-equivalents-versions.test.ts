@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../shared/api/types.js';
 import { createBuiltinRegistry } from '../../../shared/registry/builtin-registry.js';
 import { customResourceType } from '../../../shared/registry/custom-resources/custom-resource-type.js';
+import { crdOf } from '../../../shared/registry/test/crd-fixtures.js';
 import { registryApiTypes } from '../plugins/webhooks/api-types.js';
 
 const GROUP = 'stable.example.com';
@@ -14,19 +15,16 @@ const schema = { openAPIV3Schema: { type: 'object', properties: { spec: { type: 
 const scale = { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' };
 
 const definition = {
-  apiVersion: 'apiextensions.platform.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `crontabs.${GROUP}` },
-  spec: {
-    group: GROUP,
-    scope: 'Namespaced',
-    names: { plural: 'crontabs', singular: 'crontab', kind: 'CronTab', listKind: 'CronTabList' },
-    versions: [
+  ...crdOf(
+    GROUP,
+    'CronTab',
+    [
       { name: 'v1', served: true, storage: false, schema },
       { name: 'v2', served: true, storage: true, schema, subresources: { status: {}, scale } },
       { name: 'v3', served: true, storage: false, schema, subresources: { status: {} } },
     ],
-  },
+    { names: { listKind: 'CronTabList' } },
+  ),
   status: { conditions: [{ type: 'Established', status: 'True' }] },
 } as unknown as ApiObject;
 

@@ -7,7 +7,6 @@
 // reached, is answered 503 without the backend's address in it (which only the logs name).
 
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import { serviceUnavailable } from '../../../shared/api/status.js';
 import type { UserInfo } from '../../../shared/api/types.js';
@@ -43,28 +42,38 @@ export function unavailable(api: RemoteApiService, why: string) {
   return serviceUnavailable(`service unavailable: APIService "${api.name}" ${why}`);
 }
 
-export async function proxyToApiService(req: FastifyRequest, reply: FastifyReply, state: ApiRequestState, api: RemoteApiService, backends: ApiServiceBackends, log: Logger): Promise<FastifyReply> {
+/**
+ * The start of every proxied request: a 503 when the APIService is not Available, then `open` (the
+ * backend's request) with a signal that the client leaving (or the response ending) aborts, so a
+ * watch or a tunnel is not left open. A backend that cannot be reached is a 503 (its address only
+ * logged); undefined when the client left before the backend answered — nothing to tell anyone.
+ */
+export async function openForClient<T>(reply: FastifyReply, state: ApiRequestState, api: RemoteApiService, log: Logger, open: (signal: AbortSignal) => Promise<T>): Promise<T | undefined> {
   if (!api.available) throw unavailable(api, 'is not available');
-  const body = Buffer.isBuffer(req.body) ? req.body : undefined;
-  // The client leaving (or the response ending) ends the backend's request: a watch is not left open.
   const done = new AbortController();
   reply.raw.once('close', () => done.abort());
-  let answer: IncomingMessage;
   try {
-    answer = await backends.open(api, {
+    return await open(done.signal);
+  } catch (err) {
+    if (done.signal.aborted) return undefined;
+    log.warn({ apiService: api.name, auditId: state.auditId, err: (err as Error).message }, 'remote APIService could not be reached');
+    throw unavailable(api, 'could not be reached');
+  }
+}
+
+export async function proxyToApiService(req: FastifyRequest, reply: FastifyReply, state: ApiRequestState, api: RemoteApiService, backends: ApiServiceBackends, log: Logger): Promise<FastifyReply> {
+  const body = Buffer.isBuffer(req.body) ? req.body : undefined;
+  const answer = await openForClient(reply, state, api, log, (signal) =>
+    backends.open(api, {
       method: req.method,
       path: req.raw.url ?? state.path,
       headers: forwardedHeaders(req.headers, state.user, req.socket.remoteAddress, body?.length ?? 0),
       ...(body ? { body } : {}),
       headersTimeoutMs: HEADERS_TIMEOUT_MS,
-      signal: done.signal,
-    });
-  } catch (err) {
-    // The client left before the backend answered: nothing to tell anyone.
-    if (done.signal.aborted) return reply;
-    log.warn({ apiService: api.name, auditId: state.auditId, err: (err as Error).message }, 'remote APIService could not be reached');
-    throw unavailable(api, 'could not be reached');
-  }
+      signal,
+    }),
+  );
+  if (!answer) return reply;
   reply.code(answer.statusCode ?? 502).headers(responseHeaders(answer.headers));
   return reply.send(answer);
 }

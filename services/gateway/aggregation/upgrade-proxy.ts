@@ -14,8 +14,8 @@ import type { Logger } from 'pino';
 import type { RemoteApiService } from '../../../shared/registry/builtin/apiregistration/remote-api-service.js';
 import type { ApiRequestState } from '../request.js';
 import type { ClientTunnel } from '../upgrades.js';
-import { responseHeaders, type ApiServiceBackends, type BackendAnswer } from './backends.js';
-import { forwardedHeaders, unavailable } from './proxy.js';
+import { responseHeaders, type ApiServiceBackends } from './backends.js';
+import { forwardedHeaders, openForClient } from './proxy.js';
 
 /** How long a backend may take to answer the upgrade; the switched connection then lasts as long as its ends keep it. */
 const HEADERS_TIMEOUT_MS = 60_000;
@@ -45,24 +45,10 @@ export async function proxyUpgradeToApiService(
   client: ClientTunnel,
   log: Logger,
 ): Promise<FastifyReply> {
-  if (!api.available) throw unavailable(api, 'is not available');
-  // The client leaving before the backend answered ends the backend's request.
-  const done = new AbortController();
-  reply.raw.once('close', () => done.abort());
-  let answer: BackendAnswer;
-  try {
-    answer = await backends.openUpgrade(api, {
-      method: req.method,
-      path: req.raw.url ?? state.path,
-      headers: upgradeRequestHeaders(req, state),
-      headersTimeoutMs: HEADERS_TIMEOUT_MS,
-      signal: done.signal,
-    });
-  } catch (err) {
-    if (done.signal.aborted) return reply;
-    log.warn({ apiService: api.name, auditId: state.auditId, err: (err as Error).message }, 'remote APIService could not be reached');
-    throw unavailable(api, 'could not be reached');
-  }
+  const answer = await openForClient(reply, state, api, log, (signal) =>
+    backends.openUpgrade(api, { method: req.method, path: req.raw.url ?? state.path, headers: upgradeRequestHeaders(req, state), headersTimeoutMs: HEADERS_TIMEOUT_MS, signal }),
+  );
+  if (!answer) return reply;
   const switched = answer.switched;
   if (!switched) {
     reply.code(answer.response.statusCode ?? 502).headers(responseHeaders(answer.response.headers));

@@ -1,6 +1,7 @@
 // CustomResourceDefinitions in the shape real projects ship them (abbreviated schemas): cert-manager's
 // Certificate, with a deprecated older version converted by a webhook, and the Prometheus
-// Operator's ServiceMonitor, as controller-gen writes it. Both must be accepted as they are.
+// Operator's ServiceMonitor, as controller-gen writes it. Both must be accepted as they are. And
+// the skeleton the tests' own small definitions share (`crdOf`).
 
 import type { ApiObject } from '../../api/types.js';
 
@@ -260,3 +261,19 @@ export const nonStructural: ApiObject = {
     ],
   },
 };
+
+/**
+ * A definition (apiextensions.platform.io/v1) of `kind` in `group` serving `versions`: named
+ * `<plural>.<group>`, its singular the kind in lower case and its plural that with an `s`, Namespaced;
+ * `names` adds to them (listKind, shortNames, …) and `spec` to the spec (conversion, …).
+ */
+export function crdOf(group: string, kind: string, versions: object[], more: { names?: Record<string, unknown>; spec?: Record<string, unknown> } = {}) {
+  const singular = kind.toLowerCase();
+  const plural = `${singular}s`;
+  return {
+    apiVersion: 'apiextensions.platform.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${group}` },
+    spec: { group, scope: 'Namespaced', names: { plural, singular, kind, ...more.names }, versions, ...more.spec },
+  };
+}

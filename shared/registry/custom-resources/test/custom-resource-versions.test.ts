@@ -16,6 +16,7 @@ import { hasStatusSubresource, versionColumns, versionSubresources } from '../..
 import { prepareForCreate, prepareForUpdate } from '../../rest/prepare.js';
 import type { ResourceType, VersionDef } from '../../types.js';
 import { testStrategyContext } from '../../test/builtin-helpers.js';
+import { crdOf } from '../../test/crd-fixtures.js';
 
 const GROUP = 'stable.example.com';
 const SCALE = { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' };
@@ -31,14 +32,10 @@ const schema = {
 /** v1: no subresources, columns Spec and Image; v2: status and scale, column Replicas; v3: status only, no columns (Age). */
 function definition(): ApiObject {
   return {
-    apiVersion: 'apiextensions.platform.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `crontabs.${GROUP}` },
-    spec: {
-      group: GROUP,
-      scope: 'Namespaced',
-      names: { plural: 'crontabs', singular: 'crontab', kind: 'CronTab', listKind: 'CronTabList' },
-      versions: [
+    ...crdOf(
+      GROUP,
+      'CronTab',
+      [
         {
           name: 'v1',
           served: true,
@@ -59,7 +56,8 @@ function definition(): ApiObject {
         },
         { name: 'v3', served: true, storage: false, schema: { openAPIV3Schema: schema }, subresources: { status: {} } },
       ],
-    },
+      { names: { listKind: 'CronTabList' } },
+    ),
     status: { conditions: [{ type: 'Established', status: 'True' }] },
   } as unknown as ApiObject;
 }

@@ -7,26 +7,22 @@ import type { ApiObject } from '../../../api/types.js';
 import { builtinTypes } from '../../builtin-types.js';
 import { Registry } from '../../registry.js';
 import { customResourceType } from '../custom-resource-type.js';
+import { crdOf } from '../../test/crd-fixtures.js';
 
 const definition = (pattern: string) =>
-  ({
-    apiVersion: 'apiextensions.platform.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: 'rules.example.com' },
-    spec: {
-      group: 'example.com',
-      scope: 'Namespaced',
-      names: { plural: 'rules', singular: 'rule', kind: 'Rule', listKind: 'RuleList' },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { strategy: { type: 'string', pattern } } } } } },
-        },
-      ],
-    },
-  }) as unknown as ApiObject;
+  crdOf(
+    'example.com',
+    'Rule',
+    [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { strategy: { type: 'string', pattern } } } } } },
+      },
+    ],
+    { names: { listKind: 'RuleList' } },
+  ) as unknown as ApiObject;
 
 const rule = (strategy: string) => ({ apiVersion: 'example.com/v1', kind: 'Rule', metadata: { name: 'a', namespace: 'default' }, spec: { strategy } }) as unknown as ApiObject;
 

@@ -5,13 +5,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import type { TestCluster } from '../support/cluster.js';
+import type { TestCluster } from './cluster.js';
 import { issueClientCert } from '../../shared/local/pki.js';
 import { writeKubeconfig } from '../../shared/local/kubeconfig.js';
 import { loadClientConfig } from '../../shared/client/config.js';
 import { ApiClient } from '../../shared/client/rest.js';
 import { createControllersService } from '../../services/controllers/service.js';
-import { assertOk, eventually } from './helpers.js';
+import { assertOk, eventually } from '../e2e/helpers.js';
 
 export interface CrdControllers {
   stop(): Promise<void>;
