@@ -9,13 +9,11 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import https from 'node:https';
-import { issueServingCert } from '../../shared/local/pki.js';
-import { kubeconfigYaml } from '../../shared/local/kubeconfig.js';
 import { freePort } from '../../shared/local/nats-server.js';
-import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { gatewayTls, startTestCluster, type TestCluster } from '../support/cluster.js';
 import { findKubectl, Kubectl } from '../support/kubectl.js';
 import { cleanEnv, exitWithin, spawnProcess, tail, type Proc } from '../support/processes.js';
 import { assertOk, assertStatus, uniq } from './helpers.js';
@@ -61,25 +59,12 @@ describe('feature gates', { timeout: 120_000 }, () => {
     defaults = await startTestCluster();
     dir = await mkdtemp(path.join(os.tmpdir(), 'feature-gates-'));
     const port = await freePort();
-    // HTTPS with a certificate of the cluster's CA: kubectl sends no bearer token over plain HTTP,
-    // and with AlwaysAllow an anonymous request is refused (the flag given twice, as upstream's accumulates).
-    const serving = await issueServingCert(defaults.ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
-    const [certFile, keyFile] = [path.join(dir, 'serving.crt'), path.join(dir, 'serving.key')];
-    await writeFile(certFile, serving.certPem);
-    await writeFile(keyFile, serving.keyPem);
-    gatedProc = startGateway([
-      `--nats-url=${defaults.nats.url}`,
-      `--secure-port=${port}`,
-      `--tls-cert-file=${certFile}`,
-      `--tls-private-key-file=${keyFile}`,
-      `--feature-gates=${GATES}`,
-      '--feature-gates',
-      'ServerSideApply=true',
-    ]);
+    // HTTPS: kubectl sends no bearer token over plain HTTP (the flag given twice, as upstream's accumulates).
+    const tls = await gatewayTls(defaults, dir);
+    gatedProc = startGateway([`--nats-url=${defaults.nats.url}`, `--secure-port=${port}`, ...tls.args, `--feature-gates=${GATES}`, '--feature-gates', 'ServerSideApply=true']);
     await gatedProc.waitFor(/gateway serving/, 30_000);
     const url = `https://127.0.0.1:${port}`;
-    const kubeconfigPath = path.join(dir, 'kubeconfig');
-    await writeFile(kubeconfigPath, kubeconfigYaml({ server: url, caPem: defaults.caPem, token: defaults.adminToken }));
+    const kubeconfigPath = await tls.kubeconfig(url);
     gated = {
       url,
       kubeconfigPath,

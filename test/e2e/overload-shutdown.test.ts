@@ -48,6 +48,8 @@ function startGateway(c: TestCluster, port: number, args: string[]): Proc {
   return spawnProcess(['--import', 'tsx', 'services/gateway/main.ts', `--nats-url=${c.nats.url}`, `--secure-port=${port}`, ...args], { cwd: root, env: cleanEnv() });
 }
 
+// Health checks are sent as jane: with AlwaysAllow (the test cluster's mode) anonymous requests are
+// refused, as upstream refuses them.
 describe('overload and shutdown', { timeout: 120_000 }, () => {
   let c: TestCluster;
   let ns: string;
@@ -96,7 +98,7 @@ describe('overload and shutdown', { timeout: 120_000 }, () => {
       const admin = await Promise.all(Array.from({ length: 30 }, (_, i) => send(url, 'POST', `/api/v1/namespaces/${ns}/configmaps`, c.adminToken, cm(`admin-${i}`))));
       assert.deepEqual([...new Set(admin.map((r) => r.status))], [201]);
       const reads = await Promise.all([
-        ...Array.from({ length: 20 }, () => send(url, 'GET', '/readyz', '')),
+        ...Array.from({ length: 20 }, () => send(url, 'GET', '/readyz', c.userToken)),
         ...Array.from({ length: 20 }, () => send(url, 'GET', `/api/v1/namespaces/${ns}/configmaps`, c.userToken)),
       ]);
       assert.deepEqual([...new Set(reads.slice(0, 20).map((r) => r.status))], [200]);
@@ -118,7 +120,7 @@ describe('overload and shutdown', { timeout: 120_000 }, () => {
     const url = `http://127.0.0.1:${port}`;
     try {
       await gw.waitFor(/gateway serving/, 30_000);
-      assert.equal((await send(url, 'GET', '/readyz', '')).status, 200);
+      assert.equal((await send(url, 'GET', '/readyz', c.userToken)).status, 200);
       // A watch that asked for bookmarks, and a keep-alive connection left open.
       const frames: string[] = [];
       const watchEnded = new Promise<void>((resolve, reject) => {
@@ -145,12 +147,12 @@ describe('overload and shutdown', { timeout: 120_000 }, () => {
 
       gw.child.kill('SIGTERM');
       await gw.waitFor(/stopping/, 5_000);
-      const readyz = await send(url, 'GET', '/readyz?verbose', '');
+      const readyz = await send(url, 'GET', '/readyz?verbose', c.userToken);
       assert.equal(readyz.status, 500);
       assert.match(readyz.body, /\[-\]shutdown failed/);
       // Still served during the delay, reads and writes alike.
       assert.equal((await send(url, 'POST', `/api/v1/namespaces/${ns}/configmaps`, c.adminToken, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'during-delay' } })).status, 201);
-      assert.equal((await send(url, 'GET', '/livez', '')).status, 200);
+      assert.equal((await send(url, 'GET', '/livez', c.userToken)).status, 200);
 
       // After the delay the watch ends, its last frame a bookmark at a revision the client can resume from.
       await watchEnded;

@@ -4,11 +4,9 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import YAML from 'yaml';
-import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { gatewayTls, startTestCluster, type TestCluster } from '../support/cluster.js';
 import { cleanEnv, exitWithin, spawnProcess, tail, type Proc } from '../support/processes.js';
 import { findKubectl, Kubectl, kubectlOk } from '../support/kubectl.js';
 import { freePort } from '../../shared/local/nats-server.js';
@@ -58,22 +56,13 @@ describe('version', { timeout: 120_000 }, () => {
 
   it('version - a gateway started with --emulated-version=1.28 reports 1.28 to kubectl version', { skip: noKubectl }, async () => {
     const port = await freePort();
-    const gw = startGateway([`--nats-url=${c.nats.url}`, `--secure-port=${port}`, '--emulated-version=1.28']);
+    const tls = await gatewayTls(c, path.dirname(c.kubeconfigPath));
+    const gw = startGateway([`--nats-url=${c.nats.url}`, `--secure-port=${port}`, ...tls.args, '--emulated-version=1.28']);
     procs.push(gw);
     await gw.waitFor(/gateway serving/, 60_000);
     assert.match(gw.output(), /--emulated-version=1\.28: \/version reports v1\.28\.0\+platform\.0\.1\.0; the API served is still 1\.24's/);
-    const kubeconfig = path.join(path.dirname(c.kubeconfigPath), 'emulated.kubeconfig');
-    await writeFile(
-      kubeconfig,
-      YAML.stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [{ name: 'emulated', cluster: { server: `http://127.0.0.1:${port}` } }],
-        users: [{ name: 'admin', user: { token: c.adminToken } }],
-        contexts: [{ name: 'emulated', context: { cluster: 'emulated', user: 'admin' } }],
-        'current-context': 'emulated',
-      }),
-    );
+    // HTTPS: kubectl sends no bearer token over plain HTTP, and anonymous is refused under AlwaysAllow.
+    const kubeconfig = await tls.kubeconfig(`https://127.0.0.1:${port}`, 'emulated.kubeconfig');
     const { server } = await kubectlVersion(kubeconfig);
     assert.deepEqual([server.major, server.minor, server.gitVersion], ['1', '28', 'v1.28.0+platform.0.1.0']);
     gw.child.kill('SIGTERM');

@@ -226,3 +226,24 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
     },
   };
 }
+
+/**
+ * TLS for another gateway process on this cluster's services: a serving certificate of the
+ * cluster's CA (127.0.0.1, localhost) written to `dir`, the flags that name it, and a kubeconfig
+ * for a URL with the admin token (kubectl sends no bearer token over plain HTTP, and with
+ * AlwaysAllow an anonymous request is refused, as upstream's).
+ */
+export async function gatewayTls(c: TestCluster, dir: string): Promise<{ args: string[]; kubeconfig(url: string, name?: string): Promise<string> }> {
+  const serving = await issueServingCert(c.ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+  const [certFile, keyFile] = [path.join(dir, 'gateway-serving.crt'), path.join(dir, 'gateway-serving.key')];
+  await writeFile(certFile, serving.certPem);
+  await writeFile(keyFile, serving.keyPem);
+  return {
+    args: [`--tls-cert-file=${certFile}`, `--tls-private-key-file=${keyFile}`],
+    async kubeconfig(url, name = 'gateway.kubeconfig') {
+      const file = path.join(dir, name);
+      await writeFile(file, kubeconfigYaml({ server: url, caPem: c.caPem, token: c.adminToken }));
+      return file;
+    },
+  };
+}
