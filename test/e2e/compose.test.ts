@@ -74,8 +74,10 @@ describe('docker compose', { skip, timeout: 20 * 60_000 }, () => {
   const logs = async (): Promise<string> => {
     const out: string[] = [];
     for (const id of await containers()) {
-      const name = await docker(['inspect', '--format', '{{.Name}} restarts={{.RestartCount}} {{.State.Status}}', id]).catch(() => id);
-      out.push(`--- ${name}\n${await docker(['logs', '--tail', '8', id]).catch(() => '')}`);
+      const name = await docker(['inspect', '--format', '{{.Name}} restarts={{.RestartCount}} {{.State.Status}} exit={{.State.ExitCode}} oom={{.State.OOMKilled}}', id]).catch(() => id);
+      // Both streams: a service that cannot start says why on stderr, before its logger exists.
+      const { stdout, stderr } = await run('docker', ['logs', '--tail', '8', id], { timeout: 60_000 }).catch(() => ({ stdout: '', stderr: '' }));
+      out.push(`--- ${name}\n${stdout.trim()}\n${stderr.trim()}`);
     }
     return out.join('\n');
   };
