@@ -7,10 +7,10 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { startTestNats, type TestNats } from '../support/nats.js';
+import { timedRejection } from '../support/timing.js';
 import { busRequest } from '../../shared/bus/client.js';
 import { Subjects } from '../../shared/bus/subjects.js';
 import { Deadline } from '../../shared/api/deadline.js';
-import { StatusError } from '../../shared/api/status.js';
 
 const WRITE_TIMEOUT = 'Timeout: request did not complete within requested timeout - context deadline exceeded';
 
@@ -30,20 +30,9 @@ describe('bus requests within a deadline', () => {
   });
   after(async () => nats?.stop());
 
-  const rejection = async (p: Promise<unknown>): Promise<{ err: StatusError; ms: number }> => {
-    const t0 = performance.now();
-    try {
-      await p;
-    } catch (err) {
-      assert.ok(err instanceof StatusError, String(err));
-      return { err, ms: performance.now() - t0 };
-    }
-    assert.fail('the request was answered');
-  };
-
   it('a hop waits only what remains of the deadline, then fails with it', async () => {
     seen.length = 0;
-    const { err, ms } = await rejection(busRequest(nc, Subjects.storageCreate, {}, 5_000, new Deadline(performance.now() + 300, true)));
+    const { err, ms } = await timedRejection(busRequest(nc, Subjects.storageCreate, {}, 5_000, new Deadline(performance.now() + 300, true)));
     assert.equal(err.status.code, 504);
     assert.equal(err.status.reason, 'Timeout');
     assert.equal(err.status.message, WRITE_TIMEOUT);
@@ -53,7 +42,7 @@ describe('bus requests within a deadline', () => {
 
   it('an idempotent request is not sent again once the deadline has passed', async () => {
     seen.length = 0;
-    const { err, ms } = await rejection(busRequest(nc, Subjects.authzAuthorize, {}, 5_000, new Deadline(performance.now() + 300, false)));
+    const { err, ms } = await timedRejection(busRequest(nc, Subjects.authzAuthorize, {}, 5_000, new Deadline(performance.now() + 300, false)));
     assert.equal(err.status.message, 'Timeout: request did not complete within the allotted timeout');
     assert.ok(ms < 1_500, `${ms} ms`);
     assert.deepEqual(seen, [Subjects.authzAuthorize]);
@@ -61,9 +50,9 @@ describe('bus requests within a deadline', () => {
 
   it('past the deadline nothing is sent; the hop timeout still applies without one', async () => {
     seen.length = 0;
-    const { err } = await rejection(busRequest(nc, Subjects.storageCreate, {}, 5_000, new Deadline(performance.now() - 1, true)));
+    const { err } = await timedRejection(busRequest(nc, Subjects.storageCreate, {}, 5_000, new Deadline(performance.now() - 1, true)));
     assert.equal(err.status.message, WRITE_TIMEOUT);
-    const plain = await rejection(busRequest(nc, Subjects.storageCreate, {}, 200));
+    const plain = await timedRejection(busRequest(nc, Subjects.storageCreate, {}, 200));
     assert.match(plain.err.status.message, /did not reply within 200ms/);
     await silent.flush();
     assert.deepEqual(seen, [Subjects.storageCreate], 'only the request without a deadline was sent');
