@@ -14,6 +14,7 @@
 
 import { createRequire } from 'node:module';
 import protobuf from 'protobufjs/minimal.js';
+import { MAX_OBJECT_MEMBERS } from '../api/json-scan.js';
 
 // int64 fields as JS numbers (the API's int64s are counts, seconds and generations, far below 2^53).
 protobuf.util.Long = undefined as unknown as typeof protobuf.util.Long;
@@ -194,6 +195,8 @@ function readMapEntry(r: Reader, f: Field): [string, unknown] {
 /** The JSON value of a message read from `r` up to `end`. */
 function decodeMessage(m: Message, r: Reader, end: number): unknown {
   const o: Record<string, unknown> = {};
+  // A map decodes to an object: bounded as the JSON scanner bounds an object's members.
+  let mapSizes: Map<string, number> | undefined;
   while (r.pos < end) {
     const tag = r.uint32();
     const f = m.byId.get(tag >>> 3);
@@ -203,7 +206,13 @@ function decodeMessage(m: Message, r: Reader, end: number): unknown {
     }
     if (f.map) {
       const [k, v] = readMapEntry(r, f);
-      ((o[f.json] ??= {}) as Record<string, unknown>)[k] = v;
+      const map = (o[f.json] ??= {}) as Record<string, unknown>;
+      if (!Object.hasOwn(map, k)) {
+        const size = (mapSizes ??= new Map()).get(f.json) ?? 0;
+        if (size >= MAX_OBJECT_MEMBERS) throw new Error(`map field ${f.json} has more than ${MAX_OBJECT_MEMBERS} entries`);
+        mapSizes.set(f.json, size + 1);
+      }
+      map[k] = v;
     } else if (f.repeated) {
       const list = (o[f.json] ??= []) as unknown[];
       if ((tag & 7) === 2 && PACKABLE.has(f.kind)) {

@@ -5,7 +5,8 @@
 // back as vetted, and the main thread parses the body it already holds.
 
 import { parentPort } from 'node:worker_threads';
-import { decodeBody, vetJsonBody } from '../../../shared/api/decode.js';
+import { DEFAULT_MAX_DEPTH, decodeBody, vetJsonBody } from '../../../shared/api/decode.js';
+import { scanJson } from '../../../shared/api/json-scan.js';
 import { toStatus } from '../../../shared/api/status.js';
 
 export interface DecodeJob {
@@ -25,7 +26,11 @@ parentPort?.on('message', (job: DecodeJob) => {
     if (vetted) result = { id: job.id, duplicateFields: vetted };
     else {
       const { value, duplicateFields } = decodeBody(body, job.contentType);
-      result = { id: job.id, json: JSON.stringify(value), duplicateFields };
+      const json = JSON.stringify(value);
+      // The main thread parses this text: an object as wide as the JSON scanner refuses (merge keys
+      // can widen a mapping past its source) is refused here too. Depth was checked on the YAML.
+      scanJson(json, DEFAULT_MAX_DEPTH + 1);
+      result = { id: job.id, json, duplicateFields };
     }
   } catch (err) {
     result = { id: job.id, status: toStatus(err) };

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StatusError } from '../../../shared/api/status.js';
 import { JSON_MEDIA_TYPES, MAX_BODY_BYTES, parseMediaType, parseVettedJson } from '../../../shared/api/decode.js';
+import { MAX_OBJECT_MEMBERS } from '../../../shared/api/json-scan.js';
 import { envelope } from '../../../shared/proto/envelope.js';
 import { decodePatchBody, decodeValue } from '../handlers/decode.js';
 import { DecodePool, YAML_OFFLOAD_BYTES } from '../handlers/decode-pool.js';
@@ -57,6 +58,25 @@ function tag(field: number, wire: number): number[] {
   return out;
 }
 
+/** `{"k0":1,"k1":1,…}` with keys as short as they can be, up to about `bytes`. */
+function wideJson(bytes: number): string {
+  const parts: string[] = [];
+  let size = 2;
+  for (let i = 0; size < bytes - 16; i++) {
+    const member = `"${i.toString(36)}":1`;
+    parts.push(member);
+    size += member.length + 1;
+  }
+  return `{${parts.join(',')}}`;
+}
+
+/** One entry of ConfigMap.data (field 2): {key, value: "v"}. */
+function dataEntry(key: string): Buffer {
+  const k = Buffer.from(key, 'latin1');
+  const entry = Buffer.from([...tag(1, 2), k.length, ...k, ...tag(2, 2), 1, 0x76]);
+  return Buffer.from([...tag(2, 2), entry.length, ...entry]);
+}
+
 function protobuf(raw: Buffer): Buffer {
   return envelope('v1', 'ConfigMap', raw);
 }
@@ -69,6 +89,7 @@ const cases: Case[] = [
   // V8 builds an object of 250 k members in 150–250 ms however it is made (JSON.parse, structured
   // clone, a loop), so objects that wide exceed the budget whatever the decoder; 100 k is in it.
   { name: 'JSON object of 100 k distinct keys', contentType: 'application/json', body: utf8(`{${Array.from({ length: 100_000 }, (_, i) => `"k${i}":1`).join(',')}}`) },
+  { name: 'JSON object of distinct short keys to the size limit (refused past MAX_OBJECT_MEMBERS)', contentType: 'application/json', body: utf8(wideJson(NEAR_LIMIT)) },
   { name: 'JSON object of one key repeated 350 k times', contentType: 'application/json', body: utf8(`{${fill('"a":1,', NEAR_LIMIT - 8)}"a":1}`) },
   { name: 'JSON string of escapes', contentType: 'application/json', body: utf8(`{"a":"${fill('\\u0041', NEAR_LIMIT - 16)}"}`) },
   { name: 'JSON long number literals', contentType: 'application/json', body: utf8(`[${fill('1.00000000000000000000000000000000000000001,', NEAR_LIMIT - 4)}1]`) },
@@ -119,6 +140,11 @@ const cases: Case[] = [
     contentType: 'application/vnd.kubernetes.protobuf',
     // ConfigMap.data (field 2) entries of {key: "k", value: "v"}.
     body: protobuf(Buffer.from(fill(String.fromCharCode(...tag(2, 2), 6, ...tag(1, 2), 1, 0x6b, ...tag(2, 2), 1, 0x76), NEAR_LIMIT - 64), 'latin1')),
+  },
+  {
+    name: 'protobuf 300 k distinct data keys (refused past MAX_OBJECT_MEMBERS)',
+    contentType: 'application/vnd.kubernetes.protobuf',
+    body: protobuf(Buffer.concat(Array.from({ length: 300_000 }, (_, i) => dataEntry(i.toString(36))))),
   },
   { name: 'protobuf truncated length', contentType: 'application/vnd.kubernetes.protobuf', body: protobuf(Buffer.from([...tag(1, 2), 0xff, 0xff, 0xff, 0xff, 0x0f])) },
   // Patch bodies: JSON for the JSON, merge and strategic merge patches; YAML for apply.
@@ -198,7 +224,13 @@ test('decode budget - no body holds the event loop for more than ~100 ms, whatev
 test('decode budget - YAML larger than the inline size goes to the worker, and its hostile forms are 400 there', async () => {
   const pool = new DecodePool();
   try {
-    const hostile = [`x: ${fill('- ', 100_000)}y\n`, `${'#'.repeat(YAML_OFFLOAD_BYTES)}\n${mergeChain(39)}`, `${fill('- ', 100_000)}y\n`];
+    const hostile = [
+      `x: ${fill('- ', 100_000)}y\n`,
+      `${'#'.repeat(YAML_OFFLOAD_BYTES)}\n${mergeChain(39)}`,
+      `${fill('- ', 100_000)}y\n`,
+      // A mapping wider than MAX_OBJECT_MEMBERS: the loop would have to parse the worker's JSON of it.
+      Array.from({ length: MAX_OBJECT_MEMBERS + 1 }, (_, i) => `k${i.toString(36)}: 1\n`).join(''),
+    ];
     for (const text of hostile) {
       const body = utf8(text);
       assert.ok(pool.offloads(body, 'application/yaml'));

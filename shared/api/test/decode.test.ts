@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StatusError } from '../status.js';
 import { decodeBody, MAX_BODY_BYTES, parseMediaType } from '../decode.js';
+import { MAX_OBJECT_MEMBERS } from '../json-scan.js';
 
 function fails(fn: () => unknown, code: number, msg?: RegExp): void {
   assert.throws(fn, (e: unknown) => {
@@ -176,4 +177,17 @@ test('decode - a large ordinary JSON body decodes quickly', () => {
   const body = JSON.stringify({ items });
   const r = fast(() => decodeBody(body, 'application/json'));
   assert.equal((r.value as { items: unknown[] }).items.length, 20000);
+});
+
+test('decode - an object may have MAX_OBJECT_MEMBERS distinct members and no more; duplicates and arrays do not count', () => {
+  const obj = (n: number, key = (i: number) => `k${i}`) => `{"data":{${Array.from({ length: n }, (_, i) => `"${key(i)}":"v"`).join(',')}}}`;
+  const value = decodeBody(obj(MAX_OBJECT_MEMBERS), 'application/json').value as { data: Record<string, string> };
+  assert.equal(Object.keys(value.data).length, MAX_OBJECT_MEMBERS);
+  assert.throws(
+    () => decodeBody(obj(MAX_OBJECT_MEMBERS + 1), 'application/json'),
+    (err: unknown) => err instanceof StatusError && err.code === 400 && err.message.includes(`more than ${MAX_OBJECT_MEMBERS} members`),
+  );
+  // The same key repeated is one member (a duplicate field), and array elements are not members.
+  assert.deepEqual(decodeBody(obj(MAX_OBJECT_MEMBERS + 10, () => 'a'), 'application/json').duplicateFields.length, MAX_OBJECT_MEMBERS + 9);
+  assert.equal((decodeBody(`[${'1,'.repeat(MAX_OBJECT_MEMBERS + 10)}1]`, 'application/json').value as number[]).length, MAX_OBJECT_MEMBERS + 11);
 });

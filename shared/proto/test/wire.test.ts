@@ -10,6 +10,7 @@ import type { JsonSchema } from '../../api/types.js';
 import { StatusError } from '../../api/status.js';
 import { decodeObject, encodeObject, messageOf, normalizeObject, PROTOBUF_PREFIX } from '../envelope.js';
 import { decode, encode } from '../wire.js';
+import { MAX_OBJECT_MEMBERS } from '../../api/json-scan.js';
 
 type FieldTuple = [string, number, string, string, string?];
 const wire = createRequire(import.meta.url)('../wire.json').messages as Record<string, FieldTuple[]>;
@@ -317,6 +318,12 @@ describe('protobuf - the envelope refuses what is not one', () => {
     bad(encodeObject({ apiVersion: 'v1', kind: 'ConfigMap' })!.subarray(0, 8), /./);
     bad(Buffer.concat([PROTOBUF_PREFIX, encode('runtime.Unknown', { apiVersion: 'example.com/v1', kind: 'Widget', raw: Buffer.alloc(0) })]), /no protobuf message is known/);
     bad(Buffer.concat([PROTOBUF_PREFIX, encode('runtime.Unknown', { apiVersion: 'v1', kind: 'ConfigMap', raw: Buffer.alloc(0), contentEncoding: 'gzip' })]), /content encoding/);
+  });
+  it('a map of more distinct keys than an object may have members (as JSON bounds it)', () => {
+    const data = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 'v']));
+    const ok = decodeObject(encodeObject({ apiVersion: 'v1', kind: 'ConfigMap', data: data(MAX_OBJECT_MEMBERS) })!) as { data: object };
+    assert.equal(Object.keys(ok.data).length, MAX_OBJECT_MEMBERS);
+    bad(encodeObject({ apiVersion: 'v1', kind: 'ConfigMap', data: data(MAX_OBJECT_MEMBERS + 1) })!, /data has more than 100000 entries/);
   });
 });
 
