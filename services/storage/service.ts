@@ -1,6 +1,7 @@
 // The storage service: the only writer of the object bucket. Provisions the bucket, answers the
 // storage subjects (create/update/delete/get, in the `platform-storage` queue group so replicas
-// share the load) and compacts old delete markers.
+// share the load), compacts old delete markers and keeps the bucket's consumers to what
+// consumer-rules.ts allows (consumer-warden.ts).
 
 import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -21,6 +22,8 @@ import { instrumentBus } from '../../shared/bus/client.js';
 import { BusMetrics } from '../../shared/bus/metrics.js';
 import { MetricsRegistry } from '../../shared/metrics/registry.js';
 import { StorageMetrics } from './metrics.js';
+import { ConsumerWarden } from './consumer-warden.js';
+import { streamName } from '../../shared/bus/streams.js';
 
 export const STORAGE_SERVICE_VERSION = '0.1.0';
 
@@ -85,6 +88,8 @@ export async function createStorageService(deps: StorageServiceDeps): Promise<St
   const registry = deps.metrics ?? new MetricsRegistry();
   const metrics = new StorageMetrics(registry, kv, bucket);
   instrumentBus(nc, new BusMetrics(registry));
+  const warden = new ConsumerWarden({ nc, jsm, stream: streamName(bucket), log, metrics: registry });
+  warden.start();
 
   const service = await startJsonService(nc, {
     name: ServiceName.storage,
@@ -108,6 +113,7 @@ export async function createStorageService(deps: StorageServiceDeps): Promise<St
       // Answers what it took before the caller drains the connection.
       await service.stop();
       await compactor.stop();
+      await warden.stop();
     },
   };
 }

@@ -32,22 +32,21 @@
 //   four (its RBAC reconcile deletes and re-creates) and admission's admit and interest; admission
 //   storage.get/create/update and authz.authorize; the gateway every endpoint; storage none.
 //
-// Not enforced (nats-server 2.9.10 has no way to express it):
-// - What kind of consumer a reader creates: the consumer's configuration is payload. A reader may
-//   create a push consumer (or one with a durable name through CONSUMER.CREATE) and point it at
-//   any subject; what leaves the store account is only what lands under a reader's inbox prefix,
-//   so only users that may read the bucket anyway can receive it (and only on an inbox
-//   subscription whose random token the sender would have to know).
-// - A limit per user: JetStream limits are per account, so STORE_MAX_CONSUMERS is shared, and one
-//   reader could take all of them and make every watch fail until its consumers go (ephemeral
-//   ones are removed by the server once their subscriber is gone).
-// - Which consumers a reader may inspect or delete: ordered consumers' names are `<prefix>_<n>`
-//   with a growing `n`, and a permission can match only whole subject tokens; another service's
-//   watch that loses its consumer notices and restarts (kv-feed.ts liveness).
+// Not enforced by subjects (a consumer's configuration is payload, which nats-server does not
+// inspect), so the storage service enforces it (services/storage/consumer-rules.ts): the store
+// account announces each consumer made on the bucket to storage alone, and storage removes pull
+// consumers, consumers delivering outside the readers' inboxes, consumers nobody subscribes to
+// (after a grace period), and a user's bound consumers beyond its share (a consumer is bound only
+// when its delivery subject has a subscriber, and only the inbox's user may subscribe there, so
+// nobody spends another's share). STORE_MAX_CONSUMERS stays the hard limit over everyone: a burst
+// can reach it before storage has removed the excess.
+//
+// Not enforced at all: which consumers a reader may inspect or delete. Ordered consumers' names
+// are `<prefix>_<n>` with a growing `n`, and a permission can match only whole subject tokens;
+// another service's watch that loses its consumer notices and restarts (kv-feed.ts liveness).
 
 import { ServiceName, Subjects, serviceSubjects } from './subjects.js';
-import { streamName } from './streams.js';
-import { changeLogStream, changeLogSubject } from './streams.js';
+import { changeLogStream, changeLogSubject, consumerCreatedAdvisories, streamName } from './streams.js';
 
 /** The NATS users: one per service, and a monitor (readiness pings and stream statistics for `npm start` and tools). */
 export const NatsUser = {
@@ -66,7 +65,7 @@ export interface NatsPermissions {
   subscribe: string[];
   /** May answer the requests it receives (publish once to their reply subject). */
   allowResponses: boolean;
-  /** What the store account's consumers may deliver to this user (its inbox prefix, for a bucket reader): the stream exports. */
+  /** What the store account delivers to this user (its inbox prefix, for a bucket reader; storage's consumer announcements): the stream exports. */
   deliveries: string[];
 }
 
@@ -76,9 +75,10 @@ export const STORE_ACCOUNT = 'PLATFORM_STORE';
 export const BUS_ACCOUNT = 'PLATFORM';
 /**
  * The store account's JetStream limit on consumers, all users together. What runs needs a few per
- * replica (a watch per reader, its replay's while it hands over, a gateway's change-log reader).
+ * replica (a watch per filter of each reader, its replay's while it hands over, a gateway's
+ * change-log reader); one user's share (consumer-rules.ts, 64) leaves the others room.
  */
-export const STORE_MAX_CONSUMERS = 128;
+export const STORE_MAX_CONSUMERS = 256;
 
 /** A service the store account exports to the bus account; `stream` responses for requests answered by many messages (a pull's batch). */
 export interface NatsServiceExport {
@@ -193,7 +193,7 @@ function changeLogReadApi(log: string): string[] {
   ];
 }
 
-function service(role: ServiceRole, user: string, extra: { publish?: string[]; subscribe?: string[] } = {}): NatsPermissions {
+function service(role: ServiceRole, user: string, extra: { publish?: string[]; subscribe?: string[]; deliveries?: string[] } = {}): NatsPermissions {
   const name = ServiceName[role];
   const inbox = userInboxPrefix(user) + '.>';
   return {
@@ -203,9 +203,9 @@ function service(role: ServiceRole, user: string, extra: { publish?: string[]; s
       ...CALLS[role],
       ...(extra.publish ?? []),
     ],
-    subscribe: [...ANSWERS[role], ...discoverySubjects(name), inbox, ...(extra.subscribe ?? [])],
+    subscribe: [...ANSWERS[role], ...discoverySubjects(name), inbox, ...(extra.subscribe ?? []), ...(extra.deliveries ?? [])],
     allowResponses: true,
-    deliveries: [inbox],
+    deliveries: [inbox, ...(extra.deliveries ?? [])],
   };
 }
 
@@ -220,7 +220,8 @@ export function natsPermissions(bucket: string, users: Record<NatsUserRole, stri
   const pings = Object.values(ServiceName).map((n) => serviceSubjects.ping(n));
   const gatewayInbox = userInboxPrefix(users.gateway) + '.>';
   return {
-    storage: service('storage', users.storage, { publish: [...read, ...bucketWriteApi(bucket, stream, log)] }),
+    // And the consumer warden's: the stream's consumer announcements and the list of its consumers.
+    storage: service('storage', users.storage, { publish: [...read, ...bucketWriteApi(bucket, stream, log), `$JS.API.CONSUMER.LIST.${stream}`], deliveries: [consumerCreatedAdvisories(stream)] }),
     authn: service('authn', users.authn, { publish: read }),
     authz: service('authz', users.authz, { publish: read, subscribe: [Subjects.admissionInterestChanged] }),
     // Tells the gateways and authz that its interest changed (a subject of its own group).

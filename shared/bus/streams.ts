@@ -15,3 +15,8 @@ export function changeLogStream(bucket: string): string {
 export function changeLogSubject(bucket: string, key: string): string {
   return `platform.changes.${bucket}.${key}`;
 }
+
+/** The advisories JetStream publishes (in the stream's account) when a consumer is made on `stream`. */
+export function consumerCreatedAdvisories(stream: string): string {
+  return `$JS.EVENT.ADVISORY.CONSUMER.CREATED.${stream}.*`;
+}

@@ -166,7 +166,8 @@ A JSON object: role → {publish, subscribe, allow_responses}.
 The bundled NATS's `accounts` block, as shared/local/nats-server.ts writes it: the store account
 PLATFORM_STORE holds JetStream (the bucket's streams) and no user, and exports to the bus account
 alone its JetStream API, the bucket's and change log's put subjects and, as streams, each
-service's inbox prefix, so a consumer can deliver to nothing but a bucket reader's inbox; the bus
+service's inbox prefix, so a consumer can deliver to nothing but a bucket reader's inbox, and the
+announcements of consumers made on the bucket (storage's consumer warden subscribes); the bus
 account PLATFORM has one line per service user, its password taken from the server's environment
 ($NATS_PASSWORD_<SERVICE>, from the passwords Secret) so the ConfigMap holds no secret, and
 imports exactly those. Subjects are quoted strings (toJson would escape `>`, which nats-server
@@ -180,13 +181,16 @@ cannot read).
 {{- $services := list (list "$JS.API.>" "stream") (list "$JS.FC.>" "singleton") (list (printf "$KV.%s.>" $b) "singleton") (list (printf "platform.changes.%s.>" $b) "singleton") }}
 accounts {
   PLATFORM_STORE: {
-    jetstream: {max_consumers: 128}
+    jetstream: {max_consumers: 256}
     exports: [
       {{- range $services }}
       {service: {{ index . 0 | quote }}, response_type: {{ index . 1 }}, accounts: [PLATFORM]}
       {{- end }}
       {{- range $role := $roles }}
       {stream: {{ printf "_INBOX.%s.>" (index $users $role) | quote }}, accounts: [PLATFORM]}
+      {{- if eq $role "storage" }}
+      {stream: {{ printf "$JS.EVENT.ADVISORY.CONSUMER.CREATED.KV_%s.*" $b | quote }}, accounts: [PLATFORM]}
+      {{- end }}
       {{- end }}
     ]
   }
@@ -203,6 +207,9 @@ accounts {
       {{- end }}
       {{- range $role := $roles }}
       {stream: {account: PLATFORM_STORE, subject: {{ printf "_INBOX.%s.>" (index $users $role) | quote }}}}
+      {{- if eq $role "storage" }}
+      {stream: {account: PLATFORM_STORE, subject: {{ printf "$JS.EVENT.ADVISORY.CONSUMER.CREATED.KV_%s.*" $b | quote }}}}
+      {{- end }}
       {{- end }}
     ]
   }

@@ -101,5 +101,11 @@ test('nats permissions - who may call whom', () => {
   );
   // Only the bucket's readers receive what its consumers deliver; the monitor nothing.
   assert.deepEqual(perms.monitor.deliveries, []);
-  for (const role of NATS_USER_ROLES.filter((r) => r !== 'monitor')) assert.deepEqual(perms[role].deliveries, [`${userInboxPrefix(NatsUser[role])}.>`]);
+  // Storage also hears of every consumer made on the bucket (its consumer warden), and may list them; nobody else may.
+  for (const role of NATS_USER_ROLES.filter((r) => r !== 'monitor')) {
+    const announcements = role === 'storage' ? ['$JS.EVENT.ADVISORY.CONSUMER.CREATED.KV_objects.*'] : [];
+    assert.deepEqual(perms[role].deliveries, [`${userInboxPrefix(NatsUser[role])}.>`, ...announcements]);
+    assert.equal(allowed(perms[role].subscribe, '$JS.EVENT.ADVISORY.CONSUMER.CREATED.KV_objects.x'), role === 'storage', role);
+    assert.equal(allowed(perms[role].publish, '$JS.API.CONSUMER.LIST.KV_objects'), role === 'storage', role);
+  }
 });
