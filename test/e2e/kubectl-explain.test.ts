@@ -108,4 +108,112 @@ describe('kubectl explain', { skip }, () => {
       assertAllDescribed(kind, e);
     }
   });
+
+  it('kubectl explain - rbac, reviews, certificate requests, webhook configurations, definitions and api services are described throughout', async () => {
+    const paths: Array<[path: string, apiVersion?: string]> = [
+      ['role.rules'],
+      ['clusterrole.aggregationRule'],
+      ['rolebinding.subjects'],
+      ['clusterrolebinding.roleRef'],
+      ['tokenreview.status.user'],
+      ['tokenreview.spec', 'authentication.platform.io/v1beta1'],
+      ['selfsubjectreview.status.userInfo'],
+      ['subjectaccessreview.spec.resourceAttributes'],
+      ['localsubjectaccessreview.spec'],
+      ['selfsubjectaccessreview.status'],
+      ['selfsubjectrulesreview.status.nonResourceRules'],
+      ['csr.spec'],
+      ['csr.status.conditions'],
+      ['mutatingwebhookconfiguration.webhooks'],
+      ['validatingwebhookconfiguration.webhooks.clientConfig.service'],
+      ['validatingwebhookconfiguration.webhooks.rules', 'admissionregistration.platform.io/v1beta1'],
+      ['crd.spec.versions'],
+      ['crd.spec.versions.subresources.scale'],
+      ['crd.spec.conversion.webhook.clientConfig'],
+      ['crd.status.acceptedNames'],
+      ['apiservice.spec'],
+      ['apiservice.status.conditions'],
+    ];
+    for (const [path, apiVersion] of paths) {
+      const e = parseExplain(ok(await s.kubectl.run(['explain', path, ...(apiVersion ? [`--api-version=${apiVersion}`] : [])])));
+      assert.ok(e.description && !/^<(no description|empty)>$/.test(e.description), `${path}: no description`);
+      assertAllDescribed(path, e);
+    }
+    // Each version of a webhook configuration states its own defaults.
+    const v1 = parseExplain(ok(await s.kubectl.run(['explain', 'mutatingwebhookconfiguration.webhooks.failurePolicy'])));
+    assert.match(v1.description.replace(/\s+/g, ' '), /Defaults to Fail\./);
+    const v1beta1 = parseExplain(ok(await s.kubectl.run(['explain', 'mutatingwebhookconfiguration.webhooks.failurePolicy', '--api-version=admissionregistration.platform.io/v1beta1'])));
+    assert.match(v1beta1.description.replace(/\s+/g, ' '), /Defaults to Ignore\./);
+    const schema = parseExplain(ok(await s.kubectl.run(['explain', 'crd.spec.versions.schema.openAPIV3Schema'])));
+    assert.match(schema.description.replace(/\s+/g, ' '), /in the structural form the server requires/);
+  });
+
+  it('kubectl explain - autoscaling, policy, networking, discovery, flow control, storage, node, scheduling and coordination kinds are described throughout', async () => {
+    const paths: Array<[path: string, apiVersion?: string]> = [
+      ['hpa.spec.metrics.object'],
+      ['hpa.spec.behavior.scaleUp.policies'],
+      ['hpa.status.currentMetrics.containerResource.current'],
+      ['hpa.spec.metrics.external', 'autoscaling/v2beta1'],
+      ['hpa.status', 'autoscaling/v1'],
+      ['pdb.status'],
+      ['psp.spec.runAsGroup.ranges'],
+      ['ingress.spec.rules.http.paths.backend.service.port'],
+      ['ingressclass.spec.parameters'],
+      ['networkpolicy.spec.egress.to.ipBlock'],
+      ['endpointslice.endpoints.hints.forZones'],
+      ['endpointslice.endpoints', 'discovery.platform.io/v1beta1'],
+      ['flowschema.spec.rules.subjects.serviceAccount'],
+      ['prioritylevelconfiguration.spec.limited.limitResponse.queuing'],
+      ['csidriver.spec.tokenRequests'],
+      ['csinode.spec.drivers.allocatable'],
+      ['csistoragecapacity'],
+      ['storageclass'],
+      ['volumeattachment.status.detachError'],
+      ['runtimeclass.scheduling'],
+      ['priorityclass'],
+      ['lease.spec'],
+    ];
+    for (const [path, apiVersion] of paths) {
+      const e = parseExplain(ok(await s.kubectl.run(['explain', path, ...(apiVersion ? [`--api-version=${apiVersion}`] : [])])));
+      assert.ok(e.description && !/^<(no description|empty)>$/.test(e.description), `${path}: no description`);
+      assertAllDescribed(path, e);
+    }
+    const window = parseExplain(ok(await s.kubectl.run(['explain', 'hpa.spec.behavior.scaleDown.stabilizationWindowSeconds'])));
+    assert.match(window.description.replace(/\s+/g, ' '), /a brief swing of the metrics does not change the replica count.* 0 to 3600\./);
+  });
+
+  it('kubectl explain - nodes, events, quotas, volumes, claims and the workload kinds of core, apps and batch are described throughout', async () => {
+    const paths: Array<[path: string, apiVersion?: string]> = [
+      ['node.spec.taints'],
+      ['node.status.nodeInfo'],
+      ['endpoints.subsets.ports'],
+      ['event', 'v1'],
+      ['event.series', 'events.platform.io/v1'],
+      ['event', 'events.platform.io/v1beta1'],
+      ['limitrange.spec.limits'],
+      ['resourcequota.spec.scopeSelector.matchExpressions'],
+      ['pv.spec'],
+      ['pvc.status.modifyVolumeStatus'],
+      ['podtemplate'],
+      ['rc.status'],
+      ['daemonset.spec.updateStrategy.rollingUpdate'],
+      ['statefulset.spec.volumeClaimTemplates'],
+      ['controllerrevision'],
+      ['job.status.uncountedTerminatedPods'],
+      ['cronjob.spec.jobTemplate.spec'],
+      ['cronjob.spec', 'batch/v1beta1'],
+    ];
+    for (const [path, apiVersion] of paths) {
+      const e = parseExplain(ok(await s.kubectl.run(['explain', path, ...(apiVersion ? [`--api-version=${apiVersion}`] : [])])));
+      assert.ok(e.description && !/^<(no description|empty)>$/.test(e.description), `${path}: no description`);
+      assertAllDescribed(path, e);
+    }
+    // Every volume source a PersistentVolume may name is listed, each with what it takes.
+    const pv = parseExplain(ok(await s.kubectl.run(['explain', 'pv.spec'])));
+    const sources = ['csi', 'local', 'nfs', 'hostPath', 'iscsi', 'fc', 'rbd', 'cephfs', 'glusterfs', 'flexVolume', 'awsElasticBlockStore', 'gcePersistentDisk', 'azureDisk', 'azureFile'];
+    for (const source of sources) assert.ok(pv.fields.has(source), `pv.spec: ${source} is not listed`);
+    assert.match(pv.fields.get('csi')!, /driver .* and volumeHandle/);
+    const schedule = parseExplain(ok(await s.kubectl.run(['explain', 'cronjob.spec.schedule'])));
+    assert.match(schedule.description.replace(/\s+/g, ' '), /a TZ= or CRON_TZ= prefix is rejected \(use timeZone\)/);
+  });
 });

@@ -8,7 +8,7 @@ import type { VersionDef } from '../../types.js';
 import { asArray, asObject, duplicates, setDefault } from '../common/field-errors.js';
 import { labelSelector } from '../common/meta.js';
 import { validateLabelSelector } from '../common/selector.js';
-import { atomicList, bytes, int32, mapList, mergeList, obj, str, strEnum } from '../common/schema.js';
+import { atomicList, bytes, described, int32, mapList, mergeList, obj, str, strEnum, type FieldDocs } from '../common/schema.js';
 import { duplicate, forbidden, invalidValue, required, unsupported } from '../../../api/field-errors.js';
 import { validDnsSubdomain } from '../../../api/validation.js';
 import { cloneJson } from '../../../patch/json-value.js';
@@ -20,19 +20,99 @@ const OPERATIONS = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT', '*'];
 export type WebhookKind = 'mutating' | 'validating';
 export type WebhookVersion = 'v1' | 'v1beta1';
 
-const ruleWithOperations = obj({
-  operations: atomicList(strEnum(...OPERATIONS)),
-  apiGroups: atomicList(str),
-  apiVersions: atomicList(str),
-  resources: atomicList(str),
-  scope: strEnum('Cluster', 'Namespaced', '*'),
-});
+const ruleWithOperations = described(
+  obj({
+    operations: atomicList(strEnum(...OPERATIONS)),
+    apiGroups: atomicList(str),
+    apiVersions: atomicList(str),
+    resources: atomicList(str),
+    scope: strEnum('Cluster', 'Namespaced', '*'),
+  }),
+  {
+    operations: 'Operations that call the webhook: CREATE, UPDATE, DELETE, CONNECT, or `*` alone for all of them. Required.',
+    apiGroups: 'API groups: `""` for the core group, `*` alone for every group. Required.',
+    apiVersions: 'API versions: `*` alone for every version. Required.',
+    resources:
+      'Resources by plural name: `pods` for the resource alone, `pods/status` for one subresource, `pods/*` for every subresource of pods, `*/status` for that subresource of every resource; `*` covers every resource but no subresource, `*/*` everything. Required.',
+    scope: 'Which objects the rule covers: Cluster for cluster-scoped ones, Namespaced for namespaced ones, `*` for both. Defaults to `*`.',
+  },
+  'Requests a webhook is called for: a request matches when its operation, group, version, resource and scope each match.',
+);
 
-const clientConfig = obj({
-  url: str,
-  service: obj({ namespace: str, name: str, path: str, port: int32 }, ['namespace', 'name']),
-  caBundle: { ...bytes, 'x-kubernetes-list-type': 'atomic' },
-});
+export const webhookServiceReference: JsonSchema = described(
+  obj({ namespace: str, name: str, path: str, port: int32 }, ['namespace', 'name']),
+  {
+    namespace: 'Namespace of the service. Required.',
+    name: 'Name of the service. Required.',
+    path: 'URL path requests are sent to. Defaults to `/`.',
+    port: 'Port of the service to call, 1 to 65535. Defaults to 443.',
+  },
+  'A service in the cluster that serves the webhook over https. Its serving certificate must be valid for `<name>.<namespace>.svc`.',
+);
+
+export const webhookClientConfigDocs = {
+  url: 'Where to send requests, as `https://host[:port]/path`: https only, no user information, query or fragment. Exactly one of url and service is required. The server refuses to call loopback, link-local and unspecified addresses.',
+  service: 'The service in the cluster that serves the webhook. Exactly one of url and service is required.',
+  caBundle: "PEM certificates (base64 in JSON and YAML) that the webhook's serving certificate must chain to. Omitted means the root certificates the server's host trusts.",
+};
+
+const clientConfig = described(
+  obj({
+    url: str,
+    service: webhookServiceReference,
+    caBundle: { ...bytes, 'x-kubernetes-list-type': 'atomic' },
+  }),
+  webhookClientConfigDocs,
+  'How the server reaches a webhook over TLS.',
+);
+
+const matchCondition = described(
+  obj({ name: str, expression: str }, ['name', 'expression']),
+  {
+    name: 'Name of the condition, unique within the webhook.',
+    expression: 'CEL expression over the request that must be true for the webhook to be called.',
+  },
+  'A condition on the request, written in CEL. This server stores it but does not evaluate it: a webhook is called whenever its rules and selectors match.',
+);
+
+const WEBHOOK_ABOUT: Record<WebhookKind, string> = {
+  mutating: 'One webhook that may change objects on their way to storage, with the requests it is called for and what to do when it fails.',
+  validating: 'One webhook that may refuse requests, with the requests it is called for and what to do when it fails.',
+};
+
+const CONFIGURATION_ABOUT: Record<WebhookKind, string> = {
+  mutating:
+    'Admission webhooks that may change objects before they are stored. The server calls them one at a time, configurations in order of their names and webhooks in list order; each gets the object as the ones before it left it.',
+  validating: 'Admission webhooks that may refuse requests after every change to the object is done. The server calls all that match at once; any refusal refuses the request.',
+};
+
+function webhookDocs(kind: WebhookKind, version: WebhookVersion): FieldDocs {
+  const v1 = version === 'v1';
+  const docs: Record<string, string> = {
+    name: `Name of the webhook, a domain of at least three labels such as \`pods.policy.example.com\`.${v1 ? ' Unique within the configuration.' : ''} Required.`,
+    clientConfig: 'How to reach the webhook. Required.',
+    rules: 'Requests the webhook is called for: it is called when any rule matches (and the selectors do). Empty means it is never called.',
+    failurePolicy: `What happens when the webhook cannot be reached, times out or answers with an error: Fail refuses the request, Ignore goes on without it. Defaults to ${v1 ? 'Fail' : 'Ignore'}.`,
+    matchPolicy: `Exact calls the webhook only for requests to a resource its rules name; Equivalent also for requests that reach the same objects through another version or group, with the object converted to a version the rules name. Defaults to ${v1 ? 'Equivalent' : 'Exact'}.`,
+    namespaceSelector:
+      'Labels the namespace of a namespaced object must have (for a Namespace, its own labels) for the webhook to be called. No effect on other cluster-scoped objects. Defaults to an empty selector, which matches everything.',
+    objectSelector:
+      'Labels the object (or, on update and delete, its old state) must have for the webhook to be called; either one matching is enough. Defaults to an empty selector, which matches everything.',
+    sideEffects: v1
+      ? 'Whether calling the webhook changes anything outside the object: None, or NoneOnDryRun when it does but skips them for requests marked dry-run. Required.'
+      : 'Whether calling the webhook changes anything outside the object: None, NoneOnDryRun (it skips them for dry-run requests), Some or Unknown. A dry-run request that would call a webhook with Some or Unknown is refused. Defaults to Unknown.',
+    timeoutSeconds: `Seconds to wait for the answer, 1 to 30; a timeout counts as a failure under failurePolicy. Defaults to ${v1 ? 10 : 30}.`,
+    admissionReviewVersions: v1
+      ? 'AdmissionReview versions the webhook understands, in order of preference; the server sends the first it speaks (v1 or v1beta1). Required.'
+      : 'AdmissionReview versions the webhook understands, in order of preference; the server sends the first it speaks (v1 or v1beta1). Defaults to `[v1beta1]`.',
+    matchConditions: 'CEL conditions on the request, each of which must hold for the webhook to be called. Stored, but not evaluated by this server.',
+  };
+  if (kind === 'mutating') {
+    docs.reinvocationPolicy =
+      'Whether the webhook is called a second time when a later webhook or plugin changed the object after it: Never, or IfNeeded (at most once more, so it must be idempotent). Defaults to Never.';
+  }
+  return docs;
+}
 
 function webhookSchema(kind: WebhookKind, version: WebhookVersion): JsonSchema {
   const props: Record<string, JsonSchema> = {
@@ -46,17 +126,17 @@ function webhookSchema(kind: WebhookKind, version: WebhookVersion): JsonSchema {
     sideEffects: version === 'v1' ? strEnum('None', 'NoneOnDryRun') : strEnum('Unknown', 'None', 'Some', 'NoneOnDryRun'),
     timeoutSeconds: int32,
     admissionReviewVersions: atomicList(str),
-    matchConditions: mapList(obj({ name: str, expression: str }, ['name', 'expression']), ['name']),
+    matchConditions: mapList(matchCondition, ['name']),
   };
   if (kind === 'mutating') props.reinvocationPolicy = strEnum('Never', 'IfNeeded');
   const required = version === 'v1' ? ['name', 'clientConfig', 'sideEffects', 'admissionReviewVersions'] : ['name', 'clientConfig'];
-  return obj(props, required);
+  return described(obj(props, required), webhookDocs(kind, version), WEBHOOK_ABOUT[kind]);
 }
 
 export function configurationSchema(kind: WebhookKind, version: WebhookVersion): JsonSchema {
   const item = webhookSchema(kind, version);
   // v1 made names unique, so apply can key the list by name.
-  return obj({ webhooks: version === 'v1' ? mapList(item, ['name']) : mergeList(item, 'name') });
+  return described(obj({ webhooks: version === 'v1' ? mapList(item, ['name']) : mergeList(item, 'name') }), { webhooks: 'The webhooks of this configuration.' }, CONFIGURATION_ABOUT[kind]);
 }
 
 function eachWebhook(o: ApiObject, fn: (w: Record<string, unknown>) => void): void {

@@ -8,7 +8,7 @@ import type { ResourceType, StrategyContext } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
 import { asArray, asObject, setDefault } from '../common/field-errors.js';
 import { conditionList } from '../common/meta.js';
-import { bool, bytes, int32, obj, str, time } from '../common/schema.js';
+import { bool, bytes, described, int32, obj, str, time } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 import { validateAPIService, validateAPIServiceStatus } from './api-service-validation.js';
 
@@ -20,23 +20,68 @@ export const DEFAULT_SERVICE_PORT = 443;
 /** The condition every Local APIService carries: this server serves it, so it is always there. */
 export const LOCAL_AVAILABLE = { type: 'Available', status: 'True', reason: 'Local', message: 'Local APIServices are always available' } as const;
 
-const serviceReference = obj({ namespace: str, name: str, port: int32 });
+const serviceReference = described(
+  obj({ namespace: str, name: str, port: int32 }),
+  {
+    namespace: 'Namespace of the service. Required.',
+    name: 'Name of the service. Required.',
+    port: 'Port of the service to call, 1 to 65535. Defaults to 443.',
+  },
+  'The service in the cluster that serves the API group/version over https. Its serving certificate must be valid for `<name>.<namespace>.svc`.',
+);
 
-const condition = obj({ type: str, status: str, lastTransitionTime: time, reason: str, message: str }, ['type', 'status']);
+const condition = described(
+  obj({ type: str, status: str, lastTransitionTime: time, reason: str, message: str }, ['type', 'status']),
+  {
+    type: 'Available: whether requests for the group/version can be served. Required.',
+    status: 'True, False or Unknown. Required.',
+    lastTransitionTime: 'When status last changed.',
+    reason: 'Machine-readable reason, in CamelCase, such as Local, Passed, ServiceNotFound, MissingEndpoints or FailedDiscoveryCheck.',
+    message: 'Readable details, such as the error the last check met.',
+  },
+  'One aspect of the state of the APIService, as the server last checked it.',
+);
 
-const schema = obj({
-  spec: obj({
-    service: serviceReference,
-    group: str,
-    version: str,
-    insecureSkipTLSVerify: bool,
-    caBundle: bytes,
-    // Not schema-required: Go reads them as 0, which the rules report as upstream words it.
-    groupPriorityMinimum: int32,
-    versionPriority: int32,
+const schema = described(
+  obj({
+    spec: described(
+      obj({
+        service: serviceReference,
+        group: str,
+        version: str,
+        insecureSkipTLSVerify: bool,
+        caBundle: bytes,
+        // Not schema-required: Go reads them as 0, which the rules report as upstream words it.
+        groupPriorityMinimum: int32,
+        versionPriority: int32,
+      }),
+      {
+        service:
+          'The service that serves the group/version; the server proxies its requests there. Omitted for a Local APIService, which this server serves itself (built-in groups and custom resources).',
+        group: 'API group served, such as `metrics.platform.io`; empty only for the core group at v1. The APIService must be named `<version>.<group>`.',
+        version: 'API version served, such as `v1beta1`: a DNS label.',
+        insecureSkipTLSVerify: 'Skip checking the serving certificate of the service. Strongly discouraged; not allowed together with caBundle or on a Local APIService.',
+        caBundle:
+          "PEM certificates (base64 in JSON and YAML) that the serving certificate of the service must chain to. Omitted means the root certificates the server's host trusts. Not allowed on a Local APIService.",
+        groupPriorityMinimum:
+          'Where the group sorts in discovery: groups with a higher value come first (kubectl then prefers their resources when two groups use the same name). The group takes the highest value of its APIServices. Required: 1 to 20000.',
+        versionPriority:
+          'Where this version sorts among the versions of its group in discovery: higher values come first, and the first is the preferred version; equal values sort by version name (v2 before v1 before v1beta1). Required: 1 to 1000.',
+      },
+      'Which group/version is meant and where it is served.',
+    ),
+    status: described(
+      obj({ conditions: conditionList(condition) }),
+      { conditions: 'The Available condition, kept by the server: always True for a Local APIService; for a remote one, True once its service answers discovery for the group/version.' },
+      'Whether the group/version can be served.',
+    ),
   }),
-  status: obj({ conditions: conditionList(condition) }),
-});
+  {
+    spec: 'Which group/version is meant and where it is served.',
+    status: 'Whether the group/version can be served. Written by the server.',
+  },
+  'Registers a server for one API group/version: this server itself (Local), or a service in the cluster that this server proxies the requests of the group/version to and whose discovery it merges into its own. The server keeps a Local APIService for each built-in group/version.',
+);
 
 type Condition = { type?: unknown; status?: unknown; reason?: unknown; message?: unknown; lastTransitionTime?: unknown };
 

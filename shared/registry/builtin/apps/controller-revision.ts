@@ -5,11 +5,18 @@ import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
 
-import { anyValue, int64, obj } from '../common/schema.js';
+import { anyValue, described, int64, obj } from '../common/schema.js';
 import { immutableFields, updateValidation } from '../common/strategy.js';
 import { invalidValue } from '../../../api/field-errors.js';
 
-const schema = obj({ data: anyValue, revision: int64 }, ['revision']);
+const schema = described(
+  obj({ data: anyValue, revision: int64 }, ['revision']),
+  {
+    data: 'The snapshot: the part of the owner that the revision records, such as a patch holding its pod template. Kept as written; cannot be changed.',
+    revision: 'Number of the revision, higher for later revisions of the same owner; at least 0. Required.',
+  },
+  'A snapshot of the template of a controller (a daemon set or stateful set), written by the controller on each change so that it can roll back to it. Its data cannot change; its owner reference names the controller.',
+);
 
 function validate(o: ApiObject): FieldError[] {
   return typeof o.revision === 'number' && o.revision < 0 ? [invalidValue('revision', o.revision, 'must be greater than or equal to 0')] : [];

@@ -7,7 +7,7 @@ import { ageColumn } from '../common/columns.js';
 import { asArray, asObject, at, ensureObject, setDefault } from '../common/field-errors.js';
 import { conditionList, embeddedObjectMeta, typedCondition } from '../common/meta.js';
 import { defaultPodTemplate, persistentVolumeClaimSpec, podTemplateSpec } from '../common/pod-spec.js';
-import { atomicList, int32, int64, intOrString, obj, partial, str, strEnum } from '../common/schema.js';
+import { atomicList, described, int32, int64, intOrString, obj, partial, str, strEnum } from '../common/schema.js';
 import { labelSelector } from '../common/meta.js';
 import { updateValidation } from '../common/strategy.js';
 import { nonNegative, REPLICAS_SCALE, selectorImmutable, validateSelectorAndTemplate, wideTemplateColumns } from '../common/workload.js';
@@ -15,10 +15,27 @@ import { validateIntOrPercent } from './deployment.js';
 import { forbidden, required } from '../../../api/field-errors.js';
 import { jsonEqual } from '../../../patch/json-value.js';
 
-const claimTemplate = obj({ apiVersion: str, kind: str, metadata: embeddedObjectMeta, spec: persistentVolumeClaimSpec, status: partial({}) });
+const FIXED = 'Cannot be changed after creation.';
 
-const schema = obj({
-  spec: obj(
+const claimTemplate = described(
+  obj({ apiVersion: str, kind: str, metadata: embeddedObjectMeta, spec: persistentVolumeClaimSpec, status: partial({}) }),
+  {
+    apiVersion: 'API version of the claim, v1; may be omitted.',
+    kind: 'PersistentVolumeClaim; may be omitted.',
+    metadata: 'Name of the template (required; containers mount the claim as a volume of that name) and the labels and annotations of the claims.',
+    spec: 'Spec of each claim made from the template. volumeMode defaults to Filesystem.',
+    status: 'Ignored in a template.',
+  },
+  'A PersistentVolumeClaim made for each pod of a stateful set.',
+);
+
+const rollingUpdate = described(obj({ partition: int32, maxUnavailable: intOrString }), {
+  partition: 'Only pods with an ordinal at or above this number are updated; the others keep their revision, which allows a staged rollout. Defaults to 0 (every pod).',
+  maxUnavailable: 'How many pods may be unavailable at once during the update: a number or a percentage of replicas. Unset means 1.',
+});
+
+const statefulSetSpec = described(
+  obj(
     {
       replicas: int32,
       selector: labelSelector,
@@ -26,15 +43,38 @@ const schema = obj({
       volumeClaimTemplates: atomicList(claimTemplate),
       serviceName: str,
       podManagementPolicy: strEnum('OrderedReady', 'Parallel'),
-      updateStrategy: obj({ type: strEnum('RollingUpdate', 'OnDelete'), rollingUpdate: obj({ partition: int32, maxUnavailable: intOrString }) }),
+      updateStrategy: described(obj({ type: strEnum('RollingUpdate', 'OnDelete'), rollingUpdate }), {
+        type: 'RollingUpdate (the default) replaces pods one at a time, from the highest ordinal down; OnDelete makes a new pod only after the old one has been deleted by hand.',
+        rollingUpdate: 'Limits of a rolling update; only with type RollingUpdate.',
+      }),
       revisionHistoryLimit: int32,
       minReadySeconds: int32,
-      persistentVolumeClaimRetentionPolicy: obj({ whenDeleted: strEnum('Retain', 'Delete'), whenScaled: strEnum('Retain', 'Delete') }),
-      ordinals: obj({ start: int32 }),
+      persistentVolumeClaimRetentionPolicy: described(obj({ whenDeleted: strEnum('Retain', 'Delete'), whenScaled: strEnum('Retain', 'Delete') }), {
+        whenDeleted: 'Retain (the default) keeps the claims when the stateful set is deleted; Delete deletes them with it.',
+        whenScaled: 'Retain (the default) keeps the claims of pods removed by scaling down; Delete deletes them.',
+      }),
+      ordinals: described(obj({ start: int32 }), { start: 'Ordinal of the first pod; the pods are numbered from start to start + replicas - 1. Defaults to 0.' }),
     },
     ['selector', 'template'],
   ),
-  status: obj(
+  {
+    replicas: 'Number of pods wanted. Defaults to 1. Also set through the scale subresource.',
+    selector: 'Labels of the pods the stateful set manages; must match the labels of the template. Required; cannot be changed.',
+    template: 'Pod each replica is made from, named `<statefulset>-<ordinal>`. Its restartPolicy must be Always. Changing it starts an update as updateStrategy says.',
+    volumeClaimTemplates: `Claims made for every pod, named \`<template>-<statefulset>-<ordinal>\`; a pod keeps its claims when it is rescheduled. ${FIXED}`,
+    serviceName: `Headless service that gives the pods their stable DNS names, \`<pod>.<serviceName>.<namespace>.svc\`. ${FIXED}`,
+    podManagementPolicy: `OrderedReady (the default) starts pods one at a time in ordinal order, each once the one before is ready, and removes them in reverse; Parallel starts and removes them all at once. ${FIXED}`,
+    updateStrategy: 'How running pods are replaced when the template changes.',
+    revisionHistoryLimit: 'How many old ControllerRevisions are kept to roll back to. Defaults to 10.',
+    minReadySeconds: 'Seconds a new pod must be ready, with no container crashing, before it counts as available. Defaults to 0.',
+    persistentVolumeClaimRetentionPolicy: 'What becomes of the claims of volumeClaimTemplates when the stateful set is deleted or scaled down.',
+    ordinals: 'Numbering of the pods.',
+  },
+  'What the stateful set runs, the storage of each pod, and how it rolls out changes.',
+);
+
+const statefulSetStatus = described(
+  obj(
     {
       observedGeneration: int64,
       replicas: int32,
@@ -49,7 +89,26 @@ const schema = obj({
     },
     ['replicas'],
   ),
-});
+  {
+    observedGeneration: 'The metadata.generation the controller last acted on.',
+    replicas: 'Pods the stateful set has now.',
+    readyReplicas: 'Pods that are ready.',
+    currentReplicas: 'Pods made from currentRevision.',
+    updatedReplicas: 'Pods made from updateRevision.',
+    currentRevision: 'ControllerRevision the pods not yet updated were made from; equal to updateRevision once an update is complete.',
+    updateRevision: 'ControllerRevision made from the current template, which the pods are being moved to.',
+    collisionCount: 'Counter the controller raises when the hash naming a new ControllerRevision collides, to get a fresh name.',
+    conditions: 'Conditions of the stateful set.',
+    availableReplicas: 'Pods that have been ready for at least minReadySeconds.',
+  },
+  'What the stateful set controller last observed.',
+);
+
+const schema = described(
+  obj({ spec: statefulSetSpec, status: statefulSetStatus }),
+  { spec: 'What the stateful set runs and how it rolls out changes.', status: 'What the stateful set controller last observed.' },
+  'A stateful set: runs numbered pods with stable names, stable network identities and storage of their own, started, updated and removed in a set order. For databases and other members of a cluster.',
+);
 
 function validateStatefulSet(o: ApiObject): FieldError[] {
   const spec = asObject(o.spec) ?? {};

@@ -6,14 +6,14 @@ import type { ResourceType } from '../../types.js';
 import { ageColumn, since } from '../common/columns.js';
 import { asArray, asObject, at, ensureObject, setDefault } from '../common/field-errors.js';
 import { objectReference } from '../common/meta.js';
-import { atomicList, bool, int32, int64, obj, str, strEnum, time } from '../common/schema.js';
+import { atomicList, bool, described, int32, int64, obj, str, strEnum, time } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 import { wideTemplateColumns } from '../common/workload.js';
 import { defaultJobSpec, jobTemplateSpec, validateJobSpec } from './job-spec.js';
 import { invalidValue, required } from '../../../api/field-errors.js';
 
-const schema = obj({
-  spec: obj(
+const cronJobSpec = described(
+  obj(
     {
       schedule: str,
       timeZone: str,
@@ -26,8 +26,36 @@ const schema = obj({
     },
     ['schedule', 'jobTemplate'],
   ),
-  status: obj({ active: atomicList(objectReference), lastScheduleTime: time, lastSuccessfulTime: time }),
-});
+  {
+    schedule:
+      'When to make a job, in cron format: five fields (minute, hour, day of month, month, day of week), such as `0 3 * * *`, or a shortcut such as @hourly or @daily. Required; a TZ= or CRON_TZ= prefix is rejected (use timeZone).',
+    timeZone: 'Time zone the schedule is read in, an IANA name such as Europe/Berlin. Unset uses the time zone of the controller.',
+    startingDeadlineSeconds: 'Seconds after its scheduled time that a missed run may still start; a run later than that is skipped. Unset means no deadline.',
+    concurrencyPolicy:
+      'What to do when a run is due while a job of an earlier run is still going: Allow (the default) runs both, Forbid skips the new run, Replace deletes the running job and starts the new one.',
+    suspend: 'While true no new jobs are made; jobs already running go on. Defaults to false.',
+    jobTemplate: 'The job made at each scheduled time.',
+    successfulJobsHistoryLimit: 'How many jobs that succeeded are kept; older ones are deleted. Defaults to 3.',
+    failedJobsHistoryLimit: 'How many jobs that failed are kept; older ones are deleted. Defaults to 1.',
+  },
+  'When the cron job makes jobs and what they run.',
+);
+
+const cronJobStatus = described(
+  obj({ active: atomicList(objectReference), lastScheduleTime: time, lastSuccessfulTime: time }),
+  {
+    active: 'The jobs of this cron job that are running.',
+    lastScheduleTime: 'When a job was last made on schedule.',
+    lastSuccessfulTime: 'When a job of this cron job last completed successfully.',
+  },
+  'What the cron job controller last observed.',
+);
+
+const schema = described(
+  obj({ spec: cronJobSpec, status: cronJobStatus }),
+  { spec: 'When the cron job makes jobs and what they run.', status: 'What the cron job controller last observed.' },
+  'A cron job: makes a job from a template at each time of a repeating schedule, like a line of a crontab, and keeps a bounded history of the jobs it made.',
+);
 
 const DESCRIPTORS = ['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly'];
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];

@@ -7,7 +7,7 @@ import type { ResourceType } from '../../types.js';
 import { ageColumn, humanDuration } from '../common/columns.js';
 import { asObject, at, ensureObject } from '../common/field-errors.js';
 import { conditionList, typedCondition } from '../common/meta.js';
-import { atomicList, int32, obj, str, time } from '../common/schema.js';
+import { atomicList, described, int32, obj, str, time } from '../common/schema.js';
 import { selectorMatches } from '../common/selector.js';
 import { immutableFields, updateValidation } from '../common/strategy.js';
 import { wideTemplateColumns } from '../common/workload.js';
@@ -20,9 +20,10 @@ export const JOB_NAME_LABEL = 'batch.platform.io/job-name';
 const LEGACY_UID_LABEL = 'controller-uid';
 const LEGACY_NAME_LABEL = 'job-name';
 
-const schema = obj({
-  spec: jobSpec,
-  status: obj({
+const INDEXED = 'Only for Indexed jobs:';
+
+const jobStatus = described(
+  obj({
     conditions: conditionList(typedCondition(['lastProbeTime'])),
     startTime: time,
     completionTime: time,
@@ -32,10 +33,37 @@ const schema = obj({
     terminating: int32,
     completedIndexes: str,
     failedIndexes: str,
-    uncountedTerminatedPods: obj({ succeeded: atomicList(str), failed: atomicList(str) }),
+    uncountedTerminatedPods: described(
+      obj({ succeeded: atomicList(str), failed: atomicList(str) }),
+      {
+        succeeded: 'Uids of succeeded pods not yet added to status.succeeded.',
+        failed: 'Uids of failed pods not yet added to status.failed.',
+      },
+      'Finished pods the job controller has yet to count.',
+    ),
     ready: int32,
   }),
-});
+  {
+    conditions: 'Conditions of the job: Complete or Failed once it has finished, Suspended while suspended, and SuccessCriteriaMet or FailureTarget just before it finishes.',
+    startTime: 'When the job controller started the job, or resumed it after a suspension.',
+    completionTime: 'When the job completed successfully; not set for a job that failed.',
+    active: 'Pods of the job that are pending or running and not terminating.',
+    succeeded: 'Pods of the job that succeeded. Selectable as the field selector status.successful.',
+    failed: 'Pods of the job that failed.',
+    terminating: 'Pods of the job that are terminating.',
+    completedIndexes: `${INDEXED} the indexes that have succeeded, as a list of numbers and ranges such as \`1,3-5,7\`.`,
+    failedIndexes: `${INDEXED} with backoffLimitPerIndex, the indexes that have failed, in the same form as completedIndexes.`,
+    uncountedTerminatedPods: 'Pods that have finished but are not yet counted in succeeded or failed; the job controller counts them before it lets the pods go.',
+    ready: 'Pods of the job that are ready.',
+  },
+  'What the job controller last observed of the pods of the job.',
+);
+
+const schema = described(
+  obj({ spec: jobSpec, status: jobStatus }),
+  { spec: 'The pods the job runs and when it counts as complete or failed.', status: 'What the job controller last observed.' },
+  'A job: runs pods until a given number of them succeed, replacing pods that fail up to a limit. A finished job stays until it is deleted or its ttlSecondsAfterFinished runs out.',
+);
 
 function validateJob(o: ApiObject): FieldError[] {
   const spec = asObject(o.spec) ?? {};

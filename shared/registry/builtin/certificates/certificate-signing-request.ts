@@ -9,7 +9,7 @@ import type { ApiObject, UserInfo } from '../../../api/types.js';
 import type { ResourceType, StrategyContext } from '../../types.js';
 import { ageColumn, humanDuration } from '../common/columns.js';
 import { asArray, asObject, at, duplicates } from '../common/field-errors.js';
-import { atomicList, bytes, int32, mapList, obj, str, strEnum, time } from '../common/schema.js';
+import { atomicList, bytes, described, int32, mapList, obj, str, strEnum, time } from '../common/schema.js';
 import { isDerSequence, scanPem } from './pem.js';
 import { duplicate, forbidden, invalidValue, required, unsupported } from '../../../api/field-errors.js';
 import { validDnsSubdomain } from '../../../api/validation.js';
@@ -46,26 +46,66 @@ export const LEGACY_UNKNOWN_SIGNER = 'platform.io/legacy-unknown';
 export const CSR_CONDITION_TYPES = ['Approved', 'Denied', 'Failed'];
 const MIN_EXPIRATION_SECONDS = 600;
 
-const condition = obj({ type: str, status: strEnum('True', 'False', 'Unknown'), reason: str, message: str, lastUpdateTime: time, lastTransitionTime: time }, ['type', 'status']);
-
-const schema = obj(
+const condition = described(
+  obj({ type: str, status: strEnum('True', 'False', 'Unknown'), reason: str, message: str, lastUpdateTime: time, lastTransitionTime: time }, ['type', 'status']),
   {
-    spec: obj(
-      {
-        request: { ...bytes, 'x-kubernetes-list-type': 'atomic' },
-        signerName: str,
-        expirationSeconds: int32,
-        usages: atomicList(strEnum(...KEY_USAGES)),
-        username: str,
-        uid: str,
-        groups: atomicList(str),
-        extra: { type: 'object', additionalProperties: atomicList(str) },
-      },
-      ['request', 'signerName'],
-    ),
-    status: obj({ conditions: mapList(condition, ['type']), certificate: { ...bytes, 'x-kubernetes-list-type': 'atomic' } }),
+    type: 'Approved or Denied (written through the approval subresource), or Failed (written by the signer through status). Each type appears at most once; Approved and Denied exclude each other.',
+    status: 'Must be True for the three types.',
+    reason: 'Machine-readable reason, in CamelCase, such as AutoApproved or SignerValidationFailure.',
+    message: 'Readable details of the decision or the failure.',
+    lastUpdateTime: 'When the condition was last written; the server fills it in when left out.',
+    lastTransitionTime: 'When status last changed; the server fills it in when left out, keeping the time of a stored condition of the same type and status.',
   },
-  ['spec'],
+  'A decision on the request or a failure to sign it. Once added, such a condition is never removed.',
+);
+
+const csrSpec = described(
+  obj(
+    {
+      request: { ...bytes, 'x-kubernetes-list-type': 'atomic' },
+      signerName: str,
+      expirationSeconds: int32,
+      usages: atomicList(strEnum(...KEY_USAGES)),
+      username: str,
+      uid: str,
+      groups: atomicList(str),
+      extra: { type: 'object', additionalProperties: atomicList(str) },
+    },
+    ['request', 'signerName'],
+  ),
+  {
+    request: 'The PKCS#10 certificate request, PEM-encoded (a CERTIFICATE REQUEST block), base64 in JSON and YAML. Required.',
+    signerName:
+      'The signer asked to sign, as `<domain>/<name>`. The built-in ones are `platform.io/apiserver-client` (client certificates for this API server), `platform.io/apiserver-client-agent` (node client certificates, approved automatically for nodes) and `platform.io/agent-serving` (node serving certificates); `platform.io/legacy-unknown` cannot be asked for in v1. Required.',
+    expirationSeconds:
+      "Lifetime asked for the certificate, in seconds; at least 600. The signer may issue a shorter one: the built-in signers stop at `--cluster-signing-duration` and at the end of their CA. Omitted means the signer's own duration.",
+    usages:
+      'Key usages and extended key usages asked for, such as `digital signature`, `key encipherment`, `client auth` or `server auth`. Required, no duplicates; each signer accepts only the usages its certificates may have.',
+    username: "The user who created the request. Set by the server from the requester's identity; whatever the client writes is replaced.",
+    uid: 'The uid of the user who created the request. Set by the server.',
+    groups: 'The groups of the user who created the request. Set by the server.',
+    extra: 'Extra attributes of the user who created the request. Set by the server.',
+  },
+  'What is asked for and by whom. Fixed at creation: updates keep the stored spec.',
+);
+
+const csrStatus = described(
+  obj({ conditions: mapList(condition, ['type']), certificate: { ...bytes, 'x-kubernetes-list-type': 'atomic' } }),
+  {
+    conditions: 'Approved, Denied and Failed. With none of them the request is pending.',
+    certificate:
+      'The issued certificate, written by the signer through the status subresource once the request is approved: PEM CERTIFICATE blocks without headers (the leaf first, then any intermediates), base64 in JSON and YAML. Empty until issued; once set it cannot be changed.',
+  },
+  'Where the request stands: approval, failure and the issued certificate.',
+);
+
+const schema = described(
+  obj({ spec: csrSpec, status: csrStatus }, ['spec']),
+  {
+    spec: 'What is asked for and by whom. Fixed at creation.',
+    status: 'Approval, failure and the issued certificate.',
+  },
+  'A request for a certificate from a signer. Someone with approve permission for the signer approves or denies it through the approval subresource (`kubectl certificate approve`); the signer then writes the certificate through status, or a Failed condition. The server deletes a request an hour after it was approved, denied or failed (an issued one sooner if its certificate has expired) and a pending one after a day.',
 );
 
 function decode(v: unknown): string {

@@ -7,14 +7,47 @@ import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
 import { asArray, asObject, setDefault } from '../common/field-errors.js';
 import { objectReference } from '../common/meta.js';
-import { atomicList, int32, obj, str, strEnum } from '../common/schema.js';
+import { atomicList, described, int32, obj, str, strEnum } from '../common/schema.js';
 
-const endpointAddress = obj({ ip: str, hostname: str, nodeName: str, targetRef: objectReference }, ['ip']);
-const endpointPort = obj({ name: str, port: int32, protocol: strEnum('TCP', 'UDP', 'SCTP'), appProtocol: str }, ['port']);
+const endpointAddress = described(
+  obj({ ip: str, hostname: str, nodeName: str, targetRef: objectReference }, ['ip']),
+  {
+    ip: 'IP address of the endpoint, IPv4 or IPv6. Loopback, link-local and unspecified addresses are rejected.',
+    hostname: 'Host name of the endpoint (a DNS label), under which cluster DNS may publish it.',
+    nodeName: 'Node that hosts the endpoint.',
+    targetRef: 'The object that provides the endpoint, normally a pod.',
+  },
+  'One address behind a service.',
+);
 
-const schema = obj({
-  subsets: atomicList(obj({ addresses: atomicList(endpointAddress), notReadyAddresses: atomicList(endpointAddress), ports: atomicList(endpointPort) })),
-});
+const endpointPort = described(
+  obj({ name: str, port: int32, protocol: strEnum('TCP', 'UDP', 'SCTP'), appProtocol: str }, ['port']),
+  {
+    name: 'Name of the port, the same as the name of the service port it serves; tells the ports of a subset with more than one apart.',
+    port: 'Port number, 1 to 65535.',
+    protocol: 'IP protocol: TCP (the default), UDP or SCTP.',
+    appProtocol: 'Application protocol spoken on the port, such as http or a prefixed name like `example.com/proto`.',
+  },
+  'A port at which the addresses of a subset can be reached.',
+);
+
+const subset = described(
+  obj({ addresses: atomicList(endpointAddress), notReadyAddresses: atomicList(endpointAddress), ports: atomicList(endpointPort) }),
+  {
+    addresses: 'Addresses that are ready to receive traffic.',
+    notReadyAddresses: 'Addresses that exist but are not ready yet (or no longer), and so get no traffic.',
+    ports: 'Ports available on every address of the subset.',
+  },
+  'A group of addresses that all share the same ports.',
+);
+
+const schema = described(
+  obj({ subsets: atomicList(subset) }),
+  {
+    subsets: 'The addresses and ports, grouped so that every address of a subset has every port of it. The endpoints controller fills it from the pods a service selects.',
+  },
+  'The network addresses behind a service. An Endpoints object has the name of its service; for a service with a selector the endpoints controller writes it, otherwise it is written by hand.',
+);
 
 /** Every address's IP (upstream's validateEndpointAddress): a valid IP, not loopback, link-local or unspecified. */
 function validateEndpoints(o: ApiObject): FieldError[] {

@@ -4,16 +4,36 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { asArray, asObject, ensureObject } from '../common/field-errors.js';
-import { atomicList, obj, quantityMap, str } from '../common/schema.js';
+import { atomicList, described, obj, quantityMap, str } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 import { duplicate, forbidden, invalidValue, required } from '../../../api/field-errors.js';
 import { qualifiedNameProblems } from '../../../api/validation.js';
 import { MAX_MILLI_VALUE, parseQuantity, type Quantity } from '../../../api/quantity.js';
 import { sortedResourceEntries, validateContainerResourceName, validateResourceName } from './resource-names.js';
 
-const limitItem = obj({ type: str, max: quantityMap, min: quantityMap, default: quantityMap, defaultRequest: quantityMap, maxLimitRequestRatio: quantityMap }, ['type']);
+const limitItem = described(
+  obj({ type: str, max: quantityMap, min: quantityMap, default: quantityMap, defaultRequest: quantityMap, maxLimitRequestRatio: quantityMap }, ['type']),
+  {
+    type: 'What the item bounds: Container (each container of a pod), Pod (the sum over the containers of a pod), PersistentVolumeClaim (the storage of a claim), or a custom type named by a qualified name with a prefix. Each type appears once.',
+    max: 'Most of each resource, by resource name, that one object of the type may ask for, as a limit (or, for claims, as a storage request). For a Container item it is also the default limit when default omits the resource.',
+    min: 'Least of each resource, by resource name, that one object of the type must ask for, as a request. For a Container item it is also the default request when neither defaultRequest nor default names the resource.',
+    default: 'Limits given to containers that set none for a resource. Only for Container items (not Pod); the server fills it from max when omitted. Must lie between min and max.',
+    defaultRequest: 'Requests given to containers that set none for a resource. Only for Container items (not Pod); the server fills it from default, else from min. May not exceed default.',
+    maxLimitRequestRatio: 'Largest ratio of limit to request allowed for each resource, at least 1: a container asking for 100m cpu with a ratio of 4 may have a limit of at most 400m.',
+  },
+  'Bounds and defaults for one type of object.',
+);
 
-const schema = obj({ spec: obj({ limits: atomicList(limitItem) }, ['limits']) }, ['spec']);
+const schema = described(
+  obj(
+    {
+      spec: described(obj({ limits: atomicList(limitItem) }, ['limits']), { limits: 'The bounds, one item per type of object.' }, 'The bounds and defaults the LimitRange sets.'),
+    },
+    ['spec'],
+  ),
+  { spec: 'The bounds and defaults the LimitRange sets.' },
+  'Per-namespace bounds and defaults for the resources of containers, pods and claims. The LimitRanger admission plugin fills in missing requests and limits of new pods from it, and rejects pods and claims that fall outside its bounds.',
+);
 
 const STANDARD_TYPES = ['Pod', 'Container', 'PersistentVolumeClaim'];
 

@@ -7,15 +7,14 @@ import { ageColumn } from '../common/columns.js';
 import { asArray, asObject, at, ensureObject, setDefault } from '../common/field-errors.js';
 import { conditionList, typedCondition } from '../common/meta.js';
 import { persistentVolumeClaimSpec } from '../common/pod-spec.js';
-import { atomicList, obj, quantityMap, str, strEnum, strMap } from '../common/schema.js';
+import { atomicList, described, obj, quantityMap, str, strEnum, strMap } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 import { ACCESS_MODES, accessModesCell } from './persistent-volume.js';
 import { forbidden, required } from '../../../api/field-errors.js';
 import { cloneJson, jsonEqual } from '../../../patch/json-value.js';
 
-const schema = obj({
-  spec: persistentVolumeClaimSpec,
-  status: obj({
+const claimStatus = described(
+  obj({
     phase: strEnum('Pending', 'Bound', 'Lost'),
     accessModes: atomicList(strEnum(...ACCESS_MODES)),
     capacity: quantityMap,
@@ -23,9 +22,37 @@ const schema = obj({
     allocatedResources: quantityMap,
     allocatedResourceStatuses: strMap,
     currentVolumeAttributesClassName: str,
-    modifyVolumeStatus: obj({ targetVolumeAttributesClassName: str, status: str }, ['status']),
+    modifyVolumeStatus: described(
+      obj({ targetVolumeAttributesClassName: str, status: str }, ['status']),
+      {
+        targetVolumeAttributesClassName: 'VolumeAttributesClass the volume is being changed to.',
+        status: 'State of the change: Pending (waiting to start, for example because the class does not exist yet), InProgress, or Infeasible (the driver refused it).',
+      },
+      'A change of the volume to another VolumeAttributesClass that is under way.',
+    ),
   }),
-});
+  {
+    phase: 'Pending (not bound yet; set on create), Bound (bound to a volume), or Lost (the bound volume has gone).',
+    accessModes: 'Access modes of the bound volume, which may offer more than the claim asked for.',
+    capacity: 'Size of the bound volume, as storage.',
+    conditions: 'Conditions of the claim, such as Resizing and FileSystemResizePending while the volume is being expanded.',
+    allocatedResources: 'Storage set aside for the claim by an expansion; while a resize is under way it may be more than capacity.',
+    allocatedResourceStatuses:
+      'State of an expansion by resource name (storage): ControllerResizeInProgress, ControllerResizeInfeasible, NodeResizePending, NodeResizeInProgress or NodeResizeInfeasible. Absent when no resize is under way.',
+    currentVolumeAttributesClassName: 'VolumeAttributesClass the bound volume has now.',
+    modifyVolumeStatus: 'A change to another VolumeAttributesClass that is under way; absent when there is none.',
+  },
+  'The binding of a claim and the state of its volume.',
+);
+
+const schema = described(
+  obj({ spec: persistentVolumeClaimSpec, status: claimStatus }),
+  {
+    spec: 'What the claim asks of its volume. After creation only resources.requests (to grow the volume, when its class allows expansion), volumeAttributesClassName, and an unset volumeName may change.',
+    status: 'The binding of the claim and the state of its volume, as the volume controllers last saw it.',
+  },
+  'A request for storage by the pods of a namespace. It binds to one PersistentVolume that meets it, found among existing volumes or made by the provisioner of its StorageClass; pods mount the volume through the claim. The pvc-protection finalizer keeps a claim that a pod uses.',
+);
 
 export function validateClaimSpec(spec: unknown, field: string): FieldError[] {
   const s = asObject(spec) ?? {};

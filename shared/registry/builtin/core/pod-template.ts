@@ -6,10 +6,14 @@ import type { ResourceType } from '../../types.js';
 import { ageColumn, templateContainers } from '../common/columns.js';
 import { asObject } from '../common/field-errors.js';
 import { defaultPodTemplate, podTemplateSpec, validatePodTemplate } from '../common/pod-spec.js';
-import { obj } from '../common/schema.js';
+import { described, obj } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 
-const schema = obj({ template: podTemplateSpec });
+const schema = described(
+  obj({ template: podTemplateSpec }),
+  { template: 'The pods to make: their metadata and spec. The server fills in the same defaults as for a pod, and checks the spec as it checks a pod.' },
+  'A stored pod template, for tools and controllers that make pods from a named template. Nothing acts on it by itself.',
+);
 
 function validate(o: ApiObject): FieldError[] {
   return validatePodTemplate(o.template, 'template');

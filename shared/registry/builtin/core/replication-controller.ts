@@ -7,15 +7,40 @@ import { ageColumn, templateContainers } from '../common/columns.js';
 import { asObject, at, ensureObject, setDefault } from '../common/field-errors.js';
 import { conditionList, typedCondition } from '../common/meta.js';
 import { defaultPodTemplate, podTemplateSpec, validatePodTemplate } from '../common/pod-spec.js';
-import { int32, int64, obj, strMap } from '../common/schema.js';
+import { described, int32, int64, obj, strMap } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 import { countColumn, nonNegative } from '../common/workload.js';
 import { invalidValue, required, unsupported } from '../../../api/field-errors.js';
 
-const schema = obj({
-  spec: obj({ replicas: int32, minReadySeconds: int32, selector: { ...strMap, 'x-kubernetes-map-type': 'atomic' }, template: podTemplateSpec }),
-  status: obj({ replicas: int32, fullyLabeledReplicas: int32, readyReplicas: int32, availableReplicas: int32, observedGeneration: int64, conditions: conditionList(typedCondition()) }, ['replicas']),
-});
+const rcSpec = described(
+  obj({ replicas: int32, minReadySeconds: int32, selector: { ...strMap, 'x-kubernetes-map-type': 'atomic' }, template: podTemplateSpec }),
+  {
+    replicas: 'Number of pods wanted. Defaults to 1. Also set through the scale subresource.',
+    minReadySeconds: 'Seconds a new pod must be ready, with no container crashing, before it counts as available. Defaults to 0.',
+    selector: 'Labels, with these exact values, that the pods of the controller carry. Omitted, it defaults to the labels of the template; must match the template labels.',
+    template: 'Pods to make when there are fewer than replicas. Their restartPolicy must be Always. Changing it affects only pods made afterwards.',
+  },
+  'How many pods to keep running and what they look like.',
+);
+
+const rcStatus = described(
+  obj({ replicas: int32, fullyLabeledReplicas: int32, readyReplicas: int32, availableReplicas: int32, observedGeneration: int64, conditions: conditionList(typedCondition()) }, ['replicas']),
+  {
+    replicas: 'Pods the controller has now. Selectable as the field selector status.replicas.',
+    fullyLabeledReplicas: 'Pods whose labels match the template labels, not only the selector.',
+    readyReplicas: 'Pods that are ready.',
+    availableReplicas: 'Pods that have been ready for at least minReadySeconds.',
+    observedGeneration: 'The metadata.generation the controller last acted on.',
+    conditions: 'Conditions of the controller, such as ReplicaFailure when it could not make or remove pods.',
+  },
+  'What the replication manager last observed of the pods.',
+);
+
+const schema = described(
+  obj({ spec: rcSpec, status: rcStatus }),
+  { spec: 'How many pods to keep running and what they look like.', status: 'What the replication manager last observed.' },
+  'The original replicated pod controller: keeps a number of pods matching an equality-based selector running. Deleting one through v1 leaves its pods behind unless a propagation policy says otherwise. Deployments and replica sets supersede it.',
+);
 
 function validateRC(o: ApiObject): FieldError[] {
   const spec = asObject(o.spec) ?? {};

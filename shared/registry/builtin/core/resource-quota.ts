@@ -6,22 +6,52 @@ import { invalidValue, required } from '../../../api/field-errors.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
 import { asArray, asObject } from '../common/field-errors.js';
-import { atomicList, obj, quantityMap, str, strEnum } from '../common/schema.js';
+import { atomicList, described, obj, quantityMap, str, strEnum } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 import { isStandardQuotaResourceName, sortedResourceEntries, validateQuotaResourceName, validateResourceQuantity } from './resource-names.js';
 
-const scopeSelector = obj(
+const scopeRequirement = described(
+  obj({ scopeName: str, operator: strEnum('In', 'NotIn', 'Exists', 'DoesNotExist'), values: atomicList(str) }, ['scopeName', 'operator']),
   {
-    matchExpressions: atomicList(obj({ scopeName: str, operator: strEnum('In', 'NotIn', 'Exists', 'DoesNotExist'), values: atomicList(str) }, ['scopeName', 'operator'])),
+    scopeName: 'Scope the expression tests: Terminating, NotTerminating, BestEffort, NotBestEffort, PriorityClass or CrossNamespacePodAffinity.',
+    operator: 'In, NotIn, Exists or DoesNotExist. Every scope but PriorityClass takes Exists only.',
+    values: 'Values for In and NotIn, at least one (for PriorityClass: names of priority classes); must be empty for Exists and DoesNotExist.',
   },
-  undefined,
-  { 'x-kubernetes-map-type': 'atomic' },
+  'One condition on a scope of the objects a quota counts.',
 );
 
-const schema = obj({
-  spec: obj({ hard: quantityMap, scopes: atomicList(str), scopeSelector }),
-  status: obj({ hard: quantityMap, used: quantityMap }),
-});
+const scopeSelector = described(
+  obj({ matchExpressions: atomicList(scopeRequirement) }, undefined, { 'x-kubernetes-map-type': 'atomic' }),
+  { matchExpressions: 'The conditions; an object is counted only when it meets all of them.' },
+  'Which objects a quota counts, as conditions on scopes.',
+);
+
+const resourceNamesText = 'compute (requests.cpu, limits.memory), storage (requests.storage), and object counts (pods, services, `count/<resource>.<group>`)';
+
+const schema = described(
+  obj({
+    spec: described(
+      obj({ hard: quantityMap, scopes: atomicList(str), scopeSelector }),
+      {
+        hard: `Most of each resource, by name, that the objects of the namespace may use together: ${resourceNamesText}.`,
+        scopes:
+          'Count only objects in every listed scope: Terminating, NotTerminating, BestEffort, NotBestEffort, PriorityClass or CrossNamespacePodAffinity. Opposite scopes cannot be combined, and the list cannot change after creation.',
+        scopeSelector: 'Count only objects that meet these conditions on scopes; the same as scopes, with values for PriorityClass.',
+      },
+      'The limits of a quota and which objects it counts.',
+    ),
+    status: described(
+      obj({ hard: quantityMap, used: quantityMap }),
+      {
+        hard: 'The limits in force, copied from spec.hard by the resource quota controller.',
+        used: 'How much of each limited resource the namespace uses now. The ResourceQuota admission plugin adds to it as objects are created and rejects requests that would go over hard; the resource quota controller recounts it.',
+      },
+      'The limits in force and what the namespace uses of them.',
+    ),
+  }),
+  { spec: 'The limits and which objects they count.', status: 'The limits in force and current usage, kept by the resource quota controller.' },
+  'Limits on the total resources and object counts of one namespace. The ResourceQuota admission plugin rejects a request that would go over a limit; the resource quota controller keeps the usage in status.',
+);
 
 /** `cpu: 100m/1, pods: 2/10`: used against hard, split into request and limit columns. */
 function usage(o: ApiObject, limits: boolean): string {

@@ -3,7 +3,7 @@
 // a `topology` map where v1 has `nodeName`, `zone` and the rest of the map as `deprecatedTopology`.
 
 import type { FieldError } from '../../../api/status.js';
-import type { ApiObject } from '../../../api/types.js';
+import type { ApiObject, JsonSchema } from '../../../api/types.js';
 import { duplicate, immutable, invalidValue, required, tooMany, unsupported } from '../../../api/field-errors.js';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue, validateLabels } from '../../../api/validation.js';
 import { parseIP } from '../../../api/ip.js';
@@ -12,7 +12,7 @@ import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
 import { asArray, asObject, setDefault } from '../common/field-errors.js';
 import { objectReference } from '../common/meta.js';
-import { atomicList, bool, int32, obj, setList, str, strEnum, strMap } from '../common/schema.js';
+import { atomicList, bool, described, int32, obj, setList, str, strEnum, strMap } from '../common/schema.js';
 
 export const ZONE_LABEL = 'topology.platform.io/zone';
 export const HOSTNAME_LABEL = 'platform.io/hostname';
@@ -24,26 +24,73 @@ const MAX_ADDRESSES = 100;
 const MAX_PORTS = 20000;
 const MAX_HINT_ZONES = 8;
 
-const conditions = obj({ ready: bool, serving: bool, terminating: bool });
-const hints = obj({ forZones: atomicList(obj({ name: str }, ['name'])) });
-const port = obj({ name: str, protocol: strEnum(...PROTOCOLS), port: int32, appProtocol: str });
+const conditions = described(
+  obj({ ready: bool, serving: bool, terminating: bool }),
+  {
+    ready: 'Whether the endpoint should receive new traffic: serving and not terminating. Unset: unknown, which consumers treat as ready.',
+    serving: 'Whether the endpoint can serve, whether or not it is terminating (for a pod: its Ready condition). Unset: unknown, treated as serving.',
+    terminating: 'Whether the endpoint is shutting down (for a pod: it has a deletion timestamp). Unset: unknown, treated as not terminating.',
+  },
+  'The state of an endpoint, for consumers that decide where to send traffic.',
+);
+const hints = described(
+  obj({ forZones: atomicList(described(obj({ name: str }, ['name']), { name: 'Name of the zone, as in the zone label of nodes.' }, 'A zone the endpoint serves.')) }),
+  { forZones: 'Zones whose clients should be sent to this endpoint, for topology-aware routing; at most 8, without repeats.' },
+  'Hints for consumers on where the endpoint should be used.',
+);
+const port = described(
+  obj({ name: str, protocol: strEnum(...PROTOCOLS), port: int32, appProtocol: str }),
+  {
+    name: 'Name of the port, taken from the service port; a DNS label or empty. Unique within the slice; defaults to the empty name.',
+    protocol: 'IP protocol of the port: TCP (the default), UDP or SCTP.',
+    port: 'Port number, 1 to 65535. Unset: every port.',
+    appProtocol: 'Application protocol of the port, such as `http` or a qualified name like `example.com/proto`; a hint for proxies and load balancers.',
+  },
+  'A port the endpoints of the slice listen on.',
+);
+const commonDocs = {
+  addresses: "Addresses of the endpoint, of the slice's addressType; 1 to 100, treated as one endpoint (consumers normally use the first).",
+  conditions: 'Whether the endpoint is ready, serving and terminating.',
+  hostname: 'Host name of the endpoint, a DNS label; consumers may use it to tell endpoints apart, as DNS names of the pods of a headless service do.',
+  targetRef: 'The object behind the endpoint, normally a pod.',
+  nodeName: 'Name of the node hosting the endpoint.',
+  hints: 'Where consumers should use the endpoint.',
+};
 const common = { addresses: setList(str), conditions, hostname: str, targetRef: objectReference, nodeName: str, hints };
 
-const v1Schema = obj(
+const slice = (endpoint: Record<string, JsonSchema>, docs: Record<string, string>, about: string): JsonSchema =>
+  described(
+    obj(
+      {
+        addressType: strEnum(...ADDRESS_TYPES),
+        endpoints: atomicList(described(obj({ ...common, ...endpoint }, ['addresses']), { ...commonDocs, ...docs }, 'One network endpoint, normally a pod.')),
+        ports: atomicList(port),
+      },
+      ['addressType', 'endpoints'],
+    ),
+    {
+      addressType: 'Kind of address every endpoint of the slice has: IPv4, IPv6 or FQDN (a DNS name). Cannot be changed.',
+      endpoints: 'The endpoints: at most 1000 per slice.',
+      ports: 'Ports every endpoint of the slice listens on; at most 20000. Empty: no port is known.',
+    },
+    about,
+  );
+
+const ABOUT =
+  "A set of network endpoints behind a service (or another consumer), with their ports. A service's endpoints are split over several slices, joined by the label `platform.io/service-name`; the controller that owns a slice keeps it up to date.";
+
+const v1Schema = slice(
+  { deprecatedTopology: strMap, zone: str },
   {
-    addressType: strEnum(...ADDRESS_TYPES),
-    endpoints: atomicList(obj({ ...common, deprecatedTopology: strMap, zone: str }, ['addresses'])),
-    ports: atomicList(port),
+    deprecatedTopology: 'Topology labels carried over from a v1beta1 topology map that v1 has no field for; written only by conversion.',
+    zone: 'Zone of the endpoint, as in the zone label of its node.',
   },
-  ['addressType', 'endpoints'],
+  ABOUT,
 );
-const v1beta1Schema = obj(
-  {
-    addressType: strEnum(...ADDRESS_TYPES),
-    endpoints: atomicList(obj({ ...common, topology: strMap }, ['addresses'])),
-    ports: atomicList(port),
-  },
-  ['addressType', 'endpoints'],
+const v1beta1Schema = slice(
+  { topology: strMap },
+  { topology: 'Topology labels of the endpoint, such as its node (`platform.io/hostname`) and zone (`topology.platform.io/zone`). In v1 these became nodeName and zone.' },
+  ABOUT,
 );
 
 type Json = Record<string, unknown>;

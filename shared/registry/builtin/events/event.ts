@@ -7,7 +7,7 @@ import type { ResourceType } from '../../types.js';
 import { since } from '../common/columns.js';
 import { asObject, at, OBJECT_REF_FIELDS, pathSelectors } from '../common/field-errors.js';
 import { objectReference } from '../common/meta.js';
-import { int32, obj, str, time } from '../common/schema.js';
+import { described, int32, obj, str, time } from '../common/schema.js';
 import { eventSource } from '../core/event.js';
 import { forbidden, invalidValue, required, tooLong, unsupported } from '../../../api/field-errors.js';
 import { validQualifiedName } from '../../../api/validation.js';
@@ -15,24 +15,54 @@ import { cloneJson } from '../../../patch/json-value.js';
 
 const nullableTime = { type: ['string', 'null'], format: 'date-time' };
 
-const schema = obj(
+const ON_V1_CREATE = 'Required on create through v1; through v1beta1 only when eventTime is set.';
+const NOT_ON_CREATE = 'Only events written through core v1 carry it: not accepted on create through events.platform.io/v1.';
+
+const schema = described(
+  obj(
+    {
+      eventTime: nullableTime,
+      series: described(
+        obj({ count: int32, lastObservedTime: time }, ['count', 'lastObservedTime']),
+        {
+          count: 'How many times the event has happened so far; at least 2.',
+          lastObservedTime: 'When the event was last seen, with microsecond precision.',
+        },
+        'How often a recurring event has happened.',
+      ),
+      reportingController: str,
+      reportingInstance: str,
+      action: str,
+      reason: str,
+      regarding: objectReference,
+      related: objectReference,
+      note: str,
+      type: str,
+      deprecatedSource: eventSource,
+      deprecatedFirstTimestamp: nullableTime,
+      deprecatedLastTimestamp: nullableTime,
+      deprecatedCount: int32,
+    },
+    // eventTime is required on create only: events written through core v1 may lack it.
+  ),
   {
-    eventTime: nullableTime,
-    series: obj({ count: int32, lastObservedTime: time }, ['count', 'lastObservedTime']),
-    reportingController: str,
-    reportingInstance: str,
-    action: str,
-    reason: str,
-    regarding: objectReference,
-    related: objectReference,
-    note: str,
-    type: str,
-    deprecatedSource: eventSource,
-    deprecatedFirstTimestamp: nullableTime,
-    deprecatedLastTimestamp: nullableTime,
-    deprecatedCount: int32,
+    eventTime: 'When the event first happened, with microsecond precision. Required on create through v1.',
+    series: 'Set for an event that keeps happening: how often, and when it was last seen. A reporter updates it rather than writing a new event. Omitted for a single occurrence.',
+    reportingController: `Name of the controller that wrote the event, a qualified name such as \`example.com/my-controller\`. ${ON_V1_CREATE} Selectable as a field selector.`,
+    reportingInstance: `Which instance of the reporting controller wrote the event, such as its host or pod name; at most 128 characters. ${ON_V1_CREATE}`,
+    action: `What was done, or failed, about the object, in CamelCase (Binding, Pulling); at most 128 characters. ${ON_V1_CREATE}`,
+    reason: `Why the action was taken, short and machine-readable, in CamelCase; at most 128 characters. ${ON_V1_CREATE} Selectable as a field selector.`,
+    regarding:
+      'The object the event is about (involvedObject in core v1); for a namespaced object the event must be in the same namespace. Required on create through v1. Selectable by field selectors such as regarding.name.',
+    related: 'A second object the event concerns, if any, such as the node in a scheduling event.',
+    note: 'Readable description of what happened (message in core v1); at most 1024 bytes. The one field besides series that may change after creation.',
+    type: 'Normal, or Warning for something that needs attention. Required on create through v1, which accepts no other value. Selectable as a field selector.',
+    deprecatedSource: `Component and host that reported the event (source in core v1). ${NOT_ON_CREATE}`,
+    deprecatedFirstTimestamp: `When the event was first recorded (firstTimestamp in core v1). ${NOT_ON_CREATE}`,
+    deprecatedLastTimestamp: `When the event was most recently recorded (lastTimestamp in core v1). ${NOT_ON_CREATE}`,
+    deprecatedCount: `How many times the event was recorded (count in core v1). ${NOT_ON_CREATE}`,
   },
-  // eventTime is required on create only: events written through core v1 may lack it.
+  'A report of something that happened to an object, written by a controller for people and tools to read. Stored with core v1 Events, so either API reads every event; after creation only note and series may change.',
 );
 
 // [v1 field, core field] pairs; fields with the same name in both shapes are listed once.

@@ -11,51 +11,59 @@ import type { ResourceType, VersionDef } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
 import { asArray, asObject, at, ensureObject } from '../common/field-errors.js';
 import { updateValidation } from '../common/strategy.js';
-import { atomicList, bool, int32, mapList, obj, setList, str, strEnum, time } from '../common/schema.js';
+import { atomicList, bool, described, int32, mapList, obj, setList, str, strEnum, time } from '../common/schema.js';
+import * as docs from './flow-control-docs.js';
 
 export const FLOWCONTROL_GROUP = 'flowcontrol.apiserver.platform.io';
 
-const condition = obj({ type: str, status: strEnum('True', 'False', 'Unknown'), lastTransitionTime: time, reason: str, message: str });
-const status = obj({ conditions: mapList(condition, ['type']) });
+const condition = described(obj({ type: str, status: strEnum('True', 'False', 'Unknown'), lastTransitionTime: time, reason: str, message: str }), docs.conditionDocs, docs.CONDITION_ABOUT);
+const status = described(obj({ conditions: mapList(condition, ['type']) }), docs.statusDocs, docs.STATUS_ABOUT);
 
-const subject = obj(
-  {
-    kind: strEnum('User', 'Group', 'ServiceAccount'),
-    user: obj({ name: str }, ['name']),
-    group: obj({ name: str }, ['name']),
-    serviceAccount: obj({ namespace: str, name: str }, ['namespace', 'name']),
-  },
-  ['kind'],
-);
-const resourceRule = obj({ verbs: setList(str), apiGroups: setList(str), resources: setList(str), clusterScope: bool, namespaces: setList(str) }, ['verbs', 'apiGroups', 'resources']);
-const nonResourceRule = obj({ verbs: setList(str), nonResourceURLs: setList(str) }, ['verbs', 'nonResourceURLs']);
-
-const flowSchemaSchema = obj({
-  spec: obj(
+const subject = described(
+  obj(
     {
-      priorityLevelConfiguration: obj({ name: str }, ['name']),
+      kind: strEnum('User', 'Group', 'ServiceAccount'),
+      user: described(obj({ name: str }, ['name']), docs.userSubjectDocs, 'A user, by name.'),
+      group: described(obj({ name: str }, ['name']), docs.groupSubjectDocs, 'A group, by name.'),
+      serviceAccount: described(obj({ namespace: str, name: str }, ['namespace', 'name']), docs.serviceAccountSubjectDocs, 'A service account, by namespace and name.'),
+    },
+    ['kind'],
+  ),
+  docs.subjectDocs,
+  docs.SUBJECT_ABOUT,
+);
+const resourceRule = described(
+  obj({ verbs: setList(str), apiGroups: setList(str), resources: setList(str), clusterScope: bool, namespaces: setList(str) }, ['verbs', 'apiGroups', 'resources']),
+  docs.resourceRuleDocs,
+  docs.RESOURCE_RULE_ABOUT,
+);
+const nonResourceRule = described(obj({ verbs: setList(str), nonResourceURLs: setList(str) }, ['verbs', 'nonResourceURLs']), docs.nonResourceRuleDocs, docs.NON_RESOURCE_RULE_ABOUT);
+const policyRule = described(
+  obj({ subjects: atomicList(subject), resourceRules: atomicList(resourceRule), nonResourceRules: atomicList(nonResourceRule) }, ['subjects']),
+  docs.policyRuleDocs,
+  docs.POLICY_RULE_ABOUT,
+);
+
+const flowSchemaSpec = described(
+  obj(
+    {
+      priorityLevelConfiguration: described(obj({ name: str }, ['name']), docs.priorityLevelRefDocs, 'A reference to a PriorityLevelConfiguration.'),
       matchingPrecedence: int32,
-      distinguisherMethod: obj({ type: strEnum('ByUser', 'ByNamespace') }, ['type']),
-      rules: atomicList(obj({ subjects: atomicList(subject), resourceRules: atomicList(resourceRule), nonResourceRules: atomicList(nonResourceRule) }, ['subjects'])),
+      distinguisherMethod: described(obj({ type: strEnum('ByUser', 'ByNamespace') }, ['type']), docs.distinguisherDocs, 'How requests are split into flows.'),
+      rules: atomicList(policyRule),
     },
     ['priorityLevelConfiguration'],
   ),
-  status,
-});
+  docs.flowSchemaSpecDocs,
+  docs.FLOW_SCHEMA_SPEC_ABOUT,
+);
+const flowSchemaSchema = described(obj({ spec: flowSchemaSpec, status }), docs.flowSchemaDocs, docs.FLOW_SCHEMA_ABOUT);
 
-const priorityLevelSchema = obj({
-  spec: obj(
-    {
-      type: strEnum('Exempt', 'Limited'),
-      limited: obj({
-        assuredConcurrencyShares: int32,
-        limitResponse: obj({ type: strEnum('Queue', 'Reject'), queuing: obj({ queues: int32, handSize: int32, queueLengthLimit: int32 }) }, ['type']),
-      }),
-    },
-    ['type'],
-  ),
-  status,
-});
+const queuing = described(obj({ queues: int32, handSize: int32, queueLengthLimit: int32 }), docs.queuingDocs, docs.QUEUING_ABOUT);
+const limitResponse = described(obj({ type: strEnum('Queue', 'Reject'), queuing }, ['type']), docs.limitResponseDocs, docs.LIMIT_RESPONSE_ABOUT);
+const limited = described(obj({ assuredConcurrencyShares: int32, limitResponse }), docs.limitedDocs, docs.LIMITED_ABOUT);
+const priorityLevelSpec = described(obj({ type: strEnum('Exempt', 'Limited'), limited }, ['type']), docs.priorityLevelSpecDocs, docs.PRIORITY_LEVEL_SPEC_ABOUT);
+const priorityLevelSchema = described(obj({ spec: priorityLevelSpec, status }), docs.priorityLevelDocs, docs.PRIORITY_LEVEL_ABOUT);
 
 const MAX_PRECEDENCE = 10000;
 /** The names whose configuration upstream keeps mandatory. */

@@ -5,16 +5,36 @@ import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
 import { at } from '../common/field-errors.js';
-import { obj, str, strEnum } from '../common/schema.js';
+import { described, obj, str, strEnum } from '../common/schema.js';
 import { immutableFields, updateValidation } from '../common/strategy.js';
 import { forbidden, invalidValue, required } from '../../../api/field-errors.js';
 
-const schema = obj({
-  spec: obj({
-    controller: str,
-    parameters: obj({ apiGroup: str, kind: str, name: str, scope: strEnum('Cluster', 'Namespace'), namespace: str }, ['kind', 'name']),
-  }),
-});
+const parameters = described(
+  obj({ apiGroup: str, kind: str, name: str, scope: strEnum('Cluster', 'Namespace'), namespace: str }, ['kind', 'name']),
+  {
+    apiGroup: 'API group of the object; empty for the core group.',
+    kind: 'Kind of the object.',
+    name: 'Name of the object.',
+    scope: 'Whether the object is cluster-scoped (Cluster, the default) or namespaced (Namespace).',
+    namespace: 'Namespace of the object; required when scope is Namespace and forbidden otherwise.',
+  },
+  'A reference to an object holding settings of the controller.',
+);
+
+const ingressClassSpec = described(
+  obj({ controller: str, parameters }),
+  {
+    controller: 'Name of the controller that serves ingresses of this class, such as `example.com/ingress-controller`; at most 250 characters. Cannot be changed.',
+    parameters: 'Further settings for the controller, in an object of its own kind. Unset: none.',
+  },
+  'Which controller implements the class, and its settings.',
+);
+
+const schema = described(
+  obj({ spec: ingressClassSpec }),
+  { spec: 'Which controller implements the class, and its settings.' },
+  'A class of ingresses served by one ingress controller. Ingresses name it in spec.ingressClassName; the class annotated `ingressclass.platform.io/is-default-class: "true"` is given to new ingresses that name none.',
+);
 
 function validate(o: ApiObject): FieldError[] {
   const errs: FieldError[] = [];

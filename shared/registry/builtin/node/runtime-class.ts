@@ -6,18 +6,37 @@ import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
 
 import { toleration } from '../common/pod-spec.js';
-import { atomicList, obj, quantityMap, str, strMap } from '../common/schema.js';
+import { atomicList, described, obj, quantityMap, str, strMap } from '../common/schema.js';
 import { immutableFields, updateValidation } from '../common/strategy.js';
 import { required } from '../../../api/field-errors.js';
 import { dnsLabelError, validDnsLabel } from '../../../api/validation.js';
 
-const schema = obj(
+const overhead = described(
+  obj({ podFixed: quantityMap }),
   {
-    handler: str,
-    overhead: obj({ podFixed: quantityMap }),
-    scheduling: obj({ nodeSelector: { ...strMap, 'x-kubernetes-map-type': 'atomic' }, tolerations: atomicList(toleration) }),
+    podFixed:
+      'Resources (cpu, memory, ...) a pod of this class uses beyond what its containers request. Admission copies them into spec.overhead of each new pod of the class; the scheduler and resource quotas count them.',
   },
-  ['handler'],
+  'Resources that running a pod under this runtime takes on top of its containers.',
+);
+
+const scheduling = described(
+  obj({ nodeSelector: { ...strMap, 'x-kubernetes-map-type': 'atomic' }, tolerations: atomicList(toleration) }),
+  {
+    nodeSelector: "Node labels a pod of this class needs. Admission merges them into the pod's nodeSelector; a pod that sets one of these keys to another value is refused.",
+    tolerations: 'Tolerations admission adds to each pod of this class, so the pods can run on nodes tainted for this runtime.',
+  },
+  'Where pods of this class can run, for a runtime that only some nodes have.',
+);
+
+const schema = described(
+  obj({ handler: str, overhead, scheduling }, ['handler']),
+  {
+    handler: 'Name of the runtime configuration on the node (the container runtime interface handler) that runs pods of this class. A DNS label; cannot be changed.',
+    overhead: 'Resources a pod of this class uses beyond its containers. Unset: none.',
+    scheduling: 'Constraints that keep pods of this class on nodes that have the runtime. Unset: every node is assumed to have it.',
+  },
+  "A container runtime configuration that pods select by spec.runtimeClassName. Admission gives each new pod of the class the class's overhead and scheduling constraints.",
 );
 
 function validate(o: ApiObject): FieldError[] {

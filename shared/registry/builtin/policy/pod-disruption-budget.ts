@@ -6,21 +6,32 @@ import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
 import { asObject, at } from '../common/field-errors.js';
 import { conditionList, labelSelector, metaCondition } from '../common/meta.js';
-import { int32, int64, intOrString, obj, strEnum, time } from '../common/schema.js';
+import { described, int32, int64, intOrString, obj, strEnum, time } from '../common/schema.js';
 import { validateLabelSelector } from '../common/selector.js';
 import { updateValidation } from '../common/strategy.js';
 import { validateIntOrPercent } from '../apps/deployment.js';
 import { invalidValue } from '../../../api/field-errors.js';
 import { cloneJson } from '../../../patch/json-value.js';
 
-const schema = obj({
-  spec: obj({
+const pdbSpec = described(
+  obj({
     minAvailable: intOrString,
     selector: labelSelector,
     maxUnavailable: intOrString,
     unhealthyPodEvictionPolicy: strEnum('IfHealthyBudget', 'AlwaysAllow'),
   }),
-  status: obj(
+  {
+    minAvailable: 'Pods that must stay available after an eviction: a number, or a percentage of the expected pods. Not together with maxUnavailable.',
+    selector: 'Pods the budget protects, in its namespace. An empty selector matches every pod in v1 and no pod in v1beta1.',
+    maxUnavailable: 'Pods that may be unavailable after an eviction: a number, or a percentage of the expected pods. Not together with minAvailable.',
+    unhealthyPodEvictionPolicy:
+      'When a running pod that is not ready may be evicted: IfHealthyBudget (the default) only while the budget has its desired healthy pods; AlwaysAllow always, whatever the budget.',
+  },
+  'Which pods the budget protects and how many of them must stay available.',
+);
+
+const pdbStatus = described(
+  obj(
     {
       observedGeneration: int64,
       disruptedPods: { type: 'object', additionalProperties: time },
@@ -32,7 +43,23 @@ const schema = obj({
     },
     ['disruptionsAllowed', 'currentHealthy', 'desiredHealthy', 'expectedPods'],
   ),
-});
+  {
+    observedGeneration: 'The metadata.generation the disruption controller last computed the status for. While it is behind, evictions are refused.',
+    disruptedPods: 'Pods the eviction subresource allowed to be deleted that the controller has not seen go yet, with the time of the eviction. Pods are added here by the server when it evicts them.',
+    disruptionsAllowed: 'How many more pods may be evicted now. The eviction subresource refuses an eviction at 0 and lowers it by one for each one it allows.',
+    currentHealthy: 'Selected pods that are ready now.',
+    desiredHealthy: 'Ready pods the budget wants at least.',
+    expectedPods: 'Pods the budget counts: those the owners of the selected pods want, which percentages are taken of.',
+    conditions: 'DisruptionAllowed, among others: whether an eviction would be allowed now, and why not.',
+  },
+  'What the disruption controller last computed for the budget.',
+);
+
+const schema = described(
+  obj({ spec: pdbSpec, status: pdbStatus }),
+  { spec: 'Which pods are protected and how many must stay available.', status: 'What the disruption controller last computed, updated by evictions too.' },
+  'A limit on voluntary disruptions of a set of pods: the eviction subresource of a pod refuses to evict it when that would leave fewer pods available than the budget allows. Deleting a pod directly ignores budgets.',
+);
 
 function validatePDB(o: ApiObject): FieldError[] {
   const spec = asObject(o.spec) ?? {};

@@ -8,7 +8,8 @@ import type { ResourceType } from '../../types.js';
 import { joinList } from '../common/columns.js';
 import { asArray, asObject, at, duplicates, type Json, setDefault } from '../common/field-errors.js';
 import { seLinuxOptions } from '../common/pod-spec.js';
-import { atomicList, bool, int32, int64, obj, str, strEnum } from '../common/schema.js';
+import { atomicList, bool, described, int32, int64, obj, str, strEnum } from '../common/schema.js';
+import * as docs from './pod-security-policy-docs.js';
 import { updateValidation } from '../common/strategy.js';
 import { forbidden, invalidValue, required, unsupported } from '../../../api/field-errors.js';
 import { validDnsSubdomain } from '../../../api/validation.js';
@@ -50,11 +51,12 @@ const RUN_AS_GROUP_RULES = ['MustRunAs', 'MayRunAs', 'RunAsAny'];
 const GROUP_RULES = ['MustRunAs', 'MayRunAs', 'RunAsAny'];
 const SELINUX_RULES = ['MustRunAs', 'RunAsAny'];
 
-const idRange = obj({ min: int64, max: int64 }, ['min', 'max']);
+const idRange = described(obj({ min: int64, max: int64 }, ['min', 'max']), docs.idRangeDocs, docs.ID_RANGE_ABOUT);
 const ranges = atomicList(idRange);
+const groupRule = (rules: string[], what: string, required?: string[]) => described(obj({ rule: strEnum(...rules), ranges }, required), docs.groupDocs(what), `Which ${what} pods may use.`);
 
-const schema = obj({
-  spec: obj(
+const pspSpec = described(
+  obj(
     {
       privileged: bool,
       defaultAddCapabilities: atomicList(str),
@@ -62,28 +64,36 @@ const schema = obj({
       allowedCapabilities: atomicList(str),
       volumes: atomicList(strEnum(...PSP_VOLUMES)),
       hostNetwork: bool,
-      hostPorts: atomicList(obj({ min: int32, max: int32 }, ['min', 'max'])),
+      hostPorts: atomicList(described(obj({ min: int32, max: int32 }, ['min', 'max']), docs.hostPortRangeDocs, 'A range of host ports, both ends included.')),
       hostPID: bool,
       hostIPC: bool,
-      seLinux: obj({ rule: strEnum(...SELINUX_RULES), seLinuxOptions }, ['rule']),
-      runAsUser: obj({ rule: strEnum(...RUN_AS_USER_RULES), ranges }, ['rule']),
-      runAsGroup: obj({ rule: strEnum(...RUN_AS_GROUP_RULES), ranges }, ['rule']),
-      supplementalGroups: obj({ rule: strEnum(...GROUP_RULES), ranges }),
-      fsGroup: obj({ rule: strEnum(...GROUP_RULES), ranges }),
+      seLinux: described(obj({ rule: strEnum(...SELINUX_RULES), seLinuxOptions }, ['rule']), docs.seLinuxDocs, 'Which SELinux labels pods may use.'),
+      runAsUser: described(obj({ rule: strEnum(...RUN_AS_USER_RULES), ranges }, ['rule']), docs.runAsUserDocs, 'Which uids containers may run as.'),
+      runAsGroup: groupRule(RUN_AS_GROUP_RULES, 'primary gids', ['rule']),
+      supplementalGroups: groupRule(GROUP_RULES, 'supplemental groups'),
+      fsGroup: groupRule(GROUP_RULES, 'fsGroup values'),
       readOnlyRootFilesystem: bool,
       defaultAllowPrivilegeEscalation: bool,
       allowPrivilegeEscalation: bool,
-      allowedHostPaths: atomicList(obj({ pathPrefix: str, readOnly: bool })),
-      allowedFlexVolumes: atomicList(obj({ driver: str }, ['driver'])),
-      allowedCSIDrivers: atomicList(obj({ name: str }, ['name'])),
+      allowedHostPaths: atomicList(described(obj({ pathPrefix: str, readOnly: bool }), docs.hostPathDocs, 'A host directory hostPath volumes may use.')),
+      allowedFlexVolumes: atomicList(described(obj({ driver: str }, ['driver']), { driver: 'Name of the flex volume driver.' }, 'A flex volume driver pods may use.')),
+      allowedCSIDrivers: atomicList(described(obj({ name: str }, ['name']), { name: 'Name of the CSI driver, as in its CSIDriver object.' }, 'A CSI driver pods may use inline.')),
       allowedUnsafeSysctls: atomicList(str),
       forbiddenSysctls: atomicList(str),
       allowedProcMountTypes: atomicList(strEnum('Default', 'Unmasked')),
-      runtimeClass: obj({ allowedRuntimeClassNames: atomicList(str), defaultRuntimeClassName: str }, ['allowedRuntimeClassNames']),
+      runtimeClass: described(
+        obj({ allowedRuntimeClassNames: atomicList(str), defaultRuntimeClassName: str }, ['allowedRuntimeClassNames']),
+        docs.runtimeClassDocs,
+        'Which RuntimeClasses pods may name.',
+      ),
     },
     ['seLinux', 'runAsUser', 'supplementalGroups', 'fsGroup'],
   ),
-});
+  docs.pspSpecDocs,
+  docs.PSP_SPEC_ABOUT,
+);
+
+const schema = described(obj({ spec: pspSpec }), { spec: docs.PSP_SPEC_ABOUT }, docs.PSP_ABOUT);
 
 const MAX_ID = 2147483647;
 

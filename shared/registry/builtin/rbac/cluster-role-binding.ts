@@ -4,14 +4,21 @@ import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
-import { atomicList, obj } from '../common/schema.js';
+import { atomicList, described, obj } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 import { bindingColumns } from './binding-columns.js';
 import { defaultBinding, roleRef, roleRefImmutable, subject, validateBinding } from './rules.js';
 import { rbacHooks } from './escalation-guard.js';
 import { RBAC_GROUP } from '../../../api/groups.js';
 
-const schema = obj({ subjects: atomicList(subject), roleRef }, ['roleRef']);
+const schema = described(
+  obj({ subjects: atomicList(subject), roleRef }, ['roleRef']),
+  {
+    subjects: 'Users, groups and service accounts that receive the role. Each ServiceAccount subject must name its namespace. May be empty.',
+    roleRef: 'The ClusterRole to grant, in every namespace and at cluster scope. Cannot be changed after creation.',
+  },
+  'Grants the permissions of a ClusterRole to subjects across the whole cluster. Creating one needs the permissions of the role, or the bind verb on it.',
+);
 
 function validate(o: ApiObject): FieldError[] {
   return validateBinding(o, true);

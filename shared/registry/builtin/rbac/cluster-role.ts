@@ -3,13 +3,22 @@
 import type { FieldError } from '../../../api/status.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
-import { atomicList, obj } from '../common/schema.js';
+import { atomicList, described, obj } from '../common/schema.js';
 import { updateValidation } from '../common/strategy.js';
 import { aggregationRule, policyRule, validateAggregationRule, validateRules } from './rules.js';
 import { rbacHooks } from './escalation-guard.js';
 import { RBAC_GROUP } from '../../../api/groups.js';
 
-const schema = obj({ rules: atomicList(policyRule), aggregationRule });
+const schema = described(
+  obj({ rules: atomicList(policyRule), aggregationRule }),
+  {
+    rules:
+      'The permissions the role grants: on resources of every namespace or, through a RoleBinding, of one namespace, and on non-resource URLs. With aggregationRule set the server writes this list itself and overwrites changes made to it.',
+    aggregationRule:
+      'Makes the role the union of other ClusterRoles: the server keeps rules equal to the rules of every ClusterRole the selectors match, as those roles come and go. Setting it needs the escalate verb on the role or full authority over the cluster.',
+  },
+  'A set of permissions over the whole cluster: cluster-scoped resources, resources of every namespace and non-resource URLs. A ClusterRoleBinding grants it everywhere, a RoleBinding inside one namespace. Creating or changing a role needs every permission it grants, or the escalate verb on it.',
+);
 
 function validate(o: ApiObject): FieldError[] {
   // An aggregated role's rules are written by the aggregation controller; they still must be valid.

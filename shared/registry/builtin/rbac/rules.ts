@@ -5,28 +5,66 @@ import type { ApiObject, JsonSchema } from '../../../api/types.js';
 import { asArray, asObject, at } from '../common/field-errors.js';
 import { labelSelector } from '../common/meta.js';
 import { validateLabelSelector } from '../common/selector.js';
-import { atomicList, obj, str } from '../common/schema.js';
+import { atomicList, described, obj, str } from '../common/schema.js';
 import { invalidValue, required, unsupported } from '../../../api/field-errors.js';
 import { validDnsSubdomain, validPathSegmentName } from '../../../api/validation.js';
 import { jsonEqual } from '../../../patch/json-value.js';
 import { isRbacGroupName, RBAC_GROUP } from '../../../api/groups.js';
 
-export const policyRule: JsonSchema = obj(
+export const policyRule: JsonSchema = described(
+  obj(
+    {
+      verbs: atomicList(str),
+      apiGroups: atomicList(str),
+      resources: atomicList(str),
+      resourceNames: atomicList(str),
+      nonResourceURLs: atomicList(str),
+    },
+    ['verbs'],
+  ),
   {
-    verbs: atomicList(str),
-    apiGroups: atomicList(str),
-    resources: atomicList(str),
-    resourceNames: atomicList(str),
-    nonResourceURLs: atomicList(str),
+    verbs:
+      'Actions the rule allows: the request verbs (get, list, watch, create, update, patch, delete, deletecollection) and special ones such as use, bind, escalate, impersonate or approve. `*` allows every verb. At least one is required.',
+    apiGroups: 'API groups of the resources: `""` for the core group, `*` for every group. A resource rule needs at least one.',
+    resources:
+      'Resources by plural name. A subresource is written `<resource>/<subresource>` (`pods/log`); `<resource>/*` covers every subresource of it, `*/<subresource>` that subresource of every resource, and `*` every resource and subresource. A resource rule needs at least one.',
+    resourceNames:
+      'Names of the objects the rule is limited to; empty means every object. A rule with names allows no request that names no object: create, deletecollection, and list or watch without a `metadata.name` field selector.',
+    nonResourceURLs:
+      'URL paths that are not resources (`/healthz`, `/version`, `/apis`); a trailing `*` matches every path that starts with what comes before it. Only in ClusterRoles, and a rule has either these or resources, never both.',
   },
-  ['verbs'],
+  'One grant of permissions: verbs on resources of API groups, or verbs on non-resource URLs. Rules only add permissions; there are no deny rules.',
 );
 
-export const subject: JsonSchema = obj({ kind: str, apiGroup: str, name: str, namespace: str }, ['kind', 'name'], { 'x-kubernetes-map-type': 'atomic' });
+export const subject: JsonSchema = described(
+  obj({ kind: str, apiGroup: str, name: str, namespace: str }, ['kind', 'name'], { 'x-kubernetes-map-type': 'atomic' }),
+  {
+    kind: 'User, Group or ServiceAccount.',
+    apiGroup: 'API group of the kind: `rbac.authorization.platform.io` for User and Group, `""` for ServiceAccount. Filled in by the server when omitted; any other value is refused.',
+    name: 'Name of the user, group or service account, compared exactly (case-sensitive). A service account name must be a DNS subdomain.',
+    namespace: "Namespace of a ServiceAccount: required in a ClusterRoleBinding; in a RoleBinding an empty one is read as the binding's own namespace. Ignored for User and Group.",
+  },
+  'Who a binding grants its role to: a user, a group, or the service account of a namespace (the user `system:serviceaccount:<namespace>:<name>`).',
+);
 
-export const roleRef: JsonSchema = obj({ apiGroup: str, kind: str, name: str }, ['apiGroup', 'kind', 'name'], { 'x-kubernetes-map-type': 'atomic' });
+export const roleRef: JsonSchema = described(
+  obj({ apiGroup: str, kind: str, name: str }, ['apiGroup', 'kind', 'name'], { 'x-kubernetes-map-type': 'atomic' }),
+  {
+    apiGroup: 'API group of the role: `rbac.authorization.platform.io`. Filled in by the server when omitted.',
+    kind: 'Role or ClusterRole; a ClusterRoleBinding may only refer to a ClusterRole.',
+    name: 'Name of the role. It need not exist yet: the binding grants nothing until it does.',
+  },
+  'The role a binding grants. It cannot be changed after creation: delete the binding and create it again to grant another role.',
+);
 
-export const aggregationRule: JsonSchema = obj({ clusterRoleSelectors: atomicList(labelSelector) });
+export const aggregationRule: JsonSchema = described(
+  obj({ clusterRoleSelectors: atomicList(labelSelector) }),
+  {
+    clusterRoleSelectors:
+      'Label selectors over ClusterRoles; the rules of every ClusterRole that matches any of them are gathered into this one. At least one is required when aggregationRule is set.',
+  },
+  'How a ClusterRole is assembled from other ClusterRoles.',
+);
 
 /** Rules of Roles (namespaced: no non-resource URLs) and ClusterRoles. */
 export function validateRules(rules: unknown, namespaced: boolean): FieldError[] {

@@ -5,7 +5,7 @@ import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { ageColumn } from '../common/columns.js';
 import { setDefault } from '../common/field-errors.js';
-import { bool, int32, obj, str, strEnum } from '../common/schema.js';
+import { bool, described, int32, obj, str, strEnum } from '../common/schema.js';
 import { immutableFields, updateValidation } from '../common/strategy.js';
 import { invalidValue } from '../../../api/field-errors.js';
 
@@ -13,7 +13,17 @@ import { invalidValue } from '../../../api/field-errors.js';
 export const HIGHEST_USER_PRIORITY = 1_000_000_000;
 const SYSTEM_PREFIX = 'system-';
 
-const schema = obj({ value: int32, globalDefault: bool, description: str, preemptionPolicy: strEnum('PreemptLowerPriority', 'Never') }, ['value']);
+const schema = described(
+  obj({ value: int32, globalDefault: bool, description: str, preemptionPolicy: strEnum('PreemptLowerPriority', 'Never') }, ['value']),
+  {
+    value: 'The priority pods of this class get in spec.priority; higher runs first. At most 1000000000 for user classes (higher values are kept for the system- classes). Cannot be changed.',
+    globalDefault: 'When true, pods naming no priority class get this one. At most one class may be the default; admission refuses a second.',
+    description: 'Free text saying when to use this class.',
+    preemptionPolicy:
+      'Whether pods of this class may evict pods of lower priority to be scheduled: PreemptLowerPriority (the default) or Never. Copied into the spec of each pod of the class; cannot be changed.',
+  },
+  "A named priority for pods. Admission resolves a pod's spec.priorityClassName to this class's value, which the scheduler orders pending pods by and preempts with.",
+);
 
 function validate(o: ApiObject): FieldError[] {
   const name = o.metadata.name ?? '';
