@@ -260,10 +260,17 @@ export function decodeYaml(text: string, maxDepth: number): { value: unknown; du
   const est = estimateYamlDepth(text, 2 * maxDepth + 16);
   if (est.depth > 2 * maxDepth + 16) throw depthError(text, est.at, maxDepth, 'YAML');
   const lines = new LineCounter();
-  const tokens = new Parser(lines.addNewLine).parse(text);
-  const composer = new Composer({ uniqueKeys: false, merge: true, prettyErrors: false, strict: true });
   const docs: Document.Parsed[] = [];
-  for (const d of composer.compose(tokens, true, text.length)) docs.push(d as Document.Parsed);
+  try {
+    const tokens = new Parser(lines.addNewLine).parse(text);
+    const composer = new Composer({ uniqueKeys: false, merge: true, prettyErrors: false, strict: true });
+    for (const d of composer.compose(tokens, true, text.length)) docs.push(d as Document.Parsed);
+  } catch (err) {
+    // The library recursing past the stack on a layout the pre-scan did not count: the client's
+    // body, not the server, is at fault.
+    if (err instanceof RangeError) throw badRequest(`the YAML request body nests too deeply to decode (${err.message})`);
+    throw err;
+  }
 
   // A trailing `---` leaves an empty document behind: that is not a second object.
   const nonEmpty = docs.filter((d) => d.errors.length > 0 || !(d.contents === null || (isScalar(d.contents) && d.contents.value === null)));

@@ -19,6 +19,17 @@ export function estimateYamlDepth(text: string, limit: number): { depth: number;
   let i = 0;
   let flow = 0;
   let flowBase = 0;
+  // Indicators at the start of a token inside flow collections (`- `, which YAML forbids there, and
+  // `? `, `: ` with no scalar between them) and node properties: the library rejects a run of them
+  // only after recursing, or rescanning, once each, so a run counts as levels until a scalar or a
+  // comma ends it (across lines, and until the outermost flow collection closes).
+  let flowRun = 0;
+  // Implicit keys' `: ` within one flow entry (`[a: b: c: …]`): a flow entry holds one pair, yet
+  // the library recurses once per key; only a comma (or the close) ends the entry.
+  let flowKeys = 0;
+  // Block entries (`- `) inside flow collections, which YAML forbids there: counted whatever comes
+  // between them, until the outermost flow collection closes (`[\n- x\n- x\n…` too).
+  let flowDashes = 0;
   let quote = 0; // 0x22 / 0x27 while inside a quoted scalar
   let scalarParent = -1; // >= 0 while inside a block scalar: the indentation of its header line
   let scalarIndent = -1; // the block scalar's content indentation, once known
@@ -83,9 +94,31 @@ export function estimateYamlDepth(text: string, limit: number): { depth: number;
         tokenStart = true;
         continue;
       }
+      // Node properties (`&anchor`, `!tag`): a node has at most one of each, yet the library
+      // rescans a run of them once per property; they leave a compact indicator's run going.
+      if ((c === 0x26 || c === 0x21) && tokenStart) {
+        j = propertyEnd(text, j, flow > 0) - 1;
+        if (flow > 0) flowRun++;
+        else inline++;
+        const d = flow > 0 ? flowBase + flow + flowRun + flowKeys + flowDashes : lineDepth + inline;
+        if (d > limit) return { depth: d, at: j };
+        tokenStart = false;
+        continue;
+      }
       if ((c === 0x5d || c === 0x7d) && flow > 0) {
         flow--;
+        flowKeys = 0;
+        if (flow === 0) flowRun = flowDashes = 0;
+      } else if ((c === 0x2d || c === 0x3f || c === 0x3a) && flow > 0 && (tokenStart || c === 0x3a) && isYamlBreak(text, j + 1)) {
+        if (!tokenStart) flowKeys++;
+        else if (c === 0x2d) flowDashes++;
+        else flowRun++;
+        const d = flowBase + flow + flowRun + flowKeys + flowDashes;
+        if (d > limit) return { depth: d, at: j };
+        tokenStart = true;
+        continue;
       } else if (c === 0x2c && flow > 0) {
+        flowRun = flowKeys = 0;
         tokenStart = true;
         continue;
       } else if (c === 0x3a && flow === 0 && isYamlBreak(text, j + 1)) {
@@ -106,6 +139,7 @@ export function estimateYamlDepth(text: string, limit: number): { depth: number;
       }
       tokenStart = false;
       afterIndicator = false;
+      flowRun = 0;
     }
     const depth = lineDepth + inline;
     if (quote === 0 && flow === 0 && lines.length && lines[lines.length - 1]!.indent === indent) lines[lines.length - 1]!.depth = depth;
@@ -160,6 +194,18 @@ function blockLine(text: string, lines: BlockLine[], indent: number, j: number):
   }
   lines.push({ indent, base, depth: lineDepth, dash });
   return { j, lineDepth };
+}
+
+/** The end of a node property (anchor or tag) starting at `i`: the next space or line break, or in flow a flow indicator. */
+function propertyEnd(text: string, i: number, inFlow: boolean): number {
+  const n = text.length;
+  let j = i + 1;
+  for (; j < n; j++) {
+    const c = text.charCodeAt(j);
+    if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) break;
+    if (inFlow && (c === 0x2c || c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d)) break;
+  }
+  return j;
 }
 
 function isYamlBreak(text: string, i: number): boolean {

@@ -37,3 +37,5 @@ parentPort?.on('message', (job: DecodeJob) => {
   }
   parentPort!.postMessage(result);
 });
+// Loaded: the pool's deadlines run from here, not from the thread's start.
+parentPort?.postMessage({ ready: true });

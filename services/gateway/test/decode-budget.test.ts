@@ -12,7 +12,7 @@ import { JSON_MEDIA_TYPES, MAX_BODY_BYTES, parseMediaType, parseVettedJson } fro
 import { MAX_OBJECT_MEMBERS } from '../../../shared/api/json-scan.js';
 import { envelope } from '../../../shared/proto/envelope.js';
 import { decodePatchBody, decodeValue } from '../handlers/decode.js';
-import { DecodePool, YAML_OFFLOAD_BYTES } from '../handlers/decode-pool.js';
+import { DecodePool, WORKER_IDLE_MS, YAML_OFFLOAD_BYTES } from '../handlers/decode-pool.js';
 
 const LOOP_BUDGET_MS = 100;
 
@@ -230,6 +230,14 @@ test('decode budget - YAML larger than the inline size goes to the worker, and i
       `${fill('- ', 100_000)}y\n`,
       // A mapping wider than MAX_OBJECT_MEMBERS: the loop would have to parse the worker's JSON of it.
       Array.from({ length: MAX_OBJECT_MEMBERS + 1 }, (_, i) => `k${i.toString(36)}: 1\n`).join(''),
+      // Runs the yaml library recursed or rescanned on once each (a stack overflow, 500, after
+      // 15 s of the worker for 2 MB; 100 KB of `? ` in a flow collection would take minutes).
+      `a: [1,${fill('- ', 1_000_000)}`,
+      `a: [\n${fill('- x\n', 400_000)}]`,
+      `a: [${fill('? ', 100_000)}x]`,
+      `a: [${fill('b: ', 100_000)}x]`,
+      `a: ${fill('&a ', 100_000)}x`,
+      `${fill('- !t ', 100_000)}x`,
     ];
     for (const text of hostile) {
       const body = utf8(text);
@@ -238,6 +246,24 @@ test('decode budget - YAML larger than the inline size goes to the worker, and i
       await assert.rejects(pool.decode(body, 'application/yaml'), (err: unknown) => err instanceof StatusError && err.code === 400);
       assert.ok(performance.now() - t < 5000, `the worker took ${(performance.now() - t).toFixed(0)} ms`);
     }
+  } finally {
+    await pool.close();
+  }
+});
+
+test('decode budget - a body still decoding at its deadline is refused alone: the worker is replaced and the bodies behind it decode', async () => {
+  // Dense YAML the pre-scan lets through, with a deadline far below what it needs.
+  const pool = new DecodePool(WORKER_IDLE_MS, (bytes) => (bytes > 1024 * 1024 ? 300 : 10_000));
+  try {
+    const slow = utf8(`l:\n${'- a\n'.repeat(400_000)}`);
+    const t = performance.now();
+    const refused = pool.decode(slow, 'application/yaml');
+    const behind = [pool.decode(utf8(`a: [${'1,'.repeat(2_000)}1]\n`), 'application/apply-patch+yaml'), pool.decode(utf8(`b: ${'x'.repeat(4_000)}\n`), 'application/yaml')];
+    await assert.rejects(refused, (err: unknown) => err instanceof StatusError && err.code === 400 && /could not be decoded within 0.3 s/.test(err.message));
+    assert.ok(performance.now() - t < 5_000, `refused after ${(performance.now() - t).toFixed(0)} ms`);
+    const [a, b] = await Promise.all(behind);
+    assert.equal((a!.value as { a: number[] }).a.length, 2_001);
+    assert.equal((b!.value as { b: string }).b.length, 4_000);
   } finally {
     await pool.close();
   }
