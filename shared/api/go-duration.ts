@@ -4,6 +4,9 @@
 
 const UNIT_MS: Readonly<Record<string, number>> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 
+/** Go's durations are int64 nanoseconds: past this the text is not a duration at all. */
+const MAX_NS = 2n ** 63n - 1n;
+
 export class GoDurationError extends Error {
   override name = 'GoDurationError';
 }
@@ -22,6 +25,8 @@ export function parseGoDuration(orig: string): number {
   if (s === '0') return 0;
   if (s === '') throw new GoDurationError(`time: invalid duration ${quote(orig)}`);
   let total = 0;
+  // Go's overflow check, kept exact in nanoseconds beside the float result.
+  let totalNs = 0n;
   while (s !== '') {
     if (!isNumberChar(s[0]!)) throw new GoDurationError(`time: invalid duration ${quote(orig)}`);
     const number = /^(\d*)(?:\.(\d*))?/.exec(s)!;
@@ -37,6 +42,9 @@ export function parseGoDuration(orig: string): number {
     const ms = UNIT_MS[unit];
     if (ms === undefined) throw new GoDurationError(`time: unknown unit ${quote(unit)} in duration ${quote(orig)}`);
     total += Number(`${whole || '0'}.${fraction || '0'}`) * ms;
+    const unitNs = BigInt(Math.round(ms * 1e6));
+    totalNs += BigInt(whole || '0') * unitNs + BigInt(Math.floor(Number(`0.${fraction || '0'}`) * Number(unitNs)));
+    if (totalNs > MAX_NS) throw new GoDurationError(`time: invalid duration ${quote(orig)}`);
   }
   return sign * total;
 }

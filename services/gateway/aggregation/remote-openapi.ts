@@ -20,8 +20,26 @@ export type RemoteOpenApiDocs = RemoteOpenApiPart;
 const MAX_AGE_MS = 60_000;
 const TIMEOUT_MS = 5_000;
 const MAX_BYTES = 16 * 1024 * 1024;
+/**
+ * How deeply a backend's document may nest. JSON.parse reads any depth, but comparing, merging and
+ * encoding the document recurse: 400 KB of `[[[[…]]]]` overflowed the stack and took the gateway
+ * down at every start. Real documents nest a few dozen levels.
+ */
+const MAX_DEPTH = 256;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Whether `doc` nests deeper than `max`, measured without recursion. */
+export function nestsDeeperThan(doc: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[doc, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
+}
 
 async function readJson(res: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
@@ -32,7 +50,9 @@ async function readJson(res: IncomingMessage): Promise<unknown> {
     chunks.push(chunk);
   }
   if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}`);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  const doc: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  if (nestsDeeperThan(doc, MAX_DEPTH)) throw new Error(`document nested deeper than ${MAX_DEPTH} levels`);
+  return doc;
 }
 
 /** The v2 paths of `group/version` and every definition (the backend's are its own types and the meta ones it refers to). */
@@ -99,13 +119,15 @@ export class RemoteOpenApi {
   private fetch(api: RemoteApiService, k: Known): void {
     k.fetching = true;
     k.fetchedAt = Date.now();
-    void this.ask(api).then(
-      (docs) => this.settle(api, k, docs),
-      (err: unknown) => {
-        this.log.info({ apiService: api.name, err: (err as Error).message }, 'OpenAPI of a remote APIService could not be read');
-        this.settle(api, k, undefined);
-      },
-    );
+    const failed = (err: unknown) => {
+      this.log.info({ apiService: api.name, err: (err as Error).message }, 'OpenAPI of a remote APIService could not be read');
+      this.settle(api, k, undefined);
+    };
+    // A backend's answer that cannot be taken in (settle throwing) fails like one that never came:
+    // nothing a backend sends may end the process.
+    void this.ask(api)
+      .then((docs) => this.settle(api, k, docs))
+      .catch(failed);
   }
 
   private settle(api: RemoteApiService, k: Known, docs: RemoteOpenApiDocs | undefined): void {

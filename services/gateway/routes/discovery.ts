@@ -32,17 +32,17 @@ const DISCOVERY_OFFERS: Offer[] = [
 ];
 
 // /openapi/v2 is JSON unless the client names gnostic's protobuf (either spelling) before it, as
-// kube-openapi decides; what no offer here satisfies is left to the response encoder as before.
-const OPENAPI_V2_OFFERS: Offer[] = [{ mediaType: 'application/json' }, { mediaType: 'application/yaml' }, ...OPENAPI_V2_PROTOBUF_ACCEPTED.map((mediaType) => ({ mediaType }))];
+// kube-openapi decides; /openapi/v3 is JSON. Nothing else is offered (406, as kube-openapi): the
+// documents are served from their serialized form, and re-encoding them per request (YAML: 3 s
+// of event loop for v2) would let any user hold the gateway.
+const OPENAPI_V2_OFFERS: Offer[] = [{ mediaType: 'application/json' }, ...OPENAPI_V2_PROTOBUF_ACCEPTED.map((mediaType) => ({ mediaType }))];
+const OPENAPI_V3_OFFERS: Offer[] = [{ mediaType: 'application/json' }];
 const PROTOBUF_V2: readonly string[] = OPENAPI_V2_PROTOBUF_ACCEPTED;
 const VARY_ACCEPT = { vary: 'Accept' };
 
+/** Whether the client asked for protobuf; throws 406 when it accepts neither encoding. */
 function wantsProtobufV2(accept: string | undefined): boolean {
-  try {
-    return PROTOBUF_V2.includes(negotiate(accept, OPENAPI_V2_OFFERS).mediaType);
-  } catch {
-    return false;
-  }
+  return PROTOBUF_V2.includes(negotiate(accept, OPENAPI_V2_OFFERS).mediaType);
 }
 
 /** The groups of remote APIServices (services/gateway/aggregation/api-services.ts). */
@@ -75,6 +75,8 @@ export class Discovery {
   private v2: SerializedDocument | undefined;
   /** `v2` in protobuf, made on first request: it belongs to the serialized document it was made from. */
   private v2Protobuf: { from: SerializedDocument; bytes: Buffer } | undefined;
+  /** The v2 JSON as bytes, sent as they are (no `?pretty` or Accept re-encodes 15 MB per request). */
+  private v2Json: { from: SerializedDocument; bytes: Buffer } | undefined;
   private v3: OpenApiV3Set | undefined;
   private v3Root: SerializedDocument | undefined;
   /** The registry generation the documents were made from: types added or removed since make them stale. */
@@ -145,23 +147,28 @@ export class Discovery {
     const doc = this.docs.get(p);
     if (doc) return { code: 200, body: { kind: 'json', text: doc.body }, etag: doc.etag };
     if (p === '/openapi/v2') {
+      const protobuf = wantsProtobufV2(accept);
       this.v2 ??= serializeDocument(mergeOpenApiV2(openApiV2(this.registry, { version: this.version.gitVersion }), this.remote.openApiDocuments()));
       const body = { kind: 'json', text: this.v2.body } as const;
       // Both encodings carry the JSON's ETag, as upstream's: Vary tells caches they differ.
-      if (!wantsProtobufV2(accept)) return { code: 200, body, etag: this.v2.etag, headers: VARY_ACCEPT };
+      if (!protobuf) {
+        if (this.v2Json?.from !== this.v2) this.v2Json = { from: this.v2, bytes: Buffer.from(this.v2.body) };
+        return { code: 200, body, raw: this.v2Json.bytes, contentType: 'application/json', etag: this.v2.etag, headers: VARY_ACCEPT };
+      }
       if (this.v2Protobuf?.from !== this.v2) this.v2Protobuf = { from: this.v2, bytes: encodeOpenApiV2(JSON.parse(this.v2.body) as Record<string, unknown>) };
       return { code: 200, body, raw: this.v2Protobuf.bytes, contentType: OPENAPI_V2_PROTOBUF, etag: this.v2.etag, headers: VARY_ACCEPT };
     }
+    if (p === '/openapi/v3' || p.startsWith('/openapi/v3/')) negotiate(accept, OPENAPI_V3_OFFERS);
     if (p === '/openapi/v3') {
       this.v3 ??= mergeOpenApiV3(openApiV3(this.registry, { version: this.version.gitVersion }), this.remote.openApiDocuments());
       this.v3Root ??= serializeDocument(this.v3.root);
-      return { code: 200, body: { kind: 'json', text: this.v3Root.body }, etag: this.v3Root.etag };
+      return { code: 200, body: { kind: 'json', text: this.v3Root.body }, contentType: 'application/json', etag: this.v3Root.etag };
     }
     if (p.startsWith('/openapi/v3/')) {
       this.v3 ??= mergeOpenApiV3(openApiV3(this.registry, { version: this.version.gitVersion }), this.remote.openApiDocuments());
       const entry = this.v3.documents.get(p.slice('/openapi/v3/'.length));
       if (!entry) return null;
-      return { code: 200, body: { kind: 'json', text: entry.serialized.body }, etag: entry.serialized.etag };
+      return { code: 200, body: { kind: 'json', text: entry.serialized.body }, contentType: 'application/json', etag: entry.serialized.etag };
     }
     return null;
   }

@@ -28,6 +28,15 @@ test("go duration - parses as Go's time.ParseDuration does, with its error messa
     ['1s5', 'time: missing unit in duration "1s5"'],
     ['5 s', 'time: unknown unit " s" in duration "5 s"'],
     ['3d', 'time: unknown unit "d" in duration "3d"'],
+    // Past int64 nanoseconds (about 292 years), as Go refuses them.
+    ['9223372036854775808ns', 'time: invalid duration "9223372036854775808ns"'],
+    ['99999999999h', 'time: invalid duration "99999999999h"'],
+    ['2562048h', 'time: invalid duration "2562048h"'],
+    ['1e400s', 'time: unknown unit "e" in duration "1e400s"'],
+    [`1${'0'.repeat(400)}s`, `time: invalid duration "1${'0'.repeat(400)}s"`],
+    ['2562047h48m', 'time: invalid duration "2562047h48m"'],
   ];
+  assert.equal(parseGoDuration('9223372036854775807ns'), 9223372036854.775807);
+  assert.equal(parseGoDuration('2562047h'), 2562047 * 3_600_000);
   for (const [s, message] of bad) assert.throws(() => parseGoDuration(s), { message }, s);
 });

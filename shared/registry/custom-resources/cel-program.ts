@@ -19,6 +19,7 @@ import { celEnv, celFunc, celList, celMethod, CelScalar, isCelError, isCelList, 
 import { strings } from '@bufbuild/cel/ext';
 import { checkExpression, syntaxError, type Expr, type StaticType } from './cel-check.js';
 import { estimateCost } from './cel-cost.js';
+import { expressionDepth, MAX_RECURSION_DEPTH, RECURSION_ERROR, sizeProblem } from './cel-limits.js';
 import { constantPatternProblem, kubernetesLibraries, re2Engine } from './cel-library.js';
 import type { SizeNode } from './cel-sizes.js';
 import type { CelShape } from './cel-values.js';
@@ -286,19 +287,33 @@ export type CompileOutcome = { program: CelProgram; output: StaticType; maxCost?
 
 /** Parses, checks and plans `source` with `self` and `oldSelf` of the given shapes; `sizes` (the bounds of `self`) asks for the cost estimate. */
 export function compileExpression(source: string, self: CelShape, oldSelf: CelShape, sizes?: SizeNode): CompileOutcome {
+  return compileIn(
+    source,
+    new Map([
+      ['self', self],
+      ['oldSelf', oldSelf],
+    ]),
+    sizes,
+  );
+}
+
+/** As compileExpression, in an environment whose variables are `vars` (admission expressions: `object`, `oldObject`, `request`). */
+export function compileWithVariables(source: string, vars: ReadonlyMap<string, CelShape>): CompileOutcome {
+  return compileIn(source, vars);
+}
+
+function compileIn(source: string, vars: ReadonlyMap<string, CelShape>, sizes?: SizeNode): CompileOutcome {
+  const tooLong = sizeProblem(source);
+  if (tooLong) return { error: tooLong };
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(source);
   } catch (err) {
-    return { error: syntaxError(source, err) };
+    // The parser recurses on nesting (`((((…))))`): past the stack is past cel-go's depth limit.
+    return { error: err instanceof RangeError ? RECURSION_ERROR : syntaxError(source, err) };
   }
-  const checked = checkExpression(parsed, source, {
-    vars: new Map([
-      ['self', self],
-      ['oldSelf', oldSelf],
-    ]),
-    funcExists: functionExists,
-  });
+  if (expressionDepth(parsed.expr) > MAX_RECURSION_DEPTH) return { error: RECURSION_ERROR };
+  const checked = checkExpression(parsed, source, { vars, funcExists: functionExists });
   if (checked.errors.length) return { error: checked.errors.join('\n') };
   const badPattern = constantPatternProblem(parsed.expr);
   if (badPattern) return { error: badPattern, instantiation: true };

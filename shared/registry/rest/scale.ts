@@ -9,6 +9,7 @@ import type { Subresources, Target } from '../types.js';
 import { versionSubresources } from '../version-parts.js';
 import { invalidValue } from '../../api/field-errors.js';
 import { cloneJson } from '../../patch/json-value.js';
+import { getOwn, setOwn } from '../../api/own-keys.js';
 
 export const SCALE_API_VERSION = 'autoscaling/v1';
 
@@ -51,6 +52,27 @@ export function toScale(t: Target, obj: ApiObject): ApiObject {
   };
 }
 
+/**
+ * Sets the field at a dotted path (a definition's specReplicasPath), making missing parents. The
+ * path is the definition author's: each step is an own field, so `.spec.__proto__.x` or
+ * `.spec.constructor.prototype.x` writes into the object and never into Object.prototype.
+ */
+function setAtPath(obj: ApiObject, dotted: string, value: unknown): void {
+  const path = dotted.replace(/^\./, '').split('.');
+  let node = obj as Record<string, unknown>;
+  path.slice(0, -1).forEach((part, i) => {
+    const child = getOwn(node, part);
+    if (child === undefined) {
+      const fresh: Record<string, unknown> = {};
+      setOwn(node, part, fresh);
+      node = fresh;
+    } else if (child !== null && typeof child === 'object' && !Array.isArray(child)) node = child as Record<string, unknown>;
+    // As upstream's SetNestedField: a value in the way is not overwritten (a 500).
+    else throw new Error(`value cannot be set because .${path.slice(0, i + 1).join('.')} is not a map`);
+  });
+  setOwn(node, path[path.length - 1]!, value);
+}
+
 /** Applies a Scale's replica count to the workload; only spec.replicas changes. */
 export function fromScale(t: Target, scale: ApiObject, current: ApiObject): ApiObject {
   if (scale.kind !== undefined && scale.kind !== 'Scale') throw badRequest(`the kind in the data (${String(scale.kind)}) does not match the expected kind (Scale)`);
@@ -61,11 +83,8 @@ export function fromScale(t: Target, scale: ApiObject, current: ApiObject): ApiO
   if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0 || replicas > 2 ** 31 - 1) {
     throw invalid('Scale', 'autoscaling', current.metadata.name ?? '', [invalidValue('spec.replicas', replicas, 'must be greater than or equal to 0')]);
   }
-  const path = scaleOf(t).specReplicasPath.replace(/^\./, '').split('.');
   const next = cloneJson(current);
-  let node = next as Record<string, unknown>;
-  for (const part of path.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
-  node[path[path.length - 1]!] = replicas;
+  setAtPath(next, scaleOf(t).specReplicasPath, replicas);
   next.metadata.resourceVersion = scale.metadata?.resourceVersion;
   if (next.metadata.resourceVersion === undefined) delete next.metadata.resourceVersion;
   return next;
