@@ -105,6 +105,7 @@ function buildModel(source: OpenApiSource): Model {
         type: 'object',
         properties: props.metadata ? { ...props, metadata: refTo(OBJECT_META_DEF, 'Standard object metadata.') } : props,
         ...gvkExt([{ group: gv.group, version: gv.version, kind }]),
+        ...selectableFieldsExt(s),
       };
       defs.set(name, schema);
       defByGvk.set(gvkKey({ group: gv.group, version: gv.version, kind }), name);
@@ -135,6 +136,15 @@ function buildModel(source: OpenApiSource): Model {
     paths.set(gvKey(gv.group, gv.version), specs);
   }
   return { gvs, defs, defByGvk, paths };
+}
+
+/**
+ * A definition's selectable fields as upstream (1.30+) publishes them for a custom resource version
+ * that declares some: the keys its field selectors take beyond metadata.name and metadata.namespace.
+ */
+function selectableFieldsExt(s: ServedResource): JsonSchema {
+  const keys = Object.keys(s.version.fieldSelectors ?? {});
+  return keys.length ? { 'x-kubernetes-selectable-fields': keys.map((fieldPath) => ({ fieldPath })) } : {};
 }
 
 const BEARER = { type: 'apiKey', description: 'Bearer token authentication', name: 'authorization', in: 'header' };

@@ -62,6 +62,12 @@ export interface VersionDef {
   subresources?: Subresources;
   /** Table columns of this version in place of the type's (a definition's per-version additionalPrinterColumns); the type's when absent. */
   columns?: TableColumn[];
+  /**
+   * Field selectors of requests through this version in place of the type's (a definition's
+   * per-version selectableFields, in the order declared); the type's when absent. Read through
+   * `versionFieldSelectors` (version-parts.ts).
+   */
+  fieldSelectors?: Record<string, (obj: ApiObject) => string | undefined>;
 }
 
 /** What a strategy may know of the request besides the objects (upstream passes a context). */

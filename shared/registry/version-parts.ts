@@ -1,6 +1,6 @@
-// What of a type may differ between its versions, resolved for one version: the subresources and
-// the table columns. A CustomResourceDefinition gives each version its own (upstream's per-version
-// `subresources` and `additionalPrinterColumns`); built-in types declare one set on the type, which
+// What of a type may differ between its versions, resolved for one version: the subresources, the
+// table columns and the field selectors. A CustomResourceDefinition gives each version its own
+// (upstream's per-version `subresources`, `additionalPrinterColumns` and `selectableFields`); built-in types declare one set on the type, which
 // every version shares. Whatever acts on a request asks with the request's version.
 
 import type { TableColumn } from '../api/table-column.js';
@@ -14,6 +14,11 @@ export function versionSubresources(type: ResourceType, version: VersionDef | un
 /** The extra table columns of `version` (the type's when the version names none). */
 export function versionColumns(type: ResourceType, version: VersionDef | undefined): TableColumn[] | undefined {
   return version?.columns ?? type.columns;
+}
+
+/** The field selectors beyond metadata.name and metadata.namespace of `version` (the type's when the version names none). */
+export function versionFieldSelectors(type: ResourceType, version: VersionDef | undefined): ResourceType['fieldSelectors'] {
+  return version?.fieldSelectors ?? type.fieldSelectors;
 }
 
 /** Whether writes through `version` have a `/status` of their own, so that the main resource leaves status alone. */

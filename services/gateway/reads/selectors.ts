@@ -6,6 +6,7 @@ import { badRequest } from '../../../shared/api/status.js';
 import { parseLabelSelector } from '../../../shared/api/labels.js';
 import { parseFieldSelector } from '../../../shared/api/fields.js';
 import type { Target } from '../../../shared/registry/types.js';
+import { versionFieldSelectors } from '../../../shared/registry/version-parts.js';
 
 export type ObjectFilter = (o: ApiObject) => boolean;
 
@@ -13,7 +14,8 @@ export type ObjectFilter = (o: ApiObject) => boolean;
 export function objectFilter(t: Target, namespace: string | undefined, labelSelector: string | undefined, fieldSelector: string | undefined): ObjectFilter | undefined {
   const labels = labelSelector ? parseLabelSelector(labelSelector) : undefined;
   const fields = fieldSelector ? parseFieldSelector(fieldSelector) : undefined;
-  const getters = t.type.fieldSelectors ?? {};
+  // The request's version's fields: a definition's versions may each select by other fields.
+  const getters = versionFieldSelectors(t.type, t.served.version) ?? {};
   if (fields) {
     for (const r of fields.requirements) {
       if (r.field !== 'metadata.name' && r.field !== 'metadata.namespace' && !Object.hasOwn(getters, r.field)) {

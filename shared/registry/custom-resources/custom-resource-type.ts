@@ -10,6 +10,7 @@ import { DEFAULT_VERBS, type ResourceType, type Subresources, type VersionDef } 
 import { compileJsonPath, type JsonPath } from './json-path.js';
 import { since } from '../builtin/common/columns.js';
 import { RuleValidator } from './validation-rules.js';
+import { selectableFieldGetters } from './selectable-fields.js';
 
 interface CrdNames {
   plural: string;
@@ -38,6 +39,7 @@ interface CrdVersion {
   schema?: { openAPIV3Schema?: JsonSchema };
   subresources?: { status?: object; scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string } };
   additionalPrinterColumns?: CrdColumn[];
+  selectableFields?: Array<{ jsonPath: string }>;
 }
 
 interface CrdSpec {
@@ -92,7 +94,14 @@ export function customResourceType(crd: ApiObject, opts: CustomResourceOptions =
 
 function versionDef(group: string, kind: string, v: CrdVersion): VersionDef {
   // An empty set, not an absent one, for a version without subresources: it must not fall back to the type's.
-  const def: VersionDef = { name: v.name, schema: customResourceBody(v.schema?.openAPIV3Schema), subresources: subresourcesOf(v), columns: printerColumns(v.additionalPrinterColumns) };
+  const def: VersionDef = {
+    name: v.name,
+    schema: customResourceBody(v.schema?.openAPIV3Schema),
+    subresources: subresourcesOf(v),
+    columns: printerColumns(v.additionalPrinterColumns),
+    // Read from the stored object: with conversion None it differs from this version's only in apiVersion.
+    fieldSelectors: selectableFieldGetters(v.selectableFields),
+  };
   if (!v.served) def.served = false;
   if (v.deprecated) def.deprecation = { since: '', warning: v.deprecationWarning ?? `${group}/${v.name} ${kind} is deprecated` };
   return def;

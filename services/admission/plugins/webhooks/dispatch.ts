@@ -8,7 +8,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { badRequest, internalError, StatusError, isStatus, type Status } from '../../../../shared/api/status.js';
-import type { ApiObject, GroupVersionResource } from '../../../../shared/api/types.js';
+import type { ApiObject } from '../../../../shared/api/types.js';
 import type { AdmissionRequest } from '../../../../shared/bus/messages.js';
 import type { Logger } from '../../../../shared/log.js';
 import { applyJsonPatch } from '../../../../shared/patch/index.js';
@@ -18,6 +18,7 @@ import type { WebhookMetrics } from '../../metrics.js';
 import type { AdmissionContext } from '../../types.js';
 import { invocationFor, type Invocation, type MatchEnvironment } from './matcher.js';
 import { givenCode, InvalidResponseError, parseReviewResponse, PATCH_TYPE_JSON_PATCH, rejectionStatus, reviewRequest, type VersionedObjects, type WebhookResponse } from './review.js';
+import { converts, versioned } from './conditions.js';
 import type { Webhook } from './webhooks.js';
 
 export const MUTATION_ANNOTATION_PREFIX = 'mutation.webhook.admission.platform.io/';
@@ -60,19 +61,6 @@ class WebhookRejection extends Error {
 }
 
 const roundKey = (prefix: string, round: number, index: number) => `${prefix}round_${round}_index_${index}`;
-
-const sameResource = (a: GroupVersionResource, b: GroupVersionResource) => a.group === b.group && a.version === b.version && a.resource === b.resource;
-
-/** Whether the webhook sees the request's objects in another version than the request's. */
-function converts(inv: Invocation, req: AdmissionRequest): boolean {
-  return !sameResource(inv.resource, req.resource) && (inv.kind.version !== req.kind.version || inv.kind.group !== req.kind.group || inv.kind.kind !== req.kind.kind);
-}
-
-async function versioned(env: DispatchEnvironment, inv: Invocation, req: AdmissionRequest, object: ApiObject | null): Promise<VersionedObjects> {
-  if (!converts(inv, req)) return { object, oldObject: req.oldObject };
-  const convert = (o: ApiObject | null) => (o ? env.types().convert(o, req.resource, inv.resource) : null);
-  return { object: await convert(object), oldObject: await convert(req.oldObject) };
-}
 
 function dryRunRefusal(hook: Webhook, req: AdmissionRequest): StatusError | null {
   if (!req.dryRun || hook.sideEffects === 'None' || hook.sideEffects === 'NoneOnDryRun') return null;

@@ -3,7 +3,8 @@
 // Equivalent, against the resources holding the same objects in other versions or groups (the
 // webhook then sees the object converted to that version); then its objectSelector against the
 // object or the old object, and its namespaceSelector against the labels of the request's
-// namespace (of a Namespace itself when one is created or updated).
+// namespace (of a Namespace itself when one is created or updated); last its matchConditions
+// (conditions.ts).
 
 import { internalError, notFound } from '../../../../shared/api/status.js';
 import type { ApiObject, GroupVersionKind, GroupVersionResource } from '../../../../shared/api/types.js';
@@ -12,6 +13,7 @@ import type { LabelSelector } from '../../../../shared/api/labels.js';
 import type { ApiTypes } from './api-types.js';
 import { ruleMatches, type RuleSubject } from './rules.js';
 import type { Webhook } from './webhooks.js';
+import { conditionsHold } from './conditions.js';
 
 /** A webhook to call, and the resource and kind it sees the request as. */
 export interface Invocation {
@@ -81,5 +83,6 @@ export async function invocationFor(hook: Webhook, req: AdmissionRequest, object
   if (hook.selectorError) throw internalError(`webhook "${hook.name}": ${hook.selectorError}`);
   if (!objectSelected(hook.objectSelector, req, object)) return null;
   if (!(await namespaceSelected(hook.namespaceSelector, req, object, env))) return null;
+  if (!(await conditionsHold(inv, req, object, env))) return null;
   return inv;
 }

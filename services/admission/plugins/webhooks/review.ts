@@ -10,6 +10,7 @@ import type { ApiObject } from '../../../../shared/api/types.js';
 import type { AdmissionRequest } from '../../../../shared/bus/messages.js';
 import type { Invocation } from './matcher.js';
 import type { ReviewVersion } from './webhooks.js';
+import type { ConditionRequest } from '../../../../shared/registry/builtin/admissionregistration/match-conditions.js';
 
 export const REVIEW_GROUP = 'admission.platform.io';
 /** Upstream's spelling, accepted in answers: webhook libraries echo the version they were sent, or upstream's. */
@@ -23,12 +24,18 @@ export interface VersionedObjects {
 }
 
 export function reviewRequest(version: ReviewVersion, uid: string, inv: Invocation, req: AdmissionRequest, objects: VersionedObjects): Record<string, unknown> {
+  const { dryRun, options, ...head } = requestAttributes(inv, req);
+  const request: Record<string, unknown> = { uid, ...head, object: objects.object, oldObject: objects.oldObject, dryRun, options: options ?? null };
+  return { apiVersion: `${REVIEW_GROUP}/${version}`, kind: 'AdmissionReview', request };
+}
+
+/** The request's attributes as a webhook sees them, without uid and objects (also match conditions' `request`). */
+export function requestAttributes(inv: Invocation, req: AdmissionRequest): ConditionRequest {
   const user: Record<string, unknown> = { username: req.userInfo.username };
   if (req.userInfo.uid) user.uid = req.userInfo.uid;
   if (req.userInfo.groups?.length) user.groups = req.userInfo.groups;
   if (req.userInfo.extra && Object.keys(req.userInfo.extra).length) user.extra = req.userInfo.extra;
-  const request: Record<string, unknown> = {
-    uid,
+  return {
     kind: inv.kind,
     resource: inv.resource,
     ...(inv.subResource ? { subResource: inv.subResource } : {}),
@@ -39,12 +46,9 @@ export function reviewRequest(version: ReviewVersion, uid: string, inv: Invocati
     ...(req.namespace ? { namespace: req.namespace } : {}),
     operation: req.operation,
     userInfo: user,
-    object: objects.object,
-    oldObject: objects.oldObject,
     dryRun: req.dryRun,
-    options: req.options ?? null,
+    ...(req.options ? { options: req.options } : {}),
   };
-  return { apiVersion: `${REVIEW_GROUP}/${version}`, kind: 'AdmissionReview', request };
 }
 
 /** What a webhook answered, checked. */

@@ -1,8 +1,8 @@
 // The webhooks of the stored configurations, read once per change into the shape the dispatchers
 // use: configurations in name order (upstream sorts them so the call order does not depend on
 // when each was written), each configuration's webhooks in their own order, selectors parsed,
-// defaults filled for anything a configuration stored without them, the AdmissionReview version
-// chosen. Also the coarse match the gateway is told (which operations and group/resources any
+// match conditions compiled, defaults filled for anything a configuration stored without them, the
+// AdmissionReview version chosen. Also the coarse match the gateway is told (which operations and group/resources any
 // webhook may want), so requests no webhook can match skip the webhook phase altogether.
 
 import type { ApiObject, GroupVersionResource } from '../../../../shared/api/types.js';
@@ -10,6 +10,7 @@ import { LabelSelector, labelSelectorFromObject, type LabelSelectorObject } from
 import { MAX_ADMISSION_SECONDS, type ResourceMatch } from '../../../../shared/api/admission-match.js';
 import type { PluginMatch } from '../../types.js';
 import type { WebhookRule } from './rules.js';
+import { compileMatchCondition, type CompiledCondition } from '../../../../shared/registry/builtin/admissionregistration/match-conditions.js';
 import { clientConfigFromApi, type ApiWebhookClientConfig, type ServiceReference } from '../../../../shared/webhook/webhook-caller.js';
 
 export type WebhookKind = 'mutating' | 'validating';
@@ -42,6 +43,8 @@ export interface Webhook {
   reviewVersion: ReviewVersion | null;
   /** Mutating only: `reinvocationPolicy: IfNeeded`. */
   reinvoke: boolean;
+  /** `matchConditions`, compiled once per configuration revision (one that does not compile fails by failure policy when evaluated). */
+  matchConditions: CompiledCondition[];
   clientConfig: WebhookClientConfig;
 }
 
@@ -78,6 +81,7 @@ function webhookOf(kind: WebhookKind, configuration: string, position: number, i
     timeoutMs: (typeof w.timeoutSeconds === 'number' && w.timeoutSeconds > 0 ? w.timeoutSeconds : 10) * 1000,
     reviewVersion: (strings(w.admissionReviewVersions).find((v) => (REVIEW_VERSIONS as readonly string[]).includes(v)) as ReviewVersion | undefined) ?? null,
     reinvoke: kind === 'mutating' && w.reinvocationPolicy === 'IfNeeded',
+    matchConditions: (Array.isArray(w.matchConditions) ? w.matchConditions : []).filter(isObj).map((c) => compileMatchCondition(str(c.name, ''), str(c.expression, '').trim())),
     clientConfig: clientConfigFromApi(w.clientConfig),
   };
   try {

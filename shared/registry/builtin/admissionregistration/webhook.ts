@@ -12,6 +12,7 @@ import { atomicList, bytes, described, int32, mapList, mergeList, obj, str, strE
 import { duplicate, forbidden, invalidValue, required, unsupported } from '../../../api/field-errors.js';
 import { validDnsSubdomain } from '../../../api/validation.js';
 import { cloneJson } from '../../../patch/json-value.js';
+import { MAX_MATCH_CONDITIONS, validateMatchConditions } from './match-conditions.js';
 
 export const ADMISSION_GROUP = 'admissionregistration.platform.io';
 export const SUPPORTED_REVIEW_VERSIONS = ['v1', 'v1beta1'];
@@ -69,10 +70,11 @@ const clientConfig = described(
 const matchCondition = described(
   obj({ name: str, expression: str }, ['name', 'expression']),
   {
-    name: 'Name of the condition, unique within the webhook.',
-    expression: 'CEL expression over the request that must be true for the webhook to be called.',
+    name: 'Name of the condition, a qualified name (`[prefix/]name`), unique within the webhook. Required.',
+    expression:
+      "CEL expression that must evaluate to a bool, over `object` and `oldObject` (null when the operation has none) and `request` (the AdmissionRequest without uid and objects: kind, resource, subResource, requestKind, requestResource, requestSubResource, name, namespace, operation, userInfo, dryRun, options), objects in the version the webhook is called with. Upstream's `authorizer` variable is not offered: an expression using it is refused. Checked when written (422 when it does not compile). Required.",
   },
-  'A condition on the request, written in CEL. This server stores it but does not evaluate it: a webhook is called whenever its rules and selectors match.',
+  'A condition on the request, written in CEL, evaluated before the webhook is called.',
 );
 
 const WEBHOOK_ABOUT: Record<WebhookKind, string> = {
@@ -105,7 +107,7 @@ function webhookDocs(kind: WebhookKind, version: WebhookVersion): FieldDocs {
     admissionReviewVersions: v1
       ? 'AdmissionReview versions the webhook understands, in order of preference; the server sends the first it speaks (v1 or v1beta1). Required.'
       : 'AdmissionReview versions the webhook understands, in order of preference; the server sends the first it speaks (v1 or v1beta1). Defaults to `[v1beta1]`.',
-    matchConditions: 'CEL conditions on the request, each of which must hold for the webhook to be called. Stored, but not evaluated by this server.',
+    matchConditions: `CEL conditions, at most ${MAX_MATCH_CONDITIONS}, evaluated after the rules and selectors match: the webhook is called only when all are true. When one is false it is skipped; when none is false but one fails to evaluate, failurePolicy decides: Fail refuses the request (403), Ignore skips the webhook.`,
   };
   if (kind === 'mutating') {
     docs.reinvocationPolicy =
@@ -304,6 +306,7 @@ function validateWebhook(w: Record<string, unknown>, i: number, version: Webhook
   if (w.reinvocationPolicy !== undefined && !['Never', 'IfNeeded'].includes(String(w.reinvocationPolicy))) {
     errs.push(unsupported(`${f}.reinvocationPolicy`, w.reinvocationPolicy, ['Never', 'IfNeeded']));
   }
+  errs.push(...validateMatchConditions(w.matchConditions, `${f}.matchConditions`));
   return errs;
 }
 

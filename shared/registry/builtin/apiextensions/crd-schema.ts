@@ -107,7 +107,7 @@ const version = described(
     subresources: 'Subresources (status, scale) served for objects in this version.',
     additionalPrinterColumns: 'Columns kubectl get shows for this version besides Name and Age. Without any, the table has Name and Age.',
     selectableFields:
-      'Fields of the schema to allow as field selectors, at most 8, each a distinct path. Checked against the schema, but not yet used by this server: custom resources are selected only by metadata.name and metadata.namespace.',
+      'Fields of the schema to allow as field selectors, at most 8, each a distinct path: `.spec.color` makes `spec.color` a field selector key (=, ==, !=) for list, watch and deletecollection through this version, besides metadata.name and metadata.namespace; other keys are refused with 400. A string compares as it is, an integer or boolean as its text, an absent field as the empty string. Published as `x-kubernetes-selectable-fields` on the kind in OpenAPI. With a conversion webhook the value is read from the object as stored (the storage version), not as converted.',
   },
   'One version of the custom resource: whether it is served and stored, its schema, subresources and printer columns.',
 );
