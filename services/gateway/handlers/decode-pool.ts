@@ -12,7 +12,8 @@
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { JSON_MEDIA_TYPES, parseMediaType, parseVettedJson, YAML_MEDIA_TYPES, type DecodedValue } from '../../../shared/api/decode.js';
+import { DEFAULT_MAX_DEPTH, JSON_MEDIA_TYPES, parseMediaType, parseVettedJson, YAML_MEDIA_TYPES, type DecodedValue } from '../../../shared/api/decode.js';
+import { scanJson } from '../../../shared/api/json-scan.js';
 import { StatusError, badRequest, internalError, requestEntityTooLarge } from '../../../shared/api/status.js';
 import type { DecodeJob, DecodeResult } from './decode-worker.js';
 
@@ -47,6 +48,19 @@ function workerBootstrap(): string {
   return `(async () => { ${register} await import(${JSON.stringify(url)}); })();`;
 }
 
+/** Whether the body is JSON that decodeYaml's JSON path takes (a linear scan, no parse). */
+function isJsonText(body: Buffer): boolean {
+  let first = 0;
+  while (first < body.length && (body[first] === 0x20 || body[first] === 0x0a || body[first] === 0x0d || body[first] === 0x09)) first++;
+  if (body[first] !== 0x7b && body[first] !== 0x5b) return false;
+  try {
+    scanJson(body.toString('utf8'), DEFAULT_MAX_DEPTH);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 interface Job {
   id: number;
   body: Buffer;
@@ -75,7 +89,11 @@ export class DecodePool {
     if (!body || body.length <= YAML_OFFLOAD_BYTES || !contentType) return false;
     try {
       const mt = parseMediaType(contentType).mediaType;
-      return YAML_MEDIA_TYPES.includes(mt) || (body.length > JSON_OFFLOAD_BYTES && JSON_MEDIA_TYPES.includes(mt));
+      if (JSON_MEDIA_TYPES.includes(mt)) return body.length > JSON_OFFLOAD_BYTES;
+      if (!YAML_MEDIA_TYPES.includes(mt)) return false;
+      // JSON sent as YAML (client-go's and kubectl's server-side apply) takes decodeYaml's JSON
+      // path, inline like any JSON body; YAML that only starts like JSON (a flow mapping) does not.
+      return body.length > JSON_OFFLOAD_BYTES || !isJsonText(body);
     } catch {
       return false; // the inline decoder reports the bad Content-Type
     }

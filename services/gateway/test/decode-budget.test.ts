@@ -12,7 +12,7 @@ import { JSON_MEDIA_TYPES, MAX_BODY_BYTES, parseMediaType, parseVettedJson } fro
 import { MAX_OBJECT_MEMBERS } from '../../../shared/api/json-scan.js';
 import { envelope } from '../../../shared/proto/envelope.js';
 import { decodePatchBody, decodeValue } from '../handlers/decode.js';
-import { DecodePool, WORKER_IDLE_MS, YAML_OFFLOAD_BYTES } from '../handlers/decode-pool.js';
+import { DecodePool, JSON_OFFLOAD_BYTES, WORKER_IDLE_MS, YAML_OFFLOAD_BYTES } from '../handlers/decode-pool.js';
 
 const LOOP_BUDGET_MS = 100;
 
@@ -270,7 +270,8 @@ test('decode budget - a body still decoding at its deadline is refused alone: th
 });
 
 test('decode budget - the worker gives its memory back once idle', async () => {
-  const pool = new DecodePool(300);
+  // A deadline that cannot bite: this test is about memory, on a machine the suite keeps busy.
+  const pool = new DecodePool(300, () => 120_000);
   try {
     const rssBefore = process.memoryUsage().rss;
     // Dense YAML: the parser's nodes for 700 k sequence items grow the worker's heap by hundreds of MB.
@@ -288,4 +289,15 @@ test('decode budget - the worker gives its memory back once idle', async () => {
   } finally {
     await pool.close();
   }
+});
+
+test('decode budget - JSON sent as YAML stays inline up to the JSON limit; YAML that only starts like JSON goes to the worker', () => {
+  const pool = new DecodePool();
+  const json = utf8(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { big: 'x'.repeat(100_000) } }));
+  assert.equal(pool.offloads(json, 'application/apply-patch+yaml'), false);
+  assert.equal(pool.offloads(utf8(`  ${fill('[', 5_000)}`), 'application/yaml'), true, 'too deep for JSON: the YAML path, off the loop');
+  assert.equal(pool.offloads(utf8(`{${fill('? ', 5_000)}x}`), 'application/yaml'), true);
+  assert.equal(pool.offloads(utf8(`{a: ${'x'.repeat(5_000)}}`), 'application/yaml'), true);
+  assert.equal(pool.offloads(utf8(`a: ${'x'.repeat(1_000)}`), 'application/yaml'), false, 'small YAML stays inline');
+  assert.equal(pool.offloads(utf8(JSON.stringify({ big: 'x'.repeat(JSON_OFFLOAD_BYTES) })), 'application/apply-patch+yaml'), true);
 });
