@@ -10,36 +10,12 @@ import { customResourceType } from '../../../shared/registry/custom-resources/cu
 import { Registry } from '../../../shared/registry/registry.js';
 import { builtinTypes } from '../../../shared/registry/builtin-types.js';
 import { resolveTarget } from '../../../shared/registry/target.js';
-import { crdOf } from '../../../shared/registry/test/crd-fixtures.js';
+import { shirtDefinition } from '../../../shared/registry/test/crd-fixtures.js';
 import { objectFilter } from '../reads/selectors.js';
 
 const GROUP = 'stable.example.com';
-const schema = {
-  type: 'object',
-  properties: {
-    spec: { type: 'object', properties: { color: { type: 'string' }, size: { type: 'integer' }, branded: { type: 'boolean' }, deep: { type: 'object', properties: { tone: { type: 'string' } } } } },
-  },
-};
 
-/** v1 selects by color, size, branded and deep.tone; v2 (storage) by color alone; v3 by none. */
-function definition(): ApiObject {
-  return {
-    ...crdOf(GROUP, 'Shirt', [
-      {
-        name: 'v1',
-        served: true,
-        storage: false,
-        schema: { openAPIV3Schema: schema },
-        selectableFields: [{ jsonPath: '.spec.color' }, { jsonPath: '.spec.size' }, { jsonPath: '.spec.branded' }, { jsonPath: '.spec.deep.tone' }],
-      },
-      { name: 'v2', served: true, storage: true, schema: { openAPIV3Schema: schema }, selectableFields: [{ jsonPath: '.spec.color' }] },
-      { name: 'v3', served: true, storage: false, schema: { openAPIV3Schema: schema } },
-    ]),
-    status: { conditions: [{ type: 'Established', status: 'True' }] },
-  } as unknown as ApiObject;
-}
-
-const type = customResourceType(definition());
+const type = customResourceType(shirtDefinition(GROUP));
 const registry = new Registry([...builtinTypes]);
 registry.define('crd', [type]);
 const target = (version: string) => resolveTarget(registry, registry.lookup(GROUP, version, type.plural)!);

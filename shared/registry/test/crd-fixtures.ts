@@ -277,3 +277,28 @@ export function crdOf(group: string, kind: string, versions: object[], more: { n
     spec: { group, scope: 'Namespaced', names: { plural, singular, kind, ...more.names }, versions, ...more.spec },
   };
 }
+
+const shirtSchema = {
+  type: 'object',
+  properties: {
+    spec: { type: 'object', properties: { color: { type: 'string' }, size: { type: 'integer' }, branded: { type: 'boolean' }, deep: { type: 'object', properties: { tone: { type: 'string' } } } } },
+  },
+};
+
+/** An Established CRD whose v1 selects by color, size, branded and deep.tone; v2 (storage) by color alone; v3 by none. */
+export function shirtDefinition(group: string): ApiObject {
+  return {
+    ...crdOf(group, 'Shirt', [
+      {
+        name: 'v1',
+        served: true,
+        storage: false,
+        schema: { openAPIV3Schema: shirtSchema },
+        selectableFields: [{ jsonPath: '.spec.color' }, { jsonPath: '.spec.size' }, { jsonPath: '.spec.branded' }, { jsonPath: '.spec.deep.tone' }],
+      },
+      { name: 'v2', served: true, storage: true, schema: { openAPIV3Schema: shirtSchema }, selectableFields: [{ jsonPath: '.spec.color' }] },
+      { name: 'v3', served: true, storage: false, schema: { openAPIV3Schema: shirtSchema } },
+    ]),
+    status: { conditions: [{ type: 'Established', status: 'True' }] },
+  } as unknown as ApiObject;
+}

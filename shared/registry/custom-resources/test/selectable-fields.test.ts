@@ -4,42 +4,17 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ApiObject } from '../../../api/types.js';
 import { customResourceType } from '../custom-resource-type.js';
 import { selectableFieldGetters, selectableValue } from '../selectable-fields.js';
 import { Registry } from '../../registry.js';
 import { builtinTypes } from '../../builtin-types.js';
 import { openApiV2, openApiV3GroupVersion } from '../../openapi.js';
 import { versionFieldSelectors } from '../../version-parts.js';
-import { crdOf } from '../../test/crd-fixtures.js';
+import { shirtDefinition } from '../../test/crd-fixtures.js';
 
 const GROUP = 'stable.example.com';
-const schema = {
-  type: 'object',
-  properties: {
-    spec: { type: 'object', properties: { color: { type: 'string' }, size: { type: 'integer' }, branded: { type: 'boolean' }, deep: { type: 'object', properties: { tone: { type: 'string' } } } } },
-  },
-};
 
-/** v1 selects by color, size, branded and deep.tone; v2 (storage) by color alone; v3 by none. */
-function definition(): ApiObject {
-  return {
-    ...crdOf(GROUP, 'Shirt', [
-      {
-        name: 'v1',
-        served: true,
-        storage: false,
-        schema: { openAPIV3Schema: schema },
-        selectableFields: [{ jsonPath: '.spec.color' }, { jsonPath: '.spec.size' }, { jsonPath: '.spec.branded' }, { jsonPath: '.spec.deep.tone' }],
-      },
-      { name: 'v2', served: true, storage: true, schema: { openAPIV3Schema: schema }, selectableFields: [{ jsonPath: '.spec.color' }] },
-      { name: 'v3', served: true, storage: false, schema: { openAPIV3Schema: schema } },
-    ]),
-    status: { conditions: [{ type: 'Established', status: 'True' }] },
-  } as unknown as ApiObject;
-}
-
-const type = customResourceType(definition());
+const type = customResourceType(shirtDefinition(GROUP));
 const registry = new Registry([...builtinTypes]);
 registry.define('crd', [type]);
 
