@@ -52,6 +52,10 @@ export function reclaimWhenIdle(o: IdleReclaimOptions = {}): () => void {
   let floor = heapUsed();
   let wait = interval;
   let next = 0;
+  released = () => {
+    wait = interval;
+    next = 0;
+  };
   const timer = setInterval(() => {
     const { utilization } = performance.eventLoopUtilization(mark);
     mark = performance.eventLoopUtilization();
@@ -67,7 +71,21 @@ export function reclaimWhenIdle(o: IdleReclaimOptions = {}): () => void {
     o.onCollect?.({ beforeBytes: before, afterBytes: after, ms: performance.now() - t });
   }, interval);
   timer.unref();
-  return () => clearInterval(timer);
+  return () => {
+    clearInterval(timer);
+    released = () => undefined;
+  };
+}
+
+let released: () => void = () => undefined;
+
+/**
+ * Tells the idle reclaim that data it could not know about died (a watch window's events dropped,
+ * holding objects of a burst long gone): the back-off ends, so the next idle look collects if the
+ * heap still stands well above its floor, rather than up to half an hour later.
+ */
+export function memoryReleased(): void {
+  released();
 }
 
 /** The longest wait between collections of an idle heap that stays large. */

@@ -32,6 +32,7 @@ import type { InFlightLimits } from './filters/max-in-flight.js';
 import { defaultHandlerOptions, type HandlerDeps, type HandlerOptions } from './handlers/context.js';
 import { serveResource } from './handlers/index.js';
 import { DecodePool } from './handlers/decode-pool.js';
+import { memoryReleased } from '../../shared/idle-reclaim.js';
 import { WatchBudget } from './handlers/watch-sink.js';
 import { CacheReader } from './reads/reader.js';
 import { followCustomResources } from './custom-resources.js';
@@ -132,7 +133,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   const { nc, registry, log } = deps;
   const opts = config.handlers;
   const kv: KV = await openBucketWhenProvisioned(nc, config.bucket, log);
-  const cache = new WatchCache({ windowMs: config.watchWindowMs });
+  const cache = new WatchCache({ windowMs: config.watchWindowMs, onCompacted: memoryReleased });
   const identity = new Identity(nc, config.identity);
   // Any change to an RBAC object invalidates every cached authorization decision.
   const rbacKeys = `${escapeToken(RBAC_GROUP)}.`;

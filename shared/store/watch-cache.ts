@@ -31,6 +31,8 @@ export interface WatchCacheOptions {
   windowMs?: number;
   maxLogEvents?: number;
   now?: () => number;
+  /** Told how many events a compaction dropped (the objects they held may now be garbage). */
+  onCompacted?: (dropped: number) => void;
 }
 
 /** One resource's figures for the metrics, read at scrape time. */
@@ -64,6 +66,7 @@ export class WatchCache {
   private waiters: Waiter[] = [];
   private readonly syncWaiters: Array<() => void> = [];
   private readonly windowMs: number;
+  private readonly onCompacted: ((dropped: number) => void) | undefined;
   private readonly maxLogEvents: number;
   private readonly now: () => number;
   private logSize = 0;
@@ -75,6 +78,7 @@ export class WatchCache {
 
   constructor(opts: WatchCacheOptions = {}) {
     this.windowMs = opts.windowMs ?? DEFAULT_WINDOW_MS;
+    this.onCompacted = opts.onCompacted;
     this.maxLogEvents = opts.maxLogEvents ?? DEFAULT_MAX_LOG_EVENTS;
     this.now = opts.now ?? Date.now;
   }
@@ -217,6 +221,7 @@ export class WatchCache {
   /** Drops log events older than the window (or beyond the size cap) and raises compactedRevision. */
   compact(force = false): void {
     const cutoff = this.now() - this.windowMs;
+    let dropped = 0;
     for (const st of this.resources.values()) {
       let n = 0;
       while (n < st.log.length && (st.log[n]!.at < cutoff || (force && n < st.log.length / 2))) n++;
@@ -225,8 +230,10 @@ export class WatchCache {
       st.droppedThrough = st.log[n - 1]!.revision;
       st.log.splice(0, n);
       this.logSize -= n;
+      dropped += n;
     }
     for (const [k, s] of this.snapshots) if (s.at < cutoff) this.snapshots.delete(k);
+    if (dropped > 0) this.onCompacted?.(dropped);
   }
 
   get(resource: string, namespace: string | undefined, name: string): CachedObject | undefined {

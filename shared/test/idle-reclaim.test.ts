@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import v8 from 'node:v8';
-import { reclaimWhenIdle } from '../idle-reclaim.js';
+import { memoryReleased, reclaimWhenIdle } from '../idle-reclaim.js';
 
 test('idle reclaim - garbage left by a burst is collected once the process is idle', async () => {
   const collected: Array<{ beforeBytes: number; afterBytes: number }> = [];
@@ -49,6 +49,30 @@ test('idle reclaim - a busy event loop is left to V8', async () => {
       await new Promise((r) => setImmediate(r));
     }
     assert.equal(collected.length, 0);
+  } finally {
+    stop();
+  }
+});
+
+test('idle reclaim - memoryReleased ends the back-off, so data that died later is collected at the next look', async () => {
+  const collected: Array<{ beforeBytes: number; afterBytes: number; at: number }> = [];
+  const stop = reclaimWhenIdle({ intervalMs: 100, growthBytes: 32 * 1024 * 1024, onCollect: (e) => collected.push({ ...e, at: performance.now() }) });
+  try {
+    // A window's worth of events, alive: each collection frees little, so the waits double.
+    let window: unknown[] | undefined = Array.from({ length: 400 }, (_, i) => ({ i, rows: Array.from({ length: 1000 }, (_, j) => `event ${i}.${j} ${'x'.repeat(200)}`) }));
+    // Four collections that freed little: the wait is now 1.6 s, and the last one just ran.
+    for (let i = 0; i < 200 && collected.length < 4; i++) await new Promise((r) => setTimeout(r, 25));
+    assert.equal(window.length, 400);
+    assert.equal(collected.length, 4, `${collected.length} collections while the window was alive`);
+    window = undefined;
+    const dropped = performance.now();
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(collected.filter((c) => c.at > dropped).length, 0, 'backing off: no collection yet');
+    memoryReleased();
+    for (let i = 0; i < 20 && collected.every((c) => c.at <= dropped); i++) await new Promise((r) => setTimeout(r, 50));
+    const after = collected.filter((c) => c.at > dropped);
+    assert.equal(after.length, 1, 'one collection after the release');
+    assert.ok(after[0]!.afterBytes < after[0]!.beforeBytes - 64 * 2 ** 20, `collected ${(after[0]!.beforeBytes / 2 ** 20).toFixed(0)} → ${(after[0]!.afterBytes / 2 ** 20).toFixed(0)} MiB`);
   } finally {
     stop();
   }

@@ -165,6 +165,31 @@ describe('npm start left idle', { timeout: 150_000 }, () => {
     assert.ok(cpuShare < MAX_CPU_SHARE, `idle nats-server + services used ${(cpuShare * 100).toFixed(1)} % of one core`);
   });
 
+  test('idle soak - after a burst of large bodies and lists, the idle gateway gives its memory back (within 100 MB of before)', async () => {
+    const ca = await readFile(path.join(dir, 'pki', 'ca.crt'), 'utf8');
+    const token = (await readFile(path.join(dir, 'admin-token'), 'utf8')).trim();
+    const api = (method: string, p: string, body?: unknown) => request(`https://127.0.0.1:${port}${p}`, method, ca, token, body, 'application/json');
+    const gateway = servicePids.get('gateway')!;
+    const before = rssKiB(gateway)!;
+    const ns = uniq('burst');
+    await expectStatus(api('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }), 201);
+    // 20 objects of 900 KB, then 80 lists of all of them (18 MB each), 10 at a time, then deletes.
+    const big = 'x'.repeat(900_000);
+    for (let i = 0; i < 20; i++) await expectStatus(api('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap(`big-${i}`, { a: big })), 201);
+    for (let round = 0; round < 8; round++) await Promise.all(Array.from({ length: 10 }, () => expectStatus(api('GET', `/api/v1/namespaces/${ns}/configmaps`), 200)));
+    const peak = rssKiB(gateway)!;
+    for (let i = 0; i < 20; i++) await expectStatus(api('DELETE', `/api/v1/namespaces/${ns}/configmaps/big-${i}`), 200);
+    // The idle reclaim looks every 30 s; the deleted objects stay in the watch window meanwhile.
+    const t0 = Date.now();
+    let now = rssKiB(gateway)!;
+    while (now - before > 100 * 1024 && Date.now() - t0 < 150_000) {
+      await sleep(5_000);
+      now = rssKiB(gateway)!;
+    }
+    console.log(`gateway RSS: ${(before / 1024).toFixed(0)} MiB before, ${(peak / 1024).toFixed(0)} MiB at the burst's peak, ${(now / 1024).toFixed(0)} MiB ${((Date.now() - t0) / 1000).toFixed(0)} s after it`);
+    assert.ok(now - before <= 100 * 1024, `the idle gateway kept ${((now - before) / 1024).toFixed(0)} MiB more than before the burst`);
+  });
+
   test('idle soak - npm start killed outright (SIGKILL) leaves no process behind', async () => {
     await nc?.close().catch(() => undefined);
     nc = undefined;
