@@ -186,7 +186,9 @@ describe('npm start left idle', { timeout: 150_000 }, () => {
       await sleep(5_000);
       now = rssKiB(gateway)!;
     }
-    console.log(`gateway RSS: ${(before / 1024).toFixed(0)} MiB before, ${(peak / 1024).toFixed(0)} MiB at the burst's peak, ${(now / 1024).toFixed(0)} MiB ${((Date.now() - t0) / 1000).toFixed(0)} s after it`);
+    console.log(
+      `gateway RSS: ${(before / 1024).toFixed(0)} MiB before, ${(peak / 1024).toFixed(0)} MiB at the burst's peak, ${(now / 1024).toFixed(0)} MiB ${((Date.now() - t0) / 1000).toFixed(0)} s after it`,
+    );
     assert.ok(now - before <= 100 * 1024, `the idle gateway kept ${((now - before) / 1024).toFixed(0)} MiB more than before the burst`);
   });
 

@@ -188,6 +188,12 @@ test('decode - an object may have MAX_OBJECT_MEMBERS distinct members and no mor
     (err: unknown) => err instanceof StatusError && err.code === 400 && err.message.includes(`more than ${MAX_OBJECT_MEMBERS} members`),
   );
   // The same key repeated is one member (a duplicate field), and array elements are not members.
-  assert.deepEqual(decodeBody(obj(MAX_OBJECT_MEMBERS + 10, () => 'a'), 'application/json').duplicateFields.length, MAX_OBJECT_MEMBERS + 9);
+  assert.deepEqual(
+    decodeBody(
+      obj(MAX_OBJECT_MEMBERS + 10, () => 'a'),
+      'application/json',
+    ).duplicateFields.length,
+    MAX_OBJECT_MEMBERS + 9,
+  );
   assert.equal((decodeBody(`[${'1,'.repeat(MAX_OBJECT_MEMBERS + 10)}1]`, 'application/json').value as number[]).length, MAX_OBJECT_MEMBERS + 11);
 });

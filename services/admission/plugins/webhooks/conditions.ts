@@ -7,7 +7,7 @@ import { forbidden } from '../../../../shared/api/status.js';
 import type { ApiObject, GroupVersionResource } from '../../../../shared/api/types.js';
 import type { AdmissionRequest } from '../../../../shared/bus/messages.js';
 import { aggregateErrors, evaluateMatchConditions } from '../../../../shared/registry/builtin/admissionregistration/match-conditions.js';
-import type { Invocation, MatchEnvironment } from './matcher.js';
+import type { Invocation, MatchEnvironment } from './invocation.js';
 import { requestAttributes, type VersionedObjects } from './review.js';
 
 const sameResource = (a: GroupVersionResource, b: GroupVersionResource) => a.group === b.group && a.version === b.version && a.resource === b.resource;

@@ -7,28 +7,15 @@
 // (conditions.ts).
 
 import { internalError, notFound } from '../../../../shared/api/status.js';
-import type { ApiObject, GroupVersionKind, GroupVersionResource } from '../../../../shared/api/types.js';
+import type { ApiObject, GroupVersionResource } from '../../../../shared/api/types.js';
 import type { AdmissionRequest } from '../../../../shared/bus/messages.js';
 import type { LabelSelector } from '../../../../shared/api/labels.js';
-import type { ApiTypes } from './api-types.js';
 import { ruleMatches, type RuleSubject } from './rules.js';
 import type { Webhook } from './webhooks.js';
+import type { Invocation, MatchEnvironment } from './invocation.js';
 import { conditionsHold } from './conditions.js';
 
-/** A webhook to call, and the resource and kind it sees the request as. */
-export interface Invocation {
-  webhook: Webhook;
-  resource: GroupVersionResource;
-  subResource: string;
-  kind: GroupVersionKind;
-}
-
-export interface MatchEnvironment {
-  /** The equivalents of a request's resource (only asked for when an Exact match failed). */
-  types(): ApiTypes;
-  /** A namespace's labels from the cache, else the store; null when it does not exist. */
-  namespaceLabels(name: string): Promise<Record<string, string> | null>;
-}
+export type { Invocation, MatchEnvironment } from './invocation.js';
 
 function labelsOf(obj: ApiObject | null | undefined): Record<string, string> | null {
   // Objects without metadata (connect options) have no labels to select on.

@@ -8,7 +8,7 @@
 import type { Status, StatusDetails } from '../../../../shared/api/status.js';
 import type { ApiObject } from '../../../../shared/api/types.js';
 import type { AdmissionRequest } from '../../../../shared/bus/messages.js';
-import type { Invocation } from './matcher.js';
+import type { Invocation } from './invocation.js';
 import type { ReviewVersion } from './webhooks.js';
 import type { ConditionRequest } from '../../../../shared/registry/builtin/admissionregistration/match-conditions.js';
 
