@@ -1,11 +1,14 @@
-// Brings up the system under test. Topology 'services-together' (the default):
-//   nats-server (JetStream, temp dir) · services-proc (storage, authn, authz, admission) ·
-//   gateway (its own process: own core share, own RSS, IPC for memory and profiles) · baseline.
-// Topology 'processes', as `npm start` runs them: every service and the gateway from its own
-// services/<name>/main.ts with that entry point's defaults (only the token file, the serving
-// certificate and AlwaysAllow, the same choices as the other topology).
-// The baseline process holds the bare fastify GET route and the minimal write server (same TLS).
-// The bench process itself only generates load. Everything started is registered with `cleanup`.
+// Brings up the system under test, from the compiled build (dist/, as the image and Helm run it;
+// `BENCH_TSX=1` runs the sources through tsx instead). Topology 'processes' (the default), as
+// compose and Helm run them: every service from its own services/<name>/main.js with that entry
+// point's defaults (only the token file, the serving certificate and AlwaysAllow), the gateway
+// through bench/gateway-proc (the same main plus IPC for memory figures and profiles). Topology
+// 'services-together': storage, authn, authz and admission in one child (services-proc), the
+// gateway with --log-level warn.
+// Beside it, on the same nats-server: the baseline process (the bare fastify GET route and the
+// minimal write server, which writes the bucket itself) and the same-shape floor, a minimal
+// gateway and a minimal storage responder in two processes (floor-*-proc.ts), all with the same
+// TLS. The bench process itself only generates load. Everything started is registered with `cleanup`.
 
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -17,7 +20,7 @@ import { freePort, startLocalNats } from '../shared/local/nats-server.js';
 import { createCA, issueServingCert } from '../shared/local/pki.js';
 import type { Cleanup } from './cleanup.js';
 import { HttpClient } from './http.js';
-import { spawnNode, type Child } from './procs.js';
+import { spawnNode, type Child, type SpawnOptions } from './procs.js';
 
 export interface BenchCluster {
   dir: string;
@@ -27,11 +30,15 @@ export interface BenchCluster {
   token: string;
   gatewayUrl: string;
   baselineUrl: string;
+  /** The same-shape floor's minimal gateway. */
+  floorUrl: string;
   gateway: Child;
   /** Every process of the system under test, plus this one (for the CPU meter). */
   pids: number[];
   /** The same processes by role, for the CPU each takes per request (machine.ts `cpuByRole`). */
-  roles: Record<ProcessRole, number[]>;
+  roles: Record<string, number[]>;
+  /** The roles of the system under test (the gateway and the services' processes). */
+  systemRoles: string[];
   /** Sends a command to the gateway child over IPC and waits for its answer (see gateway-proc.ts). */
   gatewayCommand(msg: Record<string, unknown>): Promise<any>;
 }
@@ -40,12 +47,26 @@ const START_TIMEOUT_MS = 90_000;
 
 /** The minimal write server's bucket (baseline-proc.ts creates it, configured like the object bucket). */
 export const MINIMAL_BUCKET = 'bench-minimal';
+/** The same-shape floor's bucket (floor-storage-proc.ts creates it, configured like the object bucket). */
+export const FLOOR_BUCKET = 'bench-floor';
+export const FLOOR_ROLES = ['floor gateway', 'floor storage'];
+export const MINIMAL_ROLES = ['minimal server'];
+/** Roles every figure's CPU includes: the bus and the load generator. */
+export const SHARED_ROLES = ['nats-server', 'load generator'];
+
+/** How the children run: the compiled build unless BENCH_TSX=1. */
+export const RUN_COMPILED = process.env.BENCH_TSX !== '1';
 
 export type Topology = 'services-together' | 'processes';
 
-export type ProcessRole = 'gateway' | 'services' | 'nats-server' | 'minimal server' | 'load generator';
+interface Material {
+  natsUrl: string;
+  certFile: string;
+  keyFile: string;
+  tokenFile: string;
+}
 
-export async function startBenchCluster(cleanup: Cleanup, topology: Topology = 'services-together'): Promise<BenchCluster> {
+export async function startBenchCluster(cleanup: Cleanup, topology: Topology = 'processes'): Promise<BenchCluster> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'platform-bench-'));
   cleanup.defer('remove temp dir', () => rm(dir, { recursive: true, force: true }));
 
@@ -57,59 +78,83 @@ export async function startBenchCluster(cleanup: Cleanup, topology: Topology = '
 
   const ca = await createCA('platform-bench-ca');
   const serving = await issueServingCert(ca);
-  const certFile = path.join(dir, 'serving.crt');
-  const keyFile = path.join(dir, 'serving.key');
-  await writeFile(certFile, serving.certPem);
-  await writeFile(keyFile, serving.keyPem, { mode: 0o600 });
-
+  const m: Material = { natsUrl: nats.url, certFile: path.join(dir, 'serving.crt'), keyFile: path.join(dir, 'serving.key'), tokenFile: path.join(dir, 'tokens.csv') };
+  await writeFile(m.certFile, serving.certPem);
+  await writeFile(m.keyFile, serving.keyPem, { mode: 0o600 });
   const token = randomBytes(24).toString('hex');
-  const tokenFile = path.join(dir, 'tokens.csv');
-  await writeFile(tokenFile, `${token},bench-admin,bench-admin-uid,"system:masters"\n`, { mode: 0o600 });
+  await writeFile(m.tokenFile, `${token},bench-admin,bench-admin-uid,"system:masters"\n`, { mode: 0o600 });
 
-  // Storage provisions the bucket the gateway binds to, so the services start first.
   const port = await freePort();
-  const gatewayFlags = ['--nats-url', nats.url, '--secure-port', String(port), '--bind-address', '127.0.0.1', '--tls-cert-file', certFile, '--tls-private-key-file', keyFile];
-  const serviceProcs: Child[] = [];
-  let gateway: Child;
-  if (topology === 'services-together') {
-    const services = spawnNode('services', 'bench/services-proc.ts', ['--nats-url', nats.url, '--token-auth-file', tokenFile]);
-    cleanup.defer('stop services', () => services.stop());
-    serviceProcs.push(services);
-    await services.waitForLine(/services ready/, START_TIMEOUT_MS);
-    gateway = spawnNode('gateway', 'bench/gateway-proc.ts', [...gatewayFlags, '--log-level', 'warn'], { ipc: true, nodeFlags: ['--expose-gc'] });
-  } else {
-    const flags: Record<string, string[]> = {
-      storage: [],
-      authn: ['--token-auth-file', tokenFile, '--anonymous-auth=true'],
-      authz: ['--authorization-mode=AlwaysAllow'],
-      admission: [],
-    };
-    for (const [name, extra] of Object.entries(flags)) {
-      const child = spawnNode(name, `services/${name}/main.ts`, ['--nats-url', nats.url, ...extra]);
-      cleanup.defer(`stop ${name}`, () => child.stop());
-      serviceProcs.push(child);
-      await child.waitForLine(/service started/, START_TIMEOUT_MS);
-    }
-    gateway = spawnNode('gateway', 'services/gateway/main.ts', gatewayFlags);
-  }
-  cleanup.defer('stop gateway', () => gateway.stop());
+  const system = await startSystem(cleanup, topology, m, port);
   const gatewayUrl = `https://127.0.0.1:${port}`;
-  await waitReady(gatewayUrl, ca.certPem, token, gateway);
+  await waitReady(gatewayUrl, ca.certPem, token, system.gateway);
+  const floors = await startFloors(cleanup, m);
 
-  const baseline = spawnNode('baseline', 'bench/baseline-proc.ts', ['--cert', certFile, '--key', keyFile, '--nats-url', nats.url, '--bucket', MINIMAL_BUCKET]);
-  cleanup.defer('stop baseline', () => baseline.stop());
-  const line = await baseline.waitForLine(/^listening \d+/, START_TIMEOUT_MS);
-  const baselineUrl = `https://127.0.0.1:${line.split(' ')[1]}`;
-
-  const roles: Record<ProcessRole, number[]> = {
-    gateway: [gateway.proc.pid!],
-    services: serviceProcs.map((p) => p.proc.pid!),
-    'nats-server': [nats.process.pid!],
-    'minimal server': [baseline.proc.pid!],
-    'load generator': [process.pid],
-  };
+  const roles: Record<string, number[]> = { ...system.roles, 'nats-server': [nats.process.pid!], ...floors.roles, 'load generator': [process.pid] };
   const pids = Object.values(roles).flat();
-  return { dir, nc, caPem: ca.certPem, token, gatewayUrl, baselineUrl, gateway, pids, roles, gatewayCommand: (msg) => ipcCommand(gateway, msg) };
+  const { gateway } = system;
+  return {
+    dir,
+    nc,
+    caPem: ca.certPem,
+    token,
+    gatewayUrl,
+    baselineUrl: floors.baselineUrl,
+    floorUrl: floors.floorUrl,
+    gateway,
+    pids,
+    roles,
+    systemRoles: Object.keys(system.roles),
+    gatewayCommand: (msg) => ipcCommand(gateway, msg),
+  };
+}
+
+function spawnChild(cleanup: Cleanup, name: string, script: string, args: string[], opts: SpawnOptions = {}): Child {
+  const child = spawnNode(name, script, args, { ...opts, compiled: RUN_COMPILED });
+  cleanup.defer(`stop ${name}`, () => child.stop());
+  return child;
+}
+
+/** The services and the gateway; storage provisions the bucket the gateway binds to, so the services start first. */
+async function startSystem(cleanup: Cleanup, topology: Topology, m: Material, port: number): Promise<{ gateway: Child; roles: Record<string, number[]> }> {
+  const gatewayFlags = ['--nats-url', m.natsUrl, '--secure-port', String(port), '--bind-address', '127.0.0.1', '--tls-cert-file', m.certFile, '--tls-private-key-file', m.keyFile];
+  const roles: Record<string, number[]> = {};
+  const gatewayOpts: SpawnOptions = { ipc: true, nodeFlags: ['--expose-gc'] };
+  if (topology === 'services-together') {
+    const services = spawnChild(cleanup, 'services', 'bench/services-proc.ts', ['--nats-url', m.natsUrl, '--token-auth-file', m.tokenFile]);
+    await services.waitForLine(/services ready/, START_TIMEOUT_MS);
+    const gateway = spawnChild(cleanup, 'gateway', 'bench/gateway-proc.ts', [...gatewayFlags, '--log-level', 'warn'], gatewayOpts);
+    return { gateway, roles: { gateway: [gateway.proc.pid!], services: [services.proc.pid!] } };
+  }
+  const flags: Record<string, string[]> = {
+    storage: [],
+    authn: ['--token-auth-file', m.tokenFile, '--anonymous-auth=true'],
+    authz: ['--authorization-mode=AlwaysAllow'],
+    admission: [],
+  };
+  for (const [name, extra] of Object.entries(flags)) {
+    const child = spawnChild(cleanup, name, `services/${name}/main.ts`, ['--nats-url', m.natsUrl, ...extra]);
+    await child.waitForLine(/service started/, START_TIMEOUT_MS);
+    roles[name] = [child.proc.pid!];
+  }
+  const gateway = spawnChild(cleanup, 'gateway', 'bench/gateway-proc.ts', gatewayFlags, gatewayOpts);
+  return { gateway, roles: { gateway: [gateway.proc.pid!], ...roles } };
+}
+
+/** The baseline process and the same-shape floor's two processes. */
+async function startFloors(cleanup: Cleanup, m: Material): Promise<{ baselineUrl: string; floorUrl: string; roles: Record<string, number[]> }> {
+  const tls = ['--cert', m.certFile, '--key', m.keyFile];
+  const baseline = spawnChild(cleanup, 'baseline', 'bench/baseline-proc.ts', [...tls, '--nats-url', m.natsUrl, '--bucket', MINIMAL_BUCKET]);
+  const floorStorage = spawnChild(cleanup, 'floor storage', 'bench/floor-storage-proc.ts', ['--nats-url', m.natsUrl, '--bucket', FLOOR_BUCKET]);
+  const floorGateway = spawnChild(cleanup, 'floor gateway', 'bench/floor-gateway-proc.ts', [...tls, '--nats-url', m.natsUrl]);
+  const portOf = async (c: Child) => (await c.waitForLine(/^listening \d+/, START_TIMEOUT_MS)).split(' ')[1];
+  const [baselinePort, floorPort] = [await portOf(baseline), await portOf(floorGateway)];
+  await floorStorage.waitForLine(/floor storage ready/, START_TIMEOUT_MS);
+  return {
+    baselineUrl: `https://127.0.0.1:${baselinePort}`,
+    floorUrl: `https://127.0.0.1:${floorPort}`,
+    roles: { 'minimal server': [baseline.proc.pid!], 'floor gateway': [floorGateway.proc.pid!], 'floor storage': [floorStorage.proc.pid!] },
+  };
 }
 
 /** Polls /readyz until the gateway says ready (watch cache synced, every service answering). */

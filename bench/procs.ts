@@ -1,5 +1,6 @@
 // Child processes of the benchmark: spawned with `node --import tsx` (not the tsx CLI, which would
-// add a wrapper process and make the PID we read RSS from the wrong one), their output kept in a
+// add a wrapper process and make the PID we read RSS from the wrong one) or, compiled, with plain
+// `node dist/…` as the image runs them, their output kept in a
 // small ring so a failure can show what the child said, and stopped gracefully (SIGTERM) with a
 // SIGKILL fallback. Every child is registered so the bench can kill them all on any exit path.
 
@@ -35,6 +36,13 @@ export interface SpawnOptions {
   nodeFlags?: string[];
   /** Open an IPC channel (child gets process.send). */
   ipc?: boolean;
+  /** Run the compiled build (dist/, as the image does: plain node, NODE_ENV=production) instead of the sources through tsx. */
+  compiled?: boolean;
+}
+
+/** The compiled file of a source under the repository (`bench/x.ts` → `<root>/dist/bench/x.js`). */
+export function compiledPath(script: string): string {
+  return path.join(REPO_ROOT, 'dist', script.replace(/\.ts$/, '.js'));
 }
 
 /** Resident set size of a live process in MiB, from /proc/<pid>/status VmRSS (throws once it is gone). */
@@ -47,9 +55,11 @@ export function spawnNode(name: string, script: string, args: string[], opts: Sp
   // BENCH_CPU_PROF_DIR=<dir>: every child writes a V8 CPU profile there when it exits (node does
   // not take --cpu-prof from NODE_OPTIONS).
   const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
-  const proc = spawn(process.execPath, ['--import', 'tsx', ...profile, ...(opts.nodeFlags ?? []), path.join(REPO_ROOT, script), ...args], {
+  const loader = opts.compiled ? [] : ['--import', 'tsx'];
+  const main = opts.compiled ? compiledPath(script) : path.join(REPO_ROOT, script);
+  const proc = spawn(process.execPath, [...loader, ...profile, ...(opts.nodeFlags ?? []), main, ...args], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...opts.env },
+    env: { ...process.env, ...(opts.compiled ? { NODE_ENV: 'production' } : {}), ...opts.env },
     stdio: opts.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];

@@ -46,7 +46,7 @@ export function summarizeProfile(file: string, top = 15): ProfileSummary {
     profiler.add(n.id);
     for (const c of n.children ?? []) markProfiler(byId.get(c)!);
   };
-  for (const n of p.nodes) if (n.callFrame.url.endsWith('bench/gateway-proc.ts')) markProfiler(n);
+  for (const n of p.nodes) if (/bench\/gateway-proc\.[jt]s$/.test(n.callFrame.url)) markProfiler(n);
   // Self time per node from the samples (timeDeltas[i] is the gap before sample i).
   const selfUs = new Map<number, number>();
   for (let i = 0; i < p.samples.length; i++) {
@@ -126,7 +126,8 @@ function shortUrl(url: string): string {
 function frameName(n: ProfileNode): string {
   const { functionName, url, lineNumber } = n.callFrame;
   if (!url) return functionName || '(anonymous)';
-  // Under tsx, project frames all report line 1 (transpiled output): the line is only shown when real.
+  // Under tsx, project frames all report line 1 (transpiled output): the line is only shown when real
+  // (compiled frames show the line in dist/*.js).
   const line = lineNumber > 0 ? `:${lineNumber + 1}` : '';
   return `${functionName || '(anonymous)'} ${shortUrl(url)}${line}`;
 }

@@ -26,13 +26,26 @@ export interface FanoutResult {
   connectMs: number;
 }
 
+export interface FanoutOptions {
+  url: string;
+  caPem: string;
+  token: string;
+  namespace: string;
+  watchers: number;
+  writes: number;
+  /** Pause after each write's deliveries (default 200 ms: both sides go idle, writes do not overlap). */
+  pauseMs?: number;
+  /** Prefix of the created names (default `fanout`); unique per run against one namespace. */
+  prefix?: string;
+}
+
 interface Watcher {
   res: IncomingMessage;
   pending: string;
 }
 
 // eslint-disable-next-line max-lines-per-function -- the scenario in the order it runs (start, watch, write, measure, stop); its steps share the watchers and the clock
-export async function watchFanout(writer: HttpClient, opts: { url: string; caPem: string; token: string; namespace: string; watchers: number; writes: number }): Promise<FanoutResult> {
+export async function watchFanout(writer: HttpClient, opts: FanoutOptions): Promise<FanoutResult> {
   const u = new URL(opts.url);
   // Watchers each hold their own connection; no pooling limit, no keep-alive reuse needed.
   const agent = new https.Agent({ ca: opts.caPem, keepAlive: false, maxSockets: Infinity });
@@ -88,7 +101,7 @@ export async function watchFanout(writer: HttpClient, opts: { url: string; caPem
     const perWriteP99Ms: number[] = [];
     let missed = 0;
     for (let k = 0; k < opts.writes; k++) {
-      const name = `fanout-${k}`;
+      const name = `${opts.prefix ?? 'fanout'}-${k}`;
       const got: number[] = [];
       arrivals.set(name, got);
       sentAt.set(name, performance.now());
@@ -103,7 +116,7 @@ export async function watchFanout(writer: HttpClient, opts: { url: string; caPem
           0.99,
         ),
       );
-      await sleep(200); // let both sides go idle so writes do not overlap
+      await sleep(opts.pauseMs ?? 200);
     }
     all.sort((a, b) => a - b);
     return {
