@@ -12,7 +12,7 @@ import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { crdOf } from '../../shared/registry/test/crd-fixtures.js';
 import { createCA, issueServingCert, type CertificateAuthority } from '../../shared/local/pki.js';
 import { sendJson, startHttpsServer, type ReceivedRequest, type TestHttpsServer } from '../../shared/webhook/test/https-server.js';
-import { startCrdControllers, type CrdControllers } from '../support/crd-controllers.js';
+import { servedIn, startCrdControllers, type CrdControllers } from '../support/crd-controllers.js';
 import { assertOk, assertStatus, createNamespace, eventually, hostAddress, openWatch } from './helpers.js';
 
 const CRDS = '/apis/apiextensions.platform.io/v1/customresourcedefinitions';
@@ -79,14 +79,7 @@ describe('custom resource definitions, converted by a webhook', { timeout: 180_0
   const reviews = (from = 0) => hooks.received.slice(from).map((r) => JSON.parse(r.body));
 
   async function established(group: string): Promise<void> {
-    await eventually(
-      `${group} served in v1 and v2`,
-      async () => {
-        assertOk(await c.request('GET', `/apis/${group}/v1/namespaces/${ns}/backends`));
-        assertOk(await c.request('GET', `/apis/${group}/v2/namespaces/${ns}/backends`));
-      },
-      { timeoutMs: 15_000, intervalMs: 100 },
-    );
+    await servedIn(c, `${group} in v1 and v2`, [`/apis/${group}/v1/namespaces/${ns}/backends`, `/apis/${group}/v2/namespaces/${ns}/backends`]);
   }
 
   before(async () => {

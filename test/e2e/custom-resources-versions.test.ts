@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { findKubectl, Kubectl } from '../support/kubectl.js';
 import { crdOf } from '../../shared/registry/test/crd-fixtures.js';
-import { startCrdControllers, type CrdControllers } from '../support/crd-controllers.js';
-import { assertOk, assertStatus, createNamespace, eventually, openWatch } from './helpers.js';
+import { servedIn, startCrdControllers, type CrdControllers } from '../support/crd-controllers.js';
+import { assertOk, assertStatus, createNamespace, openWatch } from './helpers.js';
 
 const CRDS = '/apis/apiextensions.platform.io/v1/customresourcedefinitions';
 const GROUP = 'versions.example.com';
@@ -65,14 +65,7 @@ describe('custom resource definitions, versions that differ in subresources and 
     controllers = await startCrdControllers(c, 'platform-crd-versions-');
     await createNamespace(c, ns);
     assertOk(await c.request('POST', CRDS, { body: definition }), 201);
-    await eventually(
-      'served in v1 and v2',
-      async () => {
-        assertOk(await c.request('GET', at('v1')));
-        assertOk(await c.request('GET', at('v2')));
-      },
-      { timeoutMs: 15_000, intervalMs: 100 },
-    );
+    await servedIn(c, 'v1 and v2', [at('v1'), at('v2')]);
   });
   after(async () => {
     await controllers?.stop();

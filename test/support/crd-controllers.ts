@@ -39,3 +39,14 @@ export async function startCrdControllers(c: TestCluster, dirPrefix: string, con
     },
   };
 }
+
+/** Waits until every path in `paths` (a custom resource's collection in each of its versions) is served. */
+export async function servedIn(c: TestCluster, what: string, paths: string[]): Promise<void> {
+  await eventually(
+    `${what} served`,
+    async () => {
+      for (const p of paths) assertOk(await c.request('GET', p));
+    },
+    { timeoutMs: 15_000, intervalMs: 100 },
+  );
+}
