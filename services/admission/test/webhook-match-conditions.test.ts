@@ -2,6 +2,7 @@
 // the webhook sees them; one false skips it; evaluation errors follow its failurePolicy (Ignore
 // skips it, Fail refuses the request with upstream's 403).
 
+import { podRequest } from './webhook-fixtures.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../shared/api/types.js';
@@ -27,23 +28,7 @@ function hookOf(w: Record<string, unknown>): Webhook {
   return webhooksOf('validating', [config])[0]!;
 }
 
-function request(r: Partial<AdmissionRequest> = {}): AdmissionRequest {
-  return {
-    uid: 'u',
-    phase: 'validating',
-    kind: { group: '', version: 'v1', kind: 'Pod' },
-    resource: { group: '', version: 'v1', resource: 'pods' },
-    name: 'p',
-    namespace: 'team-a',
-    operation: 'CREATE',
-    userInfo: { username: 'jane', groups: ['devs'] },
-    object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { app: 'web' } } },
-    oldObject: null,
-    dryRun: false,
-    ...r,
-  };
-}
-
+const request = (r: Partial<AdmissionRequest> = {}) => podRequest({ userInfo: { username: 'jane', groups: ['devs'] }, ...r });
 const called = async (hook: Webhook, req = request()) => (await invocationFor(hook, req, req.object, env)) !== null;
 
 test('webhook match conditions - all true calls the webhook, one false skips it', async () => {

@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { podRequest as request } from './webhook-fixtures.js';
 import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../shared/api/types.js';
 import type { AdmissionRequest } from '../../../shared/bus/messages.js';
@@ -109,23 +110,6 @@ test('webhook configurations - what the gateway is told: operations and group/re
   const slow = hookOf({ timeoutSeconds: 30, reinvocationPolicy: 'IfNeeded' }, 'mutating');
   assert.equal(interestOf([pods, slow], related).timeoutSeconds, 60);
 });
-
-function request(r: Partial<AdmissionRequest>): AdmissionRequest {
-  return {
-    uid: 'u',
-    phase: 'validating',
-    kind: { group: '', version: 'v1', kind: 'Pod' },
-    resource: { group: '', version: 'v1', resource: 'pods' },
-    name: 'p',
-    namespace: 'team-a',
-    operation: 'CREATE',
-    userInfo: { username: 'jane', groups: [] },
-    object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { app: 'web' } } },
-    oldObject: null,
-    dryRun: false,
-    ...r,
-  };
-}
 
 const namespaceLabels: Record<string, Record<string, string>> = { 'team-a': { env: 'prod' }, 'team-b': {} };
 const env: MatchEnvironment = { types: () => types, namespaceLabels: async (n) => namespaceLabels[n] ?? null };

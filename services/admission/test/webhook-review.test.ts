@@ -1,6 +1,7 @@
 // The AdmissionReview sent for each operation, the options the gateway attaches, and the
 // configurations the API refuses or defaults (through the registry's validation, as a create would).
 
+import { podRequest } from './webhook-fixtures.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../shared/api/types.js';
@@ -14,23 +15,7 @@ import { webhooksOf } from '../plugins/webhooks/webhooks.js';
 
 const hook = webhooksOf('validating', [{ apiVersion: 'x', kind: 'x', metadata: { name: 'c' }, webhooks: [{ name: 'h.example.com' }] }])[0]!;
 const pod: ApiObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'a' } };
-
-function req(r: Partial<AdmissionRequest>): AdmissionRequest {
-  return {
-    uid: 'u',
-    phase: 'validating',
-    kind: { group: '', version: 'v1', kind: 'Pod' },
-    resource: { group: '', version: 'v1', resource: 'pods' },
-    name: 'p',
-    namespace: 'a',
-    operation: 'CREATE',
-    userInfo: { username: 'system:anonymous', groups: [] },
-    object: pod,
-    oldObject: null,
-    dryRun: false,
-    ...r,
-  };
-}
+const req = (r: Partial<AdmissionRequest>) => podRequest({ namespace: 'a', userInfo: { username: 'system:anonymous', groups: [] }, object: pod, ...r });
 
 test('admission review - delete, connect and a subresource update as the webhook sees them', () => {
   const inv = (r: AdmissionRequest): Invocation => ({ webhook: hook, resource: r.resource, subResource: r.subResource ?? '', kind: r.kind });
