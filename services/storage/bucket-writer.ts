@@ -16,6 +16,7 @@ import { keySubject, MAX_OBJECT_BYTES } from '../../shared/store/kv-bucket.js';
 import { KV_OPERATION_HEADER, logChange, prevHeader } from '../../shared/store/change-log.js';
 import { DEFAULT_WINDOW_MS } from '../../shared/store/watch-cache.js';
 import { isWrongLastSequence, kvFailureStatus } from '../../shared/store/kv-errors.js';
+import { linkOf } from '../../shared/bus/link.js';
 import { recentRevisions } from './recent-revisions.js';
 
 /** The storage contract (shared/contracts/storage.ts) over the bucket: what the storage service's endpoints answer with. */
@@ -58,11 +59,18 @@ export function createBucketWriter(deps: BucketWriterDeps): BucketWriter {
     return e && e.operation === 'PUT' ? e : null;
   }
 
+  /** The Status of a store failure (else `err` itself); a JetStream that did not answer has the connection probed. */
+  function failure(err: unknown): unknown {
+    const status = kvFailureStatus(err, maxBytes);
+    if (status?.status.code === 504) void linkOf(nc).probe();
+    return status ?? err;
+  }
+
   async function guard<T>(op: () => Promise<T>): Promise<T> {
     try {
       return await op();
     } catch (err) {
-      throw kvFailureStatus(err, maxBytes) ?? err;
+      throw failure(err);
     }
   }
 
@@ -92,7 +100,7 @@ export function createBucketWriter(deps: BucketWriterDeps): BucketWriter {
         const revision = await write(key, data, expected, prevHeader(null));
         return { object: withRevision(stored, revision), revision };
       } catch (err) {
-        if (!isWrongLastSequence(err)) throw kvFailureStatus(err, maxBytes) ?? err;
+        if (!isWrongLastSequence(err)) throw failure(err);
       }
       const latest = await guard(() => kv.get(key));
       if (latest?.operation === 'PUT') throw alreadyExists(gr, ref.name);
@@ -116,7 +124,7 @@ export function createBucketWriter(deps: BucketWriterDeps): BucketWriter {
     try {
       return await write(key, data, expectedRevision, replaces, operation);
     } catch (err) {
-      if (!isWrongLastSequence(err)) throw kvFailureStatus(err, maxBytes) ?? err;
+      if (!isWrongLastSequence(err)) throw failure(err);
     }
     if (!(await readLive(key))) throw notFound(gr, ref.name);
     throw conflict(gr, ref.name, CONFLICT_MODIFIED);
@@ -154,7 +162,7 @@ export function createBucketWriter(deps: BucketWriterDeps): BucketWriter {
       try {
         return { revision: await write(key, Empty, current.revision, replaced(current, 0), 'DEL') };
       } catch (err) {
-        if (!isWrongLastSequence(err)) throw kvFailureStatus(err, maxBytes) ?? err;
+        if (!isWrongLastSequence(err)) throw failure(err);
       }
     }
     throw conflict(gr, ref.name, CONFLICT_MODIFIED);

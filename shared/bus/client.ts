@@ -114,7 +114,10 @@ class RequestMux {
       const token = (this.next++).toString(36);
       this.pending.set(token, p);
       p.timer = setTimeout(() => {
-        if (this.pending.delete(token)) reject(timeout(`the service answering ${subject} did not reply within ${timeoutMs}ms`));
+        if (!this.pending.delete(token)) return;
+        // Unanswered: a silent responder, or a connection into a partition that pings have not yet caught.
+        void this.link.probe();
+        reject(timeout(`the service answering ${subject} did not reply within ${timeoutMs}ms`));
       }, timeoutMs);
       if (this.outbox.length === 0) setImmediate(this.flush);
       this.outbox.push([token, p]);
@@ -219,6 +222,9 @@ export async function busRequest<Res>(nc: NatsConnection, subject: string, body:
       // No reply at all (the replica died, or none was there): an idempotent request is sent once
       // more, within the same deadline.
       if (!IDEMPOTENT_SUBJECTS.has(subject) || nc.isClosed() || nc.isDraining() || (deadline && deadline.remainingMs() <= 0)) throw err;
+      // After a timeout, not into the same silence: the probe it started has moved a connection that
+      // no longer answers to another node (the resend waits for it there).
+      if (err instanceof StatusError && err.status.code === 504) await linkOf(nc).probe();
       msg = await sendOnce(muxFor(nc), subject, data, timeoutMs, deadline);
     }
   } catch (err) {

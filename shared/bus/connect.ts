@@ -45,6 +45,14 @@ export interface BusConnectOptions {
 export const BUS_PING_INTERVAL_MS = 5_000;
 export const BUS_MAX_PINGS_OUT = 2;
 
+/**
+ * How long one attempt to connect to a node may take (TCP, TLS, the CONNECT/PONG exchange) before
+ * the next node is tried. nats.js waits 20 s, and a node on the far side of a partition does not
+ * refuse, it stays silent: a connection moving away from a partition could pick it and hang there
+ * for 20 s. Inside a cluster the exchange takes milliseconds.
+ */
+export const BUS_CONNECT_TIMEOUT_MS = 3_000;
+
 export function connectBus(o: BusConnectOptions): Promise<NatsConnection> {
   return connect({
     servers: o.url
@@ -55,6 +63,7 @@ export function connectBus(o: BusConnectOptions): Promise<NatsConnection> {
     maxReconnectAttempts: -1,
     pingInterval: BUS_PING_INTERVAL_MS,
     maxPingOut: BUS_MAX_PINGS_OUT,
+    timeout: BUS_CONNECT_TIMEOUT_MS,
     noAsyncTraces: true,
     ...(o.creds ? { authenticator: credsAuthenticator(readFileSync(o.creds)) } : {}),
     ...(o.user !== undefined ? { user: o.user, pass: o.password ?? '' } : {}),

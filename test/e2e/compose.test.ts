@@ -555,7 +555,19 @@ spec:
     });
     resumedAfter = Date.now() - healedAt;
     // No write hangs: every answer came within the client's 20 s (a no-answer is -1 and would show).
-    assert.ok(r.slowestMs < 20_000, `slowest answer ${r.slowestMs} ms`);
+    if (r.slowestMs >= 20_000) {
+      const logs = await Promise.all(
+        (await containers('gateway')).map(async (id) => {
+          const o = await run('docker', ['logs', '--since', '90s', id], { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }).catch((err: Error) => ({ stdout: err.message, stderr: '' }));
+          return `${o.stdout}${o.stderr}`
+            .split('\n')
+            .filter((l) => /"level":(40|50)|warn|error/i.test(l))
+            .slice(-40)
+            .join('\n');
+        }),
+      );
+      assert.fail(`slowest answer ${Math.round(r.slowestMs)} ms; answers over 5 s: ${JSON.stringify(r.slow)}\ngateway logs:\n${logs.join('\n---\n')}`);
+    }
     assert.ok(
       r.failures.some((s) => s === 503 || s === 504),
       `writes were refused while JetStream had no majority: ${r.failures.join(',')}`,

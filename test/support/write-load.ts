@@ -65,6 +65,8 @@ export interface LoadResult {
   longestGapMs: number;
   /** The slowest answer of any kind, in ms. */
   slowestMs: number;
+  /** Answers that took over 5 s: when each was sent (ms since the load started), how long it took, what came. */
+  slow: { sentAtMs: number; ms: number; status: number; body: string }[];
 }
 
 /** Creates config maps named `<prefix>-<worker>-<i>` in `namespace` from `workers` loops until stopped. */
@@ -75,6 +77,8 @@ export function startWriteLoad(e: Endpoint, namespace: string, prefix: string, w
   let lastAck = performance.now();
   let longestGapMs = 0;
   let slowestMs = 0;
+  const slow: LoadResult['slow'] = [];
+  const began = performance.now();
   const loops = Array.from({ length: workers }, async (_, w) => {
     for (let i = 0; !stopped; i++) {
       const name = `${prefix}-${w}-${i}`;
@@ -82,6 +86,7 @@ export function startWriteLoad(e: Endpoint, namespace: string, prefix: string, w
       const r = await send(e, 'POST', `/api/v1/namespaces/${namespace}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { i: String(i) } });
       const now = performance.now();
       slowestMs = Math.max(slowestMs, now - t);
+      if (now - t > 5_000) slow.push({ sentAtMs: Math.round(t - began), ms: Math.round(now - t), status: r.status, body: r.body.slice(0, 300) });
       if (r.status === 201) {
         acked.set(name, JSON.parse(r.body).metadata.resourceVersion);
         longestGapMs = Math.max(longestGapMs, now - lastAck);
@@ -98,7 +103,7 @@ export function startWriteLoad(e: Endpoint, namespace: string, prefix: string, w
     stop: async () => {
       stopped = true;
       await Promise.all(loops);
-      return { acked, failures, longestGapMs, slowestMs };
+      return { acked, failures, longestGapMs, slowestMs, slow };
     },
   };
 }
