@@ -54,8 +54,8 @@ describe('bus requests into a partition', () => {
     nats = await startTestNats();
     // Answers storage creates and authz questions; never answers storage updates (a stuck replica).
     responder = await nats.connect('responder');
-    responder.subscribe(Subjects.storageCreate, { callback: (_, m) => m.respond('{}') });
-    responder.subscribe(Subjects.authzAuthorize, { callback: (_, m) => m.respond('{"decision":"Allow"}') });
+    responder.subscribe(Subjects.storageCreate, { callback: (_, m) => void m.respond('{}') });
+    responder.subscribe(Subjects.authzAuthorize, { callback: (_, m) => void m.respond('{"decision":"Allow"}') });
     responder.subscribe(Subjects.storageUpdate, { callback: () => undefined });
     await responder.flush();
   });
