@@ -13,8 +13,9 @@ import YAML from 'yaml';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connectBus } from '../shared/bus/connect.js';
 import { busRequest } from '../shared/bus/client.js';
+import { requestAuthentication, requestAuthorization } from '../shared/bus/auth-messages.js';
 import { Subjects } from '../shared/bus/subjects.js';
-import type { AuthnReply, AuthnRequest, AuthzReply, TokenIssueReply } from '../shared/bus/messages.js';
+import type { AuthnRequest, TokenIssueReply } from '../shared/bus/messages.js';
 import { startLocalNats } from '../shared/local/nats-server.js';
 import { createCA, issueClientCert, issueServingCert } from '../shared/local/pki.js';
 import { openObjectBucket } from '../shared/store/kv-bucket.js';
@@ -131,10 +132,10 @@ interface AuthnBench {
 async function measureAuthn(b: AuthnBench, name: string, req: AuthnRequest, note = ''): Promise<void> {
   const { client } = b;
   b.progress(`authentication: ${name}`);
-  const first = await busRequest<AuthnReply>(client, Subjects.authnAuthenticate, req);
+  const first = await requestAuthentication(client, req);
   if (!first.authenticated || (name !== 'anonymous' && first.user?.username === 'system:anonymous')) throw new Error(`${name}: not authenticated (${first.error ?? 'anonymous'})`);
   const uncached = await closedLoop(async () => {
-    const r = await busRequest<AuthnReply>(client, Subjects.authnAuthenticate, req, 5_000);
+    const r = await requestAuthentication(client, req, 5_000);
     if (!r.authenticated) throw new Error('not authenticated');
   }, LOAD);
   const identity = new Identity(client, defaultIdentityOptions);
@@ -213,7 +214,7 @@ async function benchAuthzViaBus(b: AuthnBench, nc: NatsConnection, kv: Awaited<R
     await authz.synced;
     let next = 0;
     const viaBus = await closedLoop(async () => {
-      await busRequest<AuthzReply>(b.client, Subjects.authzAuthorize, workload.attributes[next++ % workload.attributes.length], 5_000);
+      await requestAuthorization(b.client, workload.attributes[next++ % workload.attributes.length]!, 5_000);
     }, LOAD);
     b.rows.push({
       figure: 'RBAC decisions through the bus (same objects and mix, c=32)',

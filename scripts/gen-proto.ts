@@ -1,4 +1,4 @@
-// Development tool: writes shared/proto/wire.json, the protobuf wire contract of every built-in
+// Development tool: writes proto/k8s/wire.json, the protobuf wire contract of every built-in
 // kind (message and field numbers are what upstream clients put on the wire), from a checkout of
 // the upstream API definitions. Not run by the server or the tests; rerun it when a type is added:
 //
@@ -246,6 +246,6 @@ const sorted = Object.fromEntries(
     .map((k) => [k, messages[k]]),
 );
 const here = path.dirname(fileURLToPath(import.meta.url));
-const file = path.join(here, '..', 'shared', 'proto', 'wire.json');
+const file = path.join(here, '..', 'proto', 'k8s', 'wire.json');
 writeFileSync(file, JSON.stringify({ generatedBy: 'scripts/gen-proto.ts', lists: lists.sort(), messages: sorted }, null, 0).replace(/\],"/g, '],\n"') + '\n');
 console.log(`${Object.keys(sorted).length} messages → ${path.relative(process.cwd(), file)}`);

@@ -21,8 +21,9 @@ import { loadAdmissionConfiguration } from './admission-configuration.js';
 import { ObjectCaches } from './object-cache.js';
 import { storageReader } from '../../shared/bus/storage-read.js';
 import { storageWriter } from './storage-writer.js';
-import { busRequest, DEFAULT_BUS_TIMEOUT_MS } from '../../shared/bus/client.js';
-import type { AuthzAttributes, AuthzReply } from '../../shared/bus/messages.js';
+import { DEFAULT_BUS_TIMEOUT_MS } from '../../shared/bus/client.js';
+import { requestAuthorization } from '../../shared/bus/auth-messages.js';
+import type { AuthzAttributes } from '../../shared/bus/messages.js';
 import { DEFAULT_ADMISSION_SERVICE_OPTIONS, type AdmissionServiceOptions } from './options.js';
 import { ServedTypes } from './served-types.js';
 import { ServiceResolver } from './plugins/webhooks/service-resolver.js';
@@ -93,7 +94,7 @@ export async function createAdmissionService(deps: AdmissionServiceDeps): Promis
     objects: (group, resource) => caches.get(group, resource),
     read,
     write: storageWriter(deps.nc, busTimeoutMs),
-    authorize: (attrs: AuthzAttributes) => busRequest<AuthzReply>(deps.nc, Subjects.authzAuthorize, attrs, busTimeoutMs),
+    authorize: (attrs: AuthzAttributes) => requestAuthorization(deps.nc, attrs, busTimeoutMs),
     options: { ...DEFAULT_ADMISSION_SERVICE_OPTIONS, ...deps.options },
     metrics: registry,
   };

@@ -1,13 +1,14 @@
-// The authn service: answers `authn.authenticate` with the identity the chain establishes,
-// `authn.interest` with the request headers its proxy authenticator reads, and `authn.issuetoken`
-// (TokenRequest) when a service-account signing key is configured. No environment access;
-// main.ts reads flags and passes an AuthnConfig.
+// The authn service: answers `authn.authenticate` with the identity the chain establishes
+// (protobuf, shared/bus/auth-messages.ts), `authn.interest` with the request headers its proxy
+// authenticator reads, and `authn.issuetoken` (TokenRequest) when a service-account signing key is
+// configured. No environment access; main.ts reads flags and passes an AuthnConfig.
 
 import type { NatsConnection } from '@nats-io/nats-core';
 import { silentLogger, type Logger } from '../../shared/log.js';
 import { badRequest, failure, StatusReason } from '../../shared/api/status.js';
 import type { AuthnInterest, AuthnReply, AuthnRequest, TokenIssueReply, TokenIssueRequest } from '../../shared/bus/messages.js';
-import { jsonEndpoint, startJsonService } from '../../shared/bus/service.js';
+import { jsonEndpoint, protoEndpoint, startJsonService } from '../../shared/bus/service.js';
+import { AuthnMessages } from '../../shared/bus/auth-messages.js';
 import { ServiceName, Subjects } from '../../shared/bus/subjects.js';
 import { buildAuthn, type AuthnConfig } from './config.js';
 import { runAuthnChain } from './chain.js';
@@ -49,7 +50,7 @@ export async function createAuthnService(deps: AuthnServiceDeps): Promise<AuthnS
     version: AUTHN_SERVICE_VERSION,
     description: 'authenticates requests',
     endpoints: [
-      jsonEndpoint<AuthnRequest, AuthnReply>(Subjects.authnAuthenticate, (req) => runAuthnChain(chain, req ?? {}, { onError, onResult })),
+      protoEndpoint<AuthnRequest, AuthnReply>(Subjects.authnAuthenticate, AuthnMessages.request, AuthnMessages.reply, (req) => runAuthnChain(chain, req, { onError, onResult })),
       jsonEndpoint<unknown, AuthnInterest>(Subjects.authnInterest, () => built.interest),
       jsonEndpoint<TokenIssueRequest, TokenIssueReply>(Subjects.authnIssueToken, (req) => {
         if (!issuer) throw failure(503, StatusReason.ServiceUnavailable, 'token issuance is not configured: the authn service has no --service-account-signing-key-file');

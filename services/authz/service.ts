@@ -1,5 +1,6 @@
-// The authz service: answers `authz.authorize` with the chain's decision, `authz.rules` with what
-// a user may do (SelfSubjectRulesReview) and `authz.escalation` for RBAC writes. It holds the RBAC
+// The authz service: answers `authz.authorize` with the chain's decision (protobuf, shared/bus/
+// auth-messages.ts), `authz.rules` with what a user may do (SelfSubjectRulesReview) and
+// `authz.escalation` for RBAC writes. It holds the RBAC
 // objects in memory from a watch of the object bucket, whatever the modes, because escalation
 // checks need them. No environment access; main.ts reads the flags and passes an AuthzConfig.
 
@@ -8,7 +9,8 @@ import { silentLogger, type Logger } from '../../shared/log.js';
 import type { UserInfo } from '../../shared/api/types.js';
 import type { AuthzAttributes, AuthzInterest, AuthzReply, EscalationCheckReply, EscalationCheckRequest, RulesReviewReply, RulesReviewRequest } from '../../shared/bus/messages.js';
 import { badRequest } from '../../shared/api/status.js';
-import { jsonEndpoint, startJsonService } from '../../shared/bus/service.js';
+import { jsonEndpoint, protoEndpoint, startJsonService } from '../../shared/bus/service.js';
+import { AuthzMessages } from '../../shared/bus/auth-messages.js';
 import { ServiceName, Subjects } from '../../shared/bus/subjects.js';
 import { groupFilter, startObjectFeed, type ObjectFeed } from '../../shared/store/object-feed.js';
 import { createPrivilegedGroupsAuthorizer } from './authorizers/privileged-groups.js';
@@ -146,7 +148,7 @@ export async function createAuthzService(deps: AuthzServiceDeps): Promise<AuthzS
     version: AUTHZ_SERVICE_VERSION,
     description: 'authorizes requests',
     endpoints: [
-      jsonEndpoint<AuthzAttributes, AuthzReply>(Subjects.authzAuthorize, (attrs) => {
+      protoEndpoint<AuthzAttributes, AuthzReply>(Subjects.authzAuthorize, AuthzMessages.attributes, AuthzMessages.reply, (attrs) => {
         if (!attrs || typeof attrs !== 'object' || !validUser(attrs.user)) throw badRequest('authorization attributes need a user with groups');
         return authorize(attrs);
       }),

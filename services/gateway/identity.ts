@@ -13,8 +13,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { UserInfo } from '../../shared/api/types.js';
 import { forbidden, forbiddenMessage, StatusError, unauthorized } from '../../shared/api/status.js';
 import { HEALTH_PATH } from '../../shared/health/checks.js';
-import { busRequest } from '../../shared/bus/client.js';
-import { Subjects } from '../../shared/bus/subjects.js';
+import { requestAuthentication, requestAuthorization } from '../../shared/bus/auth-messages.js';
 import type { AuthnReply, AuthnRequest, AuthzAttributes, AuthzReply } from '../../shared/bus/messages.js';
 import { TtlCache } from '../../shared/ground/ttl-cache.js';
 import type { RequestInfo } from '../../shared/api/request-info.js';
@@ -68,7 +67,7 @@ export class Identity {
       if (creds.headers && Object.keys(creds.headers).length) req.headers = creds.headers;
       const anonymous = key === ANONYMOUS_KEY;
       try {
-        reply = await busRequest<AuthnReply>(this.nc, Subjects.authnAuthenticate, req, this.opts.busTimeoutMs, deadline);
+        reply = await requestAuthentication(this.nc, req, this.opts.busTimeoutMs, deadline);
       } catch (err) {
         if (!anonymous || !this.lastAnonymous || !unreachable(err)) throw err;
         reply = this.lastAnonymous;
@@ -97,7 +96,7 @@ export class Identity {
     const probe = !attrs.isResourceRequest && attrs.verb === 'get' && attrs.user.username === 'system:anonymous' && HEALTH_PATH.test(attrs.path ?? '');
     let reply: AuthzReply;
     try {
-      reply = await busRequest<AuthzReply>(this.nc, Subjects.authzAuthorize, attrs, this.opts.busTimeoutMs, deadline);
+      reply = await requestAuthorization(this.nc, attrs, this.opts.busTimeoutMs, deadline);
     } catch (err) {
       const last = probe ? this.lastProbeDecisions.get(key) : undefined;
       if (!last || !unreachable(err)) throw err;

@@ -7,9 +7,9 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { ServiceName, Subjects } from '../../shared/bus/subjects.js';
-import { jsonEndpoint, startJsonService } from '../../shared/bus/service.js';
-import type { StorageCreateRequest, StorageDeleteReply, StorageDeleteRequest, StorageGetReply, StorageGetRequest, StorageUpdateRequest, StorageWriteReply } from '../../shared/bus/messages.js';
-import { badRequest } from '../../shared/api/status.js';
+import { protoEndpoint, startJsonService } from '../../shared/bus/service.js';
+import { StorageMessages as M } from '../../shared/bus/storage-messages.js';
+import { uint64 } from '../../shared/bus/codec.js';
 import { silentLogger, type Logger } from '../../shared/log.js';
 import { MAX_VALUE_BYTES, openObjectBucket } from '../../shared/store/kv-bucket.js';
 import { createBucketWriter, type BucketWriter } from './bucket-writer.js';
@@ -96,10 +96,18 @@ export async function createStorageService(deps: StorageServiceDeps): Promise<St
     version: STORAGE_SERVICE_VERSION,
     description: 'object store: compare-and-swap writes to the revisioned KV bucket',
     endpoints: [
-      jsonEndpoint<StorageCreateRequest, StorageWriteReply>(Subjects.storageCreate, (req) => metrics.time('create', req?.ref, () => store.create(body(req).ref, req.object))),
-      jsonEndpoint<StorageUpdateRequest, StorageWriteReply>(Subjects.storageUpdate, (req) => metrics.time('update', req?.ref, () => store.update(body(req).ref, req.object, req.expectedRevision))),
-      jsonEndpoint<StorageDeleteRequest, StorageDeleteReply>(Subjects.storageDelete, (req) => metrics.time('delete', req?.ref, () => store.delete(body(req).ref, req.expectedRevision))),
-      jsonEndpoint<StorageGetRequest, StorageGetReply>(Subjects.storageGet, (req) => metrics.time('get', req?.ref, () => store.get(body(req).ref))),
+      // The object's bytes are written as they came (shared/contracts/stored-value.ts): never parsed here.
+      protoEndpoint(Subjects.storageCreate, M.createRequest, M.writeReply, (req) => metrics.time('create', req.ref, async () => ({ revision: await store.createEncoded(req.ref, req.objectJson) }))),
+      protoEndpoint(Subjects.storageUpdate, M.updateRequest, M.writeReply, (req) =>
+        metrics.time('update', req.ref, async () => ({ revision: await store.updateEncoded(req.ref, req.objectJson, uint64(req.expectedRevision)) })),
+      ),
+      protoEndpoint(Subjects.storageDelete, M.deleteRequest, M.deleteReply, (req) => metrics.time('delete', req.ref, () => store.delete(req.ref, uint64(req.expectedRevision) || undefined))),
+      protoEndpoint(Subjects.storageGet, M.getRequest, M.getReply, (req) =>
+        metrics.time('get', req.ref, async () => {
+          const { data, revision } = await store.getEncoded(req.ref);
+          return { objectJson: data, revision };
+        }),
+      ),
     ],
     log,
   });
@@ -116,10 +124,4 @@ export async function createStorageService(deps: StorageServiceDeps): Promise<St
       await warden.stop();
     },
   };
-}
-
-/** A request body that is not a JSON object (e.g. `null`) is the caller's error, not a 500. */
-function body<T>(req: T): T {
-  if (!req || typeof req !== 'object' || Array.isArray(req)) throw badRequest('storage request body must be a JSON object');
-  return req;
 }

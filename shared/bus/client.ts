@@ -205,6 +205,11 @@ async function sendOnce(mux: RequestMux, subject: string, data: Uint8Array, time
  * `deadline` (the request this hop serves), the hop waits no longer than what remains of it.
  */
 export async function busRequest<Res>(nc: NatsConnection, subject: string, body: unknown, timeoutMs = DEFAULT_BUS_TIMEOUT_MS, deadline?: Deadline): Promise<Res> {
+  return decodeJson<Res>(await busRequestBytes(nc, subject, encodeJson(body), timeoutMs, deadline));
+}
+
+/** `busRequest` with the body already encoded (a protobuf message, codec.ts); the reply's body as it came. */
+export async function busRequestBytes(nc: NatsConnection, subject: string, data: Uint8Array, timeoutMs = DEFAULT_BUS_TIMEOUT_MS, deadline?: Deadline): Promise<Uint8Array> {
   let mux: RequestMux;
   try {
     mux = muxFor(nc);
@@ -213,7 +218,6 @@ export async function busRequest<Res>(nc: NatsConnection, subject: string, body:
   }
   const metrics = mux.metrics;
   const start = metrics ? performance.now() : 0;
-  const data = encodeJson(body);
   let msg: Msg;
   try {
     try {
@@ -234,5 +238,5 @@ export async function busRequest<Res>(nc: NatsConnection, subject: string, body:
   const error = replyError(msg);
   metrics?.observe(subject, error ? BusOutcome.Error : BusOutcome.Ok, (performance.now() - start) / 1000);
   if (error) throw error;
-  return decodeJson<Res>(msg.data);
+  return msg.data;
 }

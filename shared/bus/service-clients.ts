@@ -5,8 +5,9 @@
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { NamespaceFacts } from '../api/admission-match.js';
 import type { AdmissionPort, AdmissionReply } from '../contracts/admission.js';
-import type { AuthnPort, AuthnReply, TokenIssueReply } from '../contracts/authn.js';
-import type { AuthzPort, AuthzReply, EscalationCheckReply, RulesReviewReply } from '../contracts/authz.js';
+import type { AuthnPort, TokenIssueReply } from '../contracts/authn.js';
+import type { AuthzPort, EscalationCheckReply, RulesReviewReply } from '../contracts/authz.js';
+import { requestAuthentication, requestAuthorization } from './auth-messages.js';
 import { busRequest, DEFAULT_BUS_TIMEOUT_MS } from './client.js';
 import type { AdmissionInterestCache } from './service-interest.js';
 import { Subjects } from './subjects.js';
@@ -14,7 +15,7 @@ import { Subjects } from './subjects.js';
 /** The authn service, each request given `timeoutMs` to answer. */
 export function natsAuthn(nc: NatsConnection, timeoutMs = DEFAULT_BUS_TIMEOUT_MS): AuthnPort {
   return {
-    authenticate: (request) => busRequest<AuthnReply>(nc, Subjects.authnAuthenticate, request, timeoutMs),
+    authenticate: (request) => requestAuthentication(nc, request, timeoutMs),
     issueToken: (request) => busRequest<TokenIssueReply>(nc, Subjects.authnIssueToken, request, timeoutMs),
   };
 }
@@ -22,7 +23,7 @@ export function natsAuthn(nc: NatsConnection, timeoutMs = DEFAULT_BUS_TIMEOUT_MS
 /** The authz service, each request given `timeoutMs` to answer. */
 export function natsAuthz(nc: NatsConnection, timeoutMs = DEFAULT_BUS_TIMEOUT_MS): AuthzPort {
   return {
-    authorize: (attrs) => busRequest<AuthzReply>(nc, Subjects.authzAuthorize, attrs, timeoutMs),
+    authorize: (attrs) => requestAuthorization(nc, attrs, timeoutMs),
     reviewRules: (request) => busRequest<RulesReviewReply>(nc, Subjects.authzRules, request, timeoutMs),
     checkEscalation: (request) => busRequest<EscalationCheckReply>(nc, Subjects.authzEscalation, request, timeoutMs),
   };

@@ -1,5 +1,6 @@
-// Helpers for a service's side of a contract: JSON endpoints in a queue group whose handler
-// returns a value or throws; thrown errors become Status replies.
+// Helpers for a service's side of a contract: endpoints in a queue group whose handler returns a
+// value or throws; thrown errors become Status replies (JSON). Bodies are JSON, or protobuf for an
+// endpoint made with `protoEndpoint` (codec.ts).
 
 import os from 'node:os';
 import { Svcm, type Service, type ServiceGroup, type ServiceMsg } from '@nats-io/services';
@@ -7,6 +8,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { toStatus } from '../api/status.js';
 import { decodeJson, encodeJson } from './client.js';
 import { endpointName } from './subjects.js';
+import type { BusType } from './codec.js';
 
 export type JsonHandler<Req, Res> = (req: Req, msg: ServiceMsg) => Promise<Res> | Res;
 
@@ -14,14 +16,29 @@ export interface ServiceLogger {
   error(obj: unknown, msg?: string): void;
 }
 
-/** One JSON endpoint; build with `jsonEndpoint` so request and reply types are checked. */
+/** How an endpoint reads its requests and writes its replies. */
+interface BodyCodec {
+  decode(data: Uint8Array): unknown;
+  encode(value: unknown): Uint8Array;
+}
+
+const JSON_BODIES: BodyCodec = { decode: decodeJson, encode: encodeJson };
+
+/** One endpoint; build with `jsonEndpoint` or `protoEndpoint` so request and reply types are checked. */
 export interface JsonEndpoint {
   subject: string;
   handler: JsonHandler<never, unknown>;
+  /** JSON when absent. */
+  bodies?: BodyCodec;
 }
 
 export function jsonEndpoint<Req, Res>(subject: string, handler: JsonHandler<Req, Res>): JsonEndpoint {
   return { subject, handler: handler as JsonHandler<never, unknown> };
+}
+
+/** An endpoint whose request and reply are protobuf messages of the bus contract. */
+export function protoEndpoint<Req, Res>(subject: string, request: BusType<Req>, reply: BusType<Res>, handler: JsonHandler<Req, Res>): JsonEndpoint {
+  return { subject, handler: handler as JsonHandler<never, unknown>, bodies: { decode: (data) => request.decode(data), encode: (value) => reply.encode(value as Res) } };
 }
 
 export interface JsonServiceOptions {
@@ -65,7 +82,7 @@ export async function startJsonService(nc: NatsConnection, o: JsonServiceOptions
     inFlight.add(settled);
     void settled.then(() => inFlight.delete(settled));
   };
-  for (const e of o.endpoints) addJsonEndpoint(service, e.subject, e.handler, track, o.log);
+  for (const e of o.endpoints) addJsonEndpoint(service, e, track, o.log);
   await nc.flush();
   return {
     async stop(graceMs = DEFAULT_STOP_GRACE_MS) {
@@ -79,8 +96,10 @@ export async function startJsonService(nc: NatsConnection, o: JsonServiceOptions
   };
 }
 
-/** Adds an endpoint at `subject`, which must be `<group>.<endpoint>`. */
-function addJsonEndpoint<Req, Res>(group: ServiceGroup | Service, subject: string, handler: JsonHandler<Req, Res>, track: (p: Promise<void>) => void, log?: ServiceLogger): void {
+/** Adds an endpoint at its subject, which must be `<group>.<endpoint>`. */
+function addJsonEndpoint(group: ServiceGroup | Service, endpoint: JsonEndpoint, track: (p: Promise<void>) => void, log?: ServiceLogger): void {
+  const { subject, handler } = endpoint;
+  const bodies = endpoint.bodies ?? JSON_BODIES;
   const name = endpointName(subject);
   group.addEndpoint(name, {
     subject,
@@ -89,16 +108,16 @@ function addJsonEndpoint<Req, Res>(group: ServiceGroup | Service, subject: strin
         log?.error({ err }, `endpoint ${subject} failed`);
         return;
       }
-      track(respondJson(msg, handler, log));
+      track(respond(msg, handler, bodies, log));
     },
   });
 }
 
-async function respondJson<Req, Res>(msg: ServiceMsg, handler: JsonHandler<Req, Res>, log?: ServiceLogger): Promise<void> {
+async function respond(msg: ServiceMsg, handler: JsonHandler<never, unknown>, bodies: BodyCodec, log?: ServiceLogger): Promise<void> {
   try {
-    const req = decodeJson<Req>(msg.data);
+    const req = bodies.decode(msg.data) as never;
     const res = await handler(req, msg);
-    msg.respond(encodeJson(res));
+    msg.respond(bodies.encode(res));
   } catch (err) {
     const status = toStatus(err);
     if (status.code >= 500) log?.error({ err }, 'request failed');

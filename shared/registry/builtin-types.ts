@@ -7,7 +7,7 @@
 // 2. its line below;
 // 3. a valid object for it in test/builtin-samples.ts (builtin-types.test.ts fails without one);
 // 4. its protobuf messages: rerun scripts/gen-proto.ts against upstream's API definitions, which
-//    rewrites shared/proto/wire.json (without them a protobuf request for the kind fails);
+//    rewrites proto/k8s/wire.json (without them a protobuf request for the kind fails);
 // 5. where upstream's default roles grant it, the same rules in
 //    services/authz/rbac/bootstrap-policy.ts (admin, edit, view and the controllers' roles name
 //    resources one by one, as upstream's do);

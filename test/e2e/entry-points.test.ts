@@ -14,9 +14,8 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { busRequest } from '../../shared/bus/client.js';
-import type { StorageCreateRequest, StorageDeleteRequest } from '../../shared/bus/messages.js';
-import { ServiceName, Subjects } from '../../shared/bus/subjects.js';
+import { natsStorage } from '../../shared/bus/storage-client.js';
+import { ServiceName } from '../../shared/bus/subjects.js';
 import { freePort } from '../../shared/local/nats-server.js';
 import { startTestNats, type TestNats } from '../support/nats.js';
 import { cleanEnv, exitWithin, spawnProcess, tail, type Proc } from '../support/processes.js';
@@ -105,8 +104,9 @@ describe('entry points with default options', { timeout: 150_000 }, () => {
 
     // A compaction pass over an empty bucket opens no consumer: give it an object and a delete marker.
     const ref: ObjectRef = { group: '', resource: 'configmaps', namespace: 'default', name: 'entry-points' };
-    await busRequest(nc, Subjects.storageCreate, { ref, object: { ...configMap(ref.name, { a: '1' }), metadata: { name: ref.name, namespace: 'default' } } } satisfies StorageCreateRequest);
-    await busRequest(nc, Subjects.storageDelete, { ref } satisfies StorageDeleteRequest);
+    const storageClient = natsStorage(nc);
+    await storageClient.create(ref, { ...configMap(ref.name, { a: '1' }), metadata: { name: ref.name, namespace: 'default' } });
+    await storageClient.delete(ref);
 
     // Idle for ~5 s. A purge timer spinning on a NaN interval opens a consumer per pass (thousands
     // here); a healthy one opens one a minute (left to expire), so at most one more may show.

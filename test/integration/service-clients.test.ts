@@ -9,7 +9,11 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { startTestNats, type TestNats } from '../support/nats.js';
 import { conflict, CONFLICT_MODIFIED, notFound, StatusError } from '../../shared/api/status.js';
 import type { ApiObject } from '../../shared/api/types.js';
-import { jsonEndpoint, startJsonService, type JsonService } from '../../shared/bus/service.js';
+import { jsonEndpoint, protoEndpoint, startJsonService, type JsonService } from '../../shared/bus/service.js';
+import { StorageMessages as M } from '../../shared/bus/storage-messages.js';
+import { AuthnMessages, AuthzMessages } from '../../shared/bus/auth-messages.js';
+import { uint64 } from '../../shared/bus/codec.js';
+import type { StorageRevisionMessage } from '../../shared/bus/messages.js';
 import { ServiceName, Subjects } from '../../shared/bus/subjects.js';
 import type { AdmissionInterest } from '../../shared/bus/messages.js';
 import { AdmissionInterestCache } from '../../shared/bus/service-interest.js';
@@ -40,6 +44,17 @@ describe('NATS clients of the contracts', () => {
       return answer(body as Record<string, unknown>);
     };
 
+  /** A storage request as the stand-in read it: the ref, the object parsed from its bytes, the expected revision when set. */
+  const storageBody = (m: { ref: Record<string, unknown>; objectJson?: Uint8Array; expectedRevision?: number | { toNumber(): number } }) => ({
+    ref: { group: m.ref.group, resource: m.ref.resource, namespace: m.ref.namespace, name: m.ref.name },
+    ...(m.objectJson?.length ? { object: JSON.parse(Buffer.from(m.objectJson).toString()) as ApiObject } : {}),
+    ...(uint64(m.expectedRevision) ? { expectedRevision: uint64(m.expectedRevision) } : {}),
+  });
+  const recordStorage =
+    <R>(answer: () => R) =>
+    (body: unknown, msg: { subject: string }) =>
+      record(answer)(storageBody(body as Parameters<typeof storageBody>[0]), msg);
+
   before(async () => {
     nats = await startTestNats();
     nc = await nats.connect('clients');
@@ -57,25 +72,33 @@ describe('NATS clients of the contracts', () => {
         version: '0.0.1',
         description: 'stand-in storage',
         endpoints: [
-          jsonEndpoint(
+          protoEndpoint(
             Subjects.storageGet,
-            record(() => {
+            M.getRequest,
+            M.getReply,
+            recordStorage(() => {
               throw notFound(gr, 'c');
             }),
           ),
-          jsonEndpoint(
+          protoEndpoint(
             Subjects.storageCreate,
-            record((b) => ({ object: b.object, revision: 7 })),
+            M.createRequest,
+            M.writeReply,
+            recordStorage((): StorageRevisionMessage => ({ revision: 7 })),
           ),
-          jsonEndpoint(
+          protoEndpoint(
             Subjects.storageUpdate,
-            record(() => {
+            M.updateRequest,
+            M.writeReply,
+            recordStorage(() => {
               throw conflict(gr, 'c', CONFLICT_MODIFIED);
             }),
           ),
-          jsonEndpoint(
+          protoEndpoint(
             Subjects.storageDelete,
-            record(() => ({ revision: 9 })),
+            M.deleteRequest,
+            M.deleteReply,
+            recordStorage((): StorageRevisionMessage => ({ revision: 9 })),
           ),
         ],
       }),
@@ -84,14 +107,19 @@ describe('NATS clients of the contracts', () => {
     seen.length = 0;
     assert.equal(await lookup(storage, ref), undefined, 'a 404 is absence');
     await rejectsWith(storage.get(ref), 404);
-    assert.equal((await storage.create(ref, cm)).revision, 7);
+    const created = await storage.create(ref, cm);
+    assert.equal(created.revision, 7);
+    // The client sends the object as stored: uid and creationTimestamp set; the reply's object is it at the write's revision.
+    const { uid, creationTimestamp } = created.object.metadata;
+    assert.ok(uid && creationTimestamp, 'uid and creationTimestamp set');
+    assert.equal(created.object.metadata.resourceVersion, '7');
     await rejectsWith(storage.update(ref, cm, 5), 409);
     assert.deepEqual(await storage.delete(ref), { revision: 9 });
     assert.deepEqual(await storage.delete(ref, 6), { revision: 9 });
     assert.deepEqual(seen, [
       ['get', { ref }],
       ['get', { ref }],
-      ['create', { ref, object: cm }],
+      ['create', { ref, object: { ...cm, metadata: { ...cm.metadata, uid, creationTimestamp } } }],
       ['update', { ref, object: cm, expectedRevision: 5 }],
       ['delete', { ref }],
       ['delete', { ref, expectedRevision: 6 }],
@@ -106,8 +134,10 @@ describe('NATS clients of the contracts', () => {
         version: '0.0.1',
         description: 'stand-in authn',
         endpoints: [
-          jsonEndpoint(
+          protoEndpoint(
             Subjects.authnAuthenticate,
+            AuthnMessages.request,
+            AuthnMessages.reply,
             record(() => ({ authenticated: true, user })),
           ),
           jsonEndpoint(
@@ -121,9 +151,11 @@ describe('NATS clients of the contracts', () => {
         version: '0.0.1',
         description: 'stand-in authz',
         endpoints: [
-          jsonEndpoint(
+          protoEndpoint(
             Subjects.authzAuthorize,
-            record(() => ({ decision: 'Allow' })),
+            AuthzMessages.attributes,
+            AuthzMessages.reply,
+            record(() => ({ decision: 'Allow', revision: -1 })),
           ),
           jsonEndpoint(
             Subjects.authzRules,
@@ -139,15 +171,18 @@ describe('NATS clients of the contracts', () => {
     const authn = natsAuthn(nc, 1_000);
     const authz = natsAuthz(nc, 1_000);
     seen.length = 0;
-    assert.equal((await authn.authenticate({ token: 'x' })).user?.username, 'jane');
+    assert.deepEqual(await authn.authenticate({ token: 'x' }), { authenticated: true, user });
     assert.equal((await authn.issueToken({ serviceAccount: { namespace: 'ns', name: 'sa', uid: 'u' }, audiences: [], expirationSeconds: 600 })).token, 't');
-    assert.equal((await authz.authorize({ user, verb: 'get', isResourceRequest: false, path: '/' })).decision, 'Allow');
+    assert.deepEqual(await authz.authorize({ user, verb: 'get', isResourceRequest: false, path: '/' }), { decision: 'Allow', revision: -1 });
     assert.equal((await authz.reviewRules({ user, namespace: 'ns' })).incomplete, false);
     assert.equal((await authz.checkEscalation({ user, object: cm })).allowed, false);
     assert.deepEqual(
       seen.map(([s]) => s),
       ['authenticate', 'issuetoken', 'authorize', 'rules', 'escalation'],
     );
+    // authenticate and authorize travel as protobuf: the stand-ins read exactly what was sent.
+    assert.deepEqual(seen[0]![1], { token: 'x' });
+    assert.deepEqual(seen[2]![1], { user, verb: 'get', isResourceRequest: false, path: '/' });
   });
 
   it('admission - a phase no plugin wants is not asked; one that is waits only its deadline', async () => {

@@ -8,7 +8,8 @@ import { Kvm, type KV } from '@nats-io/kv';
 import { startTestNats, type TestNats } from '../../../test/support/nats.js';
 import { busRequest } from '../../../shared/bus/client.js';
 import { ServiceName, Subjects } from '../../../shared/bus/subjects.js';
-import { jsonEndpoint, startJsonService } from '../../../shared/bus/service.js';
+import { protoEndpoint, startJsonService } from '../../../shared/bus/service.js';
+import { AuthzMessages } from '../../../shared/bus/auth-messages.js';
 import type { AdmissionReply, AdmissionRequest, AuthzAttributes, AuthzReply } from '../../../shared/bus/messages.js';
 import type { StatusError } from '../../../shared/api/status.js';
 import { createAdmissionService, type AdmissionServiceDeps } from '../service.js';
@@ -207,7 +208,7 @@ describe('admission service', () => {
       version: '0.0.1',
       description: 'fake authz for admission tests',
       endpoints: [
-        jsonEndpoint<AuthzAttributes, AuthzReply>(Subjects.authzAuthorize, (a) => {
+        protoEndpoint<AuthzAttributes, AuthzReply>(Subjects.authzAuthorize, AuthzMessages.attributes, AuthzMessages.reply, (a) => {
           asked.push(a);
           return { decision: a.user.username === 'approver' && a.verb === 'approve' && a.name === 'example.com/*' ? 'Allow' : 'NoOpinion' };
         }),

@@ -6,9 +6,8 @@ import path from 'node:path';
 import YAML from 'yaml';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { startTestNats, type TestNats } from '../../../test/support/nats.js';
-import { busRequest } from '../../../shared/bus/client.js';
-import { Subjects } from '../../../shared/bus/subjects.js';
-import type { AuthnReply, AuthnRequest } from '../../../shared/bus/messages.js';
+import { requestAuthentication } from '../../../shared/bus/auth-messages.js';
+import type { AuthnRequest } from '../../../shared/bus/messages.js';
 import { createCA, issueServingCert } from '../../../shared/local/pki.js';
 import { sendJson, startHttpsServer, type TestHttpsServer } from '../../../shared/webhook/test/https-server.js';
 import { createAuthnService, type AuthnService } from '../service.js';
@@ -25,7 +24,7 @@ describe('authn service with OIDC and a token webhook', () => {
   let stranger: SigningKey;
   let svc: AuthnService;
   let client: NatsConnection;
-  const ask = (req: AuthnRequest) => busRequest<AuthnReply>(client, Subjects.authnAuthenticate, req);
+  const ask = (req: AuthnRequest) => requestAuthentication(client, req);
 
   before(async () => {
     nats = await startTestNats();

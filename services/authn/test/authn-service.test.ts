@@ -5,8 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { startTestNats, type TestNats } from '../../../test/support/nats.js';
-import { busRequest } from '../../../shared/bus/client.js';
-import { Subjects } from '../../../shared/bus/subjects.js';
+import { requestAuthentication } from '../../../shared/bus/auth-messages.js';
 import type { AuthnReply, AuthnRequest } from '../../../shared/bus/messages.js';
 import { createAuthnService, type AuthnService } from '../service.js';
 
@@ -37,7 +36,7 @@ describe('authn service', () => {
     const client = await nats.connect('gateway');
     const svc: AuthnService = await createAuthnService({ nc, config });
     try {
-      await fn((req) => busRequest<AuthnReply>(client, Subjects.authnAuthenticate, req));
+      await fn((req) => requestAuthentication(client, req));
     } finally {
       await svc.stop();
       await nc.close();

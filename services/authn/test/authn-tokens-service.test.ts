@@ -9,7 +9,9 @@ import { startTestNats, type TestNats } from '../../../test/support/nats.js';
 import { StatusError } from '../../../shared/api/status.js';
 import type { ApiObject, ObjectRef } from '../../../shared/api/types.js';
 import { busRequest } from '../../../shared/bus/client.js';
-import type { AuthnReply, AuthnRequest, StorageWriteReply, TokenIssueReply, TokenIssueRequest } from '../../../shared/bus/messages.js';
+import { requestAuthentication } from '../../../shared/bus/auth-messages.js';
+import type { AuthnReply, AuthnRequest, TokenIssueReply, TokenIssueRequest } from '../../../shared/bus/messages.js';
+import { natsStorage } from '../../../shared/bus/storage-client.js';
 import { Subjects } from '../../../shared/bus/subjects.js';
 import { encodeKey } from '../../../shared/store/key-codec.js';
 import { openObjectBucket } from '../../../shared/store/kv-bucket.js';
@@ -84,7 +86,7 @@ describe('authn service - service-account and bootstrap tokens', () => {
     const svc = await createAuthnService({ nc, config: cfg });
     try {
       await fn({
-        ask: (req) => busRequest<AuthnReply>(client, Subjects.authnAuthenticate, req),
+        ask: (req) => requestAuthentication(client, req),
         issue: (req) => busRequest<TokenIssueReply>(client, Subjects.authnIssueToken, { serviceAccount: saRef, audiences: [], expirationSeconds: 3600, ...req }),
       });
     } finally {
@@ -195,15 +197,15 @@ describe('authn service - service-account and bootstrap tokens', () => {
     let stopped = false;
     try {
       const fresh = serviceAccount(NS, 'fresh');
-      const created = await busRequest<StorageWriteReply>(admin, Subjects.storageCreate, { ref: refOf('serviceaccounts', fresh), object: fresh });
+      const created = await natsStorage(admin).create(refOf('serviceaccounts', fresh), fresh);
       const ref = { namespace: NS, name: 'fresh', uid: created.object.metadata.uid! };
       await withService({ ...config, bucket: 'lagging' }, async ({ ask, issue }) => {
         const { token } = await issue({ serviceAccount: ref });
         assert.equal((await ask({ token })).user?.username, 'system:serviceaccount:team-a:fresh');
-        await busRequest(admin, Subjects.storageDelete, { ref: refOf('serviceaccounts', fresh) });
+        await natsStorage(admin).delete(refOf('serviceaccounts', fresh));
         assert.deepEqual(await ask({ token }), INVALID);
       });
-      await busRequest(admin, Subjects.storageCreate, { ref: refOf('serviceaccounts', fresh), object: fresh });
+      await natsStorage(admin).create(refOf('serviceaccounts', fresh), fresh);
       await storage.stop();
       stopped = true;
       // Storage unreachable: the lookup cannot confirm the account, so the token is refused.

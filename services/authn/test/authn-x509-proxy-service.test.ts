@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { startTestNats, type TestNats } from '../../../test/support/nats.js';
 import { busRequest } from '../../../shared/bus/client.js';
+import { requestAuthentication } from '../../../shared/bus/auth-messages.js';
 import { Subjects } from '../../../shared/bus/subjects.js';
 import type { AuthnInterest, AuthnReply, AuthnRequest } from '../../../shared/bus/messages.js';
 import { createCA, issueClientCert, type CertificateAuthority } from '../../../shared/local/pki.js';
@@ -21,7 +22,7 @@ describe('authn service with client certificates and the authenticating proxy', 
   let stopService: () => Promise<void>;
   const pem: Record<string, string[]> = {};
 
-  const ask = (req: AuthnRequest) => busRequest<AuthnReply>(client, Subjects.authnAuthenticate, req);
+  const ask = (req: AuthnRequest) => requestAuthentication(client, req);
 
   before(async () => {
     nats = await startTestNats();

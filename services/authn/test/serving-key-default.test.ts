@@ -12,9 +12,9 @@ import { fileURLToPath } from 'node:url';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { startTestNats, type TestNats } from '../../../test/support/nats.js';
 import { cleanEnv, exitWithin, spawnProcess, tail, type Proc } from '../../../test/support/processes.js';
-import { busRequest } from '../../../shared/bus/client.js';
-import type { AuthnReply, AuthnRequest } from '../../../shared/bus/messages.js';
-import { ServiceName, Subjects } from '../../../shared/bus/subjects.js';
+import { requestAuthentication } from '../../../shared/bus/auth-messages.js';
+import type { AuthnReply } from '../../../shared/bus/messages.js';
+import { ServiceName } from '../../../shared/bus/subjects.js';
 import { signLegacyServiceAccountToken } from '../../../shared/serviceaccount/tokens.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -57,7 +57,7 @@ describe('authn entry point - the serving key verifies service-account tokens by
         }
       }
       const token = await signLegacyServiceAccountToken(key, SUBJECT);
-      const reply = await busRequest<AuthnReply>(nc, Subjects.authnAuthenticate, { token } satisfies AuthnRequest);
+      const reply = await requestAuthentication(nc, { token });
       return { reply, output: proc.output() };
     } finally {
       proc.child.kill('SIGTERM');

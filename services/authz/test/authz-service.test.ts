@@ -1,8 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestNats, type TestNats } from '../../../test/support/nats.js';
-import { busRequest } from '../../../shared/bus/client.js';
-import { Subjects } from '../../../shared/bus/subjects.js';
+import { requestAuthorization } from '../../../shared/bus/auth-messages.js';
 import type { AuthzAttributes, AuthzReply } from '../../../shared/bus/messages.js';
 import type { StatusError } from '../../../shared/api/status.js';
 import { createAuthzService } from '../service.js';
@@ -37,7 +36,7 @@ describe('authz service', () => {
       // The bucket these cases run without is never created, so every reply says its RBAC
       // revision is unknown (-1): check that once here and compare the decisions alone.
       await fn(async (a) => {
-        const { revision, decidedBy: _decider, ...reply } = await busRequest<AuthzReply>(client, Subjects.authzAuthorize, a);
+        const { revision, decidedBy: _decider, ...reply } = await requestAuthorization(client, a);
         assert.equal(revision, -1);
         return reply;
       });

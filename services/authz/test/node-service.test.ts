@@ -4,8 +4,9 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { KV } from '@nats-io/kv';
 import { startTestNats, type TestNats } from '../../../test/support/nats.js';
 import { busRequest } from '../../../shared/bus/client.js';
+import { requestAuthorization } from '../../../shared/bus/auth-messages.js';
 import { Subjects } from '../../../shared/bus/subjects.js';
-import type { AuthzAttributes, AuthzReply, RulesReviewReply } from '../../../shared/bus/messages.js';
+import type { AuthzAttributes, RulesReviewReply } from '../../../shared/bus/messages.js';
 import type { ApiObject, ObjectRef } from '../../../shared/api/types.js';
 import { openObjectBucket } from '../../../shared/store/kv-bucket.js';
 import { encodeKey } from '../../../shared/store/key-codec.js';
@@ -53,7 +54,7 @@ describe('authz service with --authorization-mode=Node', () => {
     await nats.stop();
   });
 
-  const ask = (a: AuthzAttributes) => busRequest<AuthzReply>(client, Subjects.authzAuthorize, a);
+  const ask = (a: AuthzAttributes) => requestAuthorization(client, a);
 
   /** Asks until the decision is `want`; fails if that takes longer than `withinMs`. */
   async function eventually(a: AuthzAttributes, want: string, withinMs = 1_000): Promise<number> {

@@ -4,10 +4,11 @@ import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { startTestNats, type TestNats } from '../../../test/support/nats.js';
 import { busRequest } from '../../../shared/bus/client.js';
+import { requestAuthorization } from '../../../shared/bus/auth-messages.js';
 import { Subjects } from '../../../shared/bus/subjects.js';
 import type { ApiObject, UserInfo } from '../../../shared/api/types.js';
 import type { StatusError } from '../../../shared/api/status.js';
-import type { AuthzAttributes, AuthzReply, EscalationCheckReply, EscalationCheckRequest, PolicyRule, RulesReviewReply } from '../../../shared/bus/messages.js';
+import type { AuthzAttributes, EscalationCheckReply, EscalationCheckRequest, PolicyRule, RulesReviewReply } from '../../../shared/bus/messages.js';
 import { encodeKey } from '../../../shared/store/key-codec.js';
 import { openObjectBucket } from '../../../shared/store/kv-bucket.js';
 import { createStorageService, type StorageService } from '../../storage/service.js';
@@ -52,7 +53,7 @@ describe('authz service with RBAC', () => {
   let authz: AuthzService;
   let client: NatsConnection;
 
-  const ask = (a: AuthzAttributes) => busRequest<AuthzReply>(client, Subjects.authzAuthorize, a);
+  const ask = (a: AuthzAttributes) => requestAuthorization(client, a);
   const keyOf = (resource: Resource, name: string, namespace?: string) => encodeKey({ group: RBAC_GROUP, resource, name, ...(namespace ? { namespace } : {}) });
   const put = (resource: Resource, object: ApiObject) => kv.put(keyOf(resource, object.metadata.name!, object.metadata.namespace), JSON.stringify(object));
   const read = async (resource: Resource, name: string, namespace?: string): Promise<ApiObject | null> => {

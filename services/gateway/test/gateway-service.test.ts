@@ -26,14 +26,15 @@ import type {
   RulesReviewRequest,
   TokenIssueReply,
   TokenIssueRequest,
-  StorageCreateRequest,
   StorageDeleteReply,
-  StorageDeleteRequest,
   StorageGetReply,
-  StorageGetRequest,
-  StorageUpdateRequest,
   StorageWriteReply,
 } from '../../../shared/bus/messages.js';
+import { protoEndpoint } from '../../../shared/bus/service.js';
+import { AuthnMessages, AuthzMessages } from '../../../shared/bus/auth-messages.js';
+import { StorageMessages } from '../../../shared/bus/storage-messages.js';
+import { uint64 } from '../../../shared/bus/codec.js';
+import { encodeStoredValue } from '../../../shared/contracts/stored-value.js';
 import { alreadyExists, conflict, CONFLICT_MODIFIED, failure, notFound, requestEntityTooLarge, StatusReason } from '../../../shared/api/status.js';
 import type { ApiObject, ObjectRef, UserInfo } from '../../../shared/api/types.js';
 import { openObjectBucket } from '../../../shared/store/kv-bucket.js';
@@ -42,6 +43,28 @@ import { createGatewayService, type GatewayConfig, type GatewayService } from '.
 import { defaultIdentityOptions } from '../identity.js';
 import { defaultHandlerOptions } from '../handlers/context.js';
 import { csrRequest } from '../../../test/support/csr.js';
+
+// The fake storage's view of the storage requests: the object parsed from the bytes the gateway sent.
+interface StorageCreateRequest {
+  ref: ObjectRef;
+  object: ApiObject;
+}
+interface StorageUpdateRequest extends StorageCreateRequest {
+  expectedRevision: number;
+}
+interface StorageDeleteRequest {
+  ref: ObjectRef;
+  expectedRevision?: number;
+}
+interface StorageGetRequest {
+  ref: ObjectRef;
+}
+
+/** A ref off the wire as the plain object a caller builds (no namespace for a cluster-scoped object). */
+function plainRef(ref: ObjectRef): ObjectRef {
+  return { group: ref.group, resource: ref.resource, ...(ref.namespace ? { namespace: ref.namespace } : {}), name: ref.name };
+}
+const parseObject = (data: Uint8Array) => JSON.parse(Buffer.from(data).toString('utf8')) as ApiObject;
 
 const NS = 'team-a';
 const IDENTITY_BUS_TIMEOUT_MS = 400;
@@ -198,7 +221,7 @@ describe('gateway service', () => {
     switch (which) {
       case 'authn':
         endpoints.push(
-          jsonEndpoint<AuthnRequest, AuthnReply>(Subjects.authnAuthenticate, (req) => {
+          protoEndpoint<AuthnRequest, AuthnReply>(Subjects.authnAuthenticate, AuthnMessages.request, AuthnMessages.reply, (req) => {
             calls.authn.push(req);
             return track(Promise.resolve(fake.authn(req)));
           }),
@@ -211,7 +234,7 @@ describe('gateway service', () => {
         break;
       case 'authz':
         endpoints.push(
-          jsonEndpoint<AuthzAttributes, AuthzReply>(Subjects.authzAuthorize, (req) => {
+          protoEndpoint<AuthzAttributes, AuthzReply>(Subjects.authzAuthorize, AuthzMessages.attributes, AuthzMessages.reply, (req) => {
             calls.authz.push(req);
             return fake.authz(req);
           }),
@@ -243,21 +266,28 @@ describe('gateway service', () => {
         break;
       case 'storage':
         endpoints.push(
-          jsonEndpoint<StorageCreateRequest, StorageWriteReply>(Subjects.storageCreate, (req) => {
-            calls.storage.push({ op: 'create', ref: req.ref });
-            return fake.create(req);
+          protoEndpoint(Subjects.storageCreate, StorageMessages.createRequest, StorageMessages.writeReply, async (req) => {
+            const ref = plainRef(req.ref);
+            calls.storage.push({ op: 'create', ref });
+            return { revision: (await fake.create({ ref, object: parseObject(req.objectJson) })).revision };
           }),
-          jsonEndpoint<StorageUpdateRequest, StorageWriteReply>(Subjects.storageUpdate, (req) => {
-            calls.storage.push({ op: 'update', ref: req.ref, expectedRevision: req.expectedRevision });
-            return fake.update(req);
+          protoEndpoint(Subjects.storageUpdate, StorageMessages.updateRequest, StorageMessages.writeReply, async (req) => {
+            const ref = plainRef(req.ref);
+            const expectedRevision = uint64(req.expectedRevision);
+            calls.storage.push({ op: 'update', ref, expectedRevision });
+            return { revision: (await fake.update({ ref, object: parseObject(req.objectJson), expectedRevision })).revision };
           }),
-          jsonEndpoint<StorageDeleteRequest, StorageDeleteReply>(Subjects.storageDelete, (req) => {
-            calls.storage.push({ op: 'delete', ref: req.ref, ...(req.expectedRevision !== undefined ? { expectedRevision: req.expectedRevision } : {}) });
-            return fake.delete(req);
+          protoEndpoint(Subjects.storageDelete, StorageMessages.deleteRequest, StorageMessages.deleteReply, (req) => {
+            const ref = plainRef(req.ref);
+            const expectedRevision = uint64(req.expectedRevision) || undefined;
+            calls.storage.push({ op: 'delete', ref, ...(expectedRevision !== undefined ? { expectedRevision } : {}) });
+            return fake.delete({ ref, ...(expectedRevision !== undefined ? { expectedRevision } : {}) });
           }),
-          jsonEndpoint<StorageGetRequest, StorageGetReply>(Subjects.storageGet, (req) => {
-            calls.storage.push({ op: 'get', ref: req.ref });
-            return fake.get(req);
+          protoEndpoint(Subjects.storageGet, StorageMessages.getRequest, StorageMessages.getReply, async (req) => {
+            const ref = plainRef(req.ref);
+            calls.storage.push({ op: 'get', ref });
+            const reply = await fake.get({ ref });
+            return { objectJson: encodeStoredValue(reply.object), revision: reply.revision };
           }),
         );
         break;

@@ -6,9 +6,11 @@ import assert from 'node:assert/strict';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { startTestNats, type TestNats } from '../../../test/support/nats.js';
-import { busRequest } from '../../../shared/bus/client.js';
+import { busRequestBytes } from '../../../shared/bus/client.js';
 import { Subjects } from '../../../shared/bus/subjects.js';
-import type { StorageDeleteReply, StorageGetReply, StorageWriteReply } from '../../../shared/bus/messages.js';
+import { natsStorage } from '../../../shared/bus/storage-client.js';
+import { StorageMessages } from '../../../shared/bus/storage-messages.js';
+import type { StorageWriteReply } from '../../../shared/contracts/storage.js';
 import { CONFLICT_MODIFIED, StatusError } from '../../../shared/api/status.js';
 import type { ApiObject, ObjectRef } from '../../../shared/api/types.js';
 import { decodeKey, encodeKey } from '../../../shared/store/key-codec.js';
@@ -30,10 +32,14 @@ function configMap(ref: ObjectRef, data: Record<string, string> = {}): ApiObject
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) }, data };
 }
 
-const create = (ref: ObjectRef, object: ApiObject) => busRequest<StorageWriteReply>(client, Subjects.storageCreate, { ref, object });
-const update = (ref: ObjectRef, object: ApiObject, expectedRevision: number) => busRequest<StorageWriteReply>(client, Subjects.storageUpdate, { ref, object, expectedRevision });
-const remove = (ref: ObjectRef, expectedRevision?: number) => busRequest<StorageDeleteReply>(client, Subjects.storageDelete, { ref, expectedRevision });
-const get = (ref: ObjectRef) => busRequest<StorageGetReply>(client, Subjects.storageGet, { ref });
+// Through the storage client, as the gateway calls it: the bodies are the contract's protobuf messages.
+const create = (ref: ObjectRef, object: ApiObject) => natsStorage(client).create(ref, object);
+const update = (ref: ObjectRef, object: ApiObject, expectedRevision: number) => natsStorage(client).update(ref, object, expectedRevision);
+const remove = (ref: ObjectRef, expectedRevision?: number) => natsStorage(client).delete(ref, expectedRevision);
+const get = (ref: ObjectRef) => natsStorage(client).get(ref);
+/** A body the client would not send: any bytes, straight onto the subject. */
+const raw = (subject: string, body: Uint8Array) => busRequestBytes(client, subject, body);
+const stored = (object: ApiObject) => Buffer.from(JSON.stringify(object));
 
 async function rejects(p: Promise<unknown>, code: number, reason: string, message?: string | RegExp): Promise<StatusError> {
   try {
@@ -174,7 +180,7 @@ describe('storage conformance', () => {
     const ref = cm('update-bad-rev');
     const c = await create(ref, configMap(ref));
     await rejects(update(ref, c.object, 0), 400, 'BadRequest');
-    await rejects(busRequest(client, Subjects.storageUpdate, { ref, object: c.object }), 400, 'BadRequest');
+    await rejects(raw(Subjects.storageUpdate, StorageMessages.updateRequest.encode({ ref, objectJson: stored(c.object) } as never)), 400, 'BadRequest');
   });
 
   test('delete - without expected revision removes the object; the reply is the marker revision', async () => {
@@ -279,11 +285,14 @@ describe('storage conformance', () => {
   });
 
   test('validation - a ref without resource or name is 400 BadRequest', async () => {
-    await rejects(busRequest(client, Subjects.storageGet, { ref: { group: '', resource: '', name: 'x' } }), 400, 'BadRequest');
-    await rejects(busRequest(client, Subjects.storageGet, { ref: { group: '', resource: 'configmaps' } }), 400, 'BadRequest');
-    await rejects(busRequest(client, Subjects.storageGet, { ref: { resource: 'configmaps', name: 'x' } }), 400, 'BadRequest');
-    await rejects(busRequest(client, Subjects.storageGet, {}), 400, 'BadRequest');
-    await rejects(busRequest(client, Subjects.storageCreate, null), 400, 'BadRequest');
+    await rejects(get({ group: '', resource: '', name: 'x' }), 400, 'BadRequest');
+    await rejects(get({ group: '', resource: 'configmaps' } as ObjectRef), 400, 'BadRequest');
+    await rejects(raw(Subjects.storageGet, new Uint8Array()), 400, 'BadRequest', /without ref/);
+    await rejects(raw(Subjects.storageCreate, new Uint8Array()), 400, 'BadRequest');
+    // A create whose object is not a JSON object's bytes, and a body that is not the message at all (JSON).
+    const bare = cm('bare');
+    await rejects(raw(Subjects.storageCreate, StorageMessages.createRequest.encode({ ref: bare, objectJson: Buffer.from('[1]') })), 400, 'BadRequest', /without object/);
+    await rejects(raw(Subjects.storageCreate, stored({ ref: bare, object: configMap(bare) } as unknown as ApiObject)), 400, 'BadRequest');
     const ref = cm('mismatch');
     await rejects(create(ref, { metadata: { name: 'other' } }), 400, 'BadRequest');
     await rejects(create(ref, { metadata: { name: 'mismatch', namespace: 'elsewhere' } }), 400, 'BadRequest');

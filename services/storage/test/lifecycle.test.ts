@@ -10,8 +10,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { KV, KvWatchEntry } from '@nats-io/kv';
 import { startTestNats, type TestNats } from '../../../test/support/nats.js';
-import { busRequest } from '../../../shared/bus/client.js';
-import { Subjects } from '../../../shared/bus/subjects.js';
+import { natsStorage } from '../../../shared/bus/storage-client.js';
 import { StatusError } from '../../../shared/api/status.js';
 import { openObjectBucket } from '../../../shared/store/kv-bucket.js';
 import { streamName } from '../../../shared/bus/streams.js';
@@ -138,7 +137,7 @@ describe('storage lifecycle', () => {
       let answered = false;
       while (!answered && Date.now() < until) {
         try {
-          await busRequest(nc, Subjects.storageGet, { ref: { group: '', resource: 'configmaps', namespace: 'default', name: 'probe' } }, 1_000);
+          await natsStorage(nc, 1_000).get({ group: '', resource: 'configmaps', namespace: 'default', name: 'probe' });
         } catch (err) {
           if (err instanceof StatusError && err.status.code === 404) answered = true;
           else await new Promise((r) => setTimeout(r, 100));

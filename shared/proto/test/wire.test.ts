@@ -13,7 +13,7 @@ import { decode, encode } from '../wire.js';
 import { MAX_OBJECT_MEMBERS } from '../../api/json-scan.js';
 
 type FieldTuple = [string, number, string, string, string?];
-const wire = createRequire(import.meta.url)('../wire.json').messages as Record<string, FieldTuple[]>;
+const wire = createRequire(import.meta.url)('../../../proto/k8s/wire.json').messages as Record<string, FieldTuple[]>;
 const registry = createBuiltinRegistry({ runtimeConfig: 'api/all=true' });
 const served = registry.all();
 const apiVersionOf = (s: (typeof served)[number]) => (s.group ? `${s.group}/${s.version.name}` : s.version.name);

@@ -4,9 +4,9 @@
 
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { ApiObject, UserInfo } from '../../../../shared/api/types.js';
-import { busRequest, DEFAULT_BUS_TIMEOUT_MS } from '../../../../shared/bus/client.js';
+import { DEFAULT_BUS_TIMEOUT_MS } from '../../../../shared/bus/client.js';
+import { requestAuthorization } from '../../../../shared/bus/auth-messages.js';
 import { Decision, type AdmissionRequest, type AuthzAttributes, type AuthzReply } from '../../../../shared/bus/messages.js';
-import { Subjects } from '../../../../shared/bus/subjects.js';
 import { PLATFORM_NAMES, UPSTREAM_NAMES, type WellKnownNames } from '../../../../shared/api/well-known-names.js';
 
 export const CERTIFICATES_GROUP = 'certificates.platform.io';
@@ -16,7 +16,7 @@ export const CSR_RESOURCE = 'certificatesigningrequests';
 export type Authorize = (attrs: AuthzAttributes) => Promise<AuthzReply>;
 
 export function authorizeOverBus(nc: NatsConnection, timeoutMs = DEFAULT_BUS_TIMEOUT_MS): Authorize {
-  return (attrs) => busRequest<AuthzReply>(nc, Subjects.authzAuthorize, attrs, timeoutMs);
+  return (attrs) => requestAuthorization(nc, attrs, timeoutMs);
 }
 
 export function isCsrRequest(req: AdmissionRequest): boolean {
