@@ -7,6 +7,7 @@
 
 import { badRequest, failure, requestEntityTooLarge, StatusReason, unsupportedMediaType } from './status.js';
 import { scanJson } from './json-scan.js';
+import { isPlainJson, mayParseFirst } from './json-plain.js';
 import { decodeYaml } from './yaml-decode.js';
 
 export { MAX_YAML_ALIAS_EXPANSION } from './yaml-decode.js';
@@ -106,7 +107,11 @@ function bodyText(body: Buffer | string, mediaType: string, opts?: DecodeOptions
 }
 
 function decodeJson(text: string, maxDepth: number): DecodedValue {
+  // A small, shallow body is parsed first: when it is plain (json-plain.ts) the scan has nothing to add.
+  const parsed = mayParseFirst(text, maxDepth) ? parseOrUndefined(text) : undefined;
+  if (parsed !== undefined && isPlainJson(text, parsed, maxDepth)) return { value: parsed, duplicateFields: [] };
   const duplicateFields = scanJson(text, maxDepth);
+  if (parsed !== undefined) return { value: parsed, duplicateFields };
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -115,4 +120,13 @@ function decodeJson(text: string, maxDepth: number): DecodedValue {
     throw badRequest(`the JSON request body is malformed: ${(err as Error).message}`);
   }
   return { value, duplicateFields };
+}
+
+/** JSON.parse's value, undefined when it refuses the text (the scan then says why, as ever). */
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }

@@ -49,22 +49,43 @@ export class FieldSet {
     return out;
   }
 
+  // The set operations walk both trees side by side (no path lists, no walks from the root per
+  // member): field management runs them on every write. Their results hold exactly the nodes that
+  // inserting the resulting members one by one would make.
+
+  /** This set (as cloned) with every member of `other` inserted. */
   union(other: FieldSet): FieldSet {
     const out = this.clone();
-    for (const p of other.paths()) out.insert(p);
+    out.insertAll(other);
     return out;
   }
 
   /** Members of this set that are not in `other`. */
   difference(other: FieldSet): FieldSet {
-    const out = new FieldSet();
-    for (const p of this.paths()) if (!other.has(p)) out.insert(p);
-    return out;
+    return this.filtered(other, false) ?? new FieldSet();
   }
 
   intersection(other: FieldSet): FieldSet {
-    const out = new FieldSet();
-    for (const p of this.paths()) if (other.has(p)) out.insert(p);
+    return this.filtered(other, true) ?? new FieldSet();
+  }
+
+  /** Inserts every member of `other` (and only the nodes leading to them). */
+  insertAll(other: FieldSet): void {
+    if (other.member) this.member = true;
+    for (const [e, c] of other.children) if (!c.isEmpty()) this.child(e).insertAll(c);
+  }
+
+  /** The members of this set that `other` has (`keep`) or lacks; undefined when there are none. */
+  private filtered(other: FieldSet | undefined, keep: boolean): FieldSet | undefined {
+    let out: FieldSet | undefined;
+    if (this.member && (other?.member ?? false) === keep) {
+      out = new FieldSet();
+      out.member = true;
+    }
+    for (const [e, c] of this.children) {
+      const sub = c.filtered(other?.children.get(e), keep);
+      if (sub) (out ??= new FieldSet()).children.set(e, sub);
+    }
     return out;
   }
 

@@ -7,7 +7,7 @@ import { badRequest, failure, StatusReason } from '../api/status.js';
 import type { ApiObject, JsonSchema } from '../api/types.js';
 import { cloneJson, jsonEqual } from '../patch/json-value.js';
 import { FieldSet, pathString, type Path } from './fieldset.js';
-import { merge, removeAt, toFieldSet, valueAt, type Ignore } from './typed.js';
+import { merge, removeAt, toFieldSet, valueAt, valueBelow, type Ignore } from './typed.js';
 
 export const Operation = { Apply: 'Apply', Update: 'Update' } as const;
 export type Operation = (typeof Operation)[keyof typeof Operation];
@@ -71,7 +71,9 @@ export function ownable(subresource: string, hasStatus: boolean): Ignore {
 
 /** The manager of a write that names none: the user agent up to its first '/' (upstream's rule). */
 export function defaultManager(userAgent: string | undefined): string {
-  const name = (userAgent ?? '').split('/')[0]!.trim();
+  const ua = userAgent ?? '';
+  const slash = ua.indexOf('/');
+  const name = (slash < 0 ? ua : ua.slice(0, slash)).trim();
   return name.length > 128 ? name.slice(0, 128) : name || 'unknown';
 }
 
@@ -128,6 +130,24 @@ function reaches(set: FieldSet, path: Path): boolean {
   return !!n && !n.isEmpty();
 }
 
+/**
+ * The members of `set` (paths of `next`) that `prev` lacks, and with `compare` also the leaves
+ * whose value in `next` differs from `prev`'s: the tree and both objects walked together, one
+ * step per level, as looking each member up from the root would find them. Undefined when none.
+ */
+function changedFields(set: FieldSet, prev: unknown, next: unknown, compare: boolean): FieldSet | undefined {
+  let out: FieldSet | undefined;
+  if (set.member && (prev === undefined || (compare && set.children.size === 0 && !jsonEqual(prev, next)))) {
+    out = new FieldSet();
+    out.member = true;
+  }
+  for (const [e, c] of set.children) {
+    const sub = changedFields(c, prev === undefined ? undefined : valueBelow(prev, e), compare ? valueBelow(next, e) : undefined, compare);
+    if (sub) (out ??= new FieldSet()).children.set(e, sub);
+  }
+  return out;
+}
+
 /** A single `{}` entry asks to clear managedFields (spec rule 8). */
 function isReset(list: unknown): boolean {
   return Array.isArray(list) && list.length === 1 && jsonEqual(list[0], {});
@@ -154,12 +174,9 @@ export function recordUpdate(prev: ApiObject | null, next: ApiObject, schema: Js
   const oldMaps = new FieldSet();
   const newSet = toFieldSet(next, schema, ignore, newMaps);
   const oldSet = prev ? toFieldSet(prev, schema, ignore, oldMaps) : new FieldSet();
-  const changed = new FieldSet();
-  for (const p of newSet.paths()) {
-    const before = prev ? valueAt(prev, p) : undefined;
-    if (before === undefined || (isLeaf(newSet, p) && !jsonEqual(before, valueAt(next, p)))) changed.insert(p);
-  }
-  for (const p of newMaps.paths()) if (!prev || valueAt(prev, p) === undefined) changed.insert(p);
+  const changed = changedFields(newSet, prev ?? undefined, next, true) ?? new FieldSet();
+  const appeared = changedFields(newMaps, prev ?? undefined, undefined, false);
+  if (appeared) changed.insertAll(appeared);
   const removed = oldSet.difference(newSet).union(oldMaps.difference(newMaps));
   const entries = base.map((e) => ({ ...e, set: e.set.difference(changed).difference(removed) }));
   if (!changed.isEmpty()) {

@@ -47,7 +47,7 @@ function itemElement(item: Json, kind: ListKind, index: number): PathElement {
   return `i:${index}`;
 }
 
-/** Paths a walk never reports (identity and server-written metadata, never owned). */
+/** Paths a walk never reports (identity and server-written metadata, never owned); the path given is the walk's own, read it but do not keep it. */
 export type Ignore = (path: Path) => boolean;
 
 /**
@@ -57,19 +57,25 @@ export type Ignore = (path: Path) => boolean;
  */
 export function toFieldSet(value: Json, schema: JsonSchema | undefined, ignore: Ignore = () => false, maps?: FieldSet): FieldSet {
   const set = new FieldSet();
-  const walk = (v: Json, s: JsonSchema | undefined, path: PathElement[], node: FieldSet) => {
+  // One path, extended and cut back as the walk goes (every user of it reads it at once).
+  const path: PathElement[] = [];
+  const walk = (v: Json, s: JsonSchema | undefined, node: FieldSet) => {
     if (ignore(path)) return;
     if (isObject(v) && !atomic(s)) {
-      const entries = Object.entries(v);
-      if (entries.length === 0) node.member = true;
+      const keys = Object.keys(v);
+      if (keys.length === 0) node.member = true;
       const map = isMapType(s);
       if (map) maps?.insert(path);
-      for (const [k, child] of entries) {
-        const p = [...path, `f:${k}`];
-        if (ignore(p)) continue;
-        const n = node.child(`f:${k}`);
-        if (map || child === null) n.member = true;
-        if (child !== null) walk(child, childSchema(s, k), p, n);
+      for (const k of keys) {
+        const child = v[k];
+        const e = `f:${k}`;
+        path.push(e);
+        if (!ignore(path)) {
+          const n = node.child(e);
+          if (map || child === null) n.member = true;
+          if (child !== null) walk(child, childSchema(s, k), n);
+        }
+        path.pop();
       }
       return;
     }
@@ -84,13 +90,16 @@ export function toFieldSet(value: Json, schema: JsonSchema | undefined, ignore: 
         const e = itemElement(item, kind, i);
         const n = node.child(e);
         n.member = true;
-        if (kind.kind === 'map') walk(item, items, [...path, e], n);
+        if (kind.kind !== 'map') return;
+        path.push(e);
+        walk(item, items, n);
+        path.pop();
       });
       return;
     }
     node.member = true;
   };
-  walk(value, schema, [], set);
+  walk(value, schema, set);
   set.member = false;
   return set;
 }
@@ -111,19 +120,23 @@ function findItem(list: unknown[], e: PathElement): number {
   }
 }
 
+/** The value one element below `v` (a field, map entry or list item), undefined when `v` has nothing there. */
+export function valueBelow(v: Json, e: PathElement): Json {
+  if (e.startsWith('f:')) {
+    const name = e.slice(2);
+    return isObject(v) && Object.hasOwn(v, name) ? v[name] : undefined;
+  }
+  if (!Array.isArray(v)) return undefined;
+  const i = findItem(v, e);
+  return i < 0 ? undefined : v[i];
+}
+
 /** The value at `path`, undefined when the object has nothing there. */
 export function valueAt(value: Json, path: Path): Json {
   let v: Json = value;
   for (const e of path) {
-    if (e.startsWith('f:')) {
-      if (!isObject(v) || !Object.hasOwn(v, e.slice(2))) return undefined;
-      v = v[e.slice(2)];
-    } else {
-      if (!Array.isArray(v)) return undefined;
-      const i = findItem(v, e);
-      if (i < 0) return undefined;
-      v = v[i];
-    }
+    if (v === undefined) return undefined;
+    v = valueBelow(v, e);
   }
   return v;
 }
