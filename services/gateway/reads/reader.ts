@@ -7,7 +7,9 @@
 import type { ApiObject } from '../../../shared/api/types.js';
 import { boundedWait, type Deadline } from '../../../shared/api/deadline.js';
 import { resourceExpired, StatusError } from '../../../shared/api/status.js';
-import { RevisionBarrier } from '../../../shared/store/kv-feed.js';
+import { RevisionBarrier } from '../../../shared/store/revision-barrier.js';
+import { kvFailureStatus } from '../../../shared/store/kv-errors.js';
+import { MAX_OBJECT_BYTES } from '../../../shared/store/kv-bucket.js';
 import { ReadMode, type ReadPlan } from '../../../shared/store/read-plan.js';
 import { encodeContinue } from '../../../shared/store/continue-token.js';
 import { type WatchCache } from '../../../shared/store/watch-cache.js';
@@ -21,7 +23,12 @@ export interface ReaderOptions {
   busTimeoutMs: number;
   /** How long a read waits for a requested (future) resourceVersion before 504. */
   resourceVersionWaitMs: number;
+  /** How long a watch from an older revision waits for the window's rebuild at start-up (HISTORY_WAIT_MS). */
+  historyWaitMs?: number;
 }
+
+/** A joining gateway rebuilds its window within seconds; a watch waits this long for it before it is answered 410. */
+const HISTORY_WAIT_MS = 60_000;
 
 /** One page of a list: the items and the list's metadata (resourceVersion, continue, remainingItemCount). */
 export interface ListPage {
@@ -37,24 +44,44 @@ export class CacheReader implements ObjectSource {
     latestRevision: () => Promise<number>,
     private readonly opts: ReaderOptions,
   ) {
-    this.barrier = new RevisionBarrier(latestRevision);
+    // A fetch that fails for the store's sake (no answer, no leader) is that Status, not a 500.
+    this.barrier = new RevisionBarrier({ fetch: latestRevision, timeoutMs: opts.busTimeoutMs, failure: (err) => kvFailureStatus(err, MAX_OBJECT_BYTES) });
   }
 
   /** Makes the cache satisfy a read plan, within `deadline` when the read serves a request that has one. */
   async settle(plan: ReadPlan, deadline?: Deadline): Promise<void> {
     switch (plan.mode) {
       case ReadMode.Consistent: {
-        const latest = await (deadline ? deadline.race(this.barrier.latest()) : this.barrier.latest());
-        await boundedWait(deadline, this.opts.busTimeoutMs, (ms) => this.cache.waitFor(latest, ms));
+        // The barrier bounds its own wait; a deadline that comes sooner cuts it (a timer per read only then).
+        const fetched = this.barrier.latest();
+        const latest = await (deadline && deadline.remainingMs() < this.barrier.maxWaitMs ? deadline.race(fetched) : fetched);
+        if (latest > this.cache.revision || !this.cache.synced) await boundedWait(deadline, this.opts.busTimeoutMs, (ms) => this.cache.waitFor(latest, ms));
         return;
       }
       case ReadMode.NotOlderThan:
+        if (plan.revision > this.cache.revision) await boundedWait(deadline, this.opts.resourceVersionWaitMs, (ms) => this.cache.waitFor(plan.revision, ms));
+        return;
       case ReadMode.Exact:
         if (plan.revision > this.cache.revision) await boundedWait(deadline, this.opts.resourceVersionWaitMs, (ms) => this.cache.waitFor(plan.revision, ms));
+        else if (this.cache.awaitsHistory(plan.revision)) await this.history(deadline);
         return;
       default:
         await (deadline ? deadline.race(this.cache.whenSynced()) : this.cache.whenSynced());
     }
+  }
+
+  /**
+   * A read of a revision older than the cache's load, while the window before it is still being
+   * rebuilt from the change log, waits for that: within the request's deadline (then its 504), or
+   * for a watch up to `historyWaitMs`, after which it is served as history then stands (410 for
+   * what the cache lacks). It is never answered from a window that may yet grow.
+   */
+  private async history(deadline?: Deadline): Promise<void> {
+    if (!deadline) {
+      await this.cache.whenHistory(this.opts.historyWaitMs ?? HISTORY_WAIT_MS);
+      return;
+    }
+    if (!(await this.cache.whenHistory(Math.max(0, deadline.remainingMs())))) throw deadline.exceeded();
   }
 
   async current(t: Target, namespace: string | undefined, name: string, fresh: boolean, deadline?: Deadline): Promise<StoredObject | undefined> {
