@@ -41,6 +41,15 @@ export interface BenchCluster {
   systemRoles: string[];
   /** Sends a command to the gateway child over IPC and waits for its answer (see gateway-proc.ts). */
   gatewayCommand(msg: Record<string, unknown>): Promise<any>;
+  /** What the processes were started with, for starting more replicas (`spawnReplica`). */
+  material: Material;
+}
+
+export interface ClusterOptions {
+  /** Runs once nats-server is up, before any service starts (e.g. to provision and fill the bucket). */
+  prepare?: (nc: NatsConnection) => Promise<void>;
+  /** Start the baseline and the same-shape floor (default true); without them their URLs are empty. */
+  floors?: boolean;
 }
 
 const START_TIMEOUT_MS = 90_000;
@@ -59,14 +68,14 @@ export const RUN_COMPILED = process.env.BENCH_TSX !== '1';
 
 export type Topology = 'services-together' | 'processes';
 
-interface Material {
+export interface Material {
   natsUrl: string;
   certFile: string;
   keyFile: string;
   tokenFile: string;
 }
 
-export async function startBenchCluster(cleanup: Cleanup, topology: Topology = 'processes'): Promise<BenchCluster> {
+export async function startBenchCluster(cleanup: Cleanup, topology: Topology = 'processes', opts: ClusterOptions = {}): Promise<BenchCluster> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'platform-bench-'));
   cleanup.defer('remove temp dir', () => rm(dir, { recursive: true, force: true }));
 
@@ -75,6 +84,7 @@ export async function startBenchCluster(cleanup: Cleanup, topology: Topology = '
   cleanup.defer('stop nats-server', () => nats.stop());
   const nc = await connectBus({ url: nats.url, name: 'bench' });
   cleanup.defer('close bench NATS connection', () => nc.close());
+  await opts.prepare?.(nc);
 
   const ca = await createCA('platform-bench-ca');
   const serving = await issueServingCert(ca);
@@ -88,7 +98,7 @@ export async function startBenchCluster(cleanup: Cleanup, topology: Topology = '
   const system = await startSystem(cleanup, topology, m, port);
   const gatewayUrl = `https://127.0.0.1:${port}`;
   await waitReady(gatewayUrl, ca.certPem, token, system.gateway);
-  const floors = await startFloors(cleanup, m);
+  const floors = opts.floors === false ? { baselineUrl: '', floorUrl: '', roles: {} } : await startFloors(cleanup, m);
 
   const roles: Record<string, number[]> = { ...system.roles, 'nats-server': [nats.process.pid!], ...floors.roles, 'load generator': [process.pid] };
   const pids = Object.values(roles).flat();
@@ -106,7 +116,21 @@ export async function startBenchCluster(cleanup: Cleanup, topology: Topology = '
     roles,
     systemRoles: Object.keys(system.roles),
     gatewayCommand: (msg) => ipcCommand(gateway, msg),
+    material: m,
   };
+}
+
+/**
+ * One more replica of the gateway (on `port`) or of the storage service, started as the first one
+ * was, e.g. to time a replica joining a running system. `nodeFlags` go to node (e.g. --cpu-prof).
+ */
+export function spawnReplica(cleanup: Cleanup, m: Material, what: { service: 'gateway'; port: number } | { service: 'storage' }, name: string, nodeFlags: string[] = []): Child {
+  if (what.service === 'storage') return spawnChild(cleanup, name, 'services/storage/main.ts', ['--nats-url', m.natsUrl], { nodeFlags });
+  return spawnChild(cleanup, name, 'bench/gateway-proc.ts', gatewayFlags(m, what.port), { ipc: true, nodeFlags: ['--expose-gc', ...nodeFlags] });
+}
+
+function gatewayFlags(m: Material, port: number): string[] {
+  return ['--nats-url', m.natsUrl, '--secure-port', String(port), '--bind-address', '127.0.0.1', '--tls-cert-file', m.certFile, '--tls-private-key-file', m.keyFile];
 }
 
 function spawnChild(cleanup: Cleanup, name: string, script: string, args: string[], opts: SpawnOptions = {}): Child {
@@ -117,13 +141,13 @@ function spawnChild(cleanup: Cleanup, name: string, script: string, args: string
 
 /** The services and the gateway; storage provisions the bucket the gateway binds to, so the services start first. */
 async function startSystem(cleanup: Cleanup, topology: Topology, m: Material, port: number): Promise<{ gateway: Child; roles: Record<string, number[]> }> {
-  const gatewayFlags = ['--nats-url', m.natsUrl, '--secure-port', String(port), '--bind-address', '127.0.0.1', '--tls-cert-file', m.certFile, '--tls-private-key-file', m.keyFile];
+  const gatewayArgs = gatewayFlags(m, port);
   const roles: Record<string, number[]> = {};
   const gatewayOpts: SpawnOptions = { ipc: true, nodeFlags: ['--expose-gc'] };
   if (topology === 'services-together') {
     const services = spawnChild(cleanup, 'services', 'bench/services-proc.ts', ['--nats-url', m.natsUrl, '--token-auth-file', m.tokenFile]);
     await services.waitForLine(/services ready/, START_TIMEOUT_MS);
-    const gateway = spawnChild(cleanup, 'gateway', 'bench/gateway-proc.ts', [...gatewayFlags, '--log-level', 'warn'], gatewayOpts);
+    const gateway = spawnChild(cleanup, 'gateway', 'bench/gateway-proc.ts', [...gatewayArgs, '--log-level', 'warn'], gatewayOpts);
     return { gateway, roles: { gateway: [gateway.proc.pid!], services: [services.proc.pid!] } };
   }
   const flags: Record<string, string[]> = {
@@ -137,7 +161,7 @@ async function startSystem(cleanup: Cleanup, topology: Topology, m: Material, po
     await child.waitForLine(/service started/, START_TIMEOUT_MS);
     roles[name] = [child.proc.pid!];
   }
-  const gateway = spawnChild(cleanup, 'gateway', 'bench/gateway-proc.ts', gatewayFlags, gatewayOpts);
+  const gateway = spawnChild(cleanup, 'gateway', 'bench/gateway-proc.ts', gatewayArgs, gatewayOpts);
   return { gateway, roles: { gateway: [gateway.proc.pid!], ...roles } };
 }
 

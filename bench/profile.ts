@@ -100,6 +100,13 @@ export function summarizeProfile(file: string, top = 15): ProfileSummary {
   };
 }
 
+/** The summary as the bench prints it: by area, top self time, project code inclusive. */
+export function formatSummary(s: ProfileSummary): string {
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(6);
+  const section = (title: string, frames: FrameTime[]) => `${title}\n${frames.map((f) => `  ${pct(f.share)}  ${f.frame}\n`).join('')}`;
+  return `idle ${pct(s.idleShare).trim()}\n${section('by area (self time):', s.byArea)}${section('top self time:', s.topSelf)}${section('project code, inclusive time:', s.topProjectInclusive)}`;
+}
+
 function nearestUserFrame(n: ProfileNode, parentOf: Map<number, ProfileNode>): ProfileNode | undefined {
   if (n.callFrame.functionName.startsWith('(')) return undefined; // (garbage collector), (idle), …
   for (let p = parentOf.get(n.id); p; p = parentOf.get(p.id)) {

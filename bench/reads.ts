@@ -26,12 +26,12 @@ export interface ListTiming {
 }
 
 /**
- * Times a full list and a chunked list of one namespace. Both are consistent reads (no
+ * Times a full list and a chunked list of one namespace (every namespace when `namespace` is ''). Both are consistent reads (no
  * resourceVersion), as kubectl sends them. One untimed warm-up of each first: the first list
  * after writes pays for sorting the keys and serializing objects never read before.
  */
 export async function timeLists(client: HttpClient, namespace: string, opts: { runs: number; chunkRuns: number; limit: number; accept?: string }): Promise<ListTiming> {
-  const path = `/api/v1/namespaces/${namespace}/configmaps`;
+  const path = namespace ? `/api/v1/namespaces/${namespace}/configmaps` : '/api/v1/configmaps';
   const parse = (body: Buffer) => (opts.accept === PROTOBUF ? decodeObject(body) : JSON.parse(body.toString())) as { items: unknown[]; metadata: { continue?: string } };
   let items = 0;
   let bytes = 0;

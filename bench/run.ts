@@ -3,12 +3,16 @@
 //
 //   npm run bench                      the table
 //   npm run bench -- --cpu-prof        plus CPU profiles of the gateway during creates and GETs
-//   npm run bench -- --cpu-prof=create (or =get)
+//   npm run bench -- --cpu-prof=create (or =update, =get; a list with commas)
+//   npm run bench -- --writes-only --cpu-prof=update   the write figures, then a profile of the gateway during updates
 //   npm run bench -- --auth-only       only the authentication/authorization figures
 //   npm run bench -- --webhooks-only   only the create rates with admission webhooks
 //   npm run bench -- --fanout-only     only the watch figures (fan-out, latency at rest)
 //   npm run bench -- --writes-only     only the write figures, both topologies
 //   npm run bench -- --crds-only       only a custom resource against a ConfigMap
+//   npm run bench -- --scale-only      only the scale figures: 100,000 objects, a log of a million
+//                                      entries, joining replicas (about 2.5 minutes; last in the full run)
+//   npm run bench -- --scale-only --cpu-prof=join   plus a CPU profile of the joining gateway
 //
 // What runs is the compiled build (dist/, built first when missing or older than the sources), as
 // the image and Helm run it; BENCH_TSX=1 runs the sources through tsx instead. Processes:
@@ -37,6 +41,7 @@ import { authBench } from './auth.js';
 import { configMapWrites, createDeployments, deploymentPatchOp, rawKvCreateOp, seedConfigMaps, seedName } from './writes.js';
 import { webhookCreateRates } from './webhooks.js';
 import { customResourceFigures } from './custom-resources.js';
+import { scaleFigures, type ScaleTargets } from './scale.js';
 
 const CONCURRENCY = 32;
 // Each load figure: ROUNDS short rounds interleaved with its raw limit (see `interleaved`).
@@ -60,6 +65,8 @@ const TARGET = {
   applyRatio: 0.5,
 };
 const WATCH: WatchTargets = { watchers: 1_000, writes: 5, fanoutOverMinimal: 1.2, rest: { writes: 20, p50Ms: 5, p99Ms: 20 } };
+/** Issue 35 §5: 100,000 objects; a log of objects × rounds = a million entries (11 minutes at 1,500 writes/s). */
+const SCALE: ScaleTargets = { shape: { objects: 100_000, namespaces: 100, rounds: 10 }, writesPerSecond: 1_500, heapPerObjectKiB: 1, chunkedOverFull: 2, joinReadyMs: 10_000 };
 const NS = { list: 'bench-list', create: 'bench-create', watch: 'bench-watch' };
 
 function progress(msg: string): void {
@@ -75,6 +82,7 @@ function parseOptions() {
       'fanout-only': { type: 'boolean' },
       'writes-only': { type: 'boolean' },
       'crds-only': { type: 'boolean' },
+      'scale-only': { type: 'boolean' },
     },
     allowPositionals: false,
     strict: true,
@@ -84,6 +92,10 @@ function parseOptions() {
 
 async function main(): Promise<void> {
   const values = parseOptions();
+  const profiles = values['cpu-prof'] === undefined ? [] : values['cpu-prof'] === '' ? ['create', 'get'] : values['cpu-prof'].split(',');
+  const loads = values['writes-only'] ? ['create', 'update'] : [...PROFILED_LOADS, 'join'];
+  const unknown = profiles.filter((p) => !loads.includes(p));
+  if (unknown.length) throw new Error(`--cpu-prof: cannot profile ${unknown.join(', ')} in this mode (${loads.join(', ')})`);
   if (values['auth-only']) {
     printTable(await authBench(progress));
     return;
@@ -106,14 +118,17 @@ async function main(): Promise<void> {
     return;
   }
   if (values['writes-only']) {
-    await writesOnly();
+    await writesOnly(profiles);
+    return;
+  }
+  if (values['scale-only']) {
+    await scaleOnly(values['cpu-prof'] === 'join');
     return;
   }
   if (values['crds-only']) {
     await oneFigure('custom resources', (_c, gw) => customResourceFigures(gw, ROUNDS, LOAD));
     return;
   }
-  const profiles = values['cpu-prof'] === undefined ? [] : values['cpu-prof'] === '' ? ['create', 'get'] : values['cpu-prof'].split(',');
   await fullRun(profiles);
 }
 
@@ -167,7 +182,7 @@ async function fullRun(profiles: string[]): Promise<void> {
     const errors = [...gets.results, ...writes.results, ...hooked.failed, ...patches.results, ...custom.results].filter((r) => r.errors > 0);
 
     const profileText: string[] = [];
-    for (const what of profiles) profileText.push(await profileGateway(c, gw, what, one));
+    for (const what of profiles.filter((p) => p !== 'join')) profileText.push(await profileGateway(c, gw, what, one));
     await first.run();
 
     // Information: the four services in one process. A second cluster, started after the first
@@ -175,6 +190,10 @@ async function fullRun(profiles: string[]): Promise<void> {
     const writes2 = await writesOnACluster(cleanup, 'services-together');
     rows.push(...writes2.rows);
     errors.push(...writes2.results.filter((r) => r.errors > 0));
+    // Last, on a cluster of their own: 100,000 objects and a log of a million entries.
+    const scale = await scaleFigures(cleanup, SCALE, { progress, profileJoin: profiles.includes('join') });
+    rows.push(...scale.rows);
+    if (scale.profile) profileText.push(scale.profile);
     printReport(rows, errors, { usage, idleBefore });
 
     process.stdout.write(`\nauthentication and authorization (in this process, own nats-server; ratio = uncached rate / bus round trip)\n\n`);
@@ -254,27 +273,30 @@ async function applyFigure(gw: HttpClient): Promise<{ row: Row; results: LoadRes
   return { row, results: [merged, applied] };
 }
 
-/** `--writes-only`: the write figures with the services together, then in their own processes. */
-async function writesOnly(): Promise<void> {
+/** `--writes-only`: the write figures with the services in their own processes, then together; `profiles` on the first cluster. */
+async function writesOnly(profiles: string[]): Promise<void> {
   const cleanup = cleanupOnInterrupt();
   try {
     const rows: Row[] = [];
     const failed: LoadResult[] = [];
+    const profileText: string[] = [];
     for (const topology of ['processes', 'services-together'] as const) {
-      const writes = await writesOnACluster(cleanup, topology);
+      const writes = await writesOnACluster(cleanup, topology, topology === 'processes' ? profiles : []);
       rows.push(...writes.rows);
       failed.push(...writes.results.filter((r) => r.errors > 0));
+      profileText.push(...writes.profileText);
     }
     process.stdout.write(`\nplatform-apiserver bench, writes — ${new Date().toISOString()}\n\n`);
     printTable(rows);
     for (const r of failed) process.stdout.write(`  ! ${r.errors} failed requests, first: ${r.firstError}\n`);
+    for (const text of profileText) process.stdout.write(text);
   } finally {
     await cleanup.run();
   }
 }
 
-/** A cluster of `topology` of its own, the write figures on it, and the cluster stopped again. */
-async function writesOnACluster(cleanup: Cleanup, topology: Topology): Promise<{ rows: Row[]; results: LoadResult[] }> {
+/** A cluster of `topology` of its own, the write figures on it, the gateway profiled during `profiles`, and the cluster stopped again. */
+async function writesOnACluster(cleanup: Cleanup, topology: Topology, profiles: string[] = []): Promise<{ rows: Row[]; results: LoadResult[]; profileText: string[] }> {
   const label = topologyLabel(topology);
   const one = new Cleanup();
   cleanup.defer(`stop the cluster (${label})`, () => one.run());
@@ -284,8 +306,25 @@ async function writesOnACluster(cleanup: Cleanup, topology: Topology): Promise<{
   await clients.gw.json('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS.create } }, [201]);
   progress(`writes with ${label}: the same-shape floor, the minimal write server and the gateway (interleaved)`);
   const writes = await writeFigures(c, clients, writeOptions(topology));
+  const profileText: string[] = [];
+  for (const what of profiles) profileText.push(await profileGateway(c, clients.gw, what));
   await one.run();
-  return writes;
+  return { ...writes, profileText };
+}
+
+/** `--scale-only`: the scale figures on a cluster of their own; `profileJoin`: with the joining gateway's profile. */
+async function scaleOnly(profileJoin: boolean): Promise<void> {
+  const cleanup = cleanupOnInterrupt();
+  const started = performance.now();
+  try {
+    const { rows, profile } = await scaleFigures(cleanup, SCALE, { progress, profileJoin });
+    process.stdout.write(`\nplatform-apiserver bench, scale — ${new Date().toISOString()}\n\n`);
+    printTable(rows);
+    if (profile) process.stdout.write(profile);
+    process.stdout.write(`\ntotal ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  } finally {
+    await cleanup.run();
+  }
 }
 
 /** A `--*-only` run: a cluster, one group of figures, the table. */
@@ -336,12 +375,24 @@ async function measureMemory(c: BenchCluster, gw: HttpClient): Promise<{ rssEmpt
   return { rssEmpty, rss10k: c.gateway.rssMiB(), heapEmpty, heap10k };
 }
 
+/** The loads `--cpu-prof` can profile the gateway during (`join` is the scale figures' own). */
+const PROFILED_LOADS = ['create', 'update', 'get'];
+
+/** The operation a profile runs: creates, updates of one object per worker, or GETs of `getPath` at resourceVersion=0. */
+async function profiledOp(gw: HttpClient, what: string, getPath: string | undefined): Promise<Operation> {
+  if (what === 'get') return getOp(gw, `${getPath}?resourceVersion=0`);
+  const writes = configMapWrites(gw, NS.create, 'prof');
+  if (what === 'create') return writes.create;
+  await writes.prepareUpdates(CONCURRENCY);
+  return writes.update;
+}
+
 /** Profiles the gateway during one more load run (not part of the table); the top frames as text. */
-async function profileGateway(c: BenchCluster, gw: HttpClient, what: string, getPath: string): Promise<string> {
+async function profileGateway(c: BenchCluster, gw: HttpClient, what: string, getPath?: string): Promise<string> {
   const file = path.join(c.dir, `gateway-${what}.cpuprofile`);
   progress(`profiling the gateway during ${what}`);
+  const op = await profiledOp(gw, what, getPath);
   await c.gatewayCommand({ cmd: 'profile-start' });
-  const op: Operation = what === 'create' ? configMapWrites(gw, NS.create, 'prof').create : getOp(gw, `${getPath}?resourceVersion=0`);
   const r = await closedLoop(op, { ...LOAD, durationMs: 4_000 });
   await c.gatewayCommand({ cmd: 'profile-stop', file });
   const s = summarizeProfile(file);
