@@ -18,7 +18,7 @@
 
 import type { NatsConnection } from '@nats-io/nats-core';
 import { headers } from '@nats-io/nats-core';
-import { DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
+import { DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type ConsumerMessages, type StreamConfig } from '@nats-io/jetstream';
 import type { Logger } from '../log.js';
 import { sleep } from '../ground/sleep.js';
 import { isStreamNotFound, kvErrorKind, KvErrorKind } from './kv-errors.js';
@@ -119,6 +119,8 @@ export interface ChangeLogRead {
   changes: LoggedChange[];
   /** False when the log could not be read: the caller then knows nothing before `through`. */
   complete: boolean;
+  /** Writes after `through` the read came across before it ended, without their objects: what they replaced. */
+  following?: LoggedChange[];
 }
 
 export interface ReadChangeLogOptions {
@@ -127,35 +129,55 @@ export interface ReadChangeLogOptions {
   through: number;
   /** Only what the log took from this time on (server time); everything when absent. */
   since?: Date;
-  /** How long the whole read may take. */
+  /**
+   * How long the read may go without progress (JetStream not answering, no message arriving)
+   * before it gives up; a read that goes on receiving is not cut off, however long the log.
+   */
   timeoutMs?: number;
   log?: Logger;
 }
 
 /** Between attempts at a log that JetStream cannot serve right now. */
 const RETRY_MS = 500;
+const EMPTY = new Uint8Array(0);
+/** A consumer's batch: large enough that the pull requests are few beside the messages. */
+const BATCH = 5_000;
+
+/** When the read last got anywhere; it gives up once that is `stallMs` ago. */
+class Progress {
+  private last = Date.now();
+  constructor(readonly stallMs: number) {}
+  made(): void {
+    this.last = Date.now();
+  }
+  /** How long the read may still go without progress. */
+  leftMs(): number {
+    return this.last + this.stallMs - Date.now();
+  }
+}
 
 /**
- * Reads the whole log (up to its end when the read starts) and returns the writes up to `through`
- * in revision order (storage replicas publish concurrently, so the log's own order may differ).
- * A write the bucket took but whose entry is still on its way is missing: the reader notices it
- * by the chain of revisions (watch-cache.ts).
+ * Reads the log up to its end when the read starts and the first write after `through` (the
+ * writes that come meanwhile are not chased) and returns the writes up to `through` in revision
+ * order (storage replicas publish concurrently, so the log's own order may differ). A write the
+ * bucket took but whose entry is still on its way is missing: the reader notices it by the chain
+ * of revisions (watch-cache.ts).
  *
  * JetStream being unreachable or without a leader for the log (a NATS node lost, the stream's
- * re-election still going on) is waited out until the read's deadline: giving up costs every
- * watcher of the gateway a 410 and a relist.
+ * re-election still going on) is waited out as long as the read may go without progress: giving
+ * up costs every watcher of the gateway a 410 and a relist.
  */
 export async function readChangeLog(nc: NatsConnection, opts: ReadChangeLogOptions): Promise<ChangeLogRead> {
   const stream = changeLogStream(opts.bucket);
-  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+  const progress = new Progress(opts.timeoutMs ?? 30_000);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await readChangeLogOnce(nc, opts, deadline);
+      return await readChangeLogOnce(nc, opts, progress);
     } catch (err) {
       const kind = kvErrorKind(err);
       // A connection closing (the process stopping) is not waited out.
       const transient = (kind === KvErrorKind.Timeout || kind === KvErrorKind.Unavailable) && !nc.isClosed() && !nc.isDraining();
-      if (!transient || Date.now() + RETRY_MS >= deadline) {
+      if (!transient || progress.leftMs() <= RETRY_MS) {
         opts.log?.warn({ err, stream, attempt }, 'the change log cannot be read; the watch window starts now');
         return { changes: [], complete: false };
       }
@@ -165,52 +187,81 @@ export async function readChangeLog(nc: NatsConnection, opts: ReadChangeLogOptio
   }
 }
 
-/** One attempt; throws what JetStream answered, and gives up reading at `deadline` (incomplete). */
-async function readChangeLogOnce(nc: NatsConnection, opts: ReadChangeLogOptions, deadline: number): Promise<ChangeLogRead> {
+/** One attempt; throws what JetStream answered, and gives up reading when it stops making progress (incomplete). */
+async function readChangeLogOnce(nc: NatsConnection, opts: ReadChangeLogOptions, progress: Progress): Promise<ChangeLogRead> {
   const stream = changeLogStream(opts.bucket);
-  const changes: LoggedChange[] = [];
-  // No request waits past the deadline (JetStream's own default is 5 s).
-  const timeout = Math.max(100, Math.min(5_000, deadline - Date.now()));
+  // No request waits past what the read has left (JetStream's own default is 5 s).
+  const timeout = Math.max(100, Math.min(5_000, progress.leftMs()));
   const jsm = await jetstreamManager(nc, { checkAPI: false, timeout });
-  if ((await jsm.streams.info(stream)).state.messages === 0) return { changes, complete: true };
-  let complete = false;
+  const { state } = await jsm.streams.info(stream);
+  if (state.messages === 0) return { changes: [], complete: true };
   const from = opts.since ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: opts.since.toISOString() } : { deliver_policy: DeliverPolicy.All };
   const consumer = await jetstream(nc, { timeout }).consumers.get(stream, from);
   try {
     // Nothing to read (nothing since `since`): the iteration below would wait for a first message.
-    if ((await consumer.info(true)).num_pending === 0) return { changes, complete: true };
-    const messages = await consumer.consume({ max_messages: 1_000, expires: 2_000 });
-    const timer = setTimeout(() => messages.stop(), Math.max(0, deadline - Date.now()));
-    try {
-      for await (const m of messages) {
-        const revision = Number(m.headers?.get(REVISION_HEADER));
-        if (Number.isSafeInteger(revision) && revision > 0 && revision <= opts.through) {
-          const op = m.headers?.get(KV_OPERATION_HEADER);
-          changes.push({
-            key: m.subject.slice(changeLogSubject(opts.bucket, '').length),
-            revision,
-            operation: op === 'DEL' || op === 'PURGE' ? op : 'PUT',
-            value: m.data,
-            replaced: parsePrevHeader(m.headers?.get(PREV_HEADER)),
-            at: m.time.getTime(),
-          });
-        }
-        if (m.info.pending === 0) {
-          complete = true;
-          break;
-        }
-      }
-    } finally {
-      clearTimeout(timer);
-      messages.stop();
-    }
+    if ((await consumer.info(true)).num_pending === 0) return { changes: [], complete: true };
+    progress.made();
+    const read = await consumeUpTo(await consumer.consume({ max_messages: BATCH, expires: 2_000 }), state.last_seq, opts, progress);
+    if (!read.complete) opts.log?.warn({ stream, read: read.changes.length }, 'the change log was not read to its end in time; the watch window starts now');
+    return read.complete ? read : { changes: [], complete: false };
   } finally {
     await consumer.delete().catch(() => undefined);
   }
-  if (!complete) {
-    opts.log?.warn({ stream, read: changes.length }, 'the change log was not read to its end in time; the watch window starts now');
-    return { changes: [], complete: false };
+}
+
+/**
+ * The writes up to `through`, sorted by revision, of the messages up to sequence `end` (the log's
+ * end when the read started) and on until one logs a write after `through`: the entries of the
+ * last writes up to `through` may reach the log a moment after the read started (storage logs a
+ * write once the bucket has taken it), and one missing would cut the window short there. Also
+ * complete once nothing is pending (a log at rest); incomplete when the read stalled.
+ */
+async function consumeUpTo(messages: ConsumerMessages, end: number, opts: ReadChangeLogOptions, progress: Progress): Promise<ChangeLogRead> {
+  const changes: LoggedChange[] = [];
+  const following: LoggedChange[] = [];
+  const prefix = changeLogSubject(opts.bucket, '').length;
+  let complete = false;
+  let beyond = false;
+  let received = 0;
+  let seen = 0;
+  // Progress is looked at on a timer, not per message (a million of them at start-up).
+  const stall = setInterval(
+    () => {
+      if (received !== seen) progress.made();
+      seen = received;
+      if (progress.leftMs() <= 0) void messages.stop();
+    },
+    Math.min(1_000, progress.stallMs / 4),
+  );
+  try {
+    for await (const m of messages) {
+      received++;
+      const info = m.info;
+      const h = m.headers;
+      const revision = Number(h?.get(REVISION_HEADER));
+      if (Number.isSafeInteger(revision) && revision > 0) {
+        const op = h?.get(KV_OPERATION_HEADER);
+        const later = revision > opts.through;
+        beyond ||= later;
+        (later ? following : changes).push({
+          key: m.subject.slice(prefix),
+          revision,
+          operation: op === 'DEL' || op === 'PURGE' ? op : 'PUT',
+          // A copy: the message's bytes are a view of the connection's read buffer, which a kept view would hold whole.
+          value: later ? EMPTY : m.data.slice(),
+          replaced: parsePrevHeader(h?.get(PREV_HEADER)),
+          at: Math.floor(info.timestampNanos / 1e6),
+        });
+      }
+      if ((beyond && info.streamSequence >= end) || info.pending === 0) {
+        complete = true;
+        break;
+      }
+    }
+  } finally {
+    clearInterval(stall);
+    void messages.stop();
   }
-  changes.sort((a, b) => a.revision - b.revision);
-  return { changes, complete };
+  if (complete) changes.sort((a, b) => a.revision - b.revision);
+  return { changes, complete, following };
 }

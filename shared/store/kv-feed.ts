@@ -186,8 +186,10 @@ class FilterFeed implements WatchOwner {
 }
 
 export interface CacheFeed {
-  /** Resolves once the initial state is loaded. */
+  /** Resolves once the initial state is loaded: the cache serves from then on. */
   readonly synced: Promise<void>;
+  /** Resolves once the window before the initial state has been rebuilt from the change log (or could not be). */
+  readonly windowRestored: Promise<void>;
   /** Whether the watch is running (for readiness). */
   healthy(): boolean;
   stop(): Promise<void>;
@@ -236,6 +238,8 @@ export function startCacheFeed(kv: KV | (() => Promise<KV>), cache: WatchCache, 
   let lastApplied: Date | undefined;
   let restored!: () => void;
   const windowRestored = new Promise<void>((r) => (restored = r));
+  let loaded!: () => void;
+  const cacheLoaded = new Promise<void>((r) => (loaded = r));
   const changed = (key: string, revision: number) => opts.onChange?.(key, revision);
 
   const resync = (replay: KvChange[], through: number) => {
@@ -281,54 +285,27 @@ export function startCacheFeed(kv: KV | (() => Promise<KV>), cache: WatchCache, 
     onSynced(_filter, through) {
       if (!opts.history) {
         cache.markSynced(through);
+        loaded();
         restored();
         return;
       }
-      steps.run(async () => {
-        const n = cache.markSynced(through, await readLog(through));
-        log.info({ revision: through, restored: n, windowStart: cache.compactedRevision }, 'watch window restored from the change log');
-        restored();
+      // The cache serves once the state is loaded; the window before it is rebuilt from the log
+      // meanwhile (changes arriving are applied as they come), and only what needs it waits for it.
+      steps.run(() => {
+        cache.markLoaded(through, true);
+        loaded();
+        // Up to what the cache holds: entries after `through` may have come with the replay.
+        const loadedAt = cache.revision;
+        void readLog(loadedAt).then((read) =>
+          steps.run(() => {
+            const n = cache.restoreHistory(read ?? { changes: [], complete: false });
+            log.info({ revision: loadedAt, restored: n, windowStart: cache.compactedRevision }, 'watch window restored from the change log');
+            restored();
+          }),
+        );
       });
     },
     onResync: (_filter, entries, through) => steps.run(() => catchUp(entries, through)),
   });
-  return { ...feed, synced: feed.synced.then(() => windowRestored) };
-}
-
-/**
- * Coalesces consistent-read barriers: a read that arrives while a revision fetch is in flight
- * waits for the NEXT fetch (the one in flight may predate a write the reader already saw), so
- * at most two fetches are outstanding however many readers there are.
- */
-export class RevisionBarrier {
-  private inFlight: Promise<number> | null = null;
-  private next: Promise<number> | null = null;
-
-  constructor(private readonly fetch: () => Promise<number>) {}
-
-  latest(): Promise<number> {
-    if (!this.inFlight) return (this.inFlight = this.run());
-    return (this.next ??= this.inFlight.then(
-      () => this.promote(),
-      () => this.promote(),
-    ));
-  }
-
-  private promote(): Promise<number> {
-    this.next = null;
-    return (this.inFlight = this.run());
-  }
-
-  private run(): Promise<number> {
-    const p = this.fetch();
-    void p.then(
-      () => this.settle(p),
-      () => this.settle(p),
-    );
-    return p;
-  }
-
-  private settle(p: Promise<number>): void {
-    if (this.inFlight === p) this.inFlight = null;
-  }
+  return { ...feed, synced: feed.synced.then(() => cacheLoaded), windowRestored };
 }

@@ -7,7 +7,8 @@ import type { ChangeEvent, Watcher, WatchedResource } from './watch-cache-watche
 
 export class ResourceState implements WatchedResource {
   readonly objects = new Map<string, CachedObject>();
-  readonly log: ChangeEvent[] = [];
+  /** The window's changes in revision order (a rebuilt window's are put in front: watch-cache.ts restoreHistory). */
+  log: ChangeEvent[] = [];
   readonly watchers = new Set<Watcher>();
   /** Highest revision compacted out of this resource's log. */
   droppedThrough = 0;

@@ -1,94 +1,276 @@
-// The watch cache's window rebuilt at start-up from the bucket's change log (change-log.ts): the
-// changes of the window, each with the state it replaced so reads can roll back through it, and
-// the revision before which nothing can be reconstructed.
+// The watch cache's window rebuilt from the bucket's change log (change-log.ts): the changes of the
+// window, each with the state it replaced so reads can roll back through it, and the revision
+// before which nothing can be reconstructed. A gateway serves while it is rebuilt (watch-cache.ts
+// `restoreHistory`), so the rebuild works against the state the cache held at the revision it
+// loaded (`stateAt`), whatever has changed since. Logged objects are kept as their bytes and
+// parsed only when read (logged-object.ts); changes older than what the window keeps are not
+// turned into events at all.
 
-import type { ApiObject, ObjectRef } from '../api/types.js';
+import type { ObjectRef } from '../api/types.js';
 import type { CachedObject } from '../codec/cached-object.js';
 import { resourceKey } from '../api/resource-key.js';
 import type { LoggedChange } from './change-log.js';
-import { decodeKey } from './key-codec.js';
-import { parseLogged, sortKeyOf, type ResourceState } from './watch-cache-resource.js';
+import { decodeKey, encodeKey } from './key-codec.js';
+import { sortKeyOf, type ResourceState } from './watch-cache-resource.js';
 import type { ChangeEvent } from './watch-cache-watcher.js';
+import { DeletedObject, LoggedObject, looksLikeObject } from './logged-object.js';
+
+export interface RebuildInput {
+  /** The logged writes up to `through`, in revision order. */
+  changes: LoggedChange[];
+  /** The revision the cache loaded the bucket at. */
+  through: number;
+  /** The delete markers of the initial load, by bucket key. */
+  markers: Map<string, number>;
+  /** What the cache held at `through`, by bucket key (stateAt). */
+  held: Map<string, CachedObject>;
+  /** Keys whose first change the cache applied after `through` is a creation (stateAt). */
+  added: Map<string, AddedSince>;
+  /** Logged writes after `through` (what they replaced). */
+  following: LoggedChange[];
+  /** Changes at or before this revision are not kept (older than the window, or beyond its size). */
+  keepAfter: number;
+  /** Gets (or makes) a resource's state. */
+  stateOf(resource: string): ResourceState;
+}
 
 export interface RebuiltWindow {
   /** Where history starts: changes at or before it cannot be rolled back. */
   start: number;
-  /** The logged changes as the cache's events, in revision order, each with its resource's state. */
+  /** The changes after `start` as the cache's events, in revision order, each with its resource's state. */
   events: Array<{ st: ResourceState; ev: ChangeEvent }>;
-  /** What the cache holds now, by resource and sort key. */
-  held: Map<string, CachedObject>;
+}
+
+/** The object a bucket key names, and its resource's state. */
+interface Named {
+  ref: ObjectRef;
+  sortKey: string;
+  st: ResourceState;
+}
+
+function nameOf(key: string, stateOf: (resource: string) => ResourceState): Named | null {
+  let ref: ObjectRef;
+  try {
+    ref = decodeKey(key);
+  } catch {
+    return null;
+  }
+  return { ref, sortKey: sortKeyOf(ref), st: stateOf(resourceKey(ref.group, ref.resource)) };
+}
+
+/** A change the cache applied after `through` as a creation: where it is in its resource's log. */
+export interface AddedSince {
+  st: ResourceState;
+  index: number;
+}
+
+/** A key's last logged write so far, and the object it left (made when first needed; null: none). */
+interface Latest {
+  change: LoggedChange;
+  obj?: CachedObject | null;
+}
+
+/** A window being rebuilt while the cache serves: the revision it is rebuilt up to, the load's delete markers, and the reads waiting for it. */
+export class PendingWindow {
+  private readonly waiters: Array<() => void> = [];
+
+  constructor(
+    readonly through: number,
+    readonly markers: Map<string, number>,
+  ) {}
+
+  /** Resolves true once the rebuild has ended (restored or not), false when `timeoutMs` pass first. */
+  wait(timeoutMs: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.waiters.splice(this.waiters.indexOf(done), 1);
+        resolve(false);
+      }, timeoutMs);
+      this.waiters.push(done);
+    });
+  }
+
+  end(): void {
+    for (const f of this.waiters.splice(0)) f();
+  }
+}
+
+/**
+ * Rebuilds the window up to `through` against the state the cache held then and puts it in front
+ * of each resource's log. History then starts at `start`.
+ */
+export function restoreWindow(resources: Map<string, ResourceState>, input: Omit<RebuildInput, 'held' | 'added'>): { start: number; restored: number } {
+  const { start, events } = rebuildWindow({ ...input, ...stateAt(resources.values(), input.through) });
+  const restored = prependEvents(events);
+  for (const st of resources.values()) st.droppedThrough = start;
+  return { start, restored };
+}
+
+/**
+ * Puts each resource's rebuilt events in front of the changes it logged since the load. Watchers
+ * hold positions by revision: events before theirs change nothing for them. Returns how many.
+ */
+export function prependEvents(events: Array<{ st: ResourceState; ev: ChangeEvent }>): number {
+  const byResource = new Map<ResourceState, ChangeEvent[]>();
+  for (const { st, ev } of events) {
+    let evs = byResource.get(st);
+    if (!evs) byResource.set(st, (evs = []));
+    evs.push(ev);
+  }
+  for (const [st, evs] of byResource) st.log = evs.concat(st.log);
+  return events.length;
+}
+
+/**
+ * The revision at or before which logged changes are not kept: those older than the window
+ * (logged before `cutoffAt`) and all but the last `budget` (the room left in the cache's log).
+ */
+export function keptAfter(changes: LoggedChange[], cutoffAt: number, budget: number): number {
+  let after = changes.length > budget ? changes[changes.length - budget - 1]!.revision : 0;
+  for (const c of changes) if (c.at < cutoffAt && c.revision > after) after = c.revision;
+  return after;
+}
+
+/** The objects the cache held at `through`: its current ones, rolled back through the changes it logged since. */
+export function stateAt(resources: Iterable<ResourceState>, through: number): { held: Map<string, CachedObject>; added: Map<string, AddedSince> } {
+  const held = new Map<string, CachedObject>();
+  const added = new Map<string, AddedSince>();
+  for (const st of resources) {
+    for (const o of st.objects.values()) held.set(encodeKey(o.ref), o);
+    for (let i = st.log.length - 1; i >= 0 && st.log[i]!.revision > through; i--) {
+      const ev = st.log[i]!;
+      const key = encodeKey(ev.obj.ref);
+      added.delete(key);
+      if (ev.prev) held.set(key, ev.prev);
+      else {
+        held.delete(key);
+        added.set(key, { st, index: i });
+      }
+    }
+  }
+  return { held, added };
 }
 
 /**
  * A change's previous state is the key's previous logged write when the change names it, the
  * object the change carries, or nothing for a create; a change whose previous state is none of
  * these cannot be rolled back, so history starts at it. The log's last write of each key must be
- * what the cache holds (`resources`, at `through`), or nothing of it is trusted. `markers` are the
- * delete markers of the initial load; `stateOf` gets (or makes) a resource's state.
+ * what the cache held at `through`, or nothing of it is trusted.
  */
-export function rebuildWindow(
-  changes: LoggedChange[],
-  through: number,
-  markers: Map<string, number>,
-  resources: Map<string, ResourceState>,
-  stateOf: (resource: string) => ResourceState,
-): RebuiltWindow {
+export function rebuildWindow(input: RebuildInput): RebuiltWindow {
+  const { changes, keepAfter } = input;
   const first = changes[0]!.revision;
-  let start = first - 1;
+  let start = Math.max(first - 1, keepAfter);
   const known = (revision: number) => (start = Math.max(start, revision));
-  // Per object (resource and sort key): its state after the last logged write, and that write.
-  const latest = new Map<string, CachedObject | null>();
-  const latestRevision = new Map<string, number>();
+  const latest = new Map<string, Latest>();
   const events: Array<{ st: ResourceState; ev: ChangeEvent }> = [];
+  /** Each key's last event, by index in `events`. */
+  const lastEvent = new Map<string, number>();
+  // Each key decoded once (it is written many times): its object's name and resource state, null for a key that names no object.
+  const names = new Map<string, Named | null>();
   for (const c of changes) {
-    let ref: ObjectRef;
-    try {
-      ref = decodeKey(c.key);
-    } catch {
-      continue;
-    }
-    const resource = resourceKey(ref.group, ref.resource);
-    const sortKey = sortKeyOf(ref);
-    const id = `${resource}\0${sortKey}`;
-    const before = latestRevision.get(id);
-    // The previous state; null while unknown.
-    let prev: CachedObject | undefined | null = null;
-    const r = c.replaced;
-    if (r === 'none') prev = undefined;
-    else if (r === undefined) prev = before === undefined ? null : (latest.get(id) ?? undefined);
-    else if (r.revision === before) prev = latest.get(id) ?? null;
-    else if (r.json !== undefined) prev = parseLogged(ref, sortKey, r.json, r.revision);
-    let obj: CachedObject | null = null;
-    if (c.operation === 'PUT') {
-      obj = parseLogged(ref, sortKey, c.value, c.revision);
-      if (!obj) prev = null;
-    }
-    latest.set(id, obj);
-    latestRevision.set(id, c.revision);
-    // Nothing before a change of unknown previous state can be reconstructed.
-    if (prev === null) {
+    const before = latest.get(c.key);
+    const now: Latest = { change: c };
+    latest.set(c.key, now);
+    // Older than the window: only what it leaves matters (the previous state of a later change).
+    if (c.revision <= keepAfter) continue;
+    let name = names.get(c.key);
+    if (name === undefined) names.set(c.key, (name = nameOf(c.key, input.stateOf)));
+    const ev = name && eventOf(c, name, before, now);
+    if (!name || ev === undefined) continue;
+    if (ev === null) {
       known(c.revision);
       continue;
     }
-    const st = stateOf(resource);
-    if (obj) events.push({ st, ev: { revision: c.revision, type: prev ? 'MODIFIED' : 'ADDED', obj, prev, at: c.at } });
-    else if (prev) {
-      const last: ApiObject = { ...prev.object, metadata: { ...prev.object.metadata, resourceVersion: String(c.revision) } };
-      events.push({ st, ev: { revision: c.revision, type: 'DELETED', obj: { ref, sortKey, object: last, revision: c.revision }, prev, at: c.at } });
-    }
+    lastEvent.set(c.key, events.length);
+    events.push({ st: name.st, ev });
   }
-  // The log must end where the bucket is. A write it lacks (its entry still on the way, or
-  // lost) leaves the object known only from the bucket's revision of it on.
-  const held = new Map<string, CachedObject>();
-  for (const [resource, st] of resources) {
-    for (const o of st.objects.values()) {
-      const id = `${resource}\0${o.sortKey}`;
-      held.set(id, o);
-      const logged = latestRevision.get(id);
-      if (logged === undefined ? o.revision >= first : logged !== o.revision || !latest.get(id)) known(o.revision);
-    }
+  checkAgainstHeld(input, latest, first, known);
+  useHeld(events, lastEvent, input.held, latest);
+  return { start, events: events.filter((e) => e.ev.revision > start) };
+}
+
+/** The event of a kept change: null when its previous state is unknown, undefined when readers see no change (a delete of nothing). */
+function eventOf(c: LoggedChange, { ref, sortKey }: Named, before: Latest | undefined, now: Latest): ChangeEvent | null | undefined {
+  // The previous state; null while unknown.
+  let prev: CachedObject | undefined | null = null;
+  const r = c.replaced;
+  if (r === 'none') prev = undefined;
+  else if (r === undefined) prev = before === undefined ? null : (objectOf(before, ref, sortKey) ?? undefined);
+  else if (r.revision === before?.change.revision) prev = objectOf(before, ref, sortKey);
+  else if (r.json !== undefined && looksLikeObject(r.json)) prev = new LoggedObject(ref, sortKey, r.revision, r.json);
+  const obj = objectOf(now, ref, sortKey);
+  if (c.operation === 'PUT' && !obj) return null;
+  if (prev === null) return null;
+  if (obj) return { revision: c.revision, type: prev ? 'MODIFIED' : 'ADDED', obj, prev, at: c.at };
+  // A delete of what did not exist changes nothing a reader sees.
+  if (!prev) return undefined;
+  return { revision: c.revision, type: 'DELETED', obj: new DeletedObject(prev, c.revision), prev, at: c.at };
+}
+
+/** The object a logged write left (one instance per write, shared by the events that name it); null for a delete or bytes that are no object. */
+function objectOf(l: Latest, ref: ObjectRef, sortKey: string): CachedObject | null {
+  if (l.obj !== undefined) return l.obj;
+  const c = l.change;
+  return (l.obj = c.operation === 'PUT' && looksLikeObject(c.value) ? new LoggedObject(ref, sortKey, c.revision, c.value) : null);
+}
+
+/**
+ * An object the log has at `through` that the cache's load missed: its write was superseded, just
+ * before the load's consumer began, by one the cache then applied after `through` as a creation.
+ * When the log says that later write replaced the log's last one, the log's object is the state at
+ * `through`, and the later write becomes the modification it was. Returns whether it did.
+ */
+function adopt({ held, added }: RebuildInput, following: Map<number, LoggedChange>, key: string, l: Latest): boolean {
+  const a = added.get(key);
+  const ev = a && a.st.log[a.index];
+  const next = ev && following.get(ev.revision);
+  if (!a || !ev || next?.key !== key || typeof next.replaced !== 'object' || next.replaced.revision !== l.change.revision) return false;
+  const prev = objectOf(l, ev.obj.ref, ev.obj.sortKey)!;
+  held.set(key, prev);
+  a.st.log[a.index] = { revision: ev.revision, type: 'MODIFIED', obj: ev.obj, prev, at: ev.at };
+  return true;
+}
+
+/** Whether a bucket key names an object (no writer of ours makes others; the cache ignores them). */
+function namesObject(key: string): boolean {
+  try {
+    decodeKey(key);
+    return true;
+  } catch {
+    return false;
   }
-  for (const [id, obj] of latest) if (obj && !held.has(id)) known(markers.get(id) ?? through);
-  for (const [id, revision] of markers) if (revision >= first && latestRevision.get(id) !== revision) known(revision);
-  return { start, events, held };
+}
+
+/** Whether a key's last logged write left an object. */
+function leftObject(l: Latest): boolean {
+  return l.obj !== undefined ? l.obj !== null : l.change.operation === 'PUT' && looksLikeObject(l.change.value);
+}
+
+/**
+ * The log must end where the bucket was at `through`. A write it lacks (its entry still on the
+ * way, or lost) leaves the object known only from the bucket's revision of it on.
+ */
+function checkAgainstHeld(input: RebuildInput, latest: Map<string, Latest>, first: number, known: (revision: number) => void): void {
+  const { held, markers, through } = input;
+  for (const [key, o] of held) {
+    const l = latest.get(key);
+    if (l === undefined ? o.revision >= first : l.change.revision !== o.revision || !leftObject(l)) known(o.revision);
+  }
+  const following = new Map(input.following.map((c) => [c.revision, c]));
+  for (const [key, l] of latest) if (leftObject(l) && !held.has(key) && namesObject(key) && !adopt(input, following, key, l)) known(markers.get(key) ?? through);
+  for (const [key, revision] of markers) if (revision >= first && latest.get(key)?.change.revision !== revision) known(revision);
+}
+
+/** The object the cache holds replaces the log's copy of the same revision (one copy in memory, already parsed). */
+function useHeld(events: Array<{ st: ResourceState; ev: ChangeEvent }>, lastEvent: Map<string, number>, held: Map<string, CachedObject>, latest: Map<string, Latest>): void {
+  for (const [key, i] of lastEvent) {
+    const { st, ev } = events[i]!;
+    const now = held.get(key);
+    if (ev.type !== 'DELETED' && now?.revision === ev.revision && latest.get(key)?.change.revision === ev.revision) events[i] = { st, ev: { ...ev, obj: now } };
+  }
 }

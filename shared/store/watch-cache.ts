@@ -14,7 +14,7 @@ import type { ChangeLogRead, LoggedChange } from './change-log.js';
 import type { NamespaceFacts } from '../api/admission-match.js';
 import { ResourceState, parseLogged, sortKeyOf } from './watch-cache-resource.js';
 import { Watcher, type ChangeEvent, type WatchHandle, type WatchOptions } from './watch-cache-watcher.js';
-import { rebuildWindow } from './watch-cache-window.js';
+import { keptAfter, PendingWindow, restoreWindow } from './watch-cache-window.js';
 
 export { sortKeyOf } from './watch-cache-resource.js';
 export type { WatchHandle, WatchOptions, WatchSink } from './watch-cache-watcher.js';
@@ -71,8 +71,10 @@ export class WatchCache {
   private readonly now: () => number;
   private logSize = 0;
   private readonly snapshots = new Map<string, { at: number; items: CachedObject[] }>();
-  /** Delete markers of the initial load, by resource and sort key (see restoreWindow). */
+  /** Delete markers of the initial load, by bucket key (see restoreHistory). */
   private initialMarkers = new Map<string, number>();
+  /** While the window before the initial load is rebuilt from the change log: the load's revision, and the reads waiting for it. */
+  private restoring: PendingWindow | null = null;
   /** Set while the cache cannot follow the store (see failWatches): what a new watch is refused with. */
   private failing: Status | null = null;
 
@@ -107,7 +109,7 @@ export class WatchCache {
     } else {
       // Before the window is restored, a delete marker is the only trace of an object deleted
       // since the log began (markSynced checks the log has it).
-      if (!this.synced) this.initialMarkers.set(`${resourceKey(ref.group, ref.resource)}\0${sortKeyOf(ref)}`, change.revision);
+      if (!this.synced) this.initialMarkers.set(change.key, change.revision);
       this.record(ref, change.revision, null);
     }
     this.advance(change.revision);
@@ -147,50 +149,60 @@ export class WatchCache {
   }
 
   /**
-   * Called by the feed once the initial state is loaded, at `revision`. With the bucket's change
-   * log (change-log.ts) read up to that revision, the window is rebuilt from it, so watches and
-   * Exact reads from before this cache's start are served; without it history starts now.
+   * The initial state is loaded at `revision` and, with the bucket's change log (change-log.ts)
+   * read up to it, the window before it rebuilt at once (markLoaded, then restoreHistory).
    * Returns the number of changes restored.
    */
   markSynced(revision: number, history?: ChangeLogRead): number {
-    if (revision > this.revision) this.advance(revision);
-    const restored = history ? this.restoreWindow(history) : 0;
-    if (!history) {
-      this.compactedRevision = this.revision;
-      this.initialMarkers.clear();
-    }
-    this.synced = true;
-    this.initializations++;
-    if (restored) this.compact();
-    for (const f of this.syncWaiters.splice(0)) f();
-    return restored;
+    this.markLoaded(revision, history !== undefined);
+    return history ? this.restoreHistory(history) : 0;
   }
 
   /**
-   * Rebuilds the change log of the window from the bucket's logged writes up to the current
-   * revision (rebuildWindow: which changes can be rolled back) and sets compactedRevision to where
-   * that history starts.
+   * Called by the feed once the initial state is loaded, at `revision`: the cache serves from now
+   * on. With `restoring`, the window before `revision` is being rebuilt from the change log
+   * (restoreHistory) meanwhile, and what needs it waits (awaitsHistory, whenHistory); without it,
+   * history starts now.
    */
-  private restoreWindow({ changes, complete }: ChangeLogRead): number {
-    const through = this.revision;
-    const markers = this.initialMarkers;
+  markLoaded(revision: number, restoring = false): void {
+    if (revision > this.revision) this.advance(revision);
+    this.compactedRevision = this.revision;
+    if (restoring) this.restoring = new PendingWindow(this.revision, this.initialMarkers);
     this.initialMarkers = new Map();
-    this.compactedRevision = through;
-    if (!complete || changes.length === 0) return 0;
-    const { start, events, held } = rebuildWindow(changes, through, markers, this.resources, (resource) => this.state(resource));
-    let restored = 0;
-    for (const { st, ev } of events) {
-      if (ev.revision <= start) continue;
-      // The object held now replaces the log's copy of the same revision (one copy in memory).
-      const now = held.get(`${resourceKey(ev.obj.ref.group, ev.obj.ref.resource)}\0${ev.obj.sortKey}`);
-      st.log.push(now?.revision === ev.revision ? { ...ev, obj: now } : ev);
-      restored++;
-    }
-    this.logSize += restored;
-    for (const st of this.resources.values()) st.droppedThrough = start;
-    this.compactedRevision = start;
-    if (this.logSize > this.maxLogEvents) this.compact(true);
-    return restored;
+    this.synced = true;
+    this.initializations++;
+    for (const f of this.syncWaiters.splice(0)) f();
+  }
+
+  /**
+   * Rebuilds the window before the initial load from the bucket's logged writes up to it
+   * (rebuildWindow: which changes can be rolled back), in front of the changes applied since, and
+   * sets compactedRevision to where that history starts. A log not read to its end, or a window
+   * restarted meanwhile (resync) or compacted past the load, restores nothing: history then starts
+   * where it already does. Either way the reads waiting for it go on. Returns the changes restored.
+   */
+  restoreHistory({ changes, complete, following }: ChangeLogRead): number {
+    const pending = this.restoring;
+    if (!pending) return 0;
+    this.restoring = null;
+    // The waiting reads resume once this (synchronous) method has returned: after the restore.
+    pending.end();
+    if (!complete || changes.length === 0 || this.compactedRevision > pending.through) return 0;
+    const keepAfter = keptAfter(changes, this.now() - this.windowMs, Math.max(0, this.maxLogEvents - this.logSize));
+    const w = restoreWindow(this.resources, { changes, following: following ?? [], through: pending.through, markers: pending.markers, keepAfter, stateOf: (resource) => this.state(resource) });
+    this.logSize += w.restored;
+    this.compactedRevision = w.start;
+    return w.restored;
+  }
+
+  /** Whether a read at `revision` needs history that is still being rebuilt (whenHistory). */
+  awaitsHistory(revision: number): boolean {
+    return this.restoring !== null && revision < this.compactedRevision;
+  }
+
+  /** Resolves true once the window's rebuild has ended (restored or not), false when `timeoutMs` pass first. */
+  whenHistory(timeoutMs: number): Promise<boolean> {
+    return this.restoring ? this.restoring.wait(timeoutMs) : Promise.resolve(true);
   }
 
   whenSynced(): Promise<void> {
@@ -425,6 +437,8 @@ export class WatchCache {
     for (const st of this.resources.values()) {
       for (const w of [...st.watchers]) w.expire(at);
     }
+    // The window restarts here: a rebuild still going on has nothing left to restore.
+    this.restoreHistory({ changes: [], complete: false });
     for (const e of skipped) this.overwrite(e);
     missed.sort((a, b) => a.revision - b.revision);
     for (const e of missed) this.apply(e);

@@ -39,13 +39,15 @@ async function storeFor(bucket: string, now?: () => Date): Promise<BucketWriter>
   return createBucketWriter({ kv, js: jetstream(nc), nc, bucket, windowMs: WINDOW_MS, ...(now ? { now } : {}) });
 }
 
-/** A watch cache started now, as a gateway starts one: the bucket's state, then its window from the log. */
+/** A watch cache started now, as a gateway starts one: the bucket's state (it serves), then its window from the log. */
 async function startCache(bucket: string): Promise<WatchCache> {
   const kv = await openObjectBucket(nc, { bucket });
   const cache = new WatchCache({ windowMs: WINDOW_MS });
   const feed = startCacheFeed(kv, cache, { log: silentLogger(), history: (through) => readChangeLog(nc, { bucket, through }) });
   feeds.push(feed);
   await feed.synced;
+  assert.ok(cache.synced);
+  await feed.windowRestored;
   return cache;
 }
 
