@@ -34,7 +34,8 @@ export interface Link {
   /**
    * Something sent on the connection went unanswered: ping the server, and reconnect (to another
    * node when there is one) unless it answers within BUS_PROBE_TIMEOUT_MS. Concurrent calls share
-   * one probe; resolves once the connection answered or was told to reconnect.
+   * one probe; resolves once the connection answered, or is back on another node (at most the
+   * grace period after it was told to reconnect).
    */
   probe(): Promise<void>;
 }
@@ -70,6 +71,8 @@ function followLink(nc: NatsConnection, graceMs: number, probeTimeoutMs: number)
   let lost = false;
   let timer: NodeJS.Timeout | undefined;
   const listeners = new Set<LinkListener>();
+  /** Resolved at the next `reconnect` (a probe waits for the connection it moved). */
+  let waitingForBack: (() => void)[] = [];
   void (async () => {
     // Ends when the connection closes.
     for await (const s of nc.status() as AsyncIterable<Status>) {
@@ -83,6 +86,7 @@ function followLink(nc: NatsConnection, graceMs: number, probeTimeoutMs: number)
       } else if (s.type === 'reconnect') {
         up = true;
         clearTimeout(timer);
+        for (const resolve of waitingForBack.splice(0)) resolve();
         if (lost) {
           lost = false;
           for (const l of [...listeners]) l.onBack();
@@ -90,12 +94,27 @@ function followLink(nc: NatsConnection, graceMs: number, probeTimeoutMs: number)
       }
     }
     clearTimeout(timer);
+    for (const resolve of waitingForBack.splice(0)) resolve();
   })();
+  /** Until the connection is back, or `ms` passed (then it is lost or about to be). */
+  const back = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, ms);
+      waitingForBack.push(() => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
   let probing: Promise<void> | undefined;
   const probe = async (): Promise<void> => {
     if (!up || nc.isClosed() || nc.isDraining()) return; // already reconnecting, or going away
     if (await answers(nc, probeTimeoutMs)) return;
-    if (up && !nc.isClosed() && !nc.isDraining()) await nc.reconnect().catch(() => undefined);
+    if (!up || nc.isClosed() || nc.isDraining()) return;
+    // Resolved only once moved: something published while nats.js closes the silent socket (it
+    // still counts as connected until the close is handled) would be written to it and lost.
+    const moved = back(graceMs);
+    await nc.reconnect().catch(() => undefined);
+    await moved;
   };
   return {
     up: () => up && !nc.isClosed(),
