@@ -19,6 +19,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { freePort } from '../../shared/local/nats-server.js';
 import { startTestNats, type TestNats } from '../support/nats.js';
 import { cleanEnv, spawnProcess, tail, type Proc } from '../support/processes.js';
+import { plainRequest, type PlainReply } from '../support/plain-http.js';
 import { openObjectBucket } from '../../shared/store/kv-bucket.js';
 import { ensureChangeLog, logChange, prevHeader } from '../../shared/store/change-log.js';
 import { encodeKey } from '../../shared/store/key-codec.js';
@@ -32,11 +33,7 @@ const FILLER = 400_000;
 const RESTORED = /watch window restored from the change log/;
 const cmPath = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
 
-interface Reply {
-  status: number;
-  json: any;
-  body: string;
-}
+type Reply = PlainReply;
 
 /** The log's long past: `FILLER` writes at revisions 1.. (a create and a delete of each filler object), none of them in the bucket. */
 async function fillLog(nc: NatsConnection): Promise<void> {
@@ -65,31 +62,7 @@ describe('a gateway joining a long change log is ready before its window is rebu
   const procs: Proc[] = [];
   const ns = uniq('join');
 
-  const send = (port: number, method: string, p: string, body?: unknown, contentType = 'application/json'): Promise<Reply> =>
-    new Promise((resolve, reject) => {
-      const data = body === undefined ? undefined : JSON.stringify(body);
-      const req = http.request(
-        `http://127.0.0.1:${port}${p}`,
-        { method, agent: false, timeout: 60_000, headers: { authorization: `Bearer ${token}`, ...(data ? { 'content-type': contentType } : {}) } },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (c: string) => (text += c));
-          res.on('end', () => {
-            let json: any;
-            try {
-              json = JSON.parse(text);
-            } catch {
-              json = undefined;
-            }
-            resolve({ status: res.statusCode ?? 0, json, body: text });
-          });
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error(`${method} ${p} hung`)));
-      req.on('error', reject);
-      req.end(data);
-    });
+  const send = (port: number, method: string, p: string, body?: unknown, contentType = 'application/json'): Promise<Reply> => plainRequest(port, token, method, p, body, contentType, 60_000);
   const ok = async (r: Promise<Reply>, code = 200): Promise<any> => {
     const res = await r;
     assert.equal(res.status, code, res.body.slice(0, 400));

@@ -19,6 +19,7 @@ import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap } from '@kubernet
 import { freePort } from '../../shared/local/nats-server.js';
 import { startTestNats, type TestNats } from '../support/nats.js';
 import { cleanEnv, spawnProcess, tail, type Proc } from '../support/processes.js';
+import { plainRequest, type PlainReply } from '../support/plain-http.js';
 import { eventually, sleep, uniq } from './helpers.js';
 import { parseExposition, type Sample } from '../support/exposition.js';
 
@@ -27,11 +28,7 @@ const cmPath = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
 const q = encodeURIComponent;
 const SELECTOR = 'tier=x';
 
-interface Reply {
-  status: number;
-  body: string;
-  json: any;
-}
+type Reply = PlainReply;
 
 /** One acknowledged change: its revision, what happened, and the object's state after it (for DELETED, the last state). */
 interface Change {
@@ -173,36 +170,7 @@ describe('watch window rebuilt from JetStream: a gateway started later serves ol
   let portB: number;
   let proxy: Proxy;
 
-  const send = (port: number, method: string, p: string, body?: unknown, contentType = 'application/json'): Promise<Reply> =>
-    new Promise((resolve, reject) => {
-      const data = body === undefined ? undefined : JSON.stringify(body);
-      const req = http.request(
-        `http://127.0.0.1:${port}${p}`,
-        {
-          method,
-          agent: false,
-          timeout: 20_000,
-          headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(data ? { 'content-type': contentType, 'content-length': Buffer.byteLength(data) } : {}) },
-        },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (c: string) => (text += c));
-          res.on('end', () => {
-            let json: any;
-            try {
-              json = JSON.parse(text);
-            } catch {
-              json = undefined;
-            }
-            resolve({ status: res.statusCode ?? 0, body: text, json });
-          });
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error(`${method} ${p} hung`)));
-      req.on('error', reject);
-      req.end(data);
-    });
+  const send = (port: number, method: string, p: string, body?: unknown, contentType = 'application/json'): Promise<Reply> => plainRequest(port, token, method, p, body, contentType);
 
   const ok = async (r: Promise<Reply>, code = 200): Promise<any> => {
     const res = await r;

@@ -88,8 +88,11 @@ describe('nats consumer warden', { timeout: 180_000 }, () => {
         ),
       { timeoutMs: 5_000 },
     );
-    assert.match(storage.output(), /removed a consumer on the bucket: a pull consumer/);
-    assert.match(storage.output(), /delivers to platform\.v1\.storage\.create, outside every inbox/);
+    // The removals are logged by the storage process; its lines may reach us after the removal shows.
+    await eventually('both removals logged', () => {
+      assert.match(storage.output(), /removed a consumer on the bucket: a pull consumer/);
+      assert.match(storage.output(), /delivers to platform\.v1\.storage\.create, outside every inbox/);
+    });
   });
 
   test("consumer warden - consumers pointed at another service's inbox go (the newest at once, the rest after the grace); the gateway's watch is untouched", async () => {
@@ -137,7 +140,7 @@ describe('nats consumer warden', { timeout: 180_000 }, () => {
         },
         { timeoutMs: 10_000, intervalMs: 200 },
       );
-      assert.match(storage.output(), new RegExp(`${NatsUser.authn} holds more than ${perOwner} consumers`));
+      await eventually('the removal logged', () => assert.match(storage.output(), new RegExp(`${NatsUser.authn} holds more than ${perOwner} consumers`)));
     } finally {
       for (const sub of subs) sub.unsubscribe();
     }
