@@ -12,6 +12,7 @@ import { RUN_COMPILED, type BenchCluster } from './cluster.js';
 import type { Cleanup } from './cleanup.js';
 import type { HttpClient } from './http.js';
 import { closedLoop, roundRatio, combine, type LoadOptions, type LoadResult } from './load.js';
+import { cpuByRole } from './machine.js';
 import { spawnNode } from './procs.js';
 import { rate, ms, type Row } from './report.js';
 import { configMapWrites } from './writes.js';
@@ -103,9 +104,30 @@ export async function webhookCreateRates(
       results.get(v)!.push(await closedLoop(configMapWrites(gw, NAMESPACE, `wh-${v.count}${v.kind[0]}`).create, load));
     }
   }
+  // Where the CPU of one create goes with no webhook and with one, process by process (the rates
+  // above move with the machine's other load; CPU per create does much less).
+  const roles = { ...c.roles, webhooks: [proc.proc.pid!] };
+  const cpu: Row[] = [];
+  for (const v of VARIANTS.slice(0, 2)) {
+    progress(`webhooks: CPU per create, ${v.label}`);
+    await configure(v);
+    cpu.push(await cpuPerCreate(roles, [...c.systemRoles, 'webhooks', 'nats-server'], configMapWrites(gw, NAMESPACE, `cpu-${v.count}`).create, load, v.label));
+  }
   await configure(VARIANTS[0]!);
 
-  return webhookRows(results, load);
+  const out = webhookRows(results, load);
+  out.rows.push(...cpu);
+  return out;
+}
+
+/** One closed loop with every process's CPU time read before and after, per create. */
+async function cpuPerCreate(roles: Record<string, number[]>, shown: string[], create: (w: number, s: number) => Promise<void>, load: LoadOptions, label: string): Promise<Row> {
+  const before = cpuByRole(roles);
+  const r = await closedLoop(create, { ...load, warmupMs: 0 });
+  const after = cpuByRole(roles);
+  const us = (role: string) => ((after[role]! - before[role]!) * 1000) / Math.max(1, r.ops);
+  const total = shown.reduce((a, role) => a + us(role), 0);
+  return { figure: `CPU per create (µs, by process), ${label}`, measured: `${Math.round(total)} µs: ${shown.map((role) => `${role} ${Math.round(us(role))}`).join(' · ')}` };
 }
 
 /** Each variant's combined rounds as a row, with its ratio to no webhook, round by round. */

@@ -56,7 +56,7 @@ export async function pingOwnReplica(o: PingOptions): Promise<PingResult> {
   const deadline = Date.now() + o.timeoutMs;
   let nc: NatsConnection;
   try {
-    nc = await withTimeout(connectBus({ ...o.bus, name: `${name}-probe` }), o.timeoutMs, `no connection within ${o.timeoutMs} ms`);
+    nc = await withTimeout(connectBus({ ...o.bus, name: `${name}-probe`, firstConnectDeadlineMs: o.timeoutMs }), o.timeoutMs, `no connection within ${o.timeoutMs} ms`);
   } catch (err) {
     const why = `NATS unreachable (${(err as Error).message})`;
     return o.liveness ? { ok: true, message: `${why}: not this replica's fault, alive` } : { ok: false, message: why };

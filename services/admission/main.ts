@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const log = createLogger('admission', opts['log-level']);
   const metrics = processRegistry(opts, log);
   const endpoint = await serveMetrics(opts['metrics-bind-address'], metrics, log);
-  const nc = await connectBus({ ...busOptionsFrom(opts), name: ServiceName.admission });
+  const nc = await connectBus({ ...busOptionsFrom(opts), name: ServiceName.admission, log });
   const options = {
     defaultNotReadyTolerationSeconds: opts['default-not-ready-toleration-seconds'],
     defaultUnreachableTolerationSeconds: opts['default-unreachable-toleration-seconds'],

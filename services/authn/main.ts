@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const log = createLogger('authn', opts['log-level'] as string);
   const metrics = processRegistry(opts, log);
   const endpoint = await serveMetrics(opts['metrics-bind-address'], metrics, log);
-  const nc = await connectBus({ ...bus, name: ServiceName.authn });
+  const nc = await connectBus({ ...bus, name: ServiceName.authn, log });
   // A bad file (token CSV, CA, key, webhook config) fails start-up with its own message.
   const service = await createAuthnService({ nc, log, config, metrics });
   const stop = async () => {

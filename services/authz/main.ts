@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   const log = createLogger('authz', opts['log-level'] as string);
   const metrics = processRegistry(opts, log);
   const endpoint = await serveMetrics(opts['metrics-bind-address'], metrics, log);
-  const nc = await connectBus({ ...bus, name: ServiceName.authz });
+  const nc = await connectBus({ ...bus, name: ServiceName.authz, log });
   // A malformed policy file or webhook configuration fails start-up with its own message.
   const service = await createAuthzService({ nc, log, config, metrics });
   const stop = async () => {

@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   const registry = createBuiltinRegistry({ runtimeConfig: o['runtime-config'], upstreamGroupAliases: o['upstream-group-aliases'] });
   // The audit policy and backends are checked before anything connects: a mistake stops the start.
   const audit = await loadAudit(auditOptionsFrom(o), log);
-  const nc = await connectBus({ ...busOptionsFrom(o), name: 'platform-gateway' });
+  const nc = await connectBus({ ...busOptionsFrom(o), name: 'platform-gateway', log });
   // The handshake advertises and accepts both bundles; which CA a certificate must chain to is
   // decided by the authn service (client user vs authenticating proxy).
   const clientCA = [read(o['client-ca-file']), read(o['requestheader-client-ca-file'])].filter(Boolean).join('\n') || undefined;

@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const log = createLogger('storage', opts['log-level']);
   const metrics = processRegistry(opts, log);
   const endpoint = await serveMetrics(opts['metrics-bind-address'], metrics, log);
-  const nc = await connectBus({ ...busOptionsFrom(opts), name: 'platform-storage' });
+  const nc = await connectBus({ ...busOptionsFrom(opts), name: 'platform-storage', log });
   log.info({ server: nc.getServer() }, 'connected to NATS');
 
   const svc = await createStorageService({

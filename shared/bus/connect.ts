@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { connect } from '@nats-io/transport-node';
 import { credsAuthenticator, type NatsConnection } from '@nats-io/nats-core';
+import type { Logger } from 'pino';
 import { OptionsError, type natsOptions, type Options } from '../config/options.js';
 import { userInboxPrefix } from './permissions.js';
 
@@ -33,6 +34,13 @@ export interface BusConnectOptions {
   tls?: BusTlsOptions;
   /** Prefix of the reply subjects this connection subscribes to (default `_INBOX`). */
   inboxPrefix?: string;
+  /**
+   * How long the first connection keeps trying (default BUS_FIRST_CONNECT_DEADLINE_MS); 0 makes
+   * one attempt at each server.
+   */
+  firstConnectDeadlineMs?: number;
+  /** Where each first-connection attempt that failed and will be tried again is logged. */
+  log?: Pick<Logger, 'warn'>;
 }
 
 /**
@@ -53,7 +61,38 @@ export const BUS_MAX_PINGS_OUT = 2;
  */
 export const BUS_CONNECT_TIMEOUT_MS = 3_000;
 
-export function connectBus(o: BusConnectOptions): Promise<NatsConnection> {
+/**
+ * How long a service's first connection keeps trying before the process gives up (exit 1, for its
+ * supervisor to restart it), as start-up waits for JetStream. A node that is starting, or a whole
+ * machine busy starting every service at once, can take longer than one attempt's
+ * BUS_CONNECT_TIMEOUT_MS to finish the TLS handshake: that is no reason for a restart.
+ */
+export const BUS_FIRST_CONNECT_DEADLINE_MS = 60_000;
+const FIRST_CONNECT_RETRY_MS = 1_000;
+
+/** A credential the server refused: trying again cannot help. */
+const refusedCredentials = (err: Error) => ['AuthorizationError', 'UserAuthenticationExpiredError'].includes(err.name);
+
+/**
+ * Connects to the first server of `url` that answers, reconnecting forever afterwards. The first
+ * connection is tried again (every second, each attempt on every server) until it succeeds or
+ * `firstConnectDeadlineMs` passes; refused credentials fail at once.
+ */
+export async function connectBus(o: BusConnectOptions): Promise<NatsConnection> {
+  const deadline = Date.now() + (o.firstConnectDeadlineMs ?? BUS_FIRST_CONNECT_DEADLINE_MS);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await connectOnce(o);
+    } catch (err) {
+      const e = err as Error;
+      if (refusedCredentials(e) || Date.now() + FIRST_CONNECT_RETRY_MS >= deadline) throw e;
+      o.log?.warn({ attempt, err: e.message }, 'NATS not reachable yet; trying again');
+      await new Promise((resolve) => setTimeout(resolve, FIRST_CONNECT_RETRY_MS));
+    }
+  }
+}
+
+function connectOnce(o: BusConnectOptions): Promise<NatsConnection> {
   return connect({
     servers: o.url
       .split(',')

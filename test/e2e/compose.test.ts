@@ -73,15 +73,17 @@ describe('docker compose', { skip, timeout: 20 * 60_000 }, () => {
     const filters = ['--filter', label, ...(service ? ['--filter', `label=com.docker.compose.service=${service}`] : [])];
     return (await docker(['ps', '-a', '-q', '--no-trunc', ...filters])).split('\n').filter(Boolean);
   };
+  /** Every container's last log lines; those that restarted or stopped first, with more lines (a failure's report is cut). */
   const logs = async (): Promise<string> => {
-    const out: string[] = [];
+    const out: { troubled: boolean; text: string }[] = [];
     for (const id of await containers()) {
-      const name = await docker(['inspect', '--format', '{{.Name}} restarts={{.RestartCount}} {{.State.Status}} exit={{.State.ExitCode}} oom={{.State.OOMKilled}}', id]).catch(() => id);
+      const state = await docker(['inspect', '--format', '{{.Name}} restarts={{.RestartCount}} {{.State.Status}} exit={{.State.ExitCode}} oom={{.State.OOMKilled}}', id]).catch(() => id);
+      const troubled = !/ restarts=0 running /.test(state) && !/init/.test(state);
       // Both streams: a service that cannot start says why on stderr, before its logger exists.
-      const { stdout, stderr } = await run('docker', ['logs', '--tail', '8', id], { timeout: 60_000 }).catch(() => ({ stdout: '', stderr: '' }));
-      out.push(`--- ${name}\n${stdout.trim()}\n${stderr.trim()}`);
+      const { stdout, stderr } = await run('docker', ['logs', '--tail', troubled ? '40' : '8', id], { timeout: 60_000 }).catch(() => ({ stdout: '', stderr: '' }));
+      out.push({ troubled, text: `--- ${state}\n${stdout.trim()}\n${stderr.trim()}` });
     }
-    return out.join('\n');
+    return [...out.filter((o) => o.troubled), ...out.filter((o) => !o.troubled)].map((o) => o.text).join('\n');
   };
   const jsz = async (node: string, query: string): Promise<any> => JSON.parse(await composeRun(['exec', '-T', node, 'wget', '-q', '-O', '-', `http://127.0.0.1:8222/jsz?${query}`]));
   /**

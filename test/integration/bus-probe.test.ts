@@ -10,15 +10,18 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { startTestNats, type TestNats } from '../support/nats.js';
 import { timedRejection } from '../support/timing.js';
 import { busRequest } from '../../shared/bus/client.js';
-import { connectBus } from '../../shared/bus/connect.js';
+import { BUS_CONNECT_TIMEOUT_MS, connectBus } from '../../shared/bus/connect.js';
 import { Subjects } from '../../shared/bus/subjects.js';
 
-/** A relay to `target` whose current connections can be made silent (new ones are relayed). */
-async function relay(target: URL): Promise<{ url: string; carrying(): number; silence(): void; close(): Promise<void> }> {
+/**
+ * A relay to `target` whose current connections can be made silent (new ones are relayed); those
+ * accepted before `silentUntil` (ms since the epoch) are silent from the start.
+ */
+async function relay(target: URL, silentUntil = 0): Promise<{ url: string; carrying(): number; silence(): void; close(): Promise<void> }> {
   const pairs = new Set<{ silent: boolean; a: net.Socket; b: net.Socket }>();
   const server = net.createServer((a) => {
     const b = net.connect(Number(target.port), target.hostname);
-    const pair = { silent: false, a, b };
+    const pair = { silent: Date.now() < silentUntil, a, b };
     pairs.add(pair);
     a.on('data', (d) => void (pair.silent || b.write(d)));
     b.on('data', (d) => void (pair.silent || a.write(d)));
@@ -65,10 +68,11 @@ describe('bus requests into a partition', () => {
     await nats?.stop();
   });
 
+  const target = () => new URL(nats.url.split(',')[0]!.replace(/^nats:/, 'http:'));
+
   /** A client connected through two relays (nats.js picks one), and the status events it sees. */
   const client = async () => {
-    const target = new URL(nats.url.split(',')[0]!.replace(/^nats:/, 'http:'));
-    const pair = [await relay(target), await relay(target)];
+    const pair = [await relay(target()), await relay(target())];
     relays.push(...pair);
     const nc = await connectBus({ url: pair.map((r) => r.url).join(','), name: 'client' });
     clients.push(nc);
@@ -121,5 +125,25 @@ describe('bus requests into a partition', () => {
       [],
     );
     assert.equal(await busRequest(c.nc, Subjects.storageCreate, {}, 1_000).then(() => 'answered'), 'answered');
+  });
+
+  it('a first connection slower than one attempt (a node or machine busy starting) is tried again until it succeeds, with a warning each time', async () => {
+    const slow = await relay(target(), Date.now() + BUS_CONNECT_TIMEOUT_MS + 500);
+    relays.push(slow);
+    const warnings: unknown[] = [];
+    const start = performance.now();
+    const nc = await connectBus({ url: slow.url, name: 'slow-start', log: { warn: (o: unknown) => void warnings.push(o) } });
+    clients.push(nc);
+    assert.ok(performance.now() - start > BUS_CONNECT_TIMEOUT_MS, 'the first attempt timed out');
+    assert.ok(warnings.length >= 1, 'each retry is logged');
+    assert.equal(await busRequest(nc, Subjects.storageCreate, {}, 1_000).then(() => 'answered'), 'answered');
+  });
+
+  it("a first connection gives up after its deadline, with the last attempt's error", async () => {
+    const dead = await relay(target(), Date.now() + 60_000);
+    relays.push(dead);
+    const start = performance.now();
+    await assert.rejects(connectBus({ url: dead.url, name: 'never', firstConnectDeadlineMs: 2_000 }), /timeout|connection/i);
+    assert.ok(performance.now() - start < 2 * BUS_CONNECT_TIMEOUT_MS + 2_000);
   });
 });
