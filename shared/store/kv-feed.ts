@@ -296,11 +296,20 @@ export function startCacheFeed(kv: KV | (() => Promise<KV>), cache: WatchCache, 
         loaded();
         // Up to what the cache holds: entries after `through` may have come with the replay.
         const loadedAt = cache.revision;
+        // The restore walks the log between the changes applied meanwhile (it is not a step they
+        // wait for) and puts the window in as one step at its end.
         void readLog(loadedAt).then((read) =>
           steps.run(() => {
-            const n = cache.restoreHistory(read ?? { changes: [], complete: false });
-            log.info({ revision: loadedAt, restored: n, windowStart: cache.compactedRevision }, 'watch window restored from the change log');
-            restored();
+            void cache.restoreHistory(read ?? { changes: [], complete: false }).then(
+              (n) => {
+                log.info({ revision: loadedAt, restored: n, windowStart: cache.compactedRevision }, 'watch window restored from the change log');
+                restored();
+              },
+              (err: unknown) => {
+                log.error({ err }, 'restoring the watch window from the change log failed');
+                restored();
+              },
+            );
           }),
         );
       });

@@ -5,6 +5,18 @@ import type { ApiObject, ObjectRef } from '../api/types.js';
 import type { CachedObject } from '../codec/cached-object.js';
 import type { ChangeEvent, Watcher, WatchedResource } from './watch-cache-watcher.js';
 
+/** One resource's figures for the metrics, read at scrape time. */
+export interface ResourceStats {
+  /** Storage group ('' for core) and resource. */
+  group: string;
+  resource: string;
+  objects: number;
+  watchers: number;
+  initEvents: number;
+  dispatched: number;
+  terminatedWatchers: number;
+}
+
 export class ResourceState implements WatchedResource {
   readonly objects = new Map<string, CachedObject>();
   /** The window's changes in revision order (a rebuilt window's are put in front: watch-cache.ts restoreHistory). */
@@ -60,6 +72,20 @@ export class ResourceState implements WatchedResource {
     this.sortedKeys = null;
     this.sortedObjects = null;
     this.modified.clear();
+  }
+
+  /** Its figures for the metrics; `key` is its resource key (storage group, slash, resource). */
+  stats(key: string): ResourceStats {
+    const slash = key.indexOf('/');
+    return {
+      group: key.slice(0, slash),
+      resource: key.slice(slash + 1),
+      objects: this.objects.size,
+      watchers: this.watchers.size,
+      initEvents: this.initEvents,
+      dispatched: this.dispatched,
+      terminatedWatchers: this.terminatedWatchers,
+    };
   }
 
   /** The first logged change after `revision` (the log is in revision order). */

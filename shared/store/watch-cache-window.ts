@@ -99,12 +99,25 @@ export class PendingWindow {
   }
 }
 
+/** How long the walk over the log runs before the event loop gets a turn (requests, changes arriving). */
+const WALK_SLICE_MS = 20;
+
 /**
- * Rebuilds the window up to `through` against the state the cache held then and puts it in front
- * of each resource's log. History then starts at `start`.
+ * Rebuilds the window up to `through` against the state the cache holds when the walk over the log
+ * is done, and puts it in front of each resource's log; history then starts at `start`. The walk
+ * (a million logged changes take seconds) yields to the event loop every WALK_SLICE_MS, so the
+ * gateway serves meanwhile; what follows it is one synchronous step against the cache as it then
+ * is. Resolves undefined, changing nothing, when `wanted` says after the walk that the rebuild is
+ * no longer wanted (the window restarted or was compacted past `through` meanwhile).
  */
-export function restoreWindow(resources: Map<string, ResourceState>, input: Omit<RebuildInput, 'held' | 'added'>): { start: number; restored: number } {
-  const { start, events } = rebuildWindow({ ...input, ...stateAt(resources.values(), input.through) });
+export async function restoreWindow(
+  resources: Map<string, ResourceState>,
+  input: Omit<RebuildInput, 'held' | 'added'>,
+  wanted: () => boolean = () => true,
+): Promise<{ start: number; restored: number } | undefined> {
+  const walked = await walkLog(input);
+  if (!wanted()) return undefined;
+  const { start, events } = finishWindow(walked, { ...input, ...stateAt(resources.values(), input.through) });
   const restored = prependEvents(events);
   for (const st of resources.values()) st.droppedThrough = start;
   return { start, restored };
@@ -155,43 +168,59 @@ export function stateAt(resources: Iterable<ResourceState>, through: number): { 
   return { held, added };
 }
 
+/** What the walk over the log found: where history can start so far, each key's last write, the kept changes as events. */
+interface Walked {
+  first: number;
+  start: number;
+  latest: Map<string, Latest>;
+  events: Array<{ st: ResourceState; ev: ChangeEvent }>;
+  /** Each key's last event, by index in `events`. */
+  lastEvent: Map<string, number>;
+}
+
 /**
  * A change's previous state is the key's previous logged write when the change names it, the
  * object the change carries, or nothing for a create; a change whose previous state is none of
- * these cannot be rolled back, so history starts at it. The log's last write of each key must be
- * what the cache held at `through`, or nothing of it is trusted.
+ * these cannot be rolled back, so history starts at it. Reads only the log (and makes resource
+ * states), so it may take its time.
  */
-export function rebuildWindow(input: RebuildInput): RebuiltWindow {
-  const { changes, keepAfter } = input;
+async function walkLog({ changes, keepAfter, stateOf }: Pick<RebuildInput, 'changes' | 'keepAfter' | 'stateOf'>): Promise<Walked> {
   const first = changes[0]!.revision;
-  let start = Math.max(first - 1, keepAfter);
-  const known = (revision: number) => (start = Math.max(start, revision));
-  const latest = new Map<string, Latest>();
-  const events: Array<{ st: ResourceState; ev: ChangeEvent }> = [];
-  /** Each key's last event, by index in `events`. */
-  const lastEvent = new Map<string, number>();
+  const w: Walked = { first, start: Math.max(first - 1, keepAfter), latest: new Map(), events: [], lastEvent: new Map() };
   // Each key decoded once (it is written many times): its object's name and resource state, null for a key that names no object.
   const names = new Map<string, Named | null>();
-  for (const c of changes) {
-    const before = latest.get(c.key);
+  let slice = performance.now();
+  for (let i = 0; i < changes.length; i++) {
+    if ((i & 1023) === 0 && performance.now() - slice > WALK_SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
+    const c = changes[i]!;
+    const before = w.latest.get(c.key);
     const now: Latest = { change: c };
-    latest.set(c.key, now);
+    w.latest.set(c.key, now);
     // Older than the window: only what it leaves matters (the previous state of a later change).
     if (c.revision <= keepAfter) continue;
     let name = names.get(c.key);
-    if (name === undefined) names.set(c.key, (name = nameOf(c.key, input.stateOf)));
+    if (name === undefined) names.set(c.key, (name = nameOf(c.key, stateOf)));
     const ev = name && eventOf(c, name, before, now);
     if (!name || ev === undefined) continue;
     if (ev === null) {
-      known(c.revision);
+      w.start = Math.max(w.start, c.revision);
       continue;
     }
-    lastEvent.set(c.key, events.length);
-    events.push({ st: name.st, ev });
+    w.lastEvent.set(c.key, w.events.length);
+    w.events.push({ st: name.st, ev });
   }
-  checkAgainstHeld(input, latest, first, known);
-  useHeld(events, lastEvent, input.held, latest);
-  return { start, events: events.filter((e) => e.ev.revision > start) };
+  return w;
+}
+
+/** The log's last write of each key must be what the cache held at `through`, or nothing of it is trusted. */
+function finishWindow(w: Walked, input: RebuildInput): RebuiltWindow {
+  let start = w.start;
+  checkAgainstHeld(input, w.latest, w.first, (revision) => (start = Math.max(start, revision)));
+  useHeld(w.events, w.lastEvent, input.held, w.latest);
+  return { start, events: w.events.filter((e) => e.ev.revision > start) };
 }
 
 /** The event of a kept change: null when its previous state is unknown, undefined when readers see no change (a delete of nothing). */

@@ -12,11 +12,11 @@ import type { CachedObject } from '../codec/cached-object.js';
 import { resourceKey } from '../api/resource-key.js';
 import type { ChangeLogRead, LoggedChange } from './change-log.js';
 import type { NamespaceFacts } from '../api/admission-match.js';
-import { ResourceState, parseLogged, sortKeyOf } from './watch-cache-resource.js';
+import { ResourceState, parseLogged, sortKeyOf, type ResourceStats } from './watch-cache-resource.js';
 import { Watcher, type ChangeEvent, type WatchHandle, type WatchOptions } from './watch-cache-watcher.js';
 import { keptAfter, PendingWindow, restoreWindow } from './watch-cache-window.js';
 
-export { sortKeyOf } from './watch-cache-resource.js';
+export { sortKeyOf, type ResourceStats } from './watch-cache-resource.js';
 export type { WatchHandle, WatchOptions, WatchSink } from './watch-cache-watcher.js';
 
 export const DEFAULT_WINDOW_MS = 5 * 60_000;
@@ -33,18 +33,6 @@ export interface WatchCacheOptions {
   now?: () => number;
   /** Told how many events a compaction dropped (the objects they held may now be garbage). */
   onCompacted?: (dropped: number) => void;
-}
-
-/** One resource's figures for the metrics, read at scrape time. */
-export interface ResourceStats {
-  /** Storage group ('' for core) and resource. */
-  group: string;
-  resource: string;
-  objects: number;
-  watchers: number;
-  initEvents: number;
-  dispatched: number;
-  terminatedWatchers: number;
 }
 
 export interface KvChange {
@@ -148,14 +136,9 @@ export class WatchCache {
     }
   }
 
-  /**
-   * The initial state is loaded at `revision` and, with the bucket's change log (change-log.ts)
-   * read up to it, the window before it rebuilt at once (markLoaded, then restoreHistory).
-   * Returns the number of changes restored.
-   */
-  markSynced(revision: number, history?: ChangeLogRead): number {
-    this.markLoaded(revision, history !== undefined);
-    return history ? this.restoreHistory(history) : 0;
+  /** The initial state is loaded at `revision`, with no history before it (markLoaded). */
+  markSynced(revision: number): void {
+    this.markLoaded(revision);
   }
 
   /**
@@ -176,23 +159,39 @@ export class WatchCache {
 
   /**
    * Rebuilds the window before the initial load from the bucket's logged writes up to it
-   * (rebuildWindow: which changes can be rolled back), in front of the changes applied since, and
-   * sets compactedRevision to where that history starts. A log not read to its end, or a window
-   * restarted meanwhile (resync) or compacted past the load, restores nothing: history then starts
-   * where it already does. Either way the reads waiting for it go on. Returns the changes restored.
+   * (watch-cache-window.ts: which changes can be rolled back), in front of the changes applied
+   * since, and sets compactedRevision to where that history starts. The walk over the log lets the
+   * cache serve and take changes meanwhile; the window goes in as one step at its end. A log not
+   * read to its end, or a window restarted meanwhile (resync) or compacted past the load, restores
+   * nothing: history then starts where it already does. Either way the reads waiting for it go on
+   * once it ends. Resolves with the changes restored.
    */
-  restoreHistory({ changes, complete, following }: ChangeLogRead): number {
+  async restoreHistory({ changes, complete, following }: ChangeLogRead): Promise<number> {
     const pending = this.restoring;
     if (!pending) return 0;
+    const wanted = () => this.restoring === pending && this.compactedRevision <= pending.through;
+    try {
+      if (!complete || changes.length === 0 || !wanted()) return 0;
+      const keepAfter = keptAfter(changes, this.now() - this.windowMs, Math.max(0, this.maxLogEvents - this.logSize));
+      const w = await restoreWindow(
+        this.resources,
+        { changes, following: following ?? [], through: pending.through, markers: pending.markers, keepAfter, stateOf: (resource) => this.state(resource) },
+        wanted,
+      );
+      if (!w) return 0;
+      this.logSize += w.restored;
+      this.compactedRevision = w.start;
+      return w.restored;
+    } finally {
+      this.endRestore(pending);
+    }
+  }
+
+  /** The rebuild of `pending` (the one going on when absent) ends: the reads waiting for it go on. */
+  private endRestore(pending = this.restoring): void {
+    if (!pending || this.restoring !== pending) return;
     this.restoring = null;
-    // The waiting reads resume once this (synchronous) method has returned: after the restore.
     pending.end();
-    if (!complete || changes.length === 0 || this.compactedRevision > pending.through) return 0;
-    const keepAfter = keptAfter(changes, this.now() - this.windowMs, Math.max(0, this.maxLogEvents - this.logSize));
-    const w = restoreWindow(this.resources, { changes, following: following ?? [], through: pending.through, markers: pending.markers, keepAfter, stateOf: (resource) => this.state(resource) });
-    this.logSize += w.restored;
-    this.compactedRevision = w.start;
-    return w.restored;
   }
 
   /** Whether a read at `revision` needs history that is still being rebuilt (whenHistory). */
@@ -332,20 +331,7 @@ export class WatchCache {
 
   /** Every resource the cache has seen, with its figures (for the metrics). */
   resourceStats(): ResourceStats[] {
-    const out: ResourceStats[] = [];
-    for (const [key, st] of this.resources) {
-      const slash = key.indexOf('/');
-      out.push({
-        group: key.slice(0, slash),
-        resource: key.slice(slash + 1),
-        objects: st.objects.size,
-        watchers: st.watchers.size,
-        initEvents: st.initEvents,
-        dispatched: st.dispatched,
-        terminatedWatchers: st.terminatedWatchers,
-      });
-    }
-    return out;
+    return [...this.resources].map(([key, st]) => st.stats(key));
   }
 
   watcherCount(): number {
@@ -438,7 +424,7 @@ export class WatchCache {
       for (const w of [...st.watchers]) w.expire(at);
     }
     // The window restarts here: a rebuild still going on has nothing left to restore.
-    this.restoreHistory({ changes: [], complete: false });
+    this.endRestore();
     for (const e of skipped) this.overwrite(e);
     missed.sort((a, b) => a.revision - b.revision);
     for (const e of missed) this.apply(e);

@@ -157,7 +157,8 @@ test('change log - a write the log lacks starts the window at it; a log not read
   const x = await store.update(ref('x'), cm('x', '2'), 1);
   const cache = new WatchCache();
   cache.apply({ key: read.changes[0]!.key, revision: x.revision, operation: 'PUT', value: new TextEncoder().encode(JSON.stringify(cm('x', '2'))) });
-  assert.equal(cache.markSynced(x.revision, read), 0);
+  cache.markLoaded(x.revision, true);
+  assert.equal(await cache.restoreHistory(read), 0);
   assert.equal(cache.compactedRevision, x.revision);
   // From a time on: what the log took since then (nothing yet: answered at once, not waited for).
   const t0 = Date.now();
@@ -169,7 +170,8 @@ test('change log - a write the log lacks starts the window at it; a log not read
   );
   // An incomplete read is no history either.
   const fresh = new WatchCache();
-  assert.equal(fresh.markSynced(1, { changes: read.changes, complete: false }), 0);
+  fresh.markLoaded(1, true);
+  assert.equal(await fresh.restoreHistory({ changes: read.changes, complete: false }), 0);
   assert.equal(fresh.compactedRevision, 1);
 });
 

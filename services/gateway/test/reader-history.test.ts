@@ -34,7 +34,7 @@ function rebuilding(): { cache: WatchCache; reader: CacheReader; log: LoggedChan
 test('reader history - an Exact read from before the load waits for the rebuild and is answered from it', async () => {
   const { cache, reader, log } = rebuilding();
   const settled = reader.settle({ mode: ReadMode.Exact, revision: 1 }, new Deadline(performance.now() + 5_000, false));
-  setTimeout(() => cache.restoreHistory({ changes: log, complete: true }), 100);
+  setTimeout(() => void cache.restoreHistory({ changes: log, complete: true }), 100);
   await settled;
   assert.deepEqual(
     cache.snapshot(CM, 1).map((o) => o.object.data),

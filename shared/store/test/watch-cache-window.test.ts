@@ -97,7 +97,7 @@ test('window rebuilt in the background - snapshots and watches from every older 
   const waiting = c.whenHistory(5_000);
   const liveWatch = watched(c, LOADED);
 
-  const restored = c.restoreHistory({ changes: changes.slice(0, LOADED), complete: true });
+  const restored = await c.restoreHistory({ changes: changes.slice(0, LOADED), complete: true });
   assert.equal(await waiting, true);
   assert.equal(c.awaitsHistory(3), false);
   assert.equal(restored, LOADED);
@@ -126,24 +126,24 @@ test('window rebuilt in the background - a resync meanwhile ends the wait with n
   c.resync([{ key: keyOf('z'), revision: 20, operation: 'PUT', value: enc.encode('{"metadata":{"name":"z"}}') }], 20);
   assert.equal(await waiting, true);
   assert.equal(c.awaitsHistory(3), false);
-  assert.equal(c.restoreHistory({ changes: changes.slice(0, LOADED), complete: true }), 0);
+  assert.equal(await c.restoreHistory({ changes: changes.slice(0, LOADED), complete: true }), 0);
   assert.equal(c.compactedRevision, 20);
 
   const d = new WatchCache();
   for (const e of entries.slice(0, LOADED)) d.apply(e);
   d.markLoaded(LOADED, true);
-  assert.equal(d.restoreHistory({ changes: [], complete: false }), 0);
+  assert.equal(await d.restoreHistory({ changes: [], complete: false }), 0);
   assert.equal(d.compactedRevision, LOADED);
   assert.equal(d.awaitsHistory(3), false, 'nothing to wait for: older reads are 410');
   assert.deepEqual(watched(d, 3), ['ERROR 410']);
 });
 
-test('window rebuilt in the background - only the last changes that fit are kept, and their objects are not parsed until read', () => {
+test('window rebuilt in the background - only the last changes that fit are kept, and their objects are not parsed until read', async () => {
   const { changes, entries } = history(OPS.slice(0, LOADED));
   const c = new WatchCache({ maxLogEvents: 4, now: () => 2_000 });
   for (const e of entries) c.apply(e);
   c.markLoaded(LOADED, true);
-  assert.equal(c.restoreHistory({ changes, complete: true }), 4);
+  assert.equal(await c.restoreHistory({ changes, complete: true }), 4);
   assert.equal(c.compactedRevision, LOADED - 4);
   assert.throws(() => c.snapshot(CM, LOADED - 5), /too old/);
   const older = c.snapshot(CM, LOADED - 4);
@@ -197,9 +197,9 @@ test('logged objects - bytes that can be an object, parsed once when read and st
   assert.deepEqual(broken.object, { metadata: { name: 'a', namespace: 'default', resourceVersion: '8' } });
 });
 
-test('window rebuilt in the background - an object the load missed (superseded as it began) is taken from the log when the log says what replaced it', () => {
+test('window rebuilt in the background - an object the load missed (superseded as it began) is taken from the log when the log says what replaced it', async () => {
   const { changes, entries } = history([...OPS.slice(0, LOADED), ['d', '3']]);
-  const build = (following: LoggedChange[]) => {
+  const build = async (following: LoggedChange[]) => {
     const c = new WatchCache({ now: () => 2_000 });
     const last = new Map(entries.slice(0, LOADED).map((e) => [e.key, e]));
     // The load saw each key's last entry but d's (at 10): d's next write, at 11, superseded it just before.
@@ -207,13 +207,47 @@ test('window rebuilt in the background - an object the load missed (superseded a
     for (const e of [...last.values()].sort((x, y) => x.revision - y.revision)) if (e.key !== missed) c.apply(e);
     c.markLoaded(LOADED, true);
     c.apply(entries[LOADED]!);
-    return { c, restored: c.restoreHistory({ changes: changes.slice(0, LOADED), complete: true, following }) };
+    return { c, restored: await c.restoreHistory({ changes: changes.slice(0, LOADED), complete: true, following }) };
   };
-  const told = build([changes[LOADED]!]);
+  const told = await build([changes[LOADED]!]);
   assert.equal(told.restored, LOADED);
   assert.deepEqual(view(told.c, LOADED), ['default/a@7=3', 'default/b@8=2', 'default/d@10=2']);
   assert.deepEqual(watched(told.c, 9).slice(-1), ['MODIFIED d@11=3']);
-  const untold = build([]);
+  const untold = await build([]);
   assert.equal(untold.restored, 0, 'without what replaced it, nothing before the load is trusted');
   assert.equal(untold.c.compactedRevision, LOADED);
+});
+
+test('window rebuilt in the background - a long log is walked in slices: the event loop turns meanwhile, and changes applied then are accounted for', async () => {
+  // 200,000 logged writes of 2,000 objects, loaded at the last; the walk takes well over one slice.
+  const OBJECTS = 2_000;
+  const ops: Op[] = [];
+  for (let r = 0; r < 100; r++) for (let i = 0; i < OBJECTS; i++) ops.push([`o${i}`, String(r)]);
+  const { changes, entries } = history(ops);
+  const loaded = ops.length;
+  const c = new WatchCache({ now: () => 2_000 });
+  const last = new Map(entries.map((e) => [e.key, e]));
+  for (const e of [...last.values()].sort((x, y) => x.revision - y.revision)) c.apply(e);
+  c.markLoaded(loaded, true);
+  let turns = 0;
+  const ticker = setInterval(() => turns++, 1);
+  const restoring = c.restoreHistory({ changes, complete: true });
+  // Served and changed while the window is rebuilt: a modification and a creation after the load.
+  await new Promise((r) => setImmediate(r));
+  put(c, loaded + 1, 'o0');
+  put(c, loaded + 2, 'new');
+  assert.equal(c.awaitsHistory(loaded - 1), true, 'an older read still waits');
+  const restored = await restoring;
+  clearInterval(ticker);
+  assert.ok(turns > 0, 'the event loop turned during the walk');
+  assert.ok(restored > 0);
+  assert.equal(c.awaitsHistory(loaded - 1), false);
+  // The state at the load, at the revision before, and now.
+  const at = (rv: number) => c.snapshot(CM, rv).length;
+  assert.equal(at(loaded), OBJECTS);
+  assert.equal(at(loaded + 2), OBJECTS + 1);
+  assert.deepEqual(c.snapshot(CM, loaded).find((o) => o.sortKey === 'default/o0')?.object.data, { v: '99' });
+  assert.deepEqual(c.snapshot(CM, loaded + 1).find((o) => o.sortKey === 'default/o0')?.object.data, { v: '1' });
+  const older = c.snapshot(CM, loaded - 1).find((o) => o.sortKey === `default/o${OBJECTS - 1}`);
+  assert.deepEqual(older?.object.data, { v: '98' }, 'rolled back through the window');
 });
