@@ -104,15 +104,13 @@ export async function webhookCreateRates(
       results.get(v)!.push(await closedLoop(configMapWrites(gw, NAMESPACE, `wh-${v.count}${v.kind[0]}`).create, load));
     }
   }
-  // Where the CPU of one create goes with no webhook and with one, process by process (the rates
-  // above move with the machine's other load; CPU per create does much less).
   const roles = { ...c.roles, webhooks: [proc.proc.pid!] };
-  const cpu: Row[] = [];
-  for (const v of VARIANTS.slice(0, 2)) {
-    progress(`webhooks: CPU per create, ${v.label}`);
-    await configure(v);
-    cpu.push(await cpuPerCreate(roles, [...c.systemRoles, 'webhooks', 'nats-server'], configMapWrites(gw, NAMESPACE, `cpu-${v.count}`).create, load, v.label));
-  }
+  const cpu = await cpuPerCreate(VARIANTS.slice(0, 2), rounds, {
+    roles,
+    shown: [...c.systemRoles, 'webhooks', 'nats-server'],
+    prepare: (v) => (progress(`webhooks: CPU per create, ${v.label}`), configure(v)),
+    run: async (v) => (await closedLoop(configMapWrites(gw, NAMESPACE, `cpu-${v.count}`).create, { ...load, warmupMs: 0 })).ops,
+  });
   await configure(VARIANTS[0]!);
 
   const out = webhookRows(results, load);
@@ -120,14 +118,31 @@ export async function webhookCreateRates(
   return out;
 }
 
-/** One closed loop with every process's CPU time read before and after, per create. */
-async function cpuPerCreate(roles: Record<string, number[]>, shown: string[], create: (w: number, s: number) => Promise<void>, load: LoadOptions, label: string): Promise<Row> {
-  const before = cpuByRole(roles);
-  const r = await closedLoop(create, { ...load, warmupMs: 0 });
-  const after = cpuByRole(roles);
-  const us = (role: string) => ((after[role]! - before[role]!) * 1000) / Math.max(1, r.ops);
-  const total = shown.reduce((a, role) => a + us(role), 0);
-  return { figure: `CPU per create (µs, by process), ${label}`, measured: `${Math.round(total)} µs: ${shown.map((role) => `${role} ${Math.round(us(role))}`).join(' · ')}` };
+/**
+ * Where the CPU of one create goes, process by process, summed over interleaved rounds of each
+ * variant (`prepare` puts one in effect, unmeasured; `run` loads it and returns its creates): the
+ * rates move with the machine's other load, CPU per create much less.
+ */
+async function cpuPerCreate(
+  variants: Variant[],
+  rounds: number,
+  p: { roles: Record<string, number[]>; shown: string[]; prepare: (v: Variant) => Promise<void>; run: (v: Variant) => Promise<number> },
+): Promise<Row[]> {
+  const sums = variants.map((v) => ({ v, ops: 0, ms: Object.fromEntries(p.shown.map((role) => [role, 0])) }));
+  for (let r = 0; r < rounds; r++) {
+    for (const m of sums) {
+      await p.prepare(m.v);
+      const before = cpuByRole(p.roles);
+      m.ops += await p.run(m.v);
+      const after = cpuByRole(p.roles);
+      for (const role of p.shown) m.ms[role]! += after[role]! - before[role]!;
+    }
+  }
+  return sums.map((m) => {
+    const us = (role: string) => (m.ms[role]! * 1000) / Math.max(1, m.ops);
+    const total = p.shown.reduce((a, role) => a + us(role), 0);
+    return { figure: `CPU per create (µs, by process), ${m.v.label}`, measured: `${Math.round(total)} µs: ${p.shown.map((role) => `${role} ${Math.round(us(role))}`).join(' · ')}` };
+  });
 }
 
 /** Each variant's combined rounds as a row, with its ratio to no webhook, round by round. */

@@ -7,10 +7,10 @@
 // its own message instead of failing requests. Credentials never appear in an error message or a
 // log line.
 
-import https from 'node:https';
 import { readFile } from 'node:fs/promises';
 import tls from 'node:tls';
 import { describeUrl, requestJson } from './http-json.js';
+import { closeDispatcher, createTlsDispatcher, type TlsDialOptions } from './tls-dispatcher.js';
 import {
   ClientConfigError,
   parseClientConfig,
@@ -140,7 +140,7 @@ export async function parseWebhookClientConfig(text: string, file: string): Prom
 
 /** A client for a parsed configuration. Fails on TLS material Node cannot use (e.g. a key that does not match its certificate). */
 export function createWebhookClient(config: WebhookClientConfig, opts: { timeoutMs?: number } = {}): WebhookClient {
-  const tlsOptions: https.AgentOptions = { rejectUnauthorized: !config.insecureSkipTLSVerify };
+  const tlsOptions: TlsDialOptions = { rejectUnauthorized: !config.insecureSkipTLSVerify };
   if (config.caPem) tlsOptions.ca = config.caPem;
   if (config.clientCertPem) tlsOptions.cert = config.clientCertPem;
   if (config.clientKeyPem) tlsOptions.key = config.clientKeyPem;
@@ -151,7 +151,7 @@ export function createWebhookClient(config: WebhookClientConfig, opts: { timeout
     // OpenSSL's messages name the problem ("key values mismatch"), never the key material.
     throw new WebhookConfigError(`invalid TLS material: ${(err as Error).message}`);
   }
-  const agent = new https.Agent({ keepAlive: true, ...tlsOptions });
+  const dispatcher = createTlsDispatcher(tlsOptions);
   const authorization = authorizationSource(config);
   const defaultTimeoutMs = opts.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
   let closed = false;
@@ -160,14 +160,14 @@ export function createWebhookClient(config: WebhookClientConfig, opts: { timeout
     const headers: Record<string, string> = {};
     const auth = await authorization();
     if (auth) headers.Authorization = auth;
-    return requestJson(config.server, { method: 'POST', agent, headers, body: text, timeoutMs: postOpts.timeoutMs ?? defaultTimeoutMs, ignoreSuccessBody });
+    return requestJson(config.server, { method: 'POST', dispatcher, headers, body: text, timeoutMs: postOpts.timeoutMs ?? defaultTimeoutMs, ignoreSuccessBody });
   };
   return {
     postJson: (body, postOpts = {}) => post(JSON.stringify(body), postOpts),
     postJsonText: (text, postOpts = {}) => post(text, postOpts, true),
     close() {
       closed = true;
-      agent.destroy();
+      void closeDispatcher(dispatcher);
     },
   };
 }

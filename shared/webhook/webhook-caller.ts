@@ -8,9 +8,10 @@
 // (the admission service and the gateway read Services and Endpoints differently).
 
 import { createHash } from 'node:crypto';
-import https from 'node:https';
+import type { Dispatcher } from 'undici';
 import type { ServiceAddress } from '../api/service-endpoints.js';
 import { requestJson, type JsonResponse } from './http-json.js';
+import { closeDispatcher, createTlsDispatcher, type TlsDialOptions } from './tls-dispatcher.js';
 
 export interface ServiceReference {
   namespace: string;
@@ -70,8 +71,8 @@ export function serviceHost(s: ServiceReference): string {
   return `${s.name}.${s.namespace}.svc`;
 }
 
-/** Agents kept at most; the oldest goes first (configurations come and go). */
-const MAX_AGENTS = 128;
+/** Connection pools kept at most; the oldest goes first (configurations come and go). */
+const MAX_POOLS = 128;
 
 interface Destination {
   url: URL;
@@ -92,7 +93,7 @@ const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
 const NO_CREDENTIALS: WebhookCredentialSource = { forTarget: () => undefined };
 
 export class ApiWebhookCaller {
-  private readonly agents = new Map<string, https.Agent>();
+  private readonly pools = new Map<string, Dispatcher>();
 
   constructor(
     private readonly resolver: ServiceAddressResolver,
@@ -105,12 +106,13 @@ export class ApiWebhookCaller {
     const headers: Record<string, string> = {};
     const auth = await d.credentials?.authorization();
     if (auth) headers.Authorization = auth;
-    return requestJson(d.url, { method: 'POST', agent: this.agent(cc, d), headers, body: text, timeoutMs });
+    return requestJson(d.url, { method: 'POST', dispatcher: this.pool(cc, d), headers, body: text, timeoutMs });
   }
 
+  /** Closes every connection at once (calls in progress fail). */
   close(): void {
-    for (const a of this.agents.values()) a.destroy();
-    this.agents.clear();
+    for (const pool of this.pools.values()) void closeDispatcher(pool);
+    this.pools.clear();
   }
 
   private async destination(cc: ApiWebhookClientConfig): Promise<Destination> {
@@ -126,27 +128,28 @@ export class ApiWebhookCaller {
     return { url, serverName: host, credentials: this.credentials.forTarget(svc.port === 443 ? host : `${host}:${svc.port}`) };
   }
 
-  private agent(cc: ApiWebhookClientConfig, d: Destination): https.Agent {
+  /** The keep-alive pool for one trust, server name and credential set (one per origin inside). */
+  private pool(cc: ApiWebhookClientConfig, d: Destination): Dispatcher {
     const ca = cc.caPem;
     const key = createHash('sha256')
       .update(`${ca ?? ''}\0${d.serverName ?? ''}\0${d.credentials?.user ?? ''}`)
       .digest('base64');
-    let agent = this.agents.get(key);
-    if (agent) return agent;
-    const options: https.AgentOptions = { keepAlive: true };
-    if (ca) options.ca = ca;
-    if (d.serverName) options.servername = d.serverName;
+    let pool = this.pools.get(key);
+    if (pool) return pool;
+    const tls: TlsDialOptions = {};
+    if (ca) tls.ca = ca;
+    if (d.serverName) tls.servername = d.serverName;
     if (d.credentials?.clientCertPem) {
-      options.cert = d.credentials.clientCertPem;
-      options.key = d.credentials.clientKeyPem;
+      tls.cert = d.credentials.clientCertPem;
+      tls.key = d.credentials.clientKeyPem;
     }
-    agent = new https.Agent(options);
-    if (this.agents.size >= MAX_AGENTS) {
-      const [oldestKey, oldest] = this.agents.entries().next().value as [string, https.Agent];
-      oldest.destroy();
-      this.agents.delete(oldestKey);
+    pool = createTlsDispatcher(tls);
+    if (this.pools.size >= MAX_POOLS) {
+      const [oldestKey, oldest] = this.pools.entries().next().value as [string, Dispatcher];
+      void closeDispatcher(oldest);
+      this.pools.delete(oldestKey);
     }
-    this.agents.set(key, agent);
-    return agent;
+    this.pools.set(key, pool);
+    return pool;
   }
 }

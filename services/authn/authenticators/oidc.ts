@@ -5,12 +5,13 @@
 // A token that names another issuer is not ours and is skipped; any other problem with a token
 // that names our issuer is a failure.
 
-import https from 'node:https';
 import { readFile } from 'node:fs/promises';
 import { createLocalJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload, type CryptoKey, type JWTVerifyOptions, type KeyObject } from 'jose';
+import type { Dispatcher } from 'undici';
 import type { UserInfo } from '../../../shared/api/types.js';
 import type { Logger } from '../../../shared/log.js';
 import { describeUrl, requestJson } from '../../../shared/webhook/http-json.js';
+import { closeDispatcher, createTlsDispatcher } from '../../../shared/webhook/tls-dispatcher.js';
 import { looksLikeJwt } from './jwt-shape.js';
 import { skip, type AuthnResult, type TokenAuthenticator } from '../types.js';
 
@@ -147,7 +148,7 @@ class ProviderKeys {
 
   constructor(
     private readonly cfg: OidcConfig,
-    private readonly agent: https.Agent,
+    private readonly dispatcher: Dispatcher,
     private readonly t: Required<OidcTiming>,
     private readonly log: Logger,
   ) {
@@ -185,7 +186,7 @@ class ProviderKeys {
   }
 
   private async getJson(url: URL, what: string): Promise<Record<string, unknown>> {
-    const res = await requestJson(url, { method: 'GET', agent: this.agent, timeoutMs: this.t.requestTimeoutMs });
+    const res = await requestJson(url, { method: 'GET', dispatcher: this.dispatcher, timeoutMs: this.t.requestTimeoutMs });
     if (res.status !== 200) throw new OidcSetupError(`${what} ${describeUrl(url)}: HTTP ${res.status}`);
     if (typeof res.body !== 'object' || res.body === null || Array.isArray(res.body)) throw new OidcSetupError(`${what} ${describeUrl(url)}: not a JSON object`);
     return res.body as Record<string, unknown>;
@@ -235,9 +236,9 @@ async function verifyWith(resolver: KeyResolver, token: string, verifyOptions: J
 export async function createOidcAuthenticator(cfg: OidcConfig, log: Logger, timing: OidcTiming = {}): Promise<TokenAuthenticator> {
   const t = { ...DEFAULT_TIMING, ...timing };
   const { ca } = await readSetup(cfg);
-  const agent = new https.Agent({ keepAlive: true, ...(ca ? { ca } : {}) });
+  const dispatcher = createTlsDispatcher(ca ? { ca } : {});
   const verifyOptions: JWTVerifyOptions = { issuer: cfg.issuerUrl, audience: cfg.clientId, algorithms: cfg.signingAlgs?.length ? cfg.signingAlgs : ['RS256'] };
-  const provider = new ProviderKeys(cfg, agent, t, log.child({ authenticator: 'oidc', issuer: cfg.issuerUrl }));
+  const provider = new ProviderKeys(cfg, dispatcher, t, log.child({ authenticator: 'oidc', issuer: cfg.issuerUrl }));
 
   // Usually the provider answers at once; a provider that hangs must not hold up the service.
   let initialWait: NodeJS.Timeout | undefined;
@@ -275,7 +276,7 @@ export async function createOidcAuthenticator(cfg: OidcConfig, log: Logger, timi
     async stop() {
       provider.stopSchedule();
       // Destroying the sockets ends a fetch in progress at once instead of at its deadline.
-      agent.destroy();
+      await closeDispatcher(dispatcher);
       await provider.inflight;
     },
   };
