@@ -9,16 +9,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { freePort } from '../../shared/local/nats-server.js';
 import { startTestNats, type TestNats } from '../support/nats.js';
-import { cleanEnv, spawnProcess, tail, type Proc } from '../support/processes.js';
+import { tail, type Proc } from '../support/processes.js';
+import { ServiceSet } from '../support/service-set.js';
 import { plainRequest, type PlainReply } from '../support/plain-http.js';
 import { openObjectBucket } from '../../shared/store/kv-bucket.js';
 import { ensureChangeLog, logChange, prevHeader } from '../../shared/store/change-log.js';
@@ -27,7 +24,6 @@ import { changeLogStream, streamName } from '../../shared/bus/streams.js';
 import { DEFAULT_BUCKET } from '../../shared/api/groups.js';
 import { sleep, uniq } from './helpers.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** Filler writes in the log before the recent ones: long enough that reading it takes the joining gateway seconds. */
 const FILLER = 400_000;
 const RESTORED = /watch window restored from the change log/;
@@ -57,9 +53,8 @@ async function fillLog(nc: NatsConnection): Promise<void> {
 describe('a gateway joining a long change log is ready before its window is rebuilt', { timeout: 240_000 }, () => {
   let nats: TestNats;
   let nc: NatsConnection;
-  let dir: string;
   const token = randomBytes(16).toString('hex');
-  const procs: Proc[] = [];
+  let services: ServiceSet | undefined;
   const ns = uniq('join');
 
   const send = (port: number, method: string, p: string, body?: unknown, contentType = 'application/json'): Promise<Reply> => plainRequest(port, token, method, p, body, contentType, 60_000);
@@ -69,12 +64,7 @@ describe('a gateway joining a long change log is ready before its window is rebu
     return res.json;
   };
 
-  async function startService(name: string, args: string[], ready: RegExp): Promise<Proc> {
-    const p = spawnProcess(['--import', 'tsx', `services/${name}/main.ts`, `--nats-url=${nats.url}`, ...args], { cwd: root, env: cleanEnv() });
-    procs.push(p);
-    await p.waitFor(ready, 90_000);
-    return p;
-  }
+  const startService = (name: string, args: string[], ready: RegExp): Promise<Proc> => services!.start(name, args, ready);
 
   /** A watch's events as `TYPE name@rv v=…` lines, pushed as they arrive. */
   function watchLines(port: number, p: string): { lines: string[]; status: Promise<number>; close(): void } {
@@ -115,15 +105,9 @@ describe('a gateway joining a long change log is ready before its window is rebu
     nats = await startTestNats();
     nc = await nats.connect('join-test');
     await fillLog(nc);
-    dir = await mkdtemp(path.join(os.tmpdir(), 'platform-join-'));
-    await writeFile(path.join(dir, 'tokens.csv'), `${token},admin,admin-uid,"system:masters"\n`);
     [portA, portB] = [await freePort(), await freePort()];
-    await startService('storage', [], /service started/);
-    await Promise.all([
-      startService('authn', [`--token-auth-file=${path.join(dir, 'tokens.csv')}`], /service started/),
-      startService('authz', [], /service started/),
-      startService('admission', [], /service started/),
-    ]);
+    services = new ServiceSet(nats.url, token);
+    await services.startBackends();
     await startService('gateway', [`--secure-port=${portA}`], /gateway serving/);
     await ok(send(portA, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }), 201);
     for (const n of ['a', 'b', 'c']) await ok(send(portA, 'POST', cmPath(ns), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: n }, data: { v: '1' } }), 201);
@@ -139,11 +123,9 @@ describe('a gateway joining a long change log is ready before its window is rebu
   });
 
   after(async () => {
-    for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
-    await Promise.all(procs.map((p) => p.exited));
+    await services?.stop();
     await nc?.close();
     await nats?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('ready and serving consistent reads before the window is rebuilt; a watch and an Exact list from an older revision wait for it, then get every change', async () => {

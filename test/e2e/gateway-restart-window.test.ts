@@ -10,20 +10,16 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
 import { freePort } from '../../shared/local/nats-server.js';
 import { startTestNats, type TestNats } from '../support/nats.js';
-import { cleanEnv, spawnProcess, tail, type Proc } from '../support/processes.js';
+import { tail, type Proc } from '../support/processes.js';
+import { ServiceSet } from '../support/service-set.js';
 import { plainRequest, type PlainReply } from '../support/plain-http.js';
 import { eventually, sleep, uniq } from './helpers.js';
 import { parseExposition, type Sample } from '../support/exposition.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cmPath = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
 const q = encodeURIComponent;
 const SELECTOR = 'tier=x';
@@ -161,9 +157,8 @@ interface RawWatch {
 
 describe('watch window rebuilt from JetStream: a gateway started later serves older resourceVersions', { timeout: 150_000 }, () => {
   let nats: TestNats;
-  let dir: string;
   const token = randomBytes(16).toString('hex');
-  const procs: Proc[] = [];
+  let services: ServiceSet | undefined;
   let gatewayA: Proc;
   let gatewayB: Proc;
   let portA: number;
@@ -240,12 +235,7 @@ describe('watch window rebuilt from JetStream: a gateway started later serves ol
     });
   }
 
-  async function startService(name: string, args: string[], ready: RegExp): Promise<Proc> {
-    const p = spawnProcess(['--import', 'tsx', `services/${name}/main.ts`, `--nats-url=${nats.url}`, ...args], { cwd: root, env: cleanEnv() });
-    procs.push(p);
-    await p.waitFor(ready, 60_000);
-    return p;
-  }
+  const startService = (name: string, args: string[], ready: RegExp): Promise<Proc> => services!.start(name, args, ready, 60_000);
 
   // ---- the recorded history of both namespaces -------------------------------------------------
 
@@ -321,15 +311,9 @@ describe('watch window rebuilt from JetStream: a gateway started later serves ol
 
   before(async () => {
     nats = await startTestNats();
-    dir = await mkdtemp(path.join(os.tmpdir(), 'platform-gw-restart-'));
-    await writeFile(path.join(dir, 'tokens.csv'), `${token},admin,admin-uid,"system:masters"\n`);
     [portA, portB] = [await freePort(), await freePort()];
-    await startService('storage', [], /service started/);
-    await Promise.all([
-      startService('authn', [`--token-auth-file=${path.join(dir, 'tokens.csv')}`], /service started/),
-      startService('authz', [], /service started/),
-      startService('admission', [], /service started/),
-    ]);
+    services = new ServiceSet(nats.url, token);
+    await services.startBackends();
     gatewayA = await startService('gateway', [`--secure-port=${portA}`], /gateway serving/);
     for (let until = Date.now() + 30_000; ; await sleep(250)) {
       const r = await send(portA, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns1 } }).catch(() => null);
@@ -429,10 +413,8 @@ describe('watch window rebuilt from JetStream: a gateway started later serves ol
     await informer?.stop();
     watchOnA?.close();
     await proxy?.close();
-    for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
-    await Promise.all(procs.map((p) => p.exited));
+    await services?.stop();
     await nats?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   // First: the LIST counter of gateway B is read before any test request lists on B.
