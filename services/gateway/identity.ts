@@ -39,6 +39,8 @@ export const defaultIdentityOptions: IdentityOptions = {
 export interface Credentials {
   token?: string;
   certificates?: string[];
+  /** A digest of `certificates` (the cache key uses it instead of the chain itself). */
+  certificateDigest?: string;
   headers?: Record<string, string[]>;
 }
 
@@ -125,15 +127,24 @@ function unreachable(err: unknown): boolean {
   return err instanceof StatusError && (err.code === 503 || err.code === 504);
 }
 
+// A cached authentication answer hands every request the same user object, so its part of the key
+// is written once (users are never changed once made; impersonation makes a new one).
+const userKeys = new WeakMap<UserInfo, string>();
+
 function authzKey(a: AuthzAttributes): string {
-  return JSON.stringify([a.user.username, a.user.uid, a.user.groups, a.user.extra, a.verb, a.isResourceRequest, a.path, a.apiGroup, a.resource, a.subresource, a.namespace, a.name]);
+  let user = userKeys.get(a.user);
+  if (user === undefined) {
+    user = JSON.stringify([a.user.username, a.user.uid, a.user.groups, a.user.extra]);
+    userKeys.set(a.user, user);
+  }
+  return user + JSON.stringify([a.verb, a.isResourceRequest, a.path, a.apiGroup, a.resource, a.subresource, a.namespace, a.name]);
 }
 
-// One-shot hash of the same byte sequence an incremental Hash would see: the digest (and so the
-// cache key) is unchanged, without a Hash object per request.
+// The key never holds a credential itself: a token goes in hashed, a chain by its digest.
 function credentialKey(c: Credentials): string {
   let s = (c.token ?? '') + '\0';
-  if (c.certificates) for (const cert of c.certificates) s += cert;
+  if (c.certificateDigest !== undefined) s += c.certificateDigest;
+  else if (c.certificates) for (const cert of c.certificates) s += cert;
   s += '\0';
   if (c.headers) s += JSON.stringify(c.headers);
   return hash('sha256', s, 'base64');

@@ -1,6 +1,7 @@
 // The HTTP(S) server: fastify with TLS (client certificates asked for, verified by the authn
 // service), raw request bodies up to the API's limit, and every error answered as a Status.
 
+import type { TLSSocket } from 'node:tls';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { failure, pathNotFound, requestEntityTooLarge, StatusError, StatusReason, toStatus, unsupportedMediaType, type Status } from '../../shared/api/status.js';
@@ -23,6 +24,16 @@ export function createServer(tls: TlsConfig | undefined, log: Logger): FastifyIn
     return503OnClosing: false,
     ...(tls ? { https: { cert: tls.cert, key: tls.key, ...(tls.clientCA ? { ca: tls.clientCA, requestCert: true, rejectUnauthorized: false } : {}) } } : {}),
   }) as unknown as FastifyInstance;
+  // No renegotiation, as Go's TLS servers (and so upstream's) have none: a connection's client
+  // certificate is the one of its handshake, which the authentication filter reads once per connection.
+  if (tls) {
+    app.server.on('secureConnection', (socket: TLSSocket) => {
+      socket.disableRenegotiation();
+      socket.on('error', (err: Error & { code?: string }) => {
+        if (err.code === 'ERR_TLS_RENEGOTIATION_DISABLED') socket.destroy();
+      });
+    });
+  }
   app.decorateRequest('api', null);
   // Bodies stay bytes: the handlers decode them by media type (JSON, YAML, patches) with their own limits.
   app.removeAllContentTypeParsers();

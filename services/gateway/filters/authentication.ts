@@ -8,6 +8,7 @@
 // service has said that none of its modes is AlwaysAllow. Services started with their defaults
 // (anonymous on, AlwaysAllow) thus let no one in without credentials.
 
+import { hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { bearerToken } from '../../../shared/api/bearer-token.js';
@@ -79,8 +80,11 @@ function credentialsOf(raw: IncomingMessage, clientCertificates: boolean, intere
     delete raw.headers.authorization;
   }
   if (clientCertificates) {
-    const chain = peerCertificateChain(raw.socket as TLSSocket);
-    if (chain.length) creds.certificates = chain;
+    const peer = peerCertificates(raw.socket as TLSSocket);
+    if (peer) {
+      creds.certificates = peer.chain;
+      creds.certificateDigest = peer.digest;
+    }
   }
   // Front-proxy headers go to the authn service and are then removed, whether or not they were
   // trusted: a client must never be able to pass them on.
@@ -103,6 +107,27 @@ function failureMessage(c: Credentials): string {
   if (c.token !== undefined) tried.push('bearer');
   if (c.certificates?.length) tried.push('x509');
   return tried.length ? `Authentication failed, attempted: ${tried.join(', ')}` : 'Authentication failed, no credentials provided';
+}
+
+/** A connection's client certificate chain as PEM, leaf first, and the digest that keys its identity. */
+interface PeerCertificates {
+  chain: string[];
+  digest: string;
+}
+
+// A TLS connection's peer chain is fixed at its handshake (this server allows no renegotiation), so
+// it is read, formatted and hashed once per connection, not once per request on a kept-alive one.
+const peers = new WeakMap<TLSSocket, PeerCertificates | null>();
+
+function peerCertificates(socket: TLSSocket): PeerCertificates | null {
+  let peer = peers.get(socket);
+  if (peer === undefined) {
+    const chain = peerCertificateChain(socket);
+    peer = chain.length ? { chain, digest: hash('sha256', chain.join(''), 'base64') } : null;
+    // A socket that has not finished its handshake has nothing yet; only a settled answer is kept.
+    if (socket.encrypted && !socket.connecting) peers.set(socket, peer);
+  }
+  return peer;
 }
 
 /** The client's certificate chain as PEM, leaf first. */
