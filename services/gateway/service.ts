@@ -162,7 +162,7 @@ export async function createGatewayService(deps: GatewayDeps): Promise<GatewaySe
   void authnInterest.start();
   void authzInterest.start();
 
-  const reader = new CacheReader(cache, () => lastRevision(nc, config.bucket), opts);
+  const reader = new CacheReader(cache, () => lastRevision(nc, config.bucket, config.handlers.busTimeoutMs), opts);
   const { store, ports } = writePath(nc, registry, config, reader, cache, admissionInterest);
   const targets = new Targets(registry);
   crdApiServices = new CustomResourceApiServices({ store, targets, registry, log, list: (t) => reader.lookupAll(t.storage.group, t.storage.resource) });

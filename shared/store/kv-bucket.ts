@@ -3,11 +3,15 @@
 // Also the stream-level facts readers need: the stream's name and its last revision.
 
 import type { NatsConnection } from '@nats-io/nats-core';
-import { jetstreamManager, StorageType, type JetStreamManager } from '@nats-io/jetstream';
+import { jetstreamManager, JetStreamApiError, StorageType, type ApiError, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { isStreamNotFound } from './kv-errors.js';
 import { DEFAULT_BUCKET } from '../api/groups.js';
 import { streamName } from '../bus/streams.js';
+import { busRequestBytes, decodeJson, DEFAULT_BUS_TIMEOUT_MS } from '../bus/client.js';
+import { serviceUnavailable, StatusError, timeout } from '../api/status.js';
+
+const EMPTY = new Uint8Array(0);
 
 /** Largest stored object (the encoded value), as with the upstream API server's etcd limit. */
 export const MAX_OBJECT_BYTES = 1_572_864;
@@ -85,12 +89,28 @@ export async function openObjectBucket(nc: NatsConnection, opts: OpenBucketOptio
   return kvm.open(bucket, { allow_direct: opts.directGet ?? false });
 }
 
+interface StreamInfoReply {
+  error?: ApiError;
+  state?: { last_seq: number };
+}
+
 /**
  * The stream's last sequence = the newest revision written, answered by the stream leader
- * (STREAM.INFO), never by a possibly lagging direct-get replica. Purges do not lower it.
+ * (STREAM.INFO), never by a possibly lagging direct-get replica. Purges do not lower it. Every
+ * consistent read asks it, so it goes through the bus's request mux (batched writes, no error
+ * object per answer) rather than the JetStream manager; failures read as the manager's would.
  */
-export async function lastRevision(nc: NatsConnection, bucket: string = DEFAULT_BUCKET): Promise<number> {
-  const jsm = await manager(nc);
-  const info = await jsm.streams.info(streamName(bucket));
-  return info.state.last_seq;
+export async function lastRevision(nc: NatsConnection, bucket: string = DEFAULT_BUCKET, timeoutMs = DEFAULT_BUS_TIMEOUT_MS): Promise<number> {
+  let data: Uint8Array;
+  try {
+    data = await busRequestBytes(nc, `$JS.API.STREAM.INFO.${streamName(bucket)}`, EMPTY, timeoutMs);
+  } catch (err) {
+    if (err instanceof StatusError && err.code === 504) throw timeout('Timeout: the object store did not answer in time', 1);
+    if (err instanceof StatusError && err.code === 503) throw serviceUnavailable('the object store is unavailable');
+    throw err;
+  }
+  const reply = decodeJson<StreamInfoReply>(data);
+  if (reply.error) throw new JetStreamApiError(reply.error);
+  if (typeof reply.state?.last_seq !== 'number') throw new Error(`STREAM.INFO of ${streamName(bucket)} carried no last sequence`);
+  return reply.state.last_seq;
 }
