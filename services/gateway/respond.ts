@@ -35,7 +35,12 @@ export function send(req: FastifyRequest, reply: FastifyReply, r: Response, warn
   const pretty = query !== undefined && query.has('pretty') && query.get('pretty') !== 'false' && query.get('pretty') !== '0';
   const enc = encoder ?? (r.contentType ? jsonEncoder : responseEncoder(req.headers.accept));
   const type = r.contentType ?? enc.mediaType;
-  return setCode(reply, r.code).type(type).send(enc.encode(r.body, pretty));
+  // Bytes, not a string: fastify leaves the Content-Type of a byte payload as it was set (upstream's
+  // media types, parameters unquoted, no charset added), where it rewrites a JSON string's.
+  const encoded = enc.encode(r.body, pretty);
+  return setCode(reply, r.code)
+    .type(type)
+    .send(typeof encoded === 'string' ? Buffer.from(encoded) : encoded);
 }
 
 /** Whether an HTTP status line can carry `code`: three digits. */
