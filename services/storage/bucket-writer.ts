@@ -3,7 +3,6 @@
 // sequence) of the entry is the resourceVersion, set on every object handed back.
 
 import { headers, Empty, type NatsConnection } from '@nats-io/nats-core';
-import type { JetStreamClient } from '@nats-io/jetstream';
 import { PubHeaders } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
 import { alreadyExists, badRequest, conflict, CONFLICT_MODIFIED, notFound, requestEntityTooLarge, type GroupResource } from '../../shared/api/status.js';
@@ -17,6 +16,7 @@ import { isWrongLastSequence, kvFailureStatus } from '../../shared/store/kv-erro
 import { linkOf } from '../../shared/bus/link.js';
 import { checkObject, encodeStoredValue, stampForCreate, withRevision } from '../../shared/contracts/stored-value.js';
 import { recentRevisions } from './recent-revisions.js';
+import { publishToStream } from '../../shared/store/stream-publish.js';
 
 /**
  * The writes and the read over values already encoded as stored (shared/contracts/stored-value.ts):
@@ -36,8 +36,7 @@ export type BucketWriter = Storage & EncodedStorage;
 export interface BucketWriterDeps {
   /** Bound so that `get` reads from the stream leader (see openObjectBucket). */
   kv: KV;
-  js: JetStreamClient;
-  /** Where each write is published to the bucket's change log once the bucket took it. */
+  /** The writes go to the bucket's stream on it (stream-publish.ts), then to its change log. */
   nc: NatsConnection;
   bucket: string;
   maxObjectBytes?: number;
@@ -58,7 +57,7 @@ const MAX_ATTEMPTS = 5;
 
 // eslint-disable-next-line max-lines-per-function -- a module of short closures (create, update, delete, get and their one write) sharing the bucket connection and the recent-revisions window
 export function createBucketWriter(deps: BucketWriterDeps): BucketWriter {
-  const { kv, js, nc, bucket } = deps;
+  const { kv, nc, bucket } = deps;
   const maxBytes = deps.maxObjectBytes ?? MAX_OBJECT_BYTES;
   const now = deps.now ?? (() => new Date());
   const windowMs = deps.windowMs ?? DEFAULT_WINDOW_MS;
@@ -198,7 +197,7 @@ export function createBucketWriter(deps: BucketWriterDeps): BucketWriter {
     if (operation) h.set(KV_OPERATION_HEADER, operation);
     h.set(PubHeaders.ExpectedLastSubjectSequenceHdr, String(previous));
     const sentAt = now().getTime();
-    const { seq } = await js.publish(keySubject(bucket, key), data, { headers: h });
+    const seq = await publishToStream(nc, keySubject(bucket, key), data, h);
     recent.record(seq, sentAt);
     if (operation) deps.onMarker?.(key, seq, now().getTime());
     logChange(nc, bucket, { key, revision: seq, data, replaced, ...(operation ? { operation } : {}) });

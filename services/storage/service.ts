@@ -4,7 +4,7 @@
 // consumer-rules.ts allows (consumer-warden.ts).
 
 import type { NatsConnection } from '@nats-io/nats-core';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { jetstreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { ServiceName, Subjects } from '../../shared/bus/subjects.js';
 import { protoEndpoint, startJsonService } from '../../shared/bus/service.js';
@@ -84,7 +84,7 @@ export async function createStorageService(deps: StorageServiceDeps): Promise<St
   const kv = await waitForJetStream(nc, provision, { what: `provision bucket ${bucket}`, log, ...(deps.startDeadlineMs !== undefined ? { deadlineMs: deps.startDeadlineMs } : {}) });
   const jsm = await jetstreamManager(nc, { checkAPI: false });
   const compactor = startMarkerCompactor({ kv, jsm, bucket, ttlMs, intervalMs, log });
-  const store = createBucketWriter({ kv, js: jetstream(nc), nc, bucket, windowMs, onMarker: compactor.noteMarker });
+  const store = createBucketWriter({ kv, nc, bucket, windowMs, onMarker: compactor.noteMarker });
   const registry = deps.metrics ?? new MetricsRegistry();
   const metrics = new StorageMetrics(registry, kv, bucket);
   instrumentBus(nc, new BusMetrics(registry));

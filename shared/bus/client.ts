@@ -11,7 +11,17 @@
 // - `nc.request` builds a RequestError (with a stack trace) for every successful request when it
 //   cleans up, plus a deferred and a timer object of its own.
 
-import { ClosedConnectionError, createInbox, DrainingConnectionError, PermissionViolationError, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core';
+import {
+  ClosedConnectionError,
+  createInbox,
+  DrainingConnectionError,
+  NoRespondersError,
+  PermissionViolationError,
+  type Msg,
+  type MsgHdrs,
+  type NatsConnection,
+  type Subscription,
+} from '@nats-io/nats-core';
 import { StatusError, isStatus, serviceUnavailable, timeout, internalError } from '../api/status.js';
 import { ERROR_CODE_HEADER, IDEMPOTENT_SUBJECTS } from './subjects.js';
 import { BusOutcome, type BusMetrics } from './metrics.js';
@@ -48,6 +58,7 @@ export function replyError(msg: Msg): StatusError | null {
 interface PendingRequest {
   subject: string;
   data: Uint8Array;
+  headers: MsgHdrs | undefined;
   timeoutMs: number;
   resolve(msg: Msg): void;
   reject(err: StatusError): void;
@@ -55,8 +66,10 @@ interface PendingRequest {
   sent: boolean;
 }
 
+/** The 503 of a request that could not be made; the client's own error is its cause. */
 function requestFailed(subject: string, err: unknown): StatusError {
-  return serviceUnavailable(`request on ${subject} failed: ${err instanceof Error ? err.message : String(err)}`);
+  const e = serviceUnavailable(`request on ${subject} failed: ${err instanceof Error ? err.message : String(err)}`);
+  return new StatusError(e.status, { cause: err });
 }
 
 /** One connection's requests: a wildcard reply subscription, pending requests by token, the outbox. */
@@ -103,14 +116,14 @@ class RequestMux {
     return this.sub.isClosed();
   }
 
-  request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Msg> {
+  request(subject: string, data: Uint8Array, timeoutMs: number, headers?: MsgHdrs): Promise<Msg> {
     // The checks nc.request makes before sending, so a closing connection fails at once.
     if (this.nc.isClosed()) return Promise.reject(requestFailed(subject, new ClosedConnectionError()));
     if (this.nc.isDraining()) return Promise.reject(requestFailed(subject, new DrainingConnectionError()));
     // Cut off from NATS past the grace period: no use waiting for the timeout.
     if (this.link.lost()) return Promise.reject(serviceUnavailable(`request on ${subject} failed: the connection to NATS is lost (reconnecting)`));
     return new Promise<Msg>((resolve, reject) => {
-      const p: PendingRequest = { subject, data, timeoutMs, resolve, reject, timer: undefined, sent: false };
+      const p: PendingRequest = { subject, data, headers, timeoutMs, resolve, reject, timer: undefined, sent: false };
       const token = (this.next++).toString(36);
       this.pending.set(token, p);
       p.timer = setTimeout(() => {
@@ -130,7 +143,7 @@ class RequestMux {
     for (const [token, p] of batch) {
       if (!this.pending.has(token)) continue; // timed out or failed meanwhile
       try {
-        this.nc.publish(p.subject, p.data, { reply: this.inbox + token });
+        this.nc.publish(p.subject, p.data, p.headers ? { reply: this.inbox + token, headers: p.headers } : { reply: this.inbox + token });
         p.sent = true;
       } catch (err) {
         this.settle(token, p);
@@ -148,7 +161,7 @@ class RequestMux {
     const p = this.pending.get(token);
     if (!p) return; // late (after its timeout) or a second responder
     this.settle(token, p);
-    if (msg.data.length === 0 && msg.headers?.code === 503) p.reject(serviceUnavailable(`no service is answering ${p.subject}`));
+    if (msg.data.length === 0 && msg.headers?.code === 503) p.reject(new StatusError(serviceUnavailable(`no service is answering ${p.subject}`).status, { cause: new NoRespondersError(p.subject) }));
     else p.resolve(msg);
   }
 
@@ -198,6 +211,21 @@ async function sendOnce(mux: RequestMux, subject: string, data: Uint8Array, time
     if (err instanceof StatusError && err.status.code === 504 && deadline.remainingMs() <= 0) throw deadline.exceeded();
     throw err;
   }
+}
+
+/**
+ * One request as it is, through the connection's mux: the reply message whatever it holds, no
+ * resend. Failures are StatusErrors (503: not sent, with the client's error as cause, or no
+ * responders; 504: no reply in `timeoutMs`). For protocols of their own (a JetStream publish).
+ */
+export function requestOnce(nc: NatsConnection, subject: string, data: Uint8Array, timeoutMs: number, headers?: MsgHdrs): Promise<Msg> {
+  let mux: RequestMux;
+  try {
+    mux = muxFor(nc);
+  } catch (err) {
+    return Promise.reject(requestFailed(subject, err));
+  }
+  return mux.request(subject, data, timeoutMs, headers);
 }
 
 /**

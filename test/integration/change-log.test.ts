@@ -4,7 +4,7 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { startTestNats, type TestNats } from '../support/nats.js';
 import { openObjectBucket } from '../../shared/store/kv-bucket.js';
@@ -36,7 +36,7 @@ after(async () => {
 async function storeFor(bucket: string, now?: () => Date): Promise<BucketWriter> {
   const kv = await openObjectBucket(nc, { bucket, create: true });
   await ensureChangeLog(nc, bucket, { windowMs: WINDOW_MS, replicas: 1 });
-  return createBucketWriter({ kv, js: jetstream(nc), nc, bucket, windowMs: WINDOW_MS, ...(now ? { now } : {}) });
+  return createBucketWriter({ kv, nc, bucket, windowMs: WINDOW_MS, ...(now ? { now } : {}) });
 }
 
 /** A watch cache started now, as a gateway starts one: the bucket's state (it serves), then its window from the log. */

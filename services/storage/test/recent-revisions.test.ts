@@ -3,7 +3,6 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { jetstream } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { startTestNats, type TestNats } from '../../../test/support/nats.js';
@@ -99,7 +98,7 @@ describe('recent revisions - the object store reads only what it cannot vouch fo
     let clock = Date.now();
     const reads = { count: 0 };
     const counted: KV = Object.create(kv, { get: { value: (...args: Parameters<KV['get']>) => (reads.count++, kv.get(...args)) } });
-    const s = createBucketWriter({ kv: counted, js: jetstream(nc), nc, bucket, windowMs: WINDOW, now: () => new Date(clock) });
+    const s = createBucketWriter({ kv: counted, nc, bucket, windowMs: WINDOW, now: () => new Date(clock) });
     return { s, kv, reads, advance: (ms: number) => (clock += ms) };
   }
   const ref = (name: string) => ({ group: '', resource: 'configmaps', namespace: 'default', name });
