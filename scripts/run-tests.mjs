@@ -1,5 +1,5 @@
 // Runs test files with node's test runner (Node 20 has no glob support in --test).
-//   node scripts/run-tests.mjs [--unit] [path-substring ...]
+//   node scripts/run-tests.mjs [--unit] [--timing[=FILE]] [path-substring ...]
 // `--unit` runs the tests under shared/: the pure modules' tests, which need no NATS (the test
 // harness refuses to start one in such a run). Shared modules tested against a real nats-server
 // are in test/integration/. A run that selects any other test first makes sure nats-server is
@@ -8,7 +8,9 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
+import { longestFirst } from './test-durations.mjs';
 
 const UNIT_ROOTS = ['shared'];
 const unitOnly = process.argv.includes('--unit');
@@ -23,12 +25,15 @@ function walk(dir) {
   }
 }
 for (const r of roots) walk(r);
-// The end-to-end files first: they are the long ones (minutes, mostly waiting), and with two files
-// at a time a long file started late runs on alone at the end; the many short files fill in after.
-const rank = (f) => (f.startsWith(path.join('test', 'e2e') + path.sep) ? 0 : 1);
-files.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
-const extra = process.argv.slice(2).filter((a) => a !== '--unit');
-const selected = extra.length ? files.filter((f) => extra.some((e) => f.includes(e))) : files;
+// The longest files first (scripts/test-durations.mjs): with two files at a time a long file
+// started late runs on alone at the end; the many short files fill in after.
+const ordered = longestFirst(files);
+// `--timing`: also write where each file's wall time went (start-up, tests, tail) to FILE
+// (test-timing.log by default), see scripts/test-timing-reporter.mjs.
+const timingArg = process.argv.find((a) => a === '--timing' || a.startsWith('--timing='));
+const timingFile = timingArg && (timingArg.split('=')[1] || 'test-timing.log');
+const extra = process.argv.slice(2).filter((a) => a !== '--unit' && a !== timingArg);
+const selected = extra.length ? ordered.filter((f) => extra.some((e) => f.includes(e))) : ordered;
 if (selected.length === 0) {
   process.stderr.write(`run-tests: no test file under ${roots.join(', ')} matches ${extra.join(' ')}\n`);
   process.exit(1);
@@ -45,16 +50,23 @@ else if (selected.some((f) => !UNIT_ROOTS.some((r) => f.startsWith(r + path.sep)
     process.exit(1);
   }
 }
+// Not `node --test <files>`: it sorts the files by path before starting them, whatever order they
+// are named in (scripts/run-test-files.mjs runs them through node:test's run() instead, in order).
 // --enable-source-maps: node's runner then reports a failing test's location as its line in the
-// .ts file rather than a position in tsx's transpiled output (`file.ts:2:1029`).
-// --test-timeout: a test that hangs fails after 10 minutes (suites that need longer say so).
-// Not --test-force-exit: on Node 20 it exits a file's process before its results reach this
+// .ts file rather than a position in tsx's transpiled output (`file.ts:2:1029`); the files' processes
+// get these node flags from the runner's.
+// Timeout: a test that hangs fails after 10 minutes (suites that need longer say so).
+// Not forceExit (--test-force-exit): on Node 20 it exits a file's process before its results reach this
 // runner (a unit file reported 52 of its 65 tests, and the run stayed green whatever the lost ones
 // said). A preloaded guard that ended lingering files from a root after() hook made files hang
 // now and then (1 run in 16 of one file), so neither is used: a file that something it started
 // keeps alive holds the run, and the whole run gives up after RUN_LIMIT_MS, saying so.
 const RUN_LIMIT_MS = 60 * 60_000;
-const args = ['--enable-source-maps', '--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=600000', ...selected];
+const CONCURRENCY = 2;
+const TEST_TIMEOUT_MS = 600_000;
+const runner = path.join(path.dirname(fileURLToPath(import.meta.url)), 'run-test-files.mjs');
+const args = ['--enable-source-maps', '--import', 'tsx', runner, String(CONCURRENCY), String(TEST_TIMEOUT_MS), ...(timingFile ? [timingFile] : []), '--', ...selected];
 const res = spawnSync(process.execPath, args, { stdio: 'inherit', env, timeout: RUN_LIMIT_MS, killSignal: 'SIGKILL' });
 if (res.error) process.stderr.write(`run-tests: ${res.error.message} (the run was stopped after ${RUN_LIMIT_MS / 60_000} minutes: a test file did not exit)\n`);
+else if (res.signal) process.stderr.write(`run-tests: the test runner was killed by ${res.signal}\n`);
 process.exit(res.status ?? 1);

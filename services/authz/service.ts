@@ -124,7 +124,9 @@ export async function createAuthzService(deps: AuthzServiceDeps): Promise<AuthzS
   // the storage service may not be up yet, and decisions must not wait for it.
   let stopping = false;
   // Bootstrap and aggregation write through the generic store, like any API request.
-  const internal = createInternalStore({ nc: deps.nc, registry: deps.registry ?? createBuiltinRegistry(), log });
+  // With upstream's names served, a namespace the bootstrap makes (kube-system, kube-public) gets upstream's name label too, as the gateway's would.
+  const registry = deps.registry ?? createBuiltinRegistry({ upstreamGroupAliases: deps.config.upstreamGroupAliases ?? false });
+  const internal = createInternalStore({ nc: deps.nc, registry, log });
   let bootstrap: BootstrapPolicyJob | undefined;
   let aggregation: AggregationController | undefined;
   void syncedP.then(() => {

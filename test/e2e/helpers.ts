@@ -202,6 +202,17 @@ export function openWatch(c: TestCluster, path: string, opts: { token?: string |
   });
 }
 
+/** Fails with `message` unless the stream ends within `ms`; the timer is cleared either way (left running, it would keep the test file's process alive). */
+export async function endsWithin(w: WatchStream, ms: number, message: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new assert.AssertionError({ message })), ms)));
+  try {
+    await Promise.race([w.ended, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function summary(events: WatchEvent[]): string {
   return JSON.stringify(events.map((e) => `${e.type}:${e.object?.metadata?.name ?? e.object?.code ?? ''}@${e.object?.metadata?.resourceVersion ?? ''}`)).slice(0, 1500);
 }

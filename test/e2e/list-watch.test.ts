@@ -5,7 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { assertOk, assertStatus, configMap, createNamespace, names, openWatch, sleep, summary, uniq, type WatchStream } from './helpers.js';
+import { assertOk, assertStatus, configMap, createNamespace, endsWithin, names, openWatch, sleep, summary, uniq, type WatchStream } from './helpers.js';
 
 const cmPath = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
 const q = encodeURIComponent;
@@ -378,7 +378,7 @@ describe('list and watch', () => {
     it('watch - timeoutSeconds ends the stream', async () => {
       const t0 = Date.now();
       const w = await watch(`${cmPath(ns)}?watch=true&timeoutSeconds=1`);
-      await Promise.race([w.ended, sleep(5000).then(() => assert.fail('watch with timeoutSeconds=1 still open after 5 s'))]);
+      await endsWithin(w, 5000, 'watch with timeoutSeconds=1 still open after 5 s');
       const elapsed = Date.now() - t0;
       assert.ok(elapsed >= 900, `ended after ${elapsed} ms`);
     });
@@ -438,7 +438,7 @@ describe('list and watch', () => {
       assert.ok(Date.now() - t0 < 2000);
       // The slow watcher was closed by the server: draining it ends the stream before the marker.
       slow.res.resume();
-      await Promise.race([slow.ended, sleep(10_000).then(() => assert.fail('the slow watcher was never closed'))]);
+      await endsWithin(slow, 10_000, 'the slow watcher was never closed');
       assert.ok(!slow.events.some((e) => e.object?.metadata?.name === marker), 'the slow watcher did not get every event');
       assert.ok(slow.events.length < writes + 1);
     });
@@ -481,7 +481,7 @@ describe('list and watch', () => {
         assert.equal(ev.object.code, 410);
         assert.ok(['Expired', 'Gone'].includes(ev.object.reason), ev.object.reason);
         assert.match(ev.object.message, /too old resource version/);
-        await Promise.race([w.ended, sleep(3000).then(() => assert.fail('stream stays open after the ERROR event'))]);
+        await endsWithin(w, 3000, 'stream stays open after the ERROR event');
         assert.equal(w.events.length, 1, summary(w.events));
       } finally {
         w.close();

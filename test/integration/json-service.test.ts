@@ -19,7 +19,8 @@ describe('startJsonService', () => {
   });
   after(async () => nats?.stop());
 
-  const replica = async (name: string, delayMs: number, answered: string[]) => {
+  /** A replica whose handler answers after `delay` ms, or once `delay` resolves. */
+  const replica = async (name: string, delay: number | Promise<void>, answered: string[]) => {
     const conn = await nats.connect(name);
     const service = await startJsonService(conn, {
       name: 'platform-echo',
@@ -27,7 +28,7 @@ describe('startJsonService', () => {
       description: 'echo',
       endpoints: [
         jsonEndpoint<{ n: number }, { n: number; by: string }>('platform.echo.call', async (req) => {
-          await new Promise((r) => setTimeout(r, delayMs));
+          await (typeof delay === 'number' ? new Promise((r) => setTimeout(r, delay)) : delay);
           answered.push(`${name}:${req.n}`);
           return { n: req.n, by: name };
         }),
@@ -61,16 +62,20 @@ describe('startJsonService', () => {
   });
 
   it('stop() gives up on a request that outlives the grace period', async () => {
-    const hung = await replica('hung', 60_000, []);
+    // A handler that never finishes by itself: released at the end, as a timer of its own would
+    // keep this file's process alive after its tests.
+    let release!: () => void;
+    const hung = await replica('hung', new Promise<void>((r) => (release = r)), []);
     const pending = busRequest(nc, 'platform.echo.call', { n: 1 }, 2_000).catch((err: Error) => err);
     await new Promise((r) => setTimeout(r, 50));
     const started = Date.now();
     await hung.service.stop(200);
-    // The handler would take a minute; a machine busy with the rest of the suite may be slow to
+    // The handler is still waiting; a machine busy with the rest of the suite may be slow to
     // run the 200 ms timer, so the bound only tells giving up from waiting the handler out.
     assert.ok(Date.now() - started < 10_000, 'stop returned after the grace period');
     await hung.conn.close();
     assert.ok((await pending) instanceof Error);
+    release();
   });
 
   it('a request left unanswered by a replica that died is sent once more when idempotent, never when a write', async () => {

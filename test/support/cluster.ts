@@ -134,10 +134,12 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
   }
   const aliases = opts.upstreamGroupAliases ?? false;
   const services: Array<{ stop(): Promise<void> }> = [];
+  // Admission before authz: authz starts answering once its default RBAC policy is written, and
+  // those writes go through admission (without it, each bring-up waited out authz's 10 s bound).
   for (const c of conns) {
     services.push(await createAuthnService({ nc: c, log, config: { ...authnConfig, ...opts.authn } }));
-    services.push(await createAuthzService({ nc: c, log, config: { modes: opts.authorizationModes ?? ['AlwaysAllow'], ...(aliases ? { upstreamGroupAliases: true } : {}) } }));
     services.push(await createAdmissionService({ nc: c, log, config: { disable: ['ServiceAccount'], ...opts.admission } }));
+    services.push(await createAuthzService({ nc: c, log, config: { modes: opts.authorizationModes ?? ['AlwaysAllow'], ...(aliases ? { upstreamGroupAliases: true } : {}) } }));
   }
   const serving = await issueServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
   const registry = createBuiltinRegistry({ ...(opts.runtimeConfig ? { runtimeConfig: opts.runtimeConfig } : {}), upstreamGroupAliases: aliases });

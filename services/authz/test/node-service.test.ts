@@ -47,7 +47,8 @@ describe('authz service with --authorization-mode=Node', () => {
     kv = await openObjectBucket(client, { bucket: BUCKET, create: true });
     // A pod that exists before the service starts must be seen in the initial replay.
     await kv.put(encodeKey(podRef('shop', 'early')), JSON.stringify(pod('shop', 'early', 'n1', 'early-secret')));
-    svc = await createAuthzService({ nc, config: { modes: ['Node'], bucket: BUCKET } });
+    // No storage service here: the default RBAC policy is never written, so start-up does not wait the 10 s it would for it.
+    svc = await createAuthzService({ nc, config: { modes: ['Node'], bucket: BUCKET }, bootstrapWaitMs: 0 });
   });
   after(async () => {
     await svc?.stop();

@@ -68,7 +68,8 @@ describe('authz service with RBAC', () => {
     // authz first, with the bucket there but no storage service answering yet: the bootstrap
     // policy has to retry until storage comes up.
     await openObjectBucket(client, { bucket: 'objects', create: true });
-    authz = await createAuthzService({ nc: await nats.connect('authz'), config: { modes: ['RBAC'] } });
+    // Its start-up would wait up to 10 s for the default policy, which cannot be written before storage answers.
+    authz = await createAuthzService({ nc: await nats.connect('authz'), config: { modes: ['RBAC'] }, bootstrapWaitMs: 100 });
     await authz.synced;
     await new Promise((r) => setTimeout(r, 300));
     storage = await createStorageService({ nc: await nats.connect('storage') });

@@ -145,7 +145,10 @@ describe('storage lifecycle', () => {
       }
       assert.ok(answered, `the service never answered; output:\n${output}`);
       child.kill('SIGTERM');
-      const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 10_000))]);
+      // The bound's timer is cleared: left running, it would keep this file's process alive for 10 s after its tests.
+      let timer: NodeJS.Timeout | undefined;
+      const code = await Promise.race([exited, new Promise<'hung'>((r) => (timer = setTimeout(() => r('hung'), 10_000)))]);
+      clearTimeout(timer);
       assert.equal(code, 0, `exit ${String(code)}; output:\n${output}`);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
