@@ -25,8 +25,9 @@ function walk(dir) {
   }
 }
 for (const r of roots) walk(r);
-// The longest files first (scripts/test-durations.mjs): with two files at a time a long file
-// started late runs on alone at the end; the many short files fill in after.
+// The compose suite first beside the short files, then the rest longest first
+// (scripts/test-durations.mjs): with two files at a time a long file started late runs on alone
+// at the end, and compose's partition tests fail beside other end-to-end bring-ups.
 const ordered = longestFirst(files);
 // `--timing`: also write where each file's wall time went (start-up, tests, tail) to FILE
 // (test-timing.log by default), see scripts/test-timing-reporter.mjs.
