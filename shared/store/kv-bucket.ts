@@ -3,13 +3,13 @@
 // Also the stream-level facts readers need: the stream's name and its last revision.
 
 import type { NatsConnection } from '@nats-io/nats-core';
-import { jetstreamManager, JetStreamApiError, StorageType, type ApiError, type JetStreamManager } from '@nats-io/jetstream';
+import { jetstreamManager, StorageType, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { isStreamNotFound } from './kv-errors.js';
 import { DEFAULT_BUCKET } from '../api/groups.js';
 import { streamName } from '../bus/streams.js';
-import { busRequestBytes, decodeJson, DEFAULT_BUS_TIMEOUT_MS } from '../bus/client.js';
-import { serviceUnavailable, StatusError, timeout } from '../api/status.js';
+import { DEFAULT_BUS_TIMEOUT_MS } from '../bus/client.js';
+import { jetStreamRequest } from './stream-publish.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -47,8 +47,7 @@ export function keySubject(bucket: string, key: string): string {
   return `$KV.${bucket}.${key}`;
 }
 
-// Managers without the account-info probe: building one does no I/O, and reusing it per
-// connection keeps `lastRevision` to a single request.
+// Managers without the account-info probe: building one does no I/O; one per connection.
 const managers = new WeakMap<NatsConnection, JetStreamManager>();
 async function manager(nc: NatsConnection): Promise<JetStreamManager> {
   let jsm = managers.get(nc);
@@ -90,27 +89,17 @@ export async function openObjectBucket(nc: NatsConnection, opts: OpenBucketOptio
 }
 
 interface StreamInfoReply {
-  error?: ApiError;
   state?: { last_seq: number };
 }
 
 /**
  * The stream's last sequence = the newest revision written, answered by the stream leader
  * (STREAM.INFO), never by a possibly lagging direct-get replica. Purges do not lower it. Every
- * consistent read asks it, so it goes through the bus's request mux (batched writes, no error
- * object per answer) rather than the JetStream manager; failures read as the manager's would.
+ * consistent read asks it, so it goes through the bus's request mux (stream-publish.ts) rather than
+ * the JetStream manager; failures are the errors kv-errors.ts reads (timeout, no responders).
  */
 export async function lastRevision(nc: NatsConnection, bucket: string = DEFAULT_BUCKET, timeoutMs = DEFAULT_BUS_TIMEOUT_MS): Promise<number> {
-  let data: Uint8Array;
-  try {
-    data = await busRequestBytes(nc, `$JS.API.STREAM.INFO.${streamName(bucket)}`, EMPTY, timeoutMs);
-  } catch (err) {
-    if (err instanceof StatusError && err.code === 504) throw timeout('Timeout: the object store did not answer in time', 1);
-    if (err instanceof StatusError && err.code === 503) throw serviceUnavailable('the object store is unavailable');
-    throw err;
-  }
-  const reply = decodeJson<StreamInfoReply>(data);
-  if (reply.error) throw new JetStreamApiError(reply.error);
+  const reply = await jetStreamRequest<StreamInfoReply>(nc, `$JS.API.STREAM.INFO.${streamName(bucket)}`, EMPTY, timeoutMs);
   if (typeof reply.state?.last_seq !== 'number') throw new Error(`STREAM.INFO of ${streamName(bucket)} carried no last sequence`);
   return reply.state.last_seq;
 }

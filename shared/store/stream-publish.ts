@@ -1,5 +1,5 @@
-// A JetStream publish (a request to the stream's subject, answered by the stream with its ack)
-// through the bus's request mux instead of the JetStream client: the storage service makes one per
+// JetStream requests through the bus's request mux instead of the JetStream client: a publish (a
+// request to the stream's subject, answered with its ack) and the consistent reads' STREAM.INFO. the storage service makes one per
 // write, and nats.js's request builds an error object (with its stack) for every answered request
 // when it cleans up, plus a timer and promises of its own; the mux also sends the writes of one
 // event-loop turn together. Failures are the ones nats.js throws, so kv-errors.ts reads them alike:
@@ -17,19 +17,27 @@ export const STREAM_PUBLISH_TIMEOUT_MS = 5_000;
 interface PubAckReply {
   stream?: string;
   seq?: number;
-  error?: ApiError;
 }
 
-/** Publishes `data` to a stream's subject and answers the sequence the stream stored it at. */
-export async function publishToStream(nc: NatsConnection, subject: string, data: Uint8Array, headers: MsgHdrs, timeoutMs = STREAM_PUBLISH_TIMEOUT_MS): Promise<number> {
+/**
+ * One request to JetStream (its API, or a stream's subject for a publish) through the mux: the
+ * reply's JSON, or the stream's refusal as a JetStreamApiError.
+ */
+export async function jetStreamRequest<T>(nc: NatsConnection, subject: string, data: Uint8Array, timeoutMs: number, headers?: MsgHdrs): Promise<T> {
   let reply: Uint8Array;
   try {
     reply = (await requestOnce(nc, subject, data, timeoutMs, headers)).data;
   } catch (err) {
     throw clientError(err);
   }
-  const ack = decodeJson<PubAckReply>(reply);
-  if (ack.error) throw new JetStreamApiError(ack.error);
+  const answer = decodeJson<T & { error?: ApiError }>(reply);
+  if (answer.error) throw new JetStreamApiError(answer.error);
+  return answer;
+}
+
+/** Publishes `data` to a stream's subject and answers the sequence the stream stored it at. */
+export async function publishToStream(nc: NatsConnection, subject: string, data: Uint8Array, headers: MsgHdrs, timeoutMs = STREAM_PUBLISH_TIMEOUT_MS): Promise<number> {
+  const ack = await jetStreamRequest<PubAckReply>(nc, subject, data, timeoutMs, headers);
   if (!ack.stream || typeof ack.seq !== 'number') throw new JetStreamError('invalid ack response');
   return ack.seq;
 }
