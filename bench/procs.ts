@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withRuntimeEnv } from '../shared/local/runtime-env.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -59,7 +60,8 @@ export function spawnNode(name: string, script: string, args: string[], opts: Sp
   const main = opts.compiled ? compiledPath(script) : path.join(REPO_ROOT, script);
   const proc = spawn(process.execPath, [...loader, ...profile, ...(opts.nodeFlags ?? []), main, ...args], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...(opts.compiled ? { NODE_ENV: 'production' } : {}), ...opts.env },
+    // Every process, the floors' too, with the runtime settings the image ships (runtime-env.ts).
+    env: withRuntimeEnv({ ...process.env, ...(opts.compiled ? { NODE_ENV: 'production' } : {}), ...opts.env }),
     stdio: opts.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];

@@ -13,7 +13,7 @@ import { natsUserEntries, type LocalNatsAuth } from '../shared/local/nats-auth.j
 import type { ListenerReport, SupervisorReport } from '../shared/service-main.js';
 import { SERVICE_STAGES, type LocalServiceName } from './local-services.js';
 import type { LineFormat } from './pretty-log.js';
-import { withAllocatorEnv } from '../shared/local/allocator-env.js';
+import { withRuntimeEnv } from '../shared/local/runtime-env.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -245,7 +245,7 @@ export class Supervisor {
     return (): ChildProcess => {
       // detached: a terminal Ctrl-C reaches only this process, which then stops the services in
       // order. The IPC channel is the service's lifeline: it exits when this process is gone.
-      const child = spawn(process.execPath, ['--import', 'tsx', main, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], detached: true, env: withAllocatorEnv(process.env) });
+      const child = spawn(process.execPath, ['--import', 'tsx', main, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], detached: true, env: withRuntimeEnv(process.env) });
       child.channel?.unref();
       pipeLines(child, log);
       child.once('error', (err) => process.stderr.write(`local-up: cannot start ${name}: ${err.message}\n`));
