@@ -110,6 +110,11 @@ describe('list and watch', () => {
       ns = uniq('chunk');
       await createNamespace(c, ns);
       for (let i = 0; i < 25; i++) assertOk(await c.request('POST', cmPath(ns), { body: configMap(`item-${String(i).padStart(2, '0')}`, { v: 'original' }) }), 201);
+      // Neighbours in key order (namespace/name): `<ns>-a/…` sorts just before `<ns>/…`, `<ns>0/…` just after.
+      for (const other of [`${ns}-a`, `${ns}0`]) {
+        await createNamespace(c, other);
+        for (let i = 0; i < 3; i++) assertOk(await c.request('POST', cmPath(other), { body: configMap(`item-${i}`) }), 201);
+      }
     });
 
     it('chunking - three pages of a consistent snapshot in name order', async () => {
@@ -176,6 +181,17 @@ describe('list and watch', () => {
       const p2 = assertOk(await c.request('GET', `${cmPath(ns)}?limit=5&fieldSelector=${q('metadata.name!=item-00')}&continue=${q(p1.metadata.continue)}`));
       assert.equal(p2.items[0].metadata.name, 'item-06');
       assert.equal(p2.metadata.resourceVersion, p1.metadata.resourceVersion);
+    });
+
+    it("chunking - a page that ends at the namespace's last object has no continue, whatever the namespaces beside it hold", async () => {
+      const all = names(assertOk(await c.request('GET', cmPath(ns))));
+      assert.equal(all.length, 25);
+      const p1 = assertOk(await c.request('GET', `${cmPath(ns)}?limit=20`));
+      assert.equal(p1.metadata.remainingItemCount, 5);
+      const p2 = assertOk(await c.request('GET', `${cmPath(ns)}?limit=5&continue=${q(p1.metadata.continue)}`));
+      assert.deepEqual(names(p2), all.slice(20));
+      assert.ok(!p2.metadata.continue, 'no continue after the last object of the namespace');
+      assert.equal(p2.metadata.remainingItemCount, undefined);
     });
 
     it('chunking - a limit larger than the collection returns everything without continue', async () => {

@@ -31,7 +31,9 @@ export async function readPage(ctx: RequestContext, { reader, features }: Pick<H
   const plan = planList(lo);
   await beforeDeadline(reader.settle(plan, ctx.deadline), deadline);
   const namespace = namespaceOf(ctx);
-  const filter = objectFilter(t, namespace, lo.labelSelector, lo.fieldSelector);
+  // The page reads the namespace's key range itself: the filter is the selectors' alone, so a
+  // list without selectors counts what remains by its keys instead of walking the rest of it.
+  const filter = objectFilter(t, undefined, lo.labelSelector, lo.fieldSelector);
   const limit = lo.limit && lo.limit > 0 ? lo.limit : Infinity;
   const page = reader.page(t, plan, namespace, filter, limit, Boolean(lo.labelSelector || lo.fieldSelector));
   if (!features.enabled('RemainingItemCount')) delete page.metadata.remainingItemCount;
