@@ -15,7 +15,7 @@ const UNKNOWN_E2E_S = 10;
 const UNKNOWN_S = 1;
 /** Files that run only with a Docker engine (the CI machine has one): a run without keeps their CI time. */
 const COMPOSE = 'test/e2e/compose.test.ts';
-const DOCKER_ONLY_S = { 'test/e2e/compose.test.ts': 328, 'test/e2e/container-image.test.ts': 34 };
+const DOCKER_ONLY_S = { [COMPOSE]: 328, 'test/e2e/container-image.test.ts': 34 };
 
 const posix = (f) => f.split(path.sep).join('/');
 

@@ -16,7 +16,7 @@ import { isWrongLastSequence, kvFailureStatus } from '../../shared/store/kv-erro
 import { linkOf } from '../../shared/bus/link.js';
 import { checkObject, encodeStoredValue, stampForCreate, withRevision } from '../../shared/contracts/stored-value.js';
 import { recentRevisions } from './recent-revisions.js';
-import { publishToStream } from '../../shared/store/stream-publish.js';
+import { publishToStream } from '../../shared/store/jetstream-request.js';
 
 /**
  * The writes and the read over values already encoded as stored (shared/contracts/stored-value.ts):
@@ -36,7 +36,7 @@ export type BucketWriter = Storage & EncodedStorage;
 export interface BucketWriterDeps {
   /** Bound so that `get` reads from the stream leader (see openObjectBucket). */
   kv: KV;
-  /** The writes go to the bucket's stream on it (stream-publish.ts), then to its change log. */
+  /** The writes go to the bucket's stream on it (jetstream-request.ts), then to its change log. */
   nc: NatsConnection;
   bucket: string;
   maxObjectBytes?: number;

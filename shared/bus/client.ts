@@ -66,10 +66,14 @@ interface PendingRequest {
   sent: boolean;
 }
 
-/** The 503 of a request that could not be made; the client's own error is its cause. */
+/** A 503 with the NATS client's error as its cause (jetstream-request.ts hands the cause on). */
+function unavailable(message: string, cause: unknown): StatusError {
+  return new StatusError(serviceUnavailable(message).status, { cause });
+}
+
+/** The 503 of a request that could not be made. */
 function requestFailed(subject: string, err: unknown): StatusError {
-  const e = serviceUnavailable(`request on ${subject} failed: ${err instanceof Error ? err.message : String(err)}`);
-  return new StatusError(e.status, { cause: err });
+  return unavailable(`request on ${subject} failed: ${err instanceof Error ? err.message : String(err)}`, err);
 }
 
 /** One connection's requests: a wildcard reply subscription, pending requests by token, the outbox. */
@@ -161,7 +165,7 @@ class RequestMux {
     const p = this.pending.get(token);
     if (!p) return; // late (after its timeout) or a second responder
     this.settle(token, p);
-    if (msg.data.length === 0 && msg.headers?.code === 503) p.reject(new StatusError(serviceUnavailable(`no service is answering ${p.subject}`).status, { cause: new NoRespondersError(p.subject) }));
+    if (msg.data.length === 0 && msg.headers?.code === 503) p.reject(unavailable(`no service is answering ${p.subject}`, new NoRespondersError(p.subject)));
     else p.resolve(msg);
   }
 

@@ -9,7 +9,7 @@ import { isStreamNotFound } from './kv-errors.js';
 import { DEFAULT_BUCKET } from '../api/groups.js';
 import { streamName } from '../bus/streams.js';
 import { DEFAULT_BUS_TIMEOUT_MS } from '../bus/client.js';
-import { jetStreamRequest } from './stream-publish.js';
+import { jetStreamRequest } from './jetstream-request.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -95,7 +95,7 @@ interface StreamInfoReply {
 /**
  * The stream's last sequence = the newest revision written, answered by the stream leader
  * (STREAM.INFO), never by a possibly lagging direct-get replica. Purges do not lower it. Every
- * consistent read asks it, so it goes through the bus's request mux (stream-publish.ts) rather than
+ * consistent read asks it, so it goes through the bus's request mux (jetstream-request.ts) rather than
  * the JetStream manager; failures are the errors kv-errors.ts reads (timeout, no responders).
  */
 export async function lastRevision(nc: NatsConnection, bucket: string = DEFAULT_BUCKET, timeoutMs = DEFAULT_BUS_TIMEOUT_MS): Promise<number> {

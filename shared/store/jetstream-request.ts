@@ -1,10 +1,11 @@
-// JetStream requests through the bus's request mux instead of the JetStream client: a publish (a
-// request to the stream's subject, answered with its ack) and the consistent reads' STREAM.INFO. the storage service makes one per
-// write, and nats.js's request builds an error object (with its stack) for every answered request
-// when it cleans up, plus a timer and promises of its own; the mux also sends the writes of one
-// event-loop turn together. Failures are the ones nats.js throws, so kv-errors.ts reads them alike:
-// the stream's refusal (a JetStreamApiError: wrong last sequence, too large), a TimeoutError, no
-// responders (no JetStream for the subject), or the client's refusal to send (above max_payload).
+// Requests to JetStream through the bus's request mux instead of the JetStream client: the storage
+// service's publish of every write (a request to the stream's subject, answered with its ack) and
+// the consistent reads' STREAM.INFO. nats.js's request builds an error object (with its stack) for
+// every answered request when it cleans up, plus a timer and promises of its own; the mux also sends
+// the requests of one event-loop turn together. Failures are the ones nats.js throws, so
+// kv-errors.ts reads them alike: the stream's refusal (a JetStreamApiError: wrong last sequence, too
+// large), a TimeoutError, no responders (no JetStream for the subject), or the client's refusal to
+// send (above max_payload).
 
 import { TimeoutError, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
 import { JetStreamApiError, JetStreamError, type ApiError } from '@nats-io/jetstream';
