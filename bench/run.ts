@@ -64,7 +64,7 @@ const TARGET = {
   oneValidatingWebhookRatio: 0.7,
   applyRatio: 0.5,
 };
-const WATCH: WatchTargets = { watchers: 1_000, writes: 5, fanoutOverMinimal: 1.2, rest: { writes: 20, p50Ms: 5, p99Ms: 20 } };
+const WATCH: WatchTargets = { watchers: 1_000, writes: 20, fanoutOverMinimal: 1.2, rest: { writes: 20, p50Ms: 5, p99Ms: 20 } };
 /** Issue 35 §5: 100,000 objects; a log of objects × rounds = a million entries (11 minutes at 1,500 writes/s). */
 const SCALE: ScaleTargets = { shape: { objects: 100_000, namespaces: 100, rounds: 10 }, writesPerSecond: 1_500, heapPerObjectKiB: 1, chunkedOverFull: 2, joinReadyMs: 10_000 };
 const NS = { list: 'bench-list', create: 'bench-create', watch: 'bench-watch' };
@@ -226,9 +226,9 @@ function writeOptions(topology: Topology) {
 
 /** Fan-out to many watchers, then one watcher at rest. */
 async function watchFigures(c: BenchCluster, clients: { gw: HttpClient; bare: HttpClient }): Promise<Row[]> {
-  progress(`watch fan-out: ${WATCH.watchers} watchers, ${WATCH.writes} writes`);
+  progress(`watch fan-out: ${WATCH.watchers} watchers of the gateway and of the minimal server, ${WATCH.writes} writes each, taking turns`);
   const fanout = await fanoutFigure(c, clients, NS.watch, WATCH);
-  progress(`write-to-watcher latency at rest: 1 watcher, ${WATCH.rest.writes} writes one a second, gateway then minimal server`);
+  progress(`write-to-watcher latency at rest: 1 watcher each, ${WATCH.rest.writes} writes one a second, the gateway and the minimal server taking turns`);
   return [fanout, await restLatencyFigure(c, clients, NS.watch, WATCH)];
 }
 

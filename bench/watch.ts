@@ -1,7 +1,10 @@
-// Watch fan-out: N HTTP watchers on the same collection, then a few creates. Latency of each
-// delivery = time the watcher's chunk arrived − time just before the create was sent, so it
+// Watch delivery: N HTTP watchers on the same collection (an audience), then creates. Latency of
+// each delivery = time the watcher's chunk arrived − time just before the create was sent, so it
 // covers the whole write path (gateway → admission → storage → KV), the KV watch feeding the
 // gateway's cache, and the fan-out to every socket. All clocks are this process's.
+// Two servers are compared write by write: both audiences stay open and the servers take turns
+// (`alternate`), so drift on the machine falls on both alike, as the load figures' interleaved
+// rounds do. An idle audience's sockets cost nothing while the other server writes.
 // Caveat: the receiving side is this one Node process too; 1,000 TLS sockets delivering at once
 // are read one after another, which is part of the tail measured here.
 
@@ -23,20 +26,23 @@ export interface FanoutResult {
   missed: number;
   /** p99 of each write separately, to show the spread between repeats. */
   perWriteP99Ms: number[];
-  connectMs: number;
 }
 
-export interface FanoutOptions {
+export interface AudienceOptions {
+  /** The server the watchers connect to; `writer` must write to the same one. */
   url: string;
   caPem: string;
   token: string;
   namespace: string;
   watchers: number;
-  writes: number;
-  /** Pause after each write's deliveries (default 200 ms: both sides go idle, writes do not overlap). */
-  pauseMs?: number;
-  /** Prefix of the created names (default `fanout`); unique per run against one namespace. */
-  prefix?: string;
+}
+
+/** Open watchers on one server, and the writes whose deliveries they time. */
+export interface Audience {
+  readonly watchers: number;
+  /** Creates `name` through the writer; the latency of each watcher's delivery, once all arrived or 5 s passed. */
+  deliver(name: string): Promise<number[]>;
+  close(): void;
 }
 
 interface Watcher {
@@ -44,14 +50,20 @@ interface Watcher {
   pending: string;
 }
 
-// eslint-disable-next-line max-lines-per-function -- the scenario in the order it runs (start, watch, write, measure, stop); its steps share the watchers and the clock
-export async function watchFanout(writer: HttpClient, opts: FanoutOptions): Promise<FanoutResult> {
+/** How long a write's deliveries are waited for before the rest count as missed. */
+const DELIVERY_WAIT_MS = 5_000;
+
+/**
+ * Opens `opts.watchers` watches like informers do (list, then watch from the list's
+ * resourceVersion, no synthetic initial events), in batches of 50: 1,000 simultaneous TLS
+ * handshakes would only measure handshake queueing.
+ */
+export async function openAudience(writer: HttpClient, opts: AudienceOptions): Promise<Audience> {
   const u = new URL(opts.url);
   // Watchers each hold their own connection; no pooling limit, no keep-alive reuse needed.
   const agent = new https.Agent({ ca: opts.caPem, keepAlive: false, maxSockets: Infinity });
-  // Like an informer: list, then watch from the list's resourceVersion (no synthetic initial events).
   const listed = await writer.json<{ metadata: { resourceVersion: string } }>('GET', `/api/v1/namespaces/${opts.namespace}/configmaps`);
-  const path = `/api/v1/namespaces/${opts.namespace}/configmaps?watch=true&timeoutSeconds=300&resourceVersion=${listed.metadata.resourceVersion}`;
+  const path = `/api/v1/namespaces/${opts.namespace}/configmaps?watch=true&timeoutSeconds=600&resourceVersion=${listed.metadata.resourceVersion}`;
   const sentAt = new Map<string, number>();
   const arrivals = new Map<string, number[]>();
   const watchers: Watcher[] = [];
@@ -86,54 +98,69 @@ export async function watchFanout(writer: HttpClient, opts: FanoutOptions): Prom
       req.end();
     });
 
+  const close = () => {
+    for (const w of watchers) w.res.destroy();
+    agent.destroy();
+  };
   try {
-    // Opened in batches: 1,000 simultaneous TLS handshakes only measure handshake queueing.
-    const t0 = performance.now();
-    for (let i = 0; i < opts.watchers; i += 50) {
-      watchers.push(...(await Promise.all(Array.from({ length: Math.min(50, opts.watchers - i) }, open))));
-    }
-    const connectMs = performance.now() - t0;
-    // The gateway registers a watcher before it sends the headers we just received; the pause
-    // lets the last sockets' handshakes finish their bookkeeping on both sides.
-    await sleep(300);
-
-    const all: number[] = [];
-    const perWriteP99Ms: number[] = [];
-    let missed = 0;
-    for (let k = 0; k < opts.writes; k++) {
-      const name = `${opts.prefix ?? 'fanout'}-${k}`;
+    for (let i = 0; i < opts.watchers; i += 50) watchers.push(...(await Promise.all(Array.from({ length: Math.min(50, opts.watchers - i) }, open))));
+  } catch (err) {
+    close();
+    throw err;
+  }
+  // The server registers a watcher before it sends the headers just received; the pause lets the
+  // last sockets' handshakes finish their bookkeeping on both sides.
+  await sleep(300);
+  return {
+    watchers: watchers.length,
+    async deliver(name) {
       const got: number[] = [];
       arrivals.set(name, got);
       sentAt.set(name, performance.now());
       await writer.json('POST', `/api/v1/namespaces/${opts.namespace}/configmaps`, configMapBody(opts.namespace, name), [201]);
-      const until = performance.now() + 5_000;
-      while (got.length < opts.watchers && performance.now() < until) await sleep(5);
-      missed += opts.watchers - got.length;
-      all.push(...got);
-      perWriteP99Ms.push(
-        percentile(
-          [...got].sort((a, b) => a - b),
-          0.99,
-        ),
-      );
-      await sleep(opts.pauseMs ?? 200);
+      const until = performance.now() + DELIVERY_WAIT_MS;
+      while (got.length < watchers.length && performance.now() < until) await sleep(5);
+      arrivals.delete(name);
+      return got;
+    },
+    close,
+  };
+}
+
+/**
+ * `writes` creates to each audience, the audiences taking turns (which goes first alternates too),
+ * with `pauseMs` after each write's deliveries so that writes never overlap and both sides go
+ * idle in between. `prefix` makes the names unique per run against one namespace.
+ */
+export async function alternate<K extends string>(audiences: Record<K, Audience>, writes: number, pauseMs: number, prefix: string): Promise<Record<K, FanoutResult>> {
+  const keys = Object.keys(audiences) as K[];
+  const got = Object.fromEntries(keys.map((k) => [k, [] as number[][]])) as Record<K, number[][]>;
+  for (let i = 0; i < writes; i++) {
+    for (const k of i % 2 === 0 ? keys : [...keys].reverse()) {
+      got[k].push(await audiences[k].deliver(`${prefix}-${k}-${i}`));
+      await sleep(pauseMs);
     }
-    all.sort((a, b) => a - b);
-    return {
-      watchers: watchers.length,
-      writes: opts.writes,
-      p50Ms: percentile(all, 0.5),
-      p99Ms: percentile(all, 0.99),
-      minMs: all[0] ?? NaN,
-      maxMs: all[all.length - 1] ?? NaN,
-      missed,
-      perWriteP99Ms,
-      connectMs,
-    };
-  } finally {
-    for (const w of watchers) w.res.destroy();
-    agent.destroy();
   }
+  return Object.fromEntries(keys.map((k) => [k, summarize(audiences[k].watchers, got[k])])) as Record<K, FanoutResult>;
+}
+
+function summarize(watchers: number, perWrite: number[][]): FanoutResult {
+  const all = perWrite.flat().sort((a, b) => a - b);
+  return {
+    watchers,
+    writes: perWrite.length,
+    p50Ms: percentile(all, 0.5),
+    p99Ms: percentile(all, 0.99),
+    minMs: all[0] ?? NaN,
+    maxMs: all[all.length - 1] ?? NaN,
+    missed: perWrite.reduce((a, got) => a + watchers - got.length, 0),
+    perWriteP99Ms: perWrite.map((got) =>
+      percentile(
+        [...got].sort((a, b) => a - b),
+        0.99,
+      ),
+    ),
+  };
 }
 
 function sleep(ms: number): Promise<void> {
