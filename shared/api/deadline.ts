@@ -13,11 +13,13 @@ export function deadlineExceeded(mutating: boolean): StatusError {
 export class Deadline {
   /**
    * `at`: the deadline on performance.now()'s clock. `mutating`: the request writes (create,
-   * update, patch, delete, deletecollection), which decides upstream's wording.
+   * update, patch, delete, deletecollection), which decides upstream's wording. `status`: the
+   * Status of this deadline's passing when it is not the request's own (a list's timeoutSeconds).
    */
   constructor(
     readonly at: number,
     private readonly mutating: boolean,
+    private readonly status?: () => StatusError,
   ) {}
 
   remainingMs(): number {
@@ -26,7 +28,16 @@ export class Deadline {
 
   /** The Status of a request past its deadline. */
   exceeded(): StatusError {
-    return deadlineExceeded(this.mutating);
+    return this.status ? this.status() : deadlineExceeded(this.mutating);
+  }
+
+  /**
+   * The sooner of this deadline and one `ms` from now, which says `status` when it passes; this
+   * one when it is the sooner.
+   */
+  within(ms: number, status: () => StatusError): Deadline {
+    const at = performance.now() + ms;
+    return at < this.at ? new Deadline(at, this.mutating, status) : this;
   }
 
   /**

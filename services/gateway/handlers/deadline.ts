@@ -2,6 +2,7 @@
 // request timeout for work that has not finished by then (a wait for a resourceVersion, the
 // deletions of a collection).
 
+import { Deadline } from '../../../shared/api/deadline.js';
 import { requestTimedOut } from '../../../shared/api/status.js';
 
 /** The deadline (epoch ms) of a request given `timeoutSeconds`; none (Infinity) when unset or 0, upstream's "the server's default". */
@@ -9,16 +10,13 @@ export function requestDeadline(timeoutSeconds: number | undefined, now: number)
   return timeoutSeconds && timeoutSeconds > 0 ? now + timeoutSeconds * 1000 : Infinity;
 }
 
-/** What `work` gives, or upstream's 504 once `deadline` passes first (the work is then left to finish unheard). */
-export async function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
-  if (deadline === Infinity) return work;
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(requestTimedOut()), Math.max(0, deadline - Date.now()));
-  });
-  try {
-    return await Promise.race([work, expired]);
-  } finally {
-    clearTimeout(timer);
-  }
+/**
+ * What a wait of the request may take: the request's own deadline, or `deadline` (epoch ms) when
+ * that comes sooner, with upstream's request timeout as its 504. Every wait bounded by it (the
+ * cache's, a NATS round trip's) ends by then, none is left running beyond the answer.
+ */
+export function waitDeadline(request: Deadline | undefined, deadline: number, now = Date.now()): Deadline | undefined {
+  if (deadline === Infinity) return request;
+  const ms = Math.max(0, deadline - now);
+  return (request ?? new Deadline(Infinity, false)).within(ms, requestTimedOut);
 }

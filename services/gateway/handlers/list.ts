@@ -8,7 +8,7 @@ import type { Body } from '../../../shared/codec/index.js';
 import type { Target } from '../../../shared/registry/types.js';
 import { objectFilter } from '../reads/selectors.js';
 import type { ListPage } from '../reads/reader.js';
-import { beforeDeadline, requestDeadline } from './deadline.js';
+import { requestDeadline, waitDeadline } from './deadline.js';
 import { namespaceOf, type Handler, type HandlerDeps, type RequestContext } from './context.js';
 
 /** A page of the addressed collection and the request's deadline (epoch ms; `timeoutSeconds`). */
@@ -29,7 +29,7 @@ export async function readPage(ctx: RequestContext, { reader, features }: Pick<H
     delete lo.continue;
   }
   const plan = planList(lo);
-  await beforeDeadline(reader.settle(plan, ctx.deadline), deadline);
+  await reader.settle(plan, waitDeadline(ctx.deadline, deadline));
   const namespace = namespaceOf(ctx);
   // The page reads the namespace's key range itself: the filter is the selectors' alone, so a
   // list without selectors counts what remains by its keys instead of walking the rest of it.

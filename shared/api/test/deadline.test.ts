@@ -62,3 +62,17 @@ test('deadline bound - past the deadline nothing is started; without a deadline 
   assert.equal(given[0], 250);
   assert.ok(given[1]! <= 100, `given ${given[1]}`);
 });
+
+test('deadline within - the sooner deadline wins; a sooner one of its own says its own Status', async () => {
+  const own = () => new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'own timeout', reason: 'Timeout', code: 504 });
+  const request = new Deadline(performance.now() + 60_000, false);
+  assert.equal(request.within(120_000, own), request, 'a later one leaves the request deadline');
+  const sooner = request.within(100, own);
+  assert.notEqual(sooner, request);
+  assert.ok(sooner.remainingMs() <= 100 && sooner.remainingMs() > 50, `remaining ${sooner.remainingMs()}`);
+  const given: number[] = [];
+  await assert.rejects(sooner.bound(5_000, timingOut(given)), { message: 'own timeout' });
+  assert.ok(given[0]! <= 100, `the wait was given ${given[0]} ms`);
+  // Past the request's own deadline first: the request's Status.
+  await assert.rejects(new Deadline(performance.now() + 50, false).within(10_000, own).bound(5_000, timingOut(given)), { message: READ_TIMEOUT });
+});
