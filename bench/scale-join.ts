@@ -70,7 +70,7 @@ export async function joinFigure(parent: Cleanup, c: BenchCluster, o: JoinOption
     const row: Row = {
       figure: `a gateway joining ${writes ? `under ${o.writesPerSecond.toLocaleString('en-US')} writes/s` : 'at rest'}: /readyz 200, then a consistent list`,
       measured: `${ms(readyMs)}, ${ms(listMs)}`,
-      limit: `log of ${logEntries.toLocaleString('en-US')} entries; ${window && !gaveUp ? `window restored: ${window.restored.toLocaleString('en-US')} changes from revision ${window.windowStart}` : 'WINDOW NOT RESTORED (the log read gave up)'}${writes ? `; ${rate.toLocaleString('en-US')} writes/s made` : ''}`,
+      limit: `log of ${logEntries.toLocaleString('en-US')} entries; ${window && !gaveUp ? `window restored: ${window.restored.toLocaleString('en-US')} changes from revision ${window.windowStart}${window.longestStepMs === undefined ? '' : ` (longest step without a turn of the event loop ${window.longestStepMs} ms; ${window.heldChanges} changes held back meanwhile)`}` : 'WINDOW NOT RESTORED (the log read gave up)'}${writes ? `; ${rate.toLocaleString('en-US')} writes/s made` : ''}`,
       target: `serves ≤ ${o.joinReadyMs / 1000} s`,
       ok,
     };
@@ -97,10 +97,14 @@ async function until(client: HttpClient, path: string, tail: () => string): Prom
   throw new Error(`the joining gateway did not answer ${path} with 200 within ${JOIN_TIMEOUT_MS} ms (last: ${last}):\n${tail()}`);
 }
 
-function parseRestored(line: string): { restored: number; windowStart: number } | null {
+function parseRestored(line: string): { restored: number; windowStart: number; longestStepMs?: number; heldChanges?: number } | null {
   try {
-    const entry = JSON.parse(line.slice(line.indexOf('{'))) as { restored?: number; windowStart?: number };
-    return { restored: entry.restored ?? 0, windowStart: entry.windowStart ?? 0 };
+    const entry = JSON.parse(line.slice(line.indexOf('{'))) as { restored?: number; windowStart?: number; longestStepMs?: number; heldChanges?: number };
+    return {
+      restored: entry.restored ?? 0,
+      windowStart: entry.windowStart ?? 0,
+      ...(entry.longestStepMs === undefined ? {} : { longestStepMs: entry.longestStepMs, heldChanges: entry.heldChanges ?? 0 }),
+    };
   } catch {
     return null;
   }

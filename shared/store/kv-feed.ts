@@ -276,9 +276,8 @@ export function startCacheFeed(kv: KV | (() => Promise<KV>), cache: WatchCache, 
     ...(opts.handOverMs !== undefined ? { handOverMs: opts.handOverMs } : {}),
     onEntry: (e) =>
       steps.run(() => {
-        cache.apply(asChange(e));
+        cache.apply(asChange(e), () => changed(e.key, e.revision));
         lastApplied = e.created;
-        changed(e.key, e.revision);
       }),
     // Everything up to the last sequence before the watch started is now reflected, even
     // sequences whose messages were purged and will never be delivered.
@@ -296,13 +295,13 @@ export function startCacheFeed(kv: KV | (() => Promise<KV>), cache: WatchCache, 
         loaded();
         // Up to what the cache holds: entries after `through` may have come with the replay.
         const loadedAt = cache.revision;
-        // The restore walks the log between the changes applied meanwhile (it is not a step they
-        // wait for) and puts the window in as one step at its end.
+        // The restore is not a step the changes wait for: the cache takes them while the log is
+        // walked, and holds them back (with what follows them) while the window is put in.
         void readLog(loadedAt).then((read) =>
           steps.run(() => {
             void cache.restoreHistory(read ?? { changes: [], complete: false }).then(
               (n) => {
-                log.info({ revision: loadedAt, restored: n, windowStart: cache.compactedRevision }, 'watch window restored from the change log');
+                log.info({ revision: loadedAt, restored: n, windowStart: cache.compactedRevision, ...cache.restoreReport }, 'watch window restored from the change log');
                 restored();
               },
               (err: unknown) => {

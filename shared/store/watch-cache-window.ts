@@ -2,7 +2,7 @@
 // window, each with the state it replaced so reads can roll back through it, and the revision
 // before which nothing can be reconstructed. A gateway serves while it is rebuilt (watch-cache.ts
 // `restoreHistory`), so the rebuild works against the state the cache held at the revision it
-// loaded (`stateAt`), whatever has changed since. Logged objects are kept as their bytes and
+// loaded (`rollBack`), whatever has changed since. Logged objects are kept as their bytes and
 // parsed only when read (logged-object.ts); changes older than what the window keeps are not
 // turned into events at all.
 
@@ -22,9 +22,9 @@ export interface RebuildInput {
   through: number;
   /** The delete markers of the initial load, by bucket key. */
   markers: Map<string, number>;
-  /** What the cache held at `through`, by bucket key (stateAt). */
+  /** What the cache held at `through`, by bucket key (rollBack). */
   held: Map<string, CachedObject>;
-  /** Keys whose first change the cache applied after `through` is a creation (stateAt). */
+  /** Keys whose first change the cache applied after `through` is a creation (rollBack). */
   added: Map<string, AddedSince>;
   /** Logged writes after `through` (what they replaced). */
   following: LoggedChange[];
@@ -99,43 +99,90 @@ export class PendingWindow {
   }
 }
 
-/** How long the walk over the log runs before the event loop gets a turn (requests, changes arriving). */
-const WALK_SLICE_MS = 20;
+/** How long a step of the rebuild runs before the event loop gets a turn (requests, changes arriving). */
+const SLICE_MS = 20;
 
 /**
- * Rebuilds the window up to `through` against the state the cache holds when the walk over the log
- * is done, and puts it in front of each resource's log; history then starts at `start`. The walk
- * (a million logged changes take seconds) yields to the event loop every WALK_SLICE_MS, so the
- * gateway serves meanwhile; what follows it is one synchronous step against the cache as it then
- * is. Resolves undefined, changing nothing, when `wanted` says after the walk that the rebuild is
- * no longer wanted (the window restarted or was compacted past `through` meanwhile).
+ * The turns a long step gives back to the event loop: `due` looks at the clock every 1,024 calls
+ * and says when `sliceMs` have passed since the last turn; `yield` gives one.
+ */
+class Slices {
+  private calls = 0;
+  private since = performance.now();
+  /** The longest a step ran without a turn (GC pauses within it included). */
+  longestMs = 0;
+
+  constructor(private readonly sliceMs: number) {}
+
+  due(): boolean {
+    return (++this.calls & 1023) === 0 && performance.now() - this.since >= this.sliceMs;
+  }
+
+  async yield(): Promise<void> {
+    this.end();
+    await new Promise((resolve) => setImmediate(resolve));
+    this.since = performance.now();
+  }
+
+  /** The step running now ends (its time counts toward `longestMs`). */
+  end(): void {
+    this.longestMs = Math.max(this.longestMs, performance.now() - this.since);
+  }
+}
+
+/** How the cache takes part in a rebuild. */
+export interface RestoreControl {
+  /** Whether the rebuild is still wanted (the window was not restarted nor compacted past `through`, nor the hold let go). */
+  wanted(): boolean;
+  /** From now until the rebuild ends, changes that arrive are held back, not applied: the cache stands still. */
+  hold(): void;
+  /** How long each step runs before the event loop gets a turn (default 20 ms). */
+  sliceMs?: number;
+}
+
+/**
+ * Rebuilds the window up to `through` and puts it in front of each resource's log; history then
+ * starts at `start`. Every step yields to the event loop every `sliceMs`, so the gateway serves
+ * meanwhile (a million logged changes take seconds to walk, and checking them against 100,000
+ * objects a few hundred milliseconds). The walk over the log and the read of the cache's objects
+ * go on while the cache takes changes; what follows works against the cache's logs as they stand,
+ * so the cache holds the changes that arrive from then on until the rebuild ends (reads that need
+ * them wait; the others are served). Resolves undefined, changing nothing, when the rebuild is no
+ * longer wanted.
  */
 export async function restoreWindow(
   resources: Map<string, ResourceState>,
   input: Omit<RebuildInput, 'held' | 'added'>,
-  wanted: () => boolean = () => true,
-): Promise<{ start: number; restored: number } | undefined> {
-  const walked = await walkLog(input);
-  if (!wanted()) return undefined;
-  const { start, events } = finishWindow(walked, { ...input, ...stateAt(resources.values(), input.through) });
-  const restored = prependEvents(events);
+  control: RestoreControl = { wanted: () => true, hold: () => undefined },
+): Promise<{ start: number; restored: number; longestStepMs: number } | undefined> {
+  const slices = new Slices(control.sliceMs ?? SLICE_MS);
+  const walked = await walkLog(input, slices);
+  if (!control.wanted()) return undefined;
+  const current = await currentObjects(resources.values(), slices);
+  if (!control.wanted()) return undefined;
+  control.hold();
+  const { start, events } = await finishWindow(walked, { ...input, ...rollBack(current, resources.values(), input.through) }, slices);
+  const byResource = await groupByResource(events, slices);
+  if (!control.wanted()) return undefined;
+  for (const [st, evs] of byResource) st.log = evs.concat(st.log);
   for (const st of resources.values()) st.droppedThrough = start;
-  return { start, restored };
+  slices.end();
+  return { start, restored: events.length, longestStepMs: slices.longestMs };
 }
 
 /**
- * Puts each resource's rebuilt events in front of the changes it logged since the load. Watchers
- * hold positions by revision: events before theirs change nothing for them. Returns how many.
+ * Each resource's rebuilt events, to go in front of the changes it logged since the load. Watchers
+ * hold positions by revision: events before theirs change nothing for them.
  */
-export function prependEvents(events: Array<{ st: ResourceState; ev: ChangeEvent }>): number {
+async function groupByResource(events: Array<{ st: ResourceState; ev: ChangeEvent }>, slices: Slices): Promise<Map<ResourceState, ChangeEvent[]>> {
   const byResource = new Map<ResourceState, ChangeEvent[]>();
   for (const { st, ev } of events) {
+    if (slices.due()) await slices.yield();
     let evs = byResource.get(st);
     if (!evs) byResource.set(st, (evs = []));
     evs.push(ev);
   }
-  for (const [st, evs] of byResource) st.log = evs.concat(st.log);
-  return events.length;
+  return byResource;
 }
 
 /**
@@ -148,12 +195,30 @@ export function keptAfter(changes: LoggedChange[], cutoffAt: number, budget: num
   return after;
 }
 
-/** The objects the cache held at `through`: its current ones, rolled back through the changes it logged since. */
-export function stateAt(resources: Iterable<ResourceState>, through: number): { held: Map<string, CachedObject>; added: Map<string, AddedSince> } {
+/**
+ * Every object the cache holds, by bucket key, read while it goes on taking changes: an object
+ * changed after it was read, or created or deleted meanwhile, has an event after `through` in its
+ * resource's log, and `rollBack` then sets its state from the log whatever was read here.
+ */
+async function currentObjects(resources: Iterable<ResourceState>, slices: Slices): Promise<Map<string, CachedObject>> {
   const held = new Map<string, CachedObject>();
+  for (const st of resources) {
+    for (const o of st.objects.values()) {
+      if (slices.due()) await slices.yield();
+      held.set(encodeKey(o.ref), o);
+    }
+  }
+  return held;
+}
+
+/**
+ * The objects the cache held at `through` (`held` is turned into them): the current ones rolled
+ * back through the changes each resource logged since, and which keys were created since. Reads
+ * the logs as they stand: the cache must not take changes until the window is in.
+ */
+function rollBack(held: Map<string, CachedObject>, resources: Iterable<ResourceState>, through: number): { held: Map<string, CachedObject>; added: Map<string, AddedSince> } {
   const added = new Map<string, AddedSince>();
   for (const st of resources) {
-    for (const o of st.objects.values()) held.set(encodeKey(o.ref), o);
     for (let i = st.log.length - 1; i >= 0 && st.log[i]!.revision > through; i--) {
       const ev = st.log[i]!;
       const key = encodeKey(ev.obj.ref);
@@ -184,18 +249,13 @@ interface Walked {
  * these cannot be rolled back, so history starts at it. Reads only the log (and makes resource
  * states), so it may take its time.
  */
-async function walkLog({ changes, keepAfter, stateOf }: Pick<RebuildInput, 'changes' | 'keepAfter' | 'stateOf'>): Promise<Walked> {
+async function walkLog({ changes, keepAfter, stateOf }: Pick<RebuildInput, 'changes' | 'keepAfter' | 'stateOf'>, slices: Slices): Promise<Walked> {
   const first = changes[0]!.revision;
   const w: Walked = { first, start: Math.max(first - 1, keepAfter), latest: new Map(), events: [], lastEvent: new Map() };
   // Each key decoded once (it is written many times): its object's name and resource state, null for a key that names no object.
   const names = new Map<string, Named | null>();
-  let slice = performance.now();
-  for (let i = 0; i < changes.length; i++) {
-    if ((i & 1023) === 0 && performance.now() - slice > WALK_SLICE_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
-      slice = performance.now();
-    }
-    const c = changes[i]!;
+  for (const c of changes) {
+    if (slices.due()) await slices.yield();
     const before = w.latest.get(c.key);
     const now: Latest = { change: c };
     w.latest.set(c.key, now);
@@ -216,11 +276,16 @@ async function walkLog({ changes, keepAfter, stateOf }: Pick<RebuildInput, 'chan
 }
 
 /** The log's last write of each key must be what the cache held at `through`, or nothing of it is trusted. */
-function finishWindow(w: Walked, input: RebuildInput): RebuiltWindow {
+async function finishWindow(w: Walked, input: RebuildInput, slices: Slices): Promise<RebuiltWindow> {
   let start = w.start;
-  checkAgainstHeld(input, w.latest, w.first, (revision) => (start = Math.max(start, revision)));
-  useHeld(w.events, w.lastEvent, input.held, w.latest);
-  return { start, events: w.events.filter((e) => e.ev.revision > start) };
+  await checkAgainstHeld(input, w.latest, w.first, (revision) => (start = Math.max(start, revision)), slices);
+  await useHeld(w.events, w.lastEvent, input.held, w.latest, slices);
+  const events: RebuiltWindow['events'] = [];
+  for (const e of w.events) {
+    if (slices.due()) await slices.yield();
+    if (e.ev.revision > start) events.push(e);
+  }
+  return { start, events };
 }
 
 /** The event of a kept change: null when its previous state is unknown, undefined when readers see no change (a delete of nothing). */
@@ -284,20 +349,34 @@ function leftObject(l: Latest): boolean {
  * The log must end where the bucket was at `through`. A write it lacks (its entry still on the
  * way, or lost) leaves the object known only from the bucket's revision of it on.
  */
-function checkAgainstHeld(input: RebuildInput, latest: Map<string, Latest>, first: number, known: (revision: number) => void): void {
+async function checkAgainstHeld(input: RebuildInput, latest: Map<string, Latest>, first: number, known: (revision: number) => void, slices: Slices): Promise<void> {
   const { held, markers, through } = input;
   for (const [key, o] of held) {
+    if (slices.due()) await slices.yield();
     const l = latest.get(key);
     if (l === undefined ? o.revision >= first : l.change.revision !== o.revision || !leftObject(l)) known(o.revision);
   }
   const following = new Map(input.following.map((c) => [c.revision, c]));
-  for (const [key, l] of latest) if (leftObject(l) && !held.has(key) && namesObject(key) && !adopt(input, following, key, l)) known(markers.get(key) ?? through);
-  for (const [key, revision] of markers) if (revision >= first && latest.get(key)?.change.revision !== revision) known(revision);
+  for (const [key, l] of latest) {
+    if (slices.due()) await slices.yield();
+    if (leftObject(l) && !held.has(key) && namesObject(key) && !adopt(input, following, key, l)) known(markers.get(key) ?? through);
+  }
+  for (const [key, revision] of markers) {
+    if (slices.due()) await slices.yield();
+    if (revision >= first && latest.get(key)?.change.revision !== revision) known(revision);
+  }
 }
 
 /** The object the cache holds replaces the log's copy of the same revision (one copy in memory, already parsed). */
-function useHeld(events: Array<{ st: ResourceState; ev: ChangeEvent }>, lastEvent: Map<string, number>, held: Map<string, CachedObject>, latest: Map<string, Latest>): void {
+async function useHeld(
+  events: Array<{ st: ResourceState; ev: ChangeEvent }>,
+  lastEvent: Map<string, number>,
+  held: Map<string, CachedObject>,
+  latest: Map<string, Latest>,
+  slices: Slices,
+): Promise<void> {
   for (const [key, i] of lastEvent) {
+    if (slices.due()) await slices.yield();
     const { st, ev } = events[i]!;
     const now = held.get(key);
     if (ev.type !== 'DELETED' && now?.revision === ev.revision && latest.get(key)?.change.revision === ev.revision) events[i] = { st, ev: { ...ev, obj: now } };

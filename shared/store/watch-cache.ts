@@ -6,7 +6,7 @@
 // and watchers), watch-cache-window (the window rebuilt from the change log at start-up).
 
 import type { ApiObject, ObjectRef } from '../api/types.js';
-import { resourceExpired, tooLargeResourceVersion, type Status } from '../api/status.js';
+import { resourceExpired, type Status } from '../api/status.js';
 import { decodeKey, encodeKey } from './key-codec.js';
 import type { CachedObject } from '../codec/cached-object.js';
 import { resourceKey } from '../api/resource-key.js';
@@ -15,6 +15,7 @@ import type { NamespaceFacts } from '../api/admission-match.js';
 import { ResourceState, parseLogged, sortKeyOf, type ResourceStats } from './watch-cache-resource.js';
 import { Watcher, type ChangeEvent, type WatchHandle, type WatchOptions } from './watch-cache-watcher.js';
 import { keptAfter, PendingWindow, restoreWindow } from './watch-cache-window.js';
+import { RevisionWaiters } from './revision-waiters.js';
 
 export { sortKeyOf, type ResourceStats } from './watch-cache-resource.js';
 export type { WatchHandle, WatchOptions, WatchSink } from './watch-cache-watcher.js';
@@ -22,17 +23,14 @@ export type { WatchHandle, WatchOptions, WatchSink } from './watch-cache-watcher
 export const DEFAULT_WINDOW_MS = 5 * 60_000;
 const DEFAULT_MAX_LOG_EVENTS = 500_000;
 
-interface Waiter {
-  revision: number;
-  resolve(): void;
-}
-
 export interface WatchCacheOptions {
   windowMs?: number;
   maxLogEvents?: number;
   now?: () => number;
   /** Told how many events a compaction dropped (the objects they held may now be garbage). */
   onCompacted?: (dropped: number) => void;
+  /** How long each step of the window's rebuild runs before the event loop gets a turn (default 20 ms). */
+  restoreSliceMs?: number;
 }
 
 export interface KvChange {
@@ -51,7 +49,7 @@ export class WatchCache {
   /** Times the cache (re)built its state: the first load, and each restart of the window after a feed outage. */
   initializations = 0;
   private readonly resources = new Map<string, ResourceState>();
-  private waiters: Waiter[] = [];
+  private readonly waiters = new RevisionWaiters();
   private readonly syncWaiters: Array<() => void> = [];
   private readonly windowMs: number;
   private readonly onCompacted: ((dropped: number) => void) | undefined;
@@ -65,12 +63,18 @@ export class WatchCache {
   private restoring: PendingWindow | null = null;
   /** Set while the cache cannot follow the store (see failWatches): what a new watch is refused with. */
   private failing: Status | null = null;
+  /** How the window's rebuild went, once it has been put in place (restoreHistory): for the log. */
+  restoreReport: { windowStart: number; longestStepMs: number; heldChanges: number } | undefined;
+  /** While a rebuilt window is put in place: the changes that arrived meanwhile, applied in order once it is in (restoreHistory). */
+  private held: Array<[KvChange, (() => void) | undefined]> | null = null;
+  private readonly restoreSliceMs: number | undefined;
 
   constructor(opts: WatchCacheOptions = {}) {
     this.windowMs = opts.windowMs ?? DEFAULT_WINDOW_MS;
     this.onCompacted = opts.onCompacted;
     this.maxLogEvents = opts.maxLogEvents ?? DEFAULT_MAX_LOG_EVENTS;
     this.now = opts.now ?? Date.now;
+    this.restoreSliceMs = opts.restoreSliceMs;
   }
 
   private state(resource: string): ResourceState {
@@ -79,8 +83,21 @@ export class WatchCache {
     return s;
   }
 
-  /** Applies one KV entry. Entries at or below the applied revision are redeliveries and dropped. */
-  apply(change: KvChange): void {
+  /**
+   * Applies one KV entry, then calls `applied` (what follows the cache's state: its readers must not
+   * look before the change is in). While a rebuilt window is put in place both wait, in order.
+   * Entries at or below the applied revision are redeliveries and dropped.
+   */
+  apply(change: KvChange, applied?: () => void): void {
+    if (this.held) {
+      this.held.push([change, applied]);
+      return;
+    }
+    this.applyNow(change);
+    applied?.();
+  }
+
+  private applyNow(change: KvChange): void {
     if (change.revision <= this.revision) return;
     let ref: ObjectRef;
     try {
@@ -129,11 +146,7 @@ export class WatchCache {
 
   private advance(revision: number): void {
     this.revision = revision;
-    if (this.waiters.length && this.waiters[0]!.revision <= revision) {
-      const ready = this.waiters.filter((w) => w.revision <= revision);
-      this.waiters = this.waiters.filter((w) => w.revision > revision);
-      for (const w of ready) w.resolve();
-    }
+    this.waiters.reached(revision);
   }
 
   /** The initial state is loaded at `revision`, with no history before it (markLoaded). */
@@ -148,6 +161,7 @@ export class WatchCache {
    * history starts now.
    */
   markLoaded(revision: number, restoring = false): void {
+    this.release();
     if (revision > this.revision) this.advance(revision);
     this.compactedRevision = this.revision;
     if (restoring) this.restoring = new PendingWindow(this.revision, this.initialMarkers);
@@ -160,30 +174,47 @@ export class WatchCache {
   /**
    * Rebuilds the window before the initial load from the bucket's logged writes up to it
    * (watch-cache-window.ts: which changes can be rolled back), in front of the changes applied
-   * since, and sets compactedRevision to where that history starts. The walk over the log lets the
-   * cache serve and take changes meanwhile; the window goes in as one step at its end. A log not
-   * read to its end, or a window restarted meanwhile (resync) or compacted past the load, restores
+   * since, and sets compactedRevision to where that history starts. The cache serves throughout:
+   * it takes changes while the log is walked, then holds them back (`hold`) while the window is
+   * worked out against its state and put in, and applies them once it is. A log not read to its
+   * end, or a window restarted meanwhile (resync, catchUp) or compacted past the load, restores
    * nothing: history then starts where it already does. Either way the reads waiting for it go on
    * once it ends. Resolves with the changes restored.
    */
   async restoreHistory({ changes, complete, following }: ChangeLogRead): Promise<number> {
     const pending = this.restoring;
+    this.restoreReport = undefined;
     if (!pending) return 0;
-    const wanted = () => this.restoring === pending && this.compactedRevision <= pending.through;
+    let queue: unknown[] | null = null;
+    const wanted = () => this.restoring === pending && this.compactedRevision <= pending.through && (queue === null || this.held === queue);
     try {
       if (!complete || changes.length === 0 || !wanted()) return 0;
       const keepAfter = keptAfter(changes, this.now() - this.windowMs, Math.max(0, this.maxLogEvents - this.logSize));
       const w = await restoreWindow(
         this.resources,
         { changes, following: following ?? [], through: pending.through, markers: pending.markers, keepAfter, stateOf: (resource) => this.state(resource) },
-        wanted,
+        // Holding: changes are kept in order instead of applied, until `release`.
+        { wanted, hold: () => (queue = this.held = []), ...(this.restoreSliceMs === undefined ? {} : { sliceMs: this.restoreSliceMs }) },
       );
       if (!w) return 0;
       this.logSize += w.restored;
       this.compactedRevision = w.start;
+      this.restoreReport = { windowStart: w.start, longestStepMs: Math.round(w.longestStepMs), heldChanges: this.held?.length ?? 0 };
       return w.restored;
     } finally {
+      if (queue !== null && this.held === queue) this.release();
       this.endRestore(pending);
+    }
+  }
+
+  /** Applies the changes held back, in order; a rebuild that held them then is no longer wanted. */
+  private release(): void {
+    const queue = this.held;
+    if (!queue) return;
+    this.held = null;
+    for (const [change, applied] of queue) {
+      this.applyNow(change);
+      applied?.();
     }
   }
 
@@ -211,26 +242,13 @@ export class WatchCache {
   /** Resolves once `revision` is applied; rejects with 504 after `timeoutMs`. */
   waitFor(revision: number, timeoutMs: number): Promise<void> {
     if (revision <= this.revision && this.synced) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        revision,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      };
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        reject(tooLargeResourceVersion(revision, this.revision));
-      }, timeoutMs);
-      const i = this.waiters.findIndex((w) => w.revision > revision);
-      if (i < 0) this.waiters.push(waiter);
-      else this.waiters.splice(i, 0, waiter);
-    });
+    return this.waiters.wait(revision, timeoutMs, () => this.revision);
   }
 
   /** Drops log events older than the window (or beyond the size cap) and raises compactedRevision. */
   compact(force = false): void {
+    // A window being put in place works against the logs as they stand; the next compaction comes soon.
+    if (this.held) return;
     const cutoff = this.now() - this.windowMs;
     let dropped = 0;
     for (const st of this.resources.values()) {
@@ -348,6 +366,7 @@ export class WatchCache {
    * false: the caller falls back to `resync`. Returns the changes applied, in order.
    */
   catchUp(changes: LoggedChange[], replay: KvChange[], through: number): KvChange[] | null {
+    this.release();
     const missed = changes.filter((c) => c.revision > this.revision);
     // Each object's revision as the missed changes leave it (0: absent), starting from the cache.
     const after = new Map<string, number>();
@@ -398,6 +417,7 @@ export class WatchCache {
    * of changes that were missed.
    */
   resync(replay: KvChange[], through: number): number {
+    this.release();
     const seen = new Set<string>();
     const missed: KvChange[] = [];
     // Older than the cache's revision yet not what the cache holds for its key: a change the feed

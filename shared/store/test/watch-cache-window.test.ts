@@ -251,3 +251,71 @@ test('window rebuilt in the background - a long log is walked in slices: the eve
   const older = c.snapshot(CM, loaded - 1).find((o) => o.sortKey === `default/o${OBJECTS - 1}`);
   assert.deepEqual(older?.object.data, { v: '98' }, 'rolled back through the window');
 });
+
+test('window rebuilt in the background - while it is put in place the cache holds changes back, then applies them in order with what follows them', async () => {
+  const OBJECTS = 2_000;
+  const ops: Op[] = [];
+  for (let r = 0; r < 50; r++) for (let i = 0; i < OBJECTS; i++) ops.push([`o${i}`, String(r)]);
+  const { changes, entries } = history(ops);
+  const loaded = ops.length;
+  // Every step yields at its first chance: the place step takes several turns however fast the machine.
+  const c = new WatchCache({ now: () => 2_000, restoreSliceMs: 0 });
+  const last = new Map(entries.map((e) => [e.key, e]));
+  for (const e of [...last.values()].sort((x, y) => x.revision - y.revision)) c.apply(e);
+  c.markLoaded(loaded, true);
+  const live = watched(c, loaded);
+
+  // A change on every turn of the event loop while the window is rebuilt, each telling when it is
+  // in: in turn a modification, a creation and a deletion (of objects not touched before).
+  const change = (revision: number) => {
+    const n = Math.floor(revision / 3) % 1_000;
+    const kind = revision % 3;
+    const name = kind === 0 ? `o${1_000 + n}` : kind === 1 ? `p${revision % 7}` : `o${n}`;
+    if (kind === 2) return { key: keyOf(name), revision, operation: 'DEL' as const };
+    return { key: keyOf(name), revision, operation: 'PUT' as const, value: enc.encode(JSON.stringify({ metadata: { name, namespace: 'default' }, data: { v: String(revision) } })) };
+  };
+  let next = loaded;
+  let done = false;
+  const followed: number[] = [];
+  let heldBack = 0;
+  let servedWhileHeld = 0;
+  const pump = () => {
+    if (done) return;
+    const revision = ++next;
+    let now = false;
+    const before = c.revision;
+    c.apply(change(revision), () => {
+      now = true;
+      followed.push(revision);
+    });
+    if (!now) {
+      heldBack++;
+      // Held back: the cache stands still, and serves what it holds.
+      assert.equal(c.revision, before);
+      if (c.snapshot(CM, before).length > OBJECTS / 2) servedWhileHeld++;
+    }
+    setImmediate(pump);
+  };
+  setImmediate(pump);
+  const restored = await c.restoreHistory({ changes, complete: true });
+  done = true;
+
+  assert.ok(restored > 0);
+  assert.ok(heldBack > 1, `changes held back while the window was put in: ${heldBack}`);
+  assert.equal(servedWhileHeld, heldBack, 'reads were served meanwhile');
+  const made = Array.from({ length: next - loaded }, (_, i) => loaded + 1 + i);
+  assert.deepEqual(followed, made, 'every change applied, in order, and only then what follows it');
+  assert.equal(c.revision, next);
+  assert.deepEqual(
+    live.map((e) => Number(e.split('@')[1]!.split('=')[0])),
+    made,
+    'a watcher sees each change once, in order',
+  );
+  // History before the load, and the changes held back, as a cache that saw every change.
+  const reference = new WatchCache({ now: () => 2_000 });
+  reference.markSynced(0);
+  for (const e of entries) reference.apply(e);
+  for (const r of made) reference.apply(change(r));
+  for (const r of [loaded - OBJECTS, loaded - 1, loaded, loaded + 1, next - 1, next]) assert.deepEqual(view(c, r), view(reference, r), `snapshot at ${r}`);
+  assert.deepEqual(c.snapshot(CM, loaded - 1).find((o) => o.sortKey === `default/o${OBJECTS - 1}`)?.object.data, { v: '48' });
+});
