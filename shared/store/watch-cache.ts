@@ -66,7 +66,7 @@ export class WatchCache {
   /** How the window's rebuild went, once it has been put in place (restoreHistory): for the log. */
   restoreReport: { windowStart: number; longestStepMs: number; heldChanges: number } | undefined;
   /** While a rebuilt window is put in place: the changes that arrived meanwhile, applied in order once it is in (restoreHistory). */
-  private held: Array<[KvChange, (() => void) | undefined]> | null = null;
+  private heldBack: Array<[KvChange, (() => void) | undefined]> | null = null;
   private readonly restoreSliceMs: number | undefined;
 
   constructor(opts: WatchCacheOptions = {}) {
@@ -89,8 +89,8 @@ export class WatchCache {
    * Entries at or below the applied revision are redeliveries and dropped.
    */
   apply(change: KvChange, applied?: () => void): void {
-    if (this.held) {
-      this.held.push([change, applied]);
+    if (this.heldBack) {
+      this.heldBack.push([change, applied]);
       return;
     }
     this.applyNow(change);
@@ -186,7 +186,7 @@ export class WatchCache {
     this.restoreReport = undefined;
     if (!pending) return 0;
     let queue: unknown[] | null = null;
-    const wanted = () => this.restoring === pending && this.compactedRevision <= pending.through && (queue === null || this.held === queue);
+    const wanted = () => this.restoring === pending && this.compactedRevision <= pending.through && (queue === null || this.heldBack === queue);
     try {
       if (!complete || changes.length === 0 || !wanted()) return 0;
       const keepAfter = keptAfter(changes, this.now() - this.windowMs, Math.max(0, this.maxLogEvents - this.logSize));
@@ -194,24 +194,24 @@ export class WatchCache {
         this.resources,
         { changes, following: following ?? [], through: pending.through, markers: pending.markers, keepAfter, stateOf: (resource) => this.state(resource) },
         // Holding: changes are kept in order instead of applied, until `release`.
-        { wanted, hold: () => (queue = this.held = []), ...(this.restoreSliceMs === undefined ? {} : { sliceMs: this.restoreSliceMs }) },
+        { wanted, hold: () => (queue = this.heldBack = []), ...(this.restoreSliceMs === undefined ? {} : { sliceMs: this.restoreSliceMs }) },
       );
       if (!w) return 0;
       this.logSize += w.restored;
       this.compactedRevision = w.start;
-      this.restoreReport = { windowStart: w.start, longestStepMs: Math.round(w.longestStepMs), heldChanges: this.held?.length ?? 0 };
+      this.restoreReport = { windowStart: w.start, longestStepMs: Math.round(w.longestStepMs), heldChanges: this.heldBack?.length ?? 0 };
       return w.restored;
     } finally {
-      if (queue !== null && this.held === queue) this.release();
+      if (queue !== null && this.heldBack === queue) this.release();
       this.endRestore(pending);
     }
   }
 
   /** Applies the changes held back, in order; a rebuild that held them then is no longer wanted. */
   private release(): void {
-    const queue = this.held;
+    const queue = this.heldBack;
     if (!queue) return;
-    this.held = null;
+    this.heldBack = null;
     for (const [change, applied] of queue) {
       this.applyNow(change);
       applied?.();
@@ -248,7 +248,7 @@ export class WatchCache {
   /** Drops log events older than the window (or beyond the size cap) and raises compactedRevision. */
   compact(force = false): void {
     // A window being put in place works against the logs as they stand; the next compaction comes soon.
-    if (this.held) return;
+    if (this.heldBack) return;
     const cutoff = this.now() - this.windowMs;
     let dropped = 0;
     for (const st of this.resources.values()) {
