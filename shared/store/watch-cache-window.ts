@@ -153,7 +153,7 @@ export interface RestoreControl {
 export async function restoreWindow(
   resources: Map<string, ResourceState>,
   input: Omit<RebuildInput, 'held' | 'added'>,
-  control: RestoreControl = { wanted: () => true, hold: () => undefined },
+  control: RestoreControl,
 ): Promise<{ start: number; restored: number; longestStepMs: number } | undefined> {
   const slices = new Slices(control.sliceMs ?? SLICE_MS);
   const walked = await walkLog(input, slices);
