@@ -39,6 +39,17 @@ export class ResourceState implements WatchedResource {
   private sortedObjects: CachedObject[] | null = null;
   private readonly modified = new Set<string>();
 
+  /** Drops the log's events older than `cutoffAt` or at or below revision `through`; returns how many went. */
+  dropOldest(cutoffAt: number, through: number): number {
+    const log = this.log;
+    let n = 0;
+    while (n < log.length && (log[n]!.at < cutoffAt || log[n]!.revision <= through)) n++;
+    if (n === 0) return 0;
+    this.droppedThrough = log[n - 1]!.revision;
+    log.splice(0, n);
+    return n;
+  }
+
   sorted(): CachedObject[] {
     if (!this.sortedKeys) {
       this.sortedKeys = [...this.objects.keys()].sort();
@@ -130,4 +141,39 @@ export function parseLogged(ref: ObjectRef, sortKey: string, json: string | Uint
   } catch {
     return null;
   }
+}
+
+/**
+ * The lowest revision through which at least `count` events of all the resources' logs lie: what
+ * dropping the oldest `count` events, whatever their resource, drops through (0 when none need go).
+ */
+export function oldestThrough(states: Iterable<ResourceState>, count: number): number {
+  const logs = [...states].map((s) => s.log).filter((log) => log.length > 0);
+  if (count <= 0 || logs.length === 0) return 0;
+  let lo = Infinity;
+  let hi = 0;
+  for (const log of logs) {
+    lo = Math.min(lo, log[0]!.revision);
+    hi = Math.max(hi, log[log.length - 1]!.revision);
+  }
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    let n = 0;
+    for (const log of logs) n += countThrough(log, mid);
+    if (n >= count) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** How many of a log's events (in revision order) are at or below `revision`. */
+function countThrough(log: readonly ChangeEvent[], revision: number): number {
+  let lo = 0;
+  let hi = log.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (log[mid]!.revision <= revision) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

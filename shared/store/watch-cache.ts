@@ -12,7 +12,7 @@ import type { CachedObject } from '../codec/cached-object.js';
 import { resourceKey } from '../api/resource-key.js';
 import type { ChangeLogRead, LoggedChange } from './change-log.js';
 import type { NamespaceFacts } from '../api/admission-match.js';
-import { ResourceState, parseLogged, sortKeyOf, type ResourceStats } from './watch-cache-resource.js';
+import { ResourceState, oldestThrough, parseLogged, sortKeyOf, type ResourceStats } from './watch-cache-resource.js';
 import { Watcher, type ChangeEvent, type WatchHandle, type WatchOptions } from './watch-cache-watcher.js';
 import { keptAfter, PendingWindow, restoreWindow } from './watch-cache-window.js';
 import { RevisionWaiters } from './revision-waiters.js';
@@ -245,22 +245,25 @@ export class WatchCache {
     return this.waiters.wait(revision, timeoutMs, () => this.revision);
   }
 
-  /** Drops log events older than the window (or beyond the size cap) and raises compactedRevision. */
+  /**
+   * Drops log events older than the window and raises compactedRevision. Forced (the log is over
+   * its cap), the oldest events of all resources go as well, down to nine tenths of the cap: every
+   * revision after the new start stays readable, and the next forced compaction is a tenth of the
+   * cap away.
+   */
   compact(force = false): void {
     // A window being put in place works against the logs as they stand; the next compaction comes soon.
     if (this.heldBack) return;
     const cutoff = this.now() - this.windowMs;
+    const through = force ? oldestThrough(this.resources.values(), this.logSize - Math.floor(this.maxLogEvents * 0.9)) : 0;
     let dropped = 0;
     for (const st of this.resources.values()) {
-      let n = 0;
-      while (n < st.log.length && (st.log[n]!.at < cutoff || (force && n < st.log.length / 2))) n++;
+      const n = st.dropOldest(cutoff, through);
       if (n === 0) continue;
-      this.compactedRevision = Math.max(this.compactedRevision, st.log[n - 1]!.revision);
-      st.droppedThrough = st.log[n - 1]!.revision;
-      st.log.splice(0, n);
-      this.logSize -= n;
+      this.compactedRevision = Math.max(this.compactedRevision, st.droppedThrough);
       dropped += n;
     }
+    this.logSize -= dropped;
     for (const [k, s] of this.snapshots) if (s.at < cutoff) this.snapshots.delete(k);
     if (dropped > 0) this.onCompacted?.(dropped);
   }

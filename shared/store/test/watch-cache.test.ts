@@ -337,6 +337,46 @@ test('watch cache - stopping a watcher mid-way sends nothing more and lets go of
   assert.ok(handle);
 });
 
+test('watch cache - a log over its cap loses its oldest events, whatever their resource, down to nine tenths of the cap', () => {
+  const dropped: number[] = [];
+  const c = new WatchCache({ maxLogEvents: 10, onCompacted: (n) => dropped.push(n) });
+  c.markSynced(0);
+  const SECRETS = resourceKey('', 'secrets');
+  for (let rev = 1; rev <= 8; rev++) put(c, rev, `cm${rev}`);
+  for (const rev of [9, 10]) {
+    const obj = { apiVersion: 'v1', kind: 'Secret', metadata: { name: `s${rev}`, namespace: 'default' } };
+    c.apply({ key: encodeKey({ group: '', resource: 'secrets', namespace: 'default', name: `s${rev}` }), revision: rev, operation: 'PUT', value: enc.encode(JSON.stringify(obj)) });
+  }
+  assert.deepEqual(dropped, [], 'at the cap nothing goes');
+  put(c, 11, 'cm11');
+  assert.deepEqual(dropped, [2], 'the two oldest events went, not half of each log');
+  assert.equal(c.compactedRevision, 2);
+  assert.throws(
+    () => c.snapshot(CM, 1),
+    (e: any) => e.status.code === 410,
+  );
+  assert.deepEqual(
+    c.snapshot(CM, 2).map((o) => o.ref.name),
+    ['cm1', 'cm2'],
+  );
+  const cms = sink();
+  c.watch(CM, { afterRevision: 2, encoder: jsonWatchEncoder, sink: cms.s });
+  assert.deepEqual(
+    cms.events.map((e) => e.object.metadata.name),
+    ['cm3', 'cm4', 'cm5', 'cm6', 'cm7', 'cm8', 'cm11'],
+  );
+  const secrets = sink();
+  c.watch(SECRETS, { afterRevision: 2, encoder: jsonWatchEncoder, sink: secrets.s });
+  assert.deepEqual(
+    secrets.events.map((e) => e.object.metadata.name),
+    ['s9', 's10'],
+    'the other resource keeps its recent events',
+  );
+  for (let rev = 12; rev <= 13; rev++) put(c, rev, `cm${rev}`);
+  assert.deepEqual(dropped, [2, 2], 'the next forced compaction comes a tenth of the cap later');
+  assert.equal(c.compactedRevision, 4);
+});
+
 test('watch cache - changes compacted away while a watcher catches up end it with 410', () => {
   let t = 0;
   const c = synced(() => t);
