@@ -101,15 +101,7 @@ export class ResourceState implements WatchedResource {
 
   /** The first logged change after `revision` (the log is in revision order). */
   nextChange(revision: number): ChangeEvent | undefined {
-    const log = this.log;
-    let lo = 0;
-    let hi = log.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (log[mid]!.revision <= revision) lo = mid + 1;
-      else hi = mid;
-    }
-    return log[lo];
+    return this.log[countThrough(this.log, revision)];
   }
 }
 
