@@ -20,6 +20,13 @@ const keyOf = (name: string) => encodeKey({ group: '', resource: 'configmaps', n
 type Op = [name: string, v: string | null];
 
 /** Writes `ops` (v null: a delete) at revisions 1.., as the bucket and the log take them. */
+/** `count` rounds of writes to objects o0…o<objects-1>, each round writing its number as the value. */
+function rounds(objects: number, count: number): Op[] {
+  const ops: Op[] = [];
+  for (let r = 0; r < count; r++) for (let i = 0; i < objects; i++) ops.push([`o${i}`, String(r)]);
+  return ops;
+}
+
 function history(ops: Op[]): { changes: LoggedChange[]; entries: Array<{ key: string; revision: number; operation: 'PUT' | 'DEL'; value?: Uint8Array }> } {
   const live = new Map<string, number>();
   const changes: LoggedChange[] = [];
@@ -221,8 +228,7 @@ test('window rebuilt in the background - an object the load missed (superseded a
 test('window rebuilt in the background - a long log is walked in slices: the event loop turns meanwhile, and changes applied then are accounted for', async () => {
   // 200,000 logged writes of 2,000 objects, loaded at the last; the walk takes well over one slice.
   const OBJECTS = 2_000;
-  const ops: Op[] = [];
-  for (let r = 0; r < 100; r++) for (let i = 0; i < OBJECTS; i++) ops.push([`o${i}`, String(r)]);
+  const ops = rounds(OBJECTS, 100);
   const { changes, entries } = history(ops);
   const loaded = ops.length;
   const c = new WatchCache({ now: () => 2_000 });
@@ -254,8 +260,7 @@ test('window rebuilt in the background - a long log is walked in slices: the eve
 
 test('window rebuilt in the background - while it is put in place the cache holds changes back, then applies them in order with what follows them', async () => {
   const OBJECTS = 2_000;
-  const ops: Op[] = [];
-  for (let r = 0; r < 50; r++) for (let i = 0; i < OBJECTS; i++) ops.push([`o${i}`, String(r)]);
+  const ops = rounds(OBJECTS, 50);
   const { changes, entries } = history(ops);
   const loaded = ops.length;
   // Every step yields at its first chance: the place step takes several turns however fast the machine.
